@@ -1,0 +1,37 @@
+#include "app/cli/cli_common.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace attnlab::cli {
+
+std::string Args::take_option(const std::string& name) {
+  auto it = std::find(args_.begin(), args_.end(), name);
+  if (it == args_.end()) return {};
+  if (it + 1 == args_.end()) throw UsageError("option " + name + " needs a value");
+  std::string v = *(it + 1);
+  args_.erase(it, it + 2);
+  return v;
+}
+
+bool Args::take_flag(const std::string& name) {
+  auto it = std::find(args_.begin(), args_.end(), name);
+  if (it == args_.end()) return false;
+  args_.erase(it);
+  return true;
+}
+
+std::vector<std::string> Args::positionals() const {
+  for (const auto& a : args_)
+    if (a.size() > 1 && a[0] == '-') throw UsageError("unknown option " + a);
+  return args_;
+}
+
+std::string Args::take_command() {
+  if (args_.empty() || args_[0].empty() || args_[0][0] == '-') return {};
+  std::string c = args_[0];
+  args_.erase(args_.begin());
+  return c;
+}
+
+}  // namespace attnlab::cli

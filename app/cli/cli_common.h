@@ -1,0 +1,44 @@
+// Shared pieces of the `attnlab` subcommands: a small argument cursor, global options
+// (--threads, --device) and the uniform way errors reach the user (one line on stderr,
+// a non-zero exit code, never a stack trace).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace attnlab::cli {
+
+struct GlobalOptions {
+  int threads = 0;             // 0 = ATTNLAB_THREADS or all cores
+  std::string device = "auto";
+};
+
+// Arguments after the subcommand name. Options are `--name value` or `--flag`.
+class Args {
+ public:
+  explicit Args(std::vector<std::string> args) : args_(std::move(args)) {}
+  // Removes and returns the value of --name (empty if absent). Throws UsageError when
+  // the option is present without a value.
+  std::string take_option(const std::string& name);
+  bool take_flag(const std::string& name);
+  // What remains; throws UsageError if an unknown --option is left.
+  std::vector<std::string> positionals() const;
+  // Removes and returns the first word if it is not an option ("" otherwise).
+  std::string take_command();
+
+ private:
+  std::vector<std::string> args_;
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Exit codes: 0 ok, 1 the input was bad or an operation failed, 2 usage error.
+constexpr int kExitOk = 0, kExitFailure = 1, kExitUsage = 2;
+
+int cmd_inspect(Args args, const GlobalOptions& g);
+int cmd_info(Args args, const GlobalOptions& g);
+
+}  // namespace attnlab::cli

@@ -1,0 +1,83 @@
+// `attnlab inspect FILE`: what is inside a tensor file — format, the container's
+// top-level keys (for .pth training checkpoints), metadata, what was skipped, and every
+// tensor's name, dtype and shape. `--json` prints the same as JSON for scripts.
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/cli_common.h"
+#include "core/io/io_error.h"
+#include "core/io/tensor_file.h"
+#include "models/checkpoint_summary.h"
+
+namespace attnlab::cli {
+
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+void print_text(const io::TensorFile& f, const models::CheckpointSummary& sum) {
+  std::printf("%s\n  format: %s\n", f.path.c_str(), io::file_format_name(f.format));
+  if (!f.container.empty()) {
+    std::printf("  container keys:\n");
+    for (const auto& e : f.container)
+      std::printf("    %-24s %-11s %s\n", e.key.c_str(), e.kind.c_str(), e.summary.c_str());
+  }
+  if (!f.metadata.empty()) {
+    std::printf("  metadata:\n");
+    for (const auto& [k, v] : f.metadata) std::printf("    %s = %s\n", k.c_str(), v.c_str());
+  }
+  for (const auto& n : f.notes) std::printf("  note: %s\n", n.c_str());
+  if (f.format == io::FileFormat::Safetensors || f.format == io::FileFormat::TorchZip)
+    std::printf("  architecture (from key names): %s; weights: %s\n", sum.architecture.c_str(),
+                sum.weights_key.empty() ? "flat" : ("'" + sum.weights_key + "'").c_str());
+  size_t width = 4;
+  for (const auto& e : f.tensors) width = std::max(width, e.name.size());
+  std::printf("  tensors (%zu):\n", f.tensors.size());
+  for (const auto& e : f.tensors)
+    std::printf("    %-*s %-5s %s\n", int(width), e.name.c_str(), io::dtype_name(e.tensor.dtype),
+                shape_text(e.tensor.shape).c_str());
+}
+
+void print_json(const io::TensorFile& f, const models::CheckpointSummary& sum) {
+  nlohmann::ordered_json j;
+  j["path"] = f.path;
+  j["format"] = io::file_format_name(f.format);
+  j["architecture"] = sum.architecture;
+  j["weights_key"] = sum.weights_key;
+  j["container"] = nlohmann::ordered_json::array();
+  for (const auto& e : f.container)
+    j["container"].push_back({{"key", e.key}, {"kind", e.kind}, {"summary", e.summary}, {"tensors", e.tensor_count}});
+  j["metadata"] = f.metadata;
+  j["notes"] = f.notes;
+  j["tensors"] = nlohmann::ordered_json::array();
+  for (const auto& e : f.tensors)
+    j["tensors"].push_back({{"name", e.name}, {"dtype", io::dtype_name(e.tensor.dtype)}, {"shape", e.tensor.shape}});
+  std::cout << j.dump(2) << "\n";
+}
+
+}  // namespace
+
+int cmd_inspect(Args args, const GlobalOptions&) {
+  bool json = args.take_flag("--json");
+  std::vector<std::string> files = args.positionals();
+  if (files.empty()) throw UsageError("inspect needs a FILE (safetensors, .pth, .npy or IDX)");
+  int rc = kExitOk;
+  for (const auto& path : files) {
+    try {
+      io::TensorFile f = io::read_tensor_file(path);
+      models::CheckpointSummary sum = models::summarize_checkpoint(f);
+      json ? print_json(f, sum) : print_text(f, sum);
+    } catch (const io::IoError& e) {
+      std::fprintf(stderr, "attnlab: error: %s [%s]\n", e.what(), io::io_error_kind_name(e.kind()));
+      rc = kExitFailure;
+    }
+  }
+  return rc;
+}
+
+}  // namespace attnlab::cli

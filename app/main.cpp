@@ -1,0 +1,101 @@
+// attnlab: entry point. Parses the global options, configures LibTorch's threads, and
+// dispatches to a CLI subcommand or the GUI. Every failure ends as one readable line on
+// stderr and a non-zero exit code.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "app/cli/cli_common.h"
+#include "core/runtime/device.h"
+#include "core/runtime/threads.h"
+#ifdef ATTNLAB_HAVE_GUI
+#include "app/gui/gui.h"
+#endif
+
+namespace {
+
+const char* kUsage = R"(attnlab — look inside efficient-attention vision transformers
+
+usage: attnlab [global options] <command> [args]
+
+commands:
+  gui [--image PATH] [--checkpoint PATH]    open the desktop GUI (default command)
+      [--frames N] [--screenshot PNG]       (smoke tests: quit after N frames, save PNG)
+  inspect FILE... [--json]                  list tensors, dtypes, shapes, metadata and
+                                            container keys of safetensors/.pth/.npy/IDX
+  info                                      LibTorch version, threads, devices
+
+global options:
+  --threads N     LibTorch intra-op threads (default: ATTNLAB_THREADS or all cores)
+  --device D      auto | cpu | cuda | cuda:N (default auto)
+  -h, --help      this text
+  --version       print the version
+)";
+
+int run_gui_command(attnlab::cli::Args args) {
+#ifdef ATTNLAB_HAVE_GUI
+  attnlab::gui::GuiOptions o;
+  o.image_path = args.take_option("--image");
+  o.checkpoint_path = args.take_option("--checkpoint");
+  std::string frames = args.take_option("--frames");
+  o.screenshot_path = args.take_option("--screenshot");
+  if (!frames.empty()) {
+    try {
+      o.max_frames = std::stoi(frames);
+    } catch (const std::exception&) {
+      throw attnlab::cli::UsageError("--frames needs a number, got '" + frames + "'");
+    }
+  }
+  if (!args.positionals().empty()) throw attnlab::cli::UsageError("gui takes options only");
+  return attnlab::gui::run_gui(o);
+#else
+  (void)args;
+  std::fprintf(stderr, "attnlab: this build has no GUI (GLFW/Dear ImGui were not found when it was configured)\n");
+  return attnlab::cli::kExitFailure;
+#endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace attnlab::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  GlobalOptions g;
+  try {
+    // Global options may appear anywhere before the command's own arguments.
+    Args all(args);
+    if (all.take_flag("-h") || all.take_flag("--help")) {
+      std::fputs(kUsage, stdout);
+      return kExitOk;
+    }
+    if (all.take_flag("--version")) {
+      std::printf("attnlab %s\n", ATTNLAB_VERSION);
+      return kExitOk;
+    }
+    std::string threads = all.take_option("--threads");
+    if (!threads.empty()) {
+      try {
+        g.threads = std::stoi(threads);
+      } catch (const std::exception&) {
+        throw UsageError("--threads needs a positive number, got '" + threads + "'");
+      }
+      if (g.threads <= 0) throw UsageError("--threads needs a positive number, got '" + threads + "'");
+    }
+    std::string device = all.take_option("--device");
+    if (!device.empty()) g.device = device;
+    attnlab::runtime::configure_threads(g.threads);
+
+    std::string command = all.take_command();
+    if (command.empty() || command == "gui") return run_gui_command(all);
+    if (command == "inspect") return cmd_inspect(all, g);
+    if (command == "info") return cmd_info(all, g);
+    throw UsageError("unknown command '" + command + "'");
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "attnlab: %s\n(see attnlab --help)\n", e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab: error: %s\n", e.what());
+    return kExitFailure;
+  }
+}

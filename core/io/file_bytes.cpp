@@ -1,0 +1,84 @@
+#include "core/io/file_bytes.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace attnlab::io {
+
+std::vector<uint8_t> read_file_bytes(const std::string& path, uint64_t max_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw IoError(errno == ENOENT ? IoErrorKind::NotFound : IoErrorKind::ReadFailed, path,
+                  std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw IoError(IoErrorKind::ReadFailed, path, "not a regular file");
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw IoError(IoErrorKind::LimitExceeded, path,
+                  "file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
+                      std::to_string(max_bytes));
+  }
+  std::vector<uint8_t> buf(static_cast<size_t>(st.st_size));
+  size_t got = 0;
+  while (got < buf.size()) {
+    ssize_t n = ::read(fd, buf.data() + got, buf.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int e = errno;
+      ::close(fd);
+      throw IoError(IoErrorKind::ReadFailed, path,
+                    n == 0 ? "file shrank while reading" : std::string("read: ") + std::strerror(e),
+                    static_cast<int64_t>(got));
+    }
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  return buf;
+}
+
+void write_file_atomic(const std::string& path,
+                       const std::function<void(const ByteSink&)>& fill) {
+  std::string tmp = path + ".tmp-XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0)
+    throw IoError(IoErrorKind::WriteFailed, path,
+                  std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+  auto cleanup = [&] {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+  };
+  ByteSink sink = [&](const void* data, size_t n) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    while (n > 0) {
+      ssize_t w = ::write(fd, p, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0)
+        throw IoError(IoErrorKind::WriteFailed, path, std::string("write: ") + std::strerror(errno));
+      p += w;
+      n -= static_cast<size_t>(w);
+    }
+  };
+  try {
+    fill(sink);
+    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0)
+      throw IoError(IoErrorKind::WriteFailed, path, std::string("sync: ") + std::strerror(errno));
+  } catch (...) {
+    cleanup();
+    throw;
+  }
+  if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw IoError(IoErrorKind::WriteFailed, path, std::string("rename: ") + std::strerror(e));
+  }
+}
+
+}  // namespace attnlab::io

@@ -1,0 +1,24 @@
+// Whole-file reads and atomic writes. Writers go through write_file_atomic so that a
+// failed or interrupted export never leaves a partial file under the final name.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/io/byte_reader.h"
+
+namespace attnlab::io {
+
+// Reads the whole file. Throws IoError(NotFound / ReadFailed / LimitExceeded).
+std::vector<uint8_t> read_file_bytes(const std::string& path,
+                                     uint64_t max_bytes = uint64_t(64) << 30);
+
+// Writes via a temporary file in the same directory, fsync, then rename. `fill` streams
+// the content into the callback it is given; if it throws, the temporary is removed and
+// the destination is untouched.
+using ByteSink = std::function<void(const void* data, size_t n)>;
+void write_file_atomic(const std::string& path, const std::function<void(const ByteSink&)>& fill);
+
+}  // namespace attnlab::io

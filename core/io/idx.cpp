@@ -1,0 +1,202 @@
+// IDX (MNIST-family) reader and a bounded gzip inflater. IDX payloads are big-endian; they
+// are byte-swapped into the little-endian RawTensor. gunzip caps its output while it
+// inflates, so a small hostile .gz cannot expand into an unbounded allocation.
+#include "core/io/idx.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include "core/io/file_bytes.h"
+
+namespace attnlab::io {
+
+namespace {
+
+constexpr uint8_t kGzipMagic0 = 0x1f, kGzipMagic1 = 0x8b;
+// Largest decompressed IDX that read_idx accepts.
+constexpr uint64_t kMaxIdxBytes = uint64_t(4) << 30;
+constexpr size_t kMaxIdxDims = 8;
+// Deflate cannot expand by more than about 1032:1, which bounds the size hint we trust.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+constexpr size_t kInflateChunk = 64 * 1024;
+
+std::string hex_byte(uint8_t b) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%02X", b);
+  return buf;
+}
+
+std::optional<DType> idx_dtype(uint8_t code) {
+  switch (code) {
+    case 0x08:
+      return DType::U8;
+    case 0x09:
+      return DType::I8;
+    case 0x0B:
+      return DType::I16;
+    case 0x0C:
+      return DType::I32;
+    case 0x0D:
+      return DType::F32;
+    case 0x0E:
+      return DType::F64;
+    default:
+      return std::nullopt;
+  }
+}
+
+// Copies big-endian elements of `elem` bytes each into `out`, reversing each element.
+void copy_swapped(ByteView in, size_t elem, std::vector<uint8_t>& out) {
+  out.resize(in.size);
+  if (elem == 1) {
+    std::copy(in.data, in.data + in.size, out.begin());
+    return;
+  }
+  for (size_t i = 0; i < in.size; i += elem)
+    std::reverse_copy(in.data + i, in.data + i + elem, out.begin() + static_cast<ptrdiff_t>(i));
+}
+
+// Ends the inflate stream however gunzip leaves (return or throw).
+struct InflateGuard {
+  z_stream* zs;
+  ~InflateGuard() { inflateEnd(zs); }
+};
+
+// Estimate of the decompressed size from the gzip trailer (ISIZE, the size mod 2^32),
+// clamped so that a lying trailer cannot make us reserve more than we could produce.
+size_t reserve_hint(ByteView data, uint64_t max_out) {
+  if (data.size < 18) return 0;  // smaller than any gzip header + trailer
+  const uint8_t* t = data.data + data.size - 4;
+  uint64_t isize =
+      uint64_t(t[0]) | uint64_t(t[1]) << 8 | uint64_t(t[2]) << 16 | uint64_t(t[3]) << 24;
+  uint64_t bound =
+      data.size > UINT64_MAX / kMaxDeflateRatio ? UINT64_MAX : data.size * kMaxDeflateRatio;
+  return static_cast<size_t>(std::min({isize, max_out, bound}));
+}
+
+}  // namespace
+
+RawTensor parse_idx(ByteView data, const std::string& file) {
+  if (data.size == 0) throw IoError(IoErrorKind::Empty, file, "empty file; expected an IDX file");
+  ByteReader r(data, file);
+  uint8_t m0 = r.u8("IDX magic"), m1 = r.u8("IDX magic");
+  if (m0 != 0 || m1 != 0)
+    r.fail_at(
+        IoErrorKind::BadHeader, 0,
+        "not an IDX file: starts " + hex_byte(m0) + " " + hex_byte(m1) + "; expected 0x00 0x00");
+  uint8_t code = r.u8("IDX element type");
+  std::optional<DType> dtype = idx_dtype(code);
+  if (!dtype)
+    r.fail_at(
+        IoErrorKind::UnknownDType, 2,
+        "IDX element type " + hex_byte(code) + "; expected 0x08, 0x09, 0x0B, 0x0C, 0x0D or 0x0E");
+  uint8_t ndim = r.u8("IDX dimension count");
+  if (ndim == 0 || ndim > kMaxIdxDims)
+    r.fail_at(IoErrorKind::BadHeader, 3,
+              "IDX has " + std::to_string(ndim) + " dimensions; expected 1 to " +
+                  std::to_string(kMaxIdxDims));
+
+  RawTensor t;
+  t.dtype = *dtype;
+  uint64_t numel = 1;
+  for (uint8_t i = 0; i < ndim; ++i) {
+    size_t at = r.pos();
+    uint32_t d = r.u32be("IDX dimension");
+    t.shape.push_back(d);
+    if (__builtin_mul_overflow(numel, uint64_t{d}, &numel))
+      r.fail_at(IoErrorKind::LimitExceeded, at, "IDX element count overflows");
+  }
+  // numel < 2^64 but with up to 8 u32 dims its byte size can still overflow.
+  uint64_t want = 0;
+  if (__builtin_mul_overflow(numel, dtype_size(t.dtype), &want))
+    r.fail(IoErrorKind::LimitExceeded, "IDX byte size of " + t.describe() + " overflows");
+
+  uint64_t got = r.remaining();
+  if (got < want)
+    r.fail(IoErrorKind::Truncated, "expected " + std::to_string(want) + " payload bytes for " +
+                                       t.describe() + " but got " + std::to_string(got));
+  if (got > want)
+    r.fail_at(IoErrorKind::ShapeMismatch, r.pos() + want,
+              std::to_string(got - want) + " trailing byte(s) after the " + std::to_string(want) +
+                  " payload bytes expected for " + t.describe());
+  copy_swapped(r.bytes(static_cast<size_t>(want), "IDX payload"), dtype_size(t.dtype), t.bytes);
+  return t;
+}
+
+std::vector<uint8_t> gunzip(ByteView data, const std::string& file, uint64_t max_out) {
+  ByteReader r(data, file);
+  uint8_t m0 = r.u8("gzip magic"), m1 = r.u8("gzip magic");
+  if (m0 != kGzipMagic0 || m1 != kGzipMagic1)
+    r.fail_at(
+        IoErrorKind::BadHeader, 0,
+        "not gzip data: starts " + hex_byte(m0) + " " + hex_byte(m1) + "; expected 0x1F 0x8B");
+
+  z_stream zs{};
+  // 16 + MAX_WBITS: expect a gzip wrapper (header, CRC-32 and length trailer are checked).
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+    throw IoError(IoErrorKind::LimitExceeded, file, "zlib could not allocate its state");
+  InflateGuard guard{&zs};
+
+  std::vector<uint8_t> out;
+  out.reserve(reserve_hint(data, max_out));
+  std::vector<uint8_t> chunk(kInflateChunk);
+  size_t fed = 0;  // input bytes handed to zlib so far
+  for (;;) {
+    // avail_in is 32-bit; hand over large inputs piecewise.
+    if (zs.avail_in == 0 && fed < data.size) {
+      size_t n = std::min<size_t>(data.size - fed, size_t(1) << 30);
+      zs.next_in = const_cast<Bytef*>(data.data + fed);  // zlib's API is not const-correct
+      zs.avail_in = static_cast<uInt>(n);
+      fed += n;
+    }
+    zs.next_out = chunk.data();
+    zs.avail_out = static_cast<uInt>(chunk.size());
+    int ret = inflate(&zs, Z_NO_FLUSH);
+    size_t have = chunk.size() - zs.avail_out;
+    int64_t in_pos = static_cast<int64_t>(zs.total_in);
+    if (ret == Z_DATA_ERROR || ret == Z_NEED_DICT || ret == Z_STREAM_ERROR)
+      throw IoError(IoErrorKind::BadHeader, file,
+                    std::string("corrupt gzip stream (") + (zs.msg ? zs.msg : "no detail") +
+                        "); expected valid deflate data",
+                    in_pos);
+    if (ret == Z_MEM_ERROR)
+      throw IoError(IoErrorKind::LimitExceeded, file, "zlib ran out of memory", in_pos);
+    // Checked before appending, so memory use never passes the cap.
+    if (have > max_out - out.size())
+      throw IoError(
+          IoErrorKind::LimitExceeded, file,
+          "gzip data inflates to more than the limit of " + std::to_string(max_out) + " bytes",
+          in_pos);
+    out.insert(out.end(), chunk.data(), chunk.data() + have);
+    // Only the first gzip member is read; anything after it is ignored.
+    if (ret == Z_STREAM_END) break;
+    // Output space left over while all input is consumed: zlib needs input that is not there.
+    if (zs.avail_in == 0 && fed == data.size && zs.avail_out != 0)
+      throw IoError(IoErrorKind::Truncated, file,
+                    "gzip stream ends after " + std::to_string(data.size) +
+                        " bytes; expected more compressed data and the 8-byte trailer",
+                    in_pos);
+  }
+  return out;
+}
+
+RawTensor read_idx(const std::string& path) {
+  std::vector<uint8_t> buf = read_file_bytes(path);
+  ByteView view(buf.data(), buf.size());
+  if (buf.size() < 2 || buf[0] != kGzipMagic0 || buf[1] != kGzipMagic1)
+    return parse_idx(view, path);
+  std::vector<uint8_t> raw = gunzip(view, path, kMaxIdxBytes);
+  buf = {};  // the compressed bytes are no longer needed
+  try {
+    return parse_idx(ByteView(raw.data(), raw.size()), path);
+  } catch (const IoError& e) {
+    // Offsets now refer to the decompressed stream, not the file on disk: say so.
+    throw IoError(e.kind(), e.file(), e.message() + " (offset within the decompressed data)",
+                  e.offset(), e.key());
+  }
+}
+
+}  // namespace attnlab::io

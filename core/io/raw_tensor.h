@@ -1,0 +1,49 @@
+// RawTensor: a dense, C-ordered, little-endian tensor as plain bytes — what every parser
+// in core/io produces and every writer consumes. core/io/torch_bridge.h converts to and
+// from torch::Tensor; nothing in the parsers depends on LibTorch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/io/dtype.h"
+
+namespace attnlab::io {
+
+struct RawTensor {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;  // numel() * dtype_size(dtype) bytes, C order
+
+  int64_t numel() const;
+  // "F32[3, 64, 64]"
+  std::string describe() const;
+};
+
+bool operator==(const RawTensor& a, const RawTensor& b);  // dtype, shape and bytes
+
+// Name -> tensor, keeping the order in which tensors were added (the file's order).
+class TensorDict {
+ public:
+  // Throws std::invalid_argument on a duplicate name.
+  void add(std::string name, RawTensor t);
+  const RawTensor* find(const std::string& name) const;
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+
+  struct Entry {
+    std::string name;
+    RawTensor tensor;
+  };
+  const std::vector<Entry>& entries() const { return entries_; }
+  auto begin() const { return entries_.begin(); }
+  auto end() const { return entries_.end(); }
+
+ private:
+  std::vector<Entry> entries_;
+  std::unordered_map<std::string, size_t> index_;
+};
+
+}  // namespace attnlab::io

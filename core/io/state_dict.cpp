@@ -1,0 +1,80 @@
+#include "core/io/state_dict.h"
+
+#include <algorithm>
+
+namespace attnlab::io {
+
+namespace {
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + (x.empty() ? std::string("(flat)") : "'" + x + "'");
+  return s.empty() ? "none" : s;
+}
+}  // namespace
+
+std::vector<std::string> state_dict_candidates(const TensorFile& file) {
+  std::vector<std::string> keys;
+  for (const std::string& k : file.container_key)
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  return keys;
+}
+
+StateDict extract_state_dict(const TensorFile& file, const std::string& prefer) {
+  std::vector<std::string> cands = state_dict_candidates(file);
+  auto has = [&](const std::string& k) { return std::find(cands.begin(), cands.end(), k) != cands.end(); };
+  std::string chosen;
+  bool found = false;
+  if (!prefer.empty()) {
+    if (!has(prefer))
+      throw IoError(IoErrorKind::MissingEntry, file.path,
+                    "no tensors under container key '" + prefer + "'; keys holding tensors: " + join(cands));
+    chosen = prefer;
+    found = true;
+  } else {
+    for (const char* k : {"model", "model_ema", "state_dict", ""}) {
+      if (has(k)) {
+        chosen = k;
+        found = true;
+        break;
+      }
+    }
+    // A container with exactly one key holding a state dict ({'net': sd, 'epoch': 3}).
+    if (!found) {
+      std::vector<std::string> dicts;
+      for (const auto& e : file.container)
+        if (e.kind == "state dict") dicts.push_back(e.key);
+      if (dicts.size() == 1) {
+        chosen = dicts[0];
+        found = true;
+      }
+    }
+  }
+  if (!found)
+    throw IoError(IoErrorKind::MissingEntry, file.path,
+                  "cannot tell which entry holds the model weights; keys holding tensors: " + join(cands) +
+                      " (pick one explicitly)");
+
+  StateDict out;
+  out.source_key = chosen;
+  const auto& entries = file.tensors.entries();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (file.container_key[i] != chosen) continue;
+    std::string name = file.name_in_container[i];
+    if (ends_with(name, "num_batches_tracked")) {
+      out.dropped.push_back(name);
+      continue;
+    }
+    if (name.rfind("module.", 0) == 0) name = name.substr(7);
+    if (out.tensors.find(name))
+      throw IoError(IoErrorKind::BadField, file.path,
+                    "two tensors map to '" + name + "' after removing the 'module.' prefix");
+    out.tensors.add(name, entries[i].tensor);
+  }
+  return out;
+}
+
+}  // namespace attnlab::io

@@ -1,0 +1,27 @@
+// Choosing the weights inside a checkpoint: unwrap the container ('model' → 'model_ema'
+// → 'state_dict' → a flat file, or the key the user picks), strip a 'module.' prefix
+// (DataParallel saves) and drop BatchNorm's num_batches_tracked counters — the common
+// loader rules of SPEC §2. Strict key matching against a model happens in models/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/io/tensor_file.h"
+
+namespace attnlab::io {
+
+struct StateDict {
+  std::string source_key;  // container key used; "" for a flat file
+  TensorDict tensors;
+  std::vector<std::string> dropped;  // names removed by the rules (num_batches_tracked)
+};
+
+// Container keys that hold tensors, in file order ("" first when the file is flat).
+std::vector<std::string> state_dict_candidates(const TensorFile& file);
+
+// Throws IoError(MissingEntry) naming the candidates when `prefer` is absent or when no
+// state dict can be chosen unambiguously.
+StateDict extract_state_dict(const TensorFile& file, const std::string& prefer = "");
+
+}  // namespace attnlab::io

@@ -1,0 +1,75 @@
+// Architecture recognition works on key names alone (the reference layouts differ in
+// their attention modules: qkv, l_q/h_qkv, qkvo, x_to_emb, dconv), so it also names the
+// family of checkpoints whose sizes we do not ship presets for.
+#include "models/checkpoint_summary.h"
+
+#include <map>
+
+#include "core/io/io_error.h"
+#include "core/io/state_dict.h"
+
+namespace attnlab::models {
+
+namespace {
+
+bool any_key_contains(const io::TensorDict& t, const char* needle) {
+  for (const auto& e : t)
+    if (e.name.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+std::string guess_architecture(const io::TensorDict& t) {
+  if (any_key_contains(t, ".attn.qkvo.")) return "ravlt";
+  if (any_key_contains(t, ".attn.h_qkv.") || any_key_contains(t, ".attn.l_q.")) return "litv2";
+  if (any_key_contains(t, ".attn.x_to_emb.")) return "anchor_deit";
+  if (any_key_contains(t, ".attn.dconv.")) return "castling_deit";
+  if (t.find("cls_token") && any_key_contains(t, "blocks.0.attn.qkv.")) return "vit";
+  return "unknown";
+}
+
+bool is_floating(io::DType d) {
+  return d == io::DType::F32 || d == io::DType::F16 || d == io::DType::BF16 || d == io::DType::F64;
+}
+
+}  // namespace
+
+CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
+  CheckpointSummary s;
+  s.path = file.path;
+  s.format = io::file_format_name(file.format);
+  s.lines.push_back("file: " + file.path);
+  s.lines.push_back("format: " + s.format);
+  for (const auto& e : file.container)
+    s.lines.push_back("container '" + e.key + "': " + e.kind + " — " + e.summary);
+
+  io::StateDict sd;
+  try {
+    sd = io::extract_state_dict(file);
+  } catch (const io::IoError& e) {
+    s.architecture = "unknown";
+    s.tensor_count = file.tensors.size();
+    s.lines.push_back("weights: " + e.message());
+    return s;
+  }
+  s.weights_key = sd.source_key;
+  s.architecture = guess_architecture(sd.tensors);
+  s.tensor_count = sd.tensors.size();
+  std::map<std::string, size_t> dtypes;
+  for (const auto& e : sd.tensors) {
+    ++dtypes[io::dtype_name(e.tensor.dtype)];
+    if (is_floating(e.tensor.dtype)) s.parameter_count += e.tensor.numel();
+  }
+  s.lines.push_back("weights: " + (sd.source_key.empty() ? std::string("flat state dict")
+                                                          : "container key '" + sd.source_key + "'"));
+  s.lines.push_back("architecture (from key names): " + s.architecture);
+  s.lines.push_back("tensors: " + std::to_string(s.tensor_count) + ", floating-point elements: " +
+                    std::to_string(s.parameter_count) + " (parameters and float buffers)");
+  std::string dt = "dtypes:";
+  for (const auto& [name, n] : dtypes) dt += " " + name + "×" + std::to_string(n);
+  s.lines.push_back(dt);
+  for (const auto& [k, v] : file.metadata) s.lines.push_back("metadata " + k + " = " + v);
+  for (const auto& n : file.notes) s.lines.push_back("note: " + n);
+  return s;
+}
+
+}  // namespace attnlab::models

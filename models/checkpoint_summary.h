@@ -1,0 +1,27 @@
+// What a checkpoint is, in a few lines: format, which architecture family its keys
+// belong to (ViT/DeiT, LITv2, RAVLT, AnchorFormer-DeiT, Castling-DeiT), the container
+// key holding the weights, parameter count and dtypes. Shown by `attnlab inspect` and
+// the GUI; the strict loaders of each backbone come with the models.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/io/tensor_file.h"
+
+namespace attnlab::models {
+
+struct CheckpointSummary {
+  std::string path;
+  std::string format;         // "safetensors", "PyTorch zip (.pth)", ...
+  std::string weights_key;    // container key the state dict came from ("" = flat)
+  std::string architecture;   // "vit", "litv2", "ravlt", "anchor_deit", "castling_deit", "unknown"
+  int64_t parameter_count = 0;  // elements of floating-point tensors in the state dict
+  size_t tensor_count = 0;
+  std::vector<std::string> lines;  // human-readable summary, one fact per line
+};
+
+CheckpointSummary summarize_checkpoint(const io::TensorFile& file);
+
+}  // namespace attnlab::models

@@ -1,0 +1,145 @@
+#include "tests/support/archive_builder.h"
+
+#include <zlib.h>
+
+#include <cstring>
+
+namespace attnlab::testing {
+
+namespace {
+void put16(Bytes& b, uint16_t v) {
+  b.push_back(uint8_t(v));
+  b.push_back(uint8_t(v >> 8));
+}
+void put32(Bytes& b, uint32_t v) {
+  for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
+}
+}  // namespace
+
+Bytes make_zip(const std::vector<std::pair<std::string, Bytes>>& entries) {
+  Bytes out, central;
+  for (const auto& [name, data] : entries) {
+    uint32_t crc = uint32_t(crc32(0L, data.data(), uInt(data.size())));
+    uint32_t offset = uint32_t(out.size());
+    auto header = [&](Bytes& b, bool local) {
+      put32(b, local ? 0x04034b50 : 0x02014b50);
+      if (!local) put16(b, 20);  // version made by
+      put16(b, 20);              // version needed
+      put16(b, 0);               // flags
+      put16(b, 0);               // stored
+      put16(b, 0);
+      put16(b, 0);  // time, date
+      put32(b, crc);
+      put32(b, uint32_t(data.size()));
+      put32(b, uint32_t(data.size()));
+      put16(b, uint16_t(name.size()));
+      put16(b, 0);  // extra
+      if (!local) {
+        put16(b, 0);  // comment
+        put16(b, 0);  // disk
+        put16(b, 0);  // internal attrs
+        put32(b, 0);  // external attrs
+        put32(b, offset);
+      }
+      b.insert(b.end(), name.begin(), name.end());
+    };
+    header(out, true);
+    out.insert(out.end(), data.begin(), data.end());
+    header(central, false);
+  }
+  uint32_t cd_offset = uint32_t(out.size());
+  out.insert(out.end(), central.begin(), central.end());
+  put32(out, 0x06054b50);
+  put16(out, 0);
+  put16(out, 0);
+  put16(out, uint16_t(entries.size()));
+  put16(out, uint16_t(entries.size()));
+  put32(out, uint32_t(central.size()));
+  put32(out, cd_offset);
+  put16(out, 0);
+  return out;
+}
+
+PickleWriter& PickleWriter::proto(int v) {
+  out_.push_back(0x80);
+  out_.push_back(uint8_t(v));
+  return *this;
+}
+
+PickleWriter& PickleWriter::raw(std::initializer_list<uint8_t> bytes) {
+  out_.insert(out_.end(), bytes.begin(), bytes.end());
+  return *this;
+}
+
+PickleWriter& PickleWriter::str(const std::string& s) {
+  op('X');
+  put32(out_, uint32_t(s.size()));
+  out_.insert(out_.end(), s.begin(), s.end());
+  return *this;
+}
+
+PickleWriter& PickleWriter::global(const std::string& module, const std::string& name) {
+  op('c');
+  for (char c : module + "\n" + name + "\n") out_.push_back(uint8_t(c));
+  return *this;
+}
+
+PickleWriter& PickleWriter::int1(uint8_t v) {
+  op('K');
+  out_.push_back(v);
+  return *this;
+}
+
+PickleWriter& PickleWriter::int4(int32_t v) {
+  op('J');
+  put32(out_, uint32_t(v));
+  return *this;
+}
+
+PickleWriter& PickleWriter::int_tuple(const std::vector<int>& v) {
+  mark();
+  for (int x : v) int4(x);
+  return tuple();
+}
+
+PickleWriter& PickleWriter::tensor(const std::string& storage_type, const std::string& key, int numel,
+                                   int offset, const std::vector<int>& size,
+                                   const std::vector<int>& stride) {
+  global("torch._utils", "_rebuild_tensor_v2");
+  mark();
+  mark().str("storage").global("torch", storage_type).str(key).str("cpu").int4(numel).tuple();
+  binpersid();
+  int4(offset);
+  int_tuple(size);
+  int_tuple(stride);
+  newfalse();
+  global("collections", "OrderedDict").empty_tuple().reduce();
+  tuple();
+  return reduce();
+}
+
+Bytes float_bytes(const std::vector<float>& v) {
+  Bytes b(v.size() * 4);
+  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+Bytes make_pth(const std::vector<std::pair<std::string, std::vector<float>>>& tensors,
+               const std::string& archive) {
+  PickleWriter p;
+  p.proto().empty_dict().str("model").global("collections", "OrderedDict").empty_tuple().reduce().mark();
+  std::vector<std::pair<std::string, Bytes>> entries;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& [name, values] = tensors[i];
+    int n = int(values.size());
+    p.str(name).tensor("FloatStorage", std::to_string(i), n, 0, {n}, {1});
+  }
+  p.setitems().setitem().stop();
+  entries.push_back({archive + "/data.pkl", p.bytes()});
+  for (size_t i = 0; i < tensors.size(); ++i)
+    entries.push_back({archive + "/data/" + std::to_string(i), float_bytes(tensors[i].second)});
+  entries.push_back({archive + "/version", {'3', '\n'}});
+  return make_zip(entries);
+}
+
+}  // namespace attnlab::testing

@@ -1,0 +1,56 @@
+// Test-only builders for the byte formats the parsers read: stored zip archives (the
+// layout torch.save writes) and hand-assembled pickles. Lets the malformed-input tests
+// make exactly the broken file they describe, without Python.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnlab::testing {
+
+using Bytes = std::vector<uint8_t>;
+
+// A stored (uncompressed) zip with correct CRCs, entries in the given order.
+Bytes make_zip(const std::vector<std::pair<std::string, Bytes>>& entries);
+
+// Pickle assembly: each call appends opcodes.
+class PickleWriter {
+ public:
+  PickleWriter& proto(int v = 2);
+  PickleWriter& raw(std::initializer_list<uint8_t> bytes);
+  PickleWriter& op(char c) { out_.push_back(uint8_t(c)); return *this; }
+  PickleWriter& str(const std::string& s);          // BINUNICODE
+  PickleWriter& global(const std::string& module, const std::string& name);  // GLOBAL
+  PickleWriter& int1(uint8_t v);                    // BININT1
+  PickleWriter& int4(int32_t v);                    // BININT
+  PickleWriter& mark() { return op('('); }
+  PickleWriter& tuple() { return op('t'); }
+  PickleWriter& empty_tuple() { return op(')'); }
+  PickleWriter& empty_dict() { return op('}'); }
+  PickleWriter& reduce() { return op('R'); }
+  PickleWriter& setitem() { return op('s'); }
+  PickleWriter& setitems() { return op('u'); }
+  PickleWriter& binpersid() { return op('Q'); }
+  PickleWriter& newfalse() { out_.push_back(0x89); return *this; }
+  PickleWriter& stop() { return op('.'); }
+  // A torch tensor: _rebuild_tensor_v2(('storage', torch.<storage>, key, 'cpu', numel),
+  // offset, size, stride, False, OrderedDict()).
+  PickleWriter& tensor(const std::string& storage_type, const std::string& key, int numel,
+                       int offset, const std::vector<int>& size, const std::vector<int>& stride);
+  Bytes bytes() const { return out_; }
+
+ private:
+  PickleWriter& int_tuple(const std::vector<int>& v);
+  Bytes out_;
+};
+
+// {'model': OrderedDict(name -> float32 tensor)} as torch.save writes it, with the given
+// float values per tensor (1-D each).
+Bytes make_pth(const std::vector<std::pair<std::string, std::vector<float>>>& tensors,
+               const std::string& archive = "archive");
+
+Bytes float_bytes(const std::vector<float>& v);
+
+}  // namespace attnlab::testing

@@ -64,6 +64,9 @@ CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
   s.lines.push_back("architecture (from key names): " + s.architecture);
   s.lines.push_back("tensors: " + std::to_string(s.tensor_count) + ", floating-point elements: " +
                     std::to_string(s.parameter_count) + " (parameters and float buffers)");
+  if (!sd.dropped.empty())
+    s.lines.push_back("dropped " + std::to_string(sd.dropped.size()) +
+                      " num_batches_tracked counter(s) (BatchNorm bookkeeping, not weights)");
   std::string dt = "dtypes:";
   for (const auto& [name, n] : dtypes) dt += " " + name + "×" + std::to_string(n);
   s.lines.push_back(dt);

@@ -17,7 +17,7 @@ class Unpickler {
  public:
   Unpickler(ByteView data, const std::string& file, const StorageProvider& storages,
             const Limits& limits)
-      : r_(data, file), file_(file), storages_(storages), limits_(limits) {}
+      : r_(data, file), storages_(storages), limits_(limits) {}
 
   Document run();
 
@@ -110,7 +110,6 @@ class Unpickler {
   NodeId numpy_scalar(const std::vector<NodeId>& args);
 
   ByteReader r_;
-  const std::string& file_;
   const StorageProvider& storages_;
   Limits limits_;
   Document doc_;
@@ -320,7 +319,7 @@ NodeId Unpickler::numpy_scalar(const std::vector<NodeId>& args) {
       uint32_t v = uint32_t(le(4));
       float f;
       std::memcpy(&f, &v, 4);
-      n.float_value = f;
+      n.float_value = static_cast<double>(f);
       return add(std::move(n));
     }
     if (code == "i8" && raw.size() == 8) return add_int(int64_t(le(8)));

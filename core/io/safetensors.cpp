@@ -98,6 +98,10 @@ SafetensorsFile parse_safetensors(ByteView data, const std::string& file) {
     throw IoError(IoErrorKind::BadJson, file,
                   std::string("header is not valid JSON: ") + e.what(),
                   static_cast<int64_t>(8 + (e.byte > 0 ? e.byte - 1 : 0)));
+  } catch (const nlohmann::json::exception& e) {
+    // Not only parse_error: a number too large for a double ("2e704") is out_of_range
+    // (found by fuzz_safetensors).
+    throw IoError(IoErrorKind::BadJson, file, std::string("header is not valid JSON: ") + e.what(), 8);
   }
   if (!j.is_object())
     throw IoError(IoErrorKind::BadHeader, file, "header JSON must be an object", 8);

@@ -24,8 +24,9 @@ size_t find_eocd(ByteView d, const std::string& file) {
                       " bytes; the end record alone is 22) — truncated?");
   size_t lowest = d.size > kEocdSize + 0xFFFF ? d.size - kEocdSize - 0xFFFF : 0;
   for (size_t p = d.size - kEocdSize + 1; p-- > lowest;) {
-    if (d.data[p] == 0x50 && d.data[p + 1] == 0x4b && d.data[p + 2] == 0x05 && d.data[p + 3] == 0x06)
-      return p;
+    uint32_t sig = uint32_t(d.data[p]) | uint32_t(d.data[p + 1]) << 8 | uint32_t(d.data[p + 2]) << 16 |
+                   uint32_t(d.data[p + 3]) << 24;
+    if (sig == kEocdSig) return p;
   }
   throw IoError(IoErrorKind::BadZip, file,
                 "no zip end-of-central-directory record found: the archive is truncated or not a zip");

@@ -50,6 +50,8 @@ struct Case {
   std::string says;  // a phrase the message must contain
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 std::vector<Case> cases() {
   return {
       {"zero_byte_file", [] { return Bytes{}; }, IoErrorKind::Empty, "empty"},
@@ -62,6 +64,9 @@ std::vector<Case> cases() {
        },
        IoErrorKind::BadHeader, "runs past the end"},
       {"bad_json", [] { return safetensors_with_header("{\"w\": {\"dtype\": \"F32\",", 0); },
+       IoErrorKind::BadJson, "not valid JSON"},
+      {"json_number_overflow",  // found by fuzz_safetensors: nlohmann raised out_of_range
+       [] { return safetensors_with_header(R"({"w":{"dtype":"F32","shape":[2e704],"data_offsets":[0,4]}})", 4); },
        IoErrorKind::BadJson, "not valid JSON"},
       {"unknown_dtype",
        [] { return safetensors_with_header(R"({"w":{"dtype":"F13","shape":[1],"data_offsets":[0,4]}})", 4); },

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -44,6 +45,9 @@ struct RoundTripCase {
   std::vector<int64_t> shape;
 };
 
+// Printed in test listings: keep it free of addresses so discovery is stable.
+void PrintTo(const RoundTripCase& c, std::ostream* os) { *os << dtype_name(c.dtype) << "x" << c.shape.size(); }
+
 class NpyRoundTrip : public ::testing::TestWithParam<RoundTripCase> {};
 
 TEST_P(NpyRoundTrip, EncodeParseAndWriteRead) {
@@ -72,7 +76,14 @@ INSTANTIATE_TEST_SUITE_P(
                       RoundTripCase{DType::F32, {}}, RoundTripCase{DType::F32, {0, 3}},
                       RoundTripCase{DType::U8, {0}}, RoundTripCase{DType::F64, {3}},
                       RoundTripCase{DType::I32, {2, 2}}, RoundTripCase{DType::I16, {3}},
-                      RoundTripCase{DType::I8, {3}}));
+                      RoundTripCase{DType::I8, {3}}),
+    // Stable names: ctest discovers tests by name, and the default name prints raw bytes.
+    [](const ::testing::TestParamInfo<RoundTripCase>& param_info) {
+      std::string name = std::string(dtype_name(param_info.param.dtype)) + "_rank" +
+                         std::to_string(param_info.param.shape.size());
+      for (int64_t d : param_info.param.shape) name += "_" + std::to_string(d);
+      return name;
+    });
 
 TEST(Npy, EncodesHeaderExactlyAsNumpy) {
   RawTensor t = counting(DType::F32, {2, 3});

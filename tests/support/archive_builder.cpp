@@ -18,7 +18,9 @@ void put32(Bytes& b, uint32_t v) {
 
 Bytes make_zip(const std::vector<std::pair<std::string, Bytes>>& entries) {
   Bytes out, central;
-  for (const auto& [name, data] : entries) {
+  for (const auto& entry : entries) {
+    const std::string& name = entry.first;
+    const Bytes& data = entry.second;
     uint32_t crc = uint32_t(crc32(0L, data.data(), uInt(data.size())));
     uint32_t offset = uint32_t(out.size());
     auto header = [&](Bytes& b, bool local) {

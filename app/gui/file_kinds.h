@@ -1,0 +1,20 @@
+// What a path the user handed us (dropped on the window, typed in the Open popup) is:
+// an image or a checkpoint, decided by extension. Only routing: the loaders still check
+// the bytes, so a misnamed file fails with a clear error instead of being misread.
+#pragma once
+
+#include <string>
+
+namespace attnlab::gui {
+
+enum class FileKind { Image, Checkpoint, Unknown };
+
+// .png .jpg .jpeg .bmp .tif .tiff .webp .ppm .pgm .pnm -> Image;
+// .pth .pt .safetensors .bin -> Checkpoint; case-insensitive.
+FileKind classify_path(const std::string& path);
+
+// Cleans up a typed or pasted path: trims whitespace, strips one pair of surrounding
+// quotes (file managers add them when copying), expands a leading "~/" from $HOME.
+std::string normalize_user_path(const std::string& typed);
+
+}  // namespace attnlab::gui

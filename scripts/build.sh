@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Configures and builds attnlab in ./build (or $ATTNLAB_BUILD_DIR). Extra arguments go
+# to the build tool, e.g. `bash scripts/build.sh attnlab` for the executable alone.
+# Configure against another LibTorch (e.g. a CUDA one from a Python torch install) with
+#   CMAKE_PREFIX_PATH=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)') bash scripts/build.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${ATTNLAB_BUILD_DIR:-$root/build}"
+jobs="${JOBS:-$(nproc)}"
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" ${CMAKE_ARGS:-} >/dev/null
+cmake --build "$build" -j "$jobs" ${1:+--target "$@"}

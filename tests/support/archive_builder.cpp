@@ -16,48 +16,95 @@ void put32(Bytes& b, uint32_t v) {
 }
 }  // namespace
 
-Bytes make_zip(const std::vector<std::pair<std::string, Bytes>>& entries) {
+namespace {
+void put64(Bytes& b, uint64_t v) {
+  for (int i = 0; i < 8; ++i) b.push_back(uint8_t(v >> (8 * i)));
+}
+
+Bytes deflate_raw(const Bytes& data) {
+  z_stream zs{};
+  deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  Bytes out(deflateBound(&zs, uLong(data.size())));
+  zs.next_in = const_cast<Bytef*>(data.data());
+  zs.avail_in = uInt(data.size());
+  zs.next_out = out.data();
+  zs.avail_out = uInt(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+}  // namespace
+
+Bytes make_zip(const std::vector<std::pair<std::string, Bytes>>& entries, ZipOptions options) {
   Bytes out, central;
   for (const auto& entry : entries) {
     const std::string& name = entry.first;
-    const Bytes& data = entry.second;
-    uint32_t crc = uint32_t(crc32(0L, data.data(), uInt(data.size())));
-    uint32_t offset = uint32_t(out.size());
+    const Bytes& plain = entry.second;
+    const Bytes payload = options.deflate ? deflate_raw(plain) : plain;
+    uint32_t crc = uint32_t(crc32(0L, plain.data(), uInt(plain.size())));
+    uint64_t offset = out.size();
     auto header = [&](Bytes& b, bool local) {
       put32(b, local ? 0x04034b50 : 0x02014b50);
-      if (!local) put16(b, 20);  // version made by
-      put16(b, 20);              // version needed
-      put16(b, 0);               // flags
-      put16(b, 0);               // stored
+      if (!local) put16(b, 45);  // version made by
+      put16(b, options.zip64 ? 45 : 20);
+      put16(b, 0);                             // flags
+      put16(b, options.deflate ? 8 : 0);       // method
       put16(b, 0);
       put16(b, 0);  // time, date
       put32(b, crc);
-      put32(b, uint32_t(data.size()));
-      put32(b, uint32_t(data.size()));
+      put32(b, options.zip64 ? 0xFFFFFFFF : uint32_t(payload.size()));
+      put32(b, options.zip64 ? 0xFFFFFFFF : uint32_t(plain.size()));
       put16(b, uint16_t(name.size()));
-      put16(b, 0);  // extra
+      // zip64 extra: plain size, compressed size (and the offset in the central copy).
+      uint16_t extra = options.zip64 ? uint16_t(4 + (local ? 16 : 24)) : 0;
+      put16(b, extra);
       if (!local) {
         put16(b, 0);  // comment
         put16(b, 0);  // disk
         put16(b, 0);  // internal attrs
         put32(b, 0);  // external attrs
-        put32(b, offset);
+        put32(b, options.zip64 ? 0xFFFFFFFF : uint32_t(offset));
       }
       b.insert(b.end(), name.begin(), name.end());
+      if (options.zip64) {
+        put16(b, 0x0001);
+        put16(b, uint16_t(extra - 4));
+        put64(b, plain.size());
+        put64(b, payload.size());
+        if (!local) put64(b, offset);
+      }
     };
     header(out, true);
-    out.insert(out.end(), data.begin(), data.end());
+    out.insert(out.end(), payload.begin(), payload.end());
     header(central, false);
   }
-  uint32_t cd_offset = uint32_t(out.size());
+  uint64_t cd_offset = out.size();
   out.insert(out.end(), central.begin(), central.end());
+  if (options.zip64) {
+    uint64_t record = out.size();
+    put32(out, 0x06064b50);
+    put64(out, 44);  // size of the rest of the record
+    put16(out, 45);
+    put16(out, 45);
+    put32(out, 0);
+    put32(out, 0);
+    put64(out, entries.size());
+    put64(out, entries.size());
+    put64(out, central.size());
+    put64(out, cd_offset);
+    put32(out, 0x07064b50);  // locator
+    put32(out, 0);
+    put64(out, record);
+    put32(out, 1);
+  }
   put32(out, 0x06054b50);
   put16(out, 0);
   put16(out, 0);
-  put16(out, uint16_t(entries.size()));
-  put16(out, uint16_t(entries.size()));
-  put32(out, uint32_t(central.size()));
-  put32(out, cd_offset);
+  put16(out, options.zip64 ? 0xFFFF : uint16_t(entries.size()));
+  put16(out, options.zip64 ? 0xFFFF : uint16_t(entries.size()));
+  put32(out, options.zip64 ? 0xFFFFFFFF : uint32_t(central.size()));
+  put32(out, options.zip64 ? 0xFFFFFFFF : uint32_t(cd_offset));
   put16(out, 0);
   return out;
 }
@@ -127,7 +174,7 @@ Bytes float_bytes(const std::vector<float>& v) {
 }
 
 Bytes make_pth(const std::vector<std::pair<std::string, std::vector<float>>>& tensors,
-               const std::string& archive) {
+               const std::string& archive, ZipOptions options) {
   PickleWriter p;
   p.proto().empty_dict().str("model").global("collections", "OrderedDict").empty_tuple().reduce().mark();
   std::vector<std::pair<std::string, Bytes>> entries;
@@ -141,7 +188,7 @@ Bytes make_pth(const std::vector<std::pair<std::string, std::vector<float>>>& te
   for (size_t i = 0; i < tensors.size(); ++i)
     entries.push_back({archive + "/data/" + std::to_string(i), float_bytes(tensors[i].second)});
   entries.push_back({archive + "/version", {'3', '\n'}});
-  return make_zip(entries);
+  return make_zip(entries, options);
 }
 
 }  // namespace attnlab::testing

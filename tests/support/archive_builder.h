@@ -12,8 +12,13 @@ namespace attnlab::testing {
 
 using Bytes = std::vector<uint8_t>;
 
-// A stored (uncompressed) zip with correct CRCs, entries in the given order.
-Bytes make_zip(const std::vector<std::pair<std::string, Bytes>>& entries);
+struct ZipOptions {
+  bool deflate = false;  // method 8 instead of stored
+  bool zip64 = false;    // 0xFFFFFFFF sizes/offsets + zip64 extra fields and end records
+};
+
+// A zip with correct CRCs, entries in the given order (stored unless options say otherwise).
+Bytes make_zip(const std::vector<std::pair<std::string, Bytes>>& entries, ZipOptions options = {});
 
 // Pickle assembly: each call appends opcodes.
 class PickleWriter {
@@ -49,7 +54,7 @@ class PickleWriter {
 // {'model': OrderedDict(name -> float32 tensor)} as torch.save writes it, with the given
 // float values per tensor (1-D each).
 Bytes make_pth(const std::vector<std::pair<std::string, std::vector<float>>>& tensors,
-               const std::string& archive = "archive");
+               const std::string& archive = "archive", ZipOptions options = {});
 
 Bytes float_bytes(const std::vector<float>& v);
 

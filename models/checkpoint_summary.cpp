@@ -4,6 +4,7 @@
 #include "models/checkpoint_summary.h"
 
 #include <map>
+#include <vector>
 
 #include "core/io/io_error.h"
 #include "core/io/state_dict.h"
@@ -12,18 +13,21 @@ namespace attnlab::models {
 
 namespace {
 
-bool any_key_contains(const io::TensorDict& t, const char* needle) {
-  for (const auto& e : t)
-    if (e.name.find(needle) != std::string::npos) return true;
+using Names = std::vector<std::string>;
+
+bool any_key_contains(const Names& names, const char* needle) {
+  for (const auto& n : names)
+    if (n.find(needle) != std::string::npos) return true;
   return false;
 }
 
-std::string guess_architecture(const io::TensorDict& t) {
+// Names may still carry a 'module.' prefix; substring tests do not care.
+std::string guess_architecture(const Names& t) {
   if (any_key_contains(t, ".attn.qkvo.")) return "ravlt";
   if (any_key_contains(t, ".attn.h_qkv.") || any_key_contains(t, ".attn.l_q.")) return "litv2";
   if (any_key_contains(t, ".attn.x_to_emb.")) return "anchor_deit";
   if (any_key_contains(t, ".attn.dconv.")) return "castling_deit";
-  if (t.find("cls_token") && any_key_contains(t, "blocks.0.attn.qkv.")) return "vit";
+  if (any_key_contains(t, "cls_token") && any_key_contains(t, "blocks.0.attn.qkv.")) return "vit";
   return "unknown";
 }
 
@@ -42,30 +46,39 @@ CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
   for (const auto& e : file.container)
     s.lines.push_back("container '" + e.key + "': " + e.kind + " — " + e.summary);
 
-  io::StateDict sd;
   try {
-    sd = io::extract_state_dict(file);
+    s.weights_key = io::state_dict_key(file);
   } catch (const io::IoError& e) {
     s.architecture = "unknown";
     s.tensor_count = file.tensors.size();
     s.lines.push_back("weights: " + e.message());
     return s;
   }
-  s.weights_key = sd.source_key;
-  s.architecture = guess_architecture(sd.tensors);
-  s.tensor_count = sd.tensors.size();
+  // Count in place: a summary must not copy a checkpoint's weights.
+  std::vector<std::string> names;
   std::map<std::string, size_t> dtypes;
-  for (const auto& e : sd.tensors) {
-    ++dtypes[io::dtype_name(e.tensor.dtype)];
-    if (is_floating(e.tensor.dtype)) s.parameter_count += e.tensor.numel();
+  size_t dropped = 0;
+  const auto& entries = file.tensors.entries();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (file.container_key[i] != s.weights_key) continue;
+    const std::string& name = file.name_in_container[i];
+    if (io::is_dropped_by_loader(name)) {
+      ++dropped;
+      continue;
+    }
+    names.push_back(name);
+    ++dtypes[io::dtype_name(entries[i].tensor.dtype)];
+    if (is_floating(entries[i].tensor.dtype)) s.parameter_count += entries[i].tensor.numel();
   }
-  s.lines.push_back("weights: " + (sd.source_key.empty() ? std::string("flat state dict")
-                                                          : "container key '" + sd.source_key + "'"));
+  s.architecture = guess_architecture(names);
+  s.tensor_count = names.size();
+  s.lines.push_back("weights: " + (s.weights_key.empty() ? std::string("flat state dict")
+                                                          : "container key '" + s.weights_key + "'"));
   s.lines.push_back("architecture (from key names): " + s.architecture);
   s.lines.push_back("tensors: " + std::to_string(s.tensor_count) + ", floating-point elements: " +
                     std::to_string(s.parameter_count) + " (parameters and float buffers)");
-  if (!sd.dropped.empty())
-    s.lines.push_back("dropped " + std::to_string(sd.dropped.size()) +
+  if (dropped > 0)
+    s.lines.push_back("dropped " + std::to_string(dropped) +
                       " num_batches_tracked counter(s) (BatchNorm bookkeeping, not weights)");
   std::string dt = "dtypes:";
   for (const auto& [name, n] : dtypes) dt += " " + name + "×" + std::to_string(n);

@@ -30,6 +30,8 @@ class TensorDict {
   // Throws std::invalid_argument on a duplicate name.
   void add(std::string name, RawTensor t);
   const RawTensor* find(const std::string& name) const;
+  // Moves tensor i out, leaving an empty RawTensor under its name.
+  RawTensor take(size_t i) { return std::move(entries_.at(i).tensor); }
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
 

@@ -16,6 +16,8 @@ std::string join(const std::vector<std::string>& v) {
 }
 }  // namespace
 
+bool is_dropped_by_loader(const std::string& name) { return ends_with(name, "num_batches_tracked"); }
+
 std::vector<std::string> state_dict_candidates(const TensorFile& file) {
   std::vector<std::string> keys;
   for (const std::string& k : file.container_key)
@@ -23,7 +25,8 @@ std::vector<std::string> state_dict_candidates(const TensorFile& file) {
   return keys;
 }
 
-StateDict extract_state_dict(const TensorFile& file, const std::string& prefer) {
+// Which container key to take the weights from, following SPEC §2's order.
+std::string state_dict_key(const TensorFile& file, const std::string& prefer) {
   std::vector<std::string> cands = state_dict_candidates(file);
   auto has = [&](const std::string& k) { return std::find(cands.begin(), cands.end(), k) != cands.end(); };
   std::string chosen;
@@ -58,13 +61,21 @@ StateDict extract_state_dict(const TensorFile& file, const std::string& prefer) 
                   "cannot tell which entry holds the model weights; keys holding tensors: " + join(cands) +
                       " (pick one explicitly)");
 
+  return chosen;
+}
+
+namespace {
+
+// Applies the naming rules; `take(i)` copies or moves tensor i out of the file.
+template <class Take>
+StateDict collect(const TensorFile& file, const std::string& chosen, Take take) {
   StateDict out;
   out.source_key = chosen;
   const auto& entries = file.tensors.entries();
   for (size_t i = 0; i < entries.size(); ++i) {
     if (file.container_key[i] != chosen) continue;
     std::string name = file.name_in_container[i];
-    if (ends_with(name, "num_batches_tracked")) {
+    if (is_dropped_by_loader(name)) {
       out.dropped.push_back(name);
       continue;
     }
@@ -72,9 +83,23 @@ StateDict extract_state_dict(const TensorFile& file, const std::string& prefer) 
     if (out.tensors.find(name))
       throw IoError(IoErrorKind::BadField, file.path,
                     "two tensors map to '" + name + "' after removing the 'module.' prefix");
-    out.tensors.add(name, entries[i].tensor);
+    out.tensors.add(name, take(i));
   }
   return out;
+}
+
+}  // namespace
+
+StateDict extract_state_dict(const TensorFile& file, const std::string& prefer) {
+  return collect(file, state_dict_key(file, prefer),
+                 [&](size_t i) { return file.tensors.entries()[i].tensor; });
+}
+
+StateDict extract_state_dict(TensorFile&& file, const std::string& prefer) {
+  std::string chosen = state_dict_key(file, prefer);
+  // Validate names first (collect may throw), then move: a failure leaves `file` whole.
+  collect(file, chosen, [](size_t) { return RawTensor{}; });
+  return collect(file, chosen, [&](size_t i) { return file.tensors.take(i); });
 }
 
 }  // namespace attnlab::io

@@ -17,11 +17,20 @@ struct StateDict {
   std::vector<std::string> dropped;  // names removed by the rules (num_batches_tracked)
 };
 
+// True for names the loader rules drop (BatchNorm's num_batches_tracked counters).
+bool is_dropped_by_loader(const std::string& name);
+
 // Container keys that hold tensors, in file order ("" first when the file is flat).
 std::vector<std::string> state_dict_candidates(const TensorFile& file);
+
+// The container key extract_state_dict would use ("" = flat). Throws like it.
+std::string state_dict_key(const TensorFile& file, const std::string& prefer = "");
 
 // Throws IoError(MissingEntry) naming the candidates when `prefer` is absent or when no
 // state dict can be chosen unambiguously.
 StateDict extract_state_dict(const TensorFile& file, const std::string& prefer = "");
+// The same, moving the chosen tensors out of `file` instead of copying them (large
+// checkpoints: avoids holding the weights twice).
+StateDict extract_state_dict(TensorFile&& file, const std::string& prefer = "");
 
 }  // namespace attnlab::io

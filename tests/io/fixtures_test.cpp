@@ -75,3 +75,18 @@ INSTANTIATE_TEST_SUITE_P(Parity, PthFixture, ::testing::ValuesIn(attnlab::testin
 
 }  // namespace
 }  // namespace attnlab::io
+
+namespace attnlab::io {
+namespace {
+
+TEST(Fixtures, MovingExtractionEqualsCopying) {
+  TensorFile f = read_tensor_file(attnlab::testing::parity_dir() + "/litv2_mini.pth");
+  StateDict copied = extract_state_dict(f);
+  StateDict moved = extract_state_dict(std::move(f));
+  ASSERT_EQ(moved.tensors.size(), copied.tensors.size());
+  EXPECT_EQ(moved.dropped, copied.dropped);
+  for (const auto& e : copied.tensors) EXPECT_TRUE(*moved.tensors.find(e.name) == e.tensor) << e.name;
+}
+
+}  // namespace
+}  // namespace attnlab::io

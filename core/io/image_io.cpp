@@ -4,18 +4,32 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <cstdlib>
+
 #include "core/io/file_bytes.h"
+#include "core/io/image_header.h"
 
 namespace attnlab::io {
 
 RgbImage load_rgb_image(const std::string& path, const ImageLimits& limits) {
   std::vector<uint8_t> bytes = read_file_bytes(path, uint64_t(2) << 30);
   if (bytes.empty()) throw IoError(IoErrorKind::Empty, path, "image file is empty (0 bytes)");
+  auto too_large = [&](int64_t w, int64_t h) {
+    return IoError(IoErrorKind::LimitExceeded, path,
+                   "image is " + std::to_string(w) + "x" + std::to_string(h) + ", over the limit of " +
+                       std::to_string(limits.max_pixels) + " pixels");
+  };
+  // Refuse by the declared size before decoding allocates anything.
+  if (auto size = peek_image_size(ByteView(bytes.data(), bytes.size()));
+      size && (size->width > limits.max_pixels || size->height > limits.max_pixels ||
+               size->width * size->height > limits.max_pixels))
+    throw too_large(size->width, size->height);
+  // Formats we cannot peek: OpenCV's own guard (read once, at its first decode) is set to
+  // the default limit unless the user chose one.
+  setenv("OPENCV_IO_MAX_IMAGE_PIXELS", std::to_string(ImageLimits{}.max_pixels).c_str(), 0);
   cv::Mat encoded(1, static_cast<int>(bytes.size()), CV_8UC1, bytes.data());
   cv::Mat img;
   try {
-    // Decode the header-declared size first would need codec internals; OpenCV's own
-    // guard (OPENCV_IO_MAX_IMAGE_PIXELS) applies, and we check the result below.
     img = cv::imdecode(encoded, cv::IMREAD_COLOR);
   } catch (const cv::Exception& e) {
     throw IoError(IoErrorKind::BadHeader, path, std::string("image could not be decoded: ") + e.what());
@@ -23,10 +37,7 @@ RgbImage load_rgb_image(const std::string& path, const ImageLimits& limits) {
   if (img.empty())
     throw IoError(IoErrorKind::BadHeader, path,
                   "not a readable image (corrupt, truncated, or a format OpenCV cannot decode)");
-  if (int64_t(img.cols) * img.rows > limits.max_pixels)
-    throw IoError(IoErrorKind::LimitExceeded, path,
-                  "image is " + std::to_string(img.cols) + "x" + std::to_string(img.rows) +
-                      ", over the limit of " + std::to_string(limits.max_pixels) + " pixels");
+  if (int64_t(img.cols) * img.rows > limits.max_pixels) throw too_large(img.cols, img.rows);
   cv::Mat rgb;
   cv::cvtColor(img, rgb, cv::COLOR_BGR2RGB);
   RgbImage out;

@@ -22,8 +22,9 @@ usage: attnlab [global options] <command> [args]
 commands:
   gui [--image PATH] [--checkpoint PATH]    open the desktop GUI (default command)
       [--frames N] [--screenshot PNG]       (smoke tests: quit after N frames, save PNG)
-  inspect FILE... [--json]                  list tensors, dtypes, shapes, metadata and
-                                            container keys of safetensors/.pth/.npy/IDX
+  inspect FILE... [--stats] [--json]        list tensors, dtypes, shapes, metadata and
+                                            container keys of safetensors/.pth/.npy/IDX;
+                                            --stats: min/max/mean/std, NaN/Inf counts
   info                                      LibTorch version, threads, devices
 
 global options:

@@ -8,6 +8,7 @@
 
 #include "core/io/io_error.h"
 #include "core/io/state_dict.h"
+#include "core/io/tensor_stats.h"
 
 namespace attnlab::models {
 
@@ -67,6 +68,7 @@ CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
       continue;
     }
     names.push_back(name);
+    if (io::compute_stats(entries[i].tensor).has_non_finite()) s.non_finite.push_back(name);
     ++dtypes[io::dtype_name(entries[i].tensor.dtype)];
     if (is_floating(entries[i].tensor.dtype)) s.parameter_count += entries[i].tensor.numel();
   }
@@ -80,6 +82,10 @@ CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
   if (dropped > 0)
     s.lines.push_back("dropped " + std::to_string(dropped) +
                       " num_batches_tracked counter(s) (BatchNorm bookkeeping, not weights)");
+  if (!s.non_finite.empty())
+    s.lines.push_back("WARNING: " + std::to_string(s.non_finite.size()) +
+                      " tensor(s) hold NaN or Inf values, first '" + s.non_finite.front() +
+                      "' (a diverged run?)");
   std::string dt = "dtypes:";
   for (const auto& [name, n] : dtypes) dt += " " + name + "×" + std::to_string(n);
   s.lines.push_back(dt);

@@ -19,6 +19,7 @@ struct CheckpointSummary {
   std::string architecture;   // "vit", "litv2", "ravlt", "anchor_deit", "castling_deit", "unknown"
   int64_t parameter_count = 0;  // elements of floating-point tensors in the state dict
   size_t tensor_count = 0;
+  std::vector<std::string> non_finite;  // weight tensors holding NaN or Inf
   std::vector<std::string> lines;  // human-readable summary, one fact per line
 };
 

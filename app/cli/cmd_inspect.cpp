@@ -1,6 +1,7 @@
 // `attnlab inspect FILE`: what is inside a tensor file — format, the container's
 // top-level keys (for .pth training checkpoints), metadata, what was skipped, and every
-// tensor's name, dtype and shape. `--json` prints the same as JSON for scripts.
+// tensor's name, dtype and shape; `--stats` adds min/max/mean/std and NaN/Inf counts.
+// `--json` prints the same as JSON for scripts.
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include "app/cli/cli_common.h"
 #include "core/io/io_error.h"
 #include "core/io/tensor_file.h"
+#include "core/io/tensor_stats.h"
 #include "models/checkpoint_summary.h"
 
 namespace attnlab::cli {
@@ -20,7 +22,7 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-void print_text(const io::TensorFile& f, const models::CheckpointSummary& sum) {
+void print_text(const io::TensorFile& f, const models::CheckpointSummary& sum, bool stats) {
   std::printf("%s\n  format: %s\n", f.path.c_str(), io::file_format_name(f.format));
   if (!f.container.empty()) {
     std::printf("  container keys:\n");
@@ -38,12 +40,23 @@ void print_text(const io::TensorFile& f, const models::CheckpointSummary& sum) {
   size_t width = 4;
   for (const auto& e : f.tensors) width = std::max(width, e.name.size());
   std::printf("  tensors (%zu):\n", f.tensors.size());
-  for (const auto& e : f.tensors)
-    std::printf("    %-*s %-5s %s\n", int(width), e.name.c_str(), io::dtype_name(e.tensor.dtype),
+  for (const auto& n : sum.non_finite) std::printf("  WARNING: '%s' holds NaN or Inf values\n", n.c_str());
+  if (stats)
+    std::printf("    %-*s %-5s %-18s %12s %12s %12s %12s %s\n", int(width), "name", "dtype", "shape", "min", "max",
+                "mean", "std", "non-finite");
+  for (const auto& e : f.tensors) {
+    std::printf("    %-*s %-5s %-18s", int(width), e.name.c_str(), io::dtype_name(e.tensor.dtype),
                 shape_text(e.tensor.shape).c_str());
+    if (stats) {
+      io::TensorStats st = io::compute_stats(e.tensor);
+      std::printf(" %12.5g %12.5g %12.5g %12.5g", st.min, st.max, st.mean, st.stddev);
+      if (st.has_non_finite()) std::printf(" %lld NaN, %lld Inf", (long long)st.nan, (long long)st.inf);
+    }
+    std::printf("\n");
+  }
 }
 
-void print_json(const io::TensorFile& f, const models::CheckpointSummary& sum) {
+void print_json(const io::TensorFile& f, const models::CheckpointSummary& sum, bool stats) {
   nlohmann::ordered_json j;
   j["path"] = f.path;
   j["format"] = io::file_format_name(f.format);
@@ -55,8 +68,15 @@ void print_json(const io::TensorFile& f, const models::CheckpointSummary& sum) {
   j["metadata"] = f.metadata;
   j["notes"] = f.notes;
   j["tensors"] = nlohmann::ordered_json::array();
-  for (const auto& e : f.tensors)
-    j["tensors"].push_back({{"name", e.name}, {"dtype", io::dtype_name(e.tensor.dtype)}, {"shape", e.tensor.shape}});
+  j["non_finite"] = sum.non_finite;
+  for (const auto& e : f.tensors) {
+    nlohmann::ordered_json t = {{"name", e.name}, {"dtype", io::dtype_name(e.tensor.dtype)}, {"shape", e.tensor.shape}};
+    if (stats) {
+      io::TensorStats st = io::compute_stats(e.tensor);
+      t["stats"] = {{"min", st.min}, {"max", st.max}, {"mean", st.mean}, {"std", st.stddev}, {"nan", st.nan}, {"inf", st.inf}};
+    }
+    j["tensors"].push_back(t);
+  }
   std::cout << j.dump(2) << "\n";
 }
 
@@ -64,6 +84,7 @@ void print_json(const io::TensorFile& f, const models::CheckpointSummary& sum) {
 
 int cmd_inspect(Args args, const GlobalOptions&) {
   bool json = args.take_flag("--json");
+  bool stats = args.take_flag("--stats");
   std::vector<std::string> files = args.positionals();
   if (files.empty()) throw UsageError("inspect needs a FILE (safetensors, .pth, .npy or IDX)");
   int rc = kExitOk;
@@ -71,7 +92,7 @@ int cmd_inspect(Args args, const GlobalOptions&) {
     try {
       io::TensorFile f = io::read_tensor_file(path);
       models::CheckpointSummary sum = models::summarize_checkpoint(f);
-      json ? print_json(f, sum) : print_text(f, sum);
+      json ? print_json(f, sum, stats) : print_text(f, sum, stats);
     } catch (const io::IoError& e) {
       std::fprintf(stderr, "attnlab: error: %s [%s]\n", e.what(), io::io_error_kind_name(e.kind()));
       rc = kExitFailure;

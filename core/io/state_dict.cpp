@@ -56,6 +56,17 @@ std::string state_dict_key(const TensorFile& file, const std::string& prefer) {
       }
     }
   }
+  if (!found && cands.empty()) {
+    std::string objects;
+    for (const auto& e : file.container)
+      if (e.kind == "object") objects += (objects.empty() ? "" : ", ") + e.summary;
+    throw IoError(IoErrorKind::MissingEntry, file.path,
+                  "the file holds no tensors that could be read" +
+                      (objects.empty() ? std::string()
+                                       : "; it holds pickled objects (" + objects +
+                                             "): if this is a whole model saved with torch.save(model), "
+                                             "re-save its weights with torch.save(model.state_dict(), path)"));
+  }
   if (!found)
     throw IoError(IoErrorKind::MissingEntry, file.path,
                   "cannot tell which entry holds the model weights; keys holding tensors: " + join(cands) +

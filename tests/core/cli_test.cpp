@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstring>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "core/io/safetensors.h"
 #include "tests/support/fixtures.h"
 
 namespace {
@@ -87,6 +90,26 @@ TEST(Cli, InspectJson) {
   CliRun r = run("inspect --json " + attnlab::testing::parity_dir() + "/litv2_mini.pth");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("\"architecture\": \"litv2\""), std::string::npos) << r.out;
+}
+
+TEST(Cli, InspectStatsFlagsNanWeights) {
+  attnlab::io::TensorDict d;
+  attnlab::io::RawTensor t;
+  t.dtype = attnlab::io::DType::F32;
+  t.shape = {3};
+  const float v[3] = {1.f, std::numeric_limits<float>::quiet_NaN(), -1.f};
+  t.bytes.resize(12);
+  std::memcpy(t.bytes.data(), v, 12);
+  d.add("blocks.0.attn.qkv.weight", t);
+  auto p = std::filesystem::temp_directory_path() / "attnlab_cli_nan.safetensors";
+  attnlab::io::write_safetensors(p.string(), d);
+  CliRun r = run("inspect --stats " + p.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("WARNING: 'blocks.0.attn.qkv.weight' holds NaN or Inf"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 NaN, 0 Inf"), std::string::npos) << r.out;
+  CliRun j = run("inspect --json --stats " + p.string());
+  EXPECT_NE(j.out.find("\"nan\": 1"), std::string::npos) << j.out;
+  std::filesystem::remove(p);
 }
 
 TEST(Cli, InspectBrokenFileFailsCleanly) {

@@ -90,6 +90,32 @@ TEST(Pickle, ArbitraryClassIsSkippedWithNoteAndWeightsStillLoad) {
   EXPECT_EQ(sd.tensors.find("w")->shape, (std::vector<int64_t>{2, 2}));
 }
 
+TEST(Pickle, WholePickledModuleExplainsHowToResave) {
+  // torch.save(model): the module is an object whose parameters live in its state.
+  Bytes pkl = PickleWriter()
+                  .proto()
+                  .global("timm.models.vision_transformer", "VisionTransformer")
+                  .empty_tuple()
+                  .raw({0x81})
+                  .empty_dict()
+                  .str("training")
+                  .raw({0x89})
+                  .setitem()
+                  .op('b')
+                  .stop()
+                  .bytes();
+  Bytes zip = make_zip({{"a/data.pkl", pkl}});
+  TensorFile f = parse_tensor_file(ByteView(zip.data(), zip.size()), "model.pt");
+  try {
+    extract_state_dict(f);
+    FAIL();
+  } catch (const IoError& e) {
+    EXPECT_EQ(e.kind(), IoErrorKind::MissingEntry);
+    EXPECT_NE(std::string(e.what()).find("VisionTransformer"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("torch.save(model.state_dict(), path)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Pickle, NonContiguousViewIsCopiedInCOrder) {
   // A transposed 2x3 view of storage [0..5]: size (3, 2), stride (1, 3).
   Bytes pkl = PickleWriter()

@@ -19,13 +19,20 @@ command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is needed (apt-get ins
 CC=clang CXX=clang++ cmake -S "$root" -B "$out" -DATTNLAB_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$out" -j2 >/dev/null
 
-# Seed corpora: the parity fixtures plus small hand-made archives and pickles.
-mkdir -p "$out/artifacts" "$out/logs" "$out/seeds"
+# Seed corpora: the parity fixtures, small hand-made archives and pickles, and every
+# input that ever crashed a fuzzer.
+mkdir -p "$out/artifacts/previous" "$out/logs" "$out/seeds"
+# Crash inputs from earlier runs are kept aside (and belong in tests/fuzz/regressions/
+# once fixed), so this run reports only what it finds itself.
+for t in "${targets[@]}"; do
+  find "$out/artifacts" -maxdepth 1 -name "$t-*" -exec mv {} "$out/artifacts/previous/" \;
+done
 "$out/tests/fuzz/fuzz_make_seeds" "$out/seeds"
 for t in "${targets[@]}"; do mkdir -p "$out/corpus/$t"; done
 cp -n "$shared"/fixtures/parity/castling_attn.safetensors "$shared"/fixtures/parity/hilo_padded.safetensors \
   "$out/corpus/safetensors/" 2>/dev/null || true
 for t in pth pickle; do [ -d "$out/corpus/$t" ] && cp -n "$out"/seeds/* "$out/corpus/$t/"; done
+for t in safetensors pth; do [ -d "$out/corpus/$t" ] && cp -n "$root"/tests/fuzz/regressions/* "$out/corpus/$t/"; done
 if [ -d "$out/corpus/pickle" ]; then  # the data.pkl of a real checkpoint
   python3 - "$shared/fixtures/parity/deit_mini.pth" "$out/corpus/pickle/deit_mini_data.pkl" <<'PY' || true
 import sys, zipfile
@@ -52,5 +59,7 @@ for t in "${targets[@]}"; do
   if [ "$running" -ge "$jobs" ]; then wait -n || status=1; running=$((running - 1)); fi
 done
 while [ "$running" -gt 0 ]; do wait -n || status=1; running=$((running - 1)); done
-ls "$out/artifacts" | grep -q . && { echo "crash inputs:"; ls -l "$out/artifacts"; status=1; }
+if find "$out/artifacts" -maxdepth 1 -type f | grep -q .; then
+  echo "crash inputs:"; find "$out/artifacts" -maxdepth 1 -type f; status=1
+fi
 exit $status

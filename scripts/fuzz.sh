@@ -31,7 +31,8 @@ done
 for t in "${targets[@]}"; do mkdir -p "$out/corpus/$t"; done
 cp -n "$shared"/fixtures/parity/castling_attn.safetensors "$shared"/fixtures/parity/hilo_padded.safetensors \
   "$out/corpus/safetensors/" 2>/dev/null || true
-for t in pth pickle; do [ -d "$out/corpus/$t" ] && cp -n "$out"/seeds/* "$out/corpus/$t/"; done
+for t in pth pickle; do [ -d "$out/corpus/$t" ] && cp -n "$out"/seeds/{pth,pickle}_* "$out/corpus/$t/"; done
+[ -d "$out/corpus/npy" ] && cp -n "$out"/seeds/npy_* "$out/corpus/npy/"
 for t in safetensors pth; do [ -d "$out/corpus/$t" ] && cp -n "$root"/tests/fuzz/regressions/* "$out/corpus/$t/"; done
 if [ -d "$out/corpus/pickle" ]; then  # the data.pkl of a real checkpoint
   python3 - "$shared/fixtures/parity/deit_mini.pth" "$out/corpus/pickle/deit_mini_data.pkl" <<'PY' || true

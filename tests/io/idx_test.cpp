@@ -4,6 +4,8 @@
 #include "core/io/idx.h"
 
 #include <gtest/gtest.h>
+
+#include "tests/support/temp_path.h"
 #include <zlib.h>
 
 #include <array>
@@ -53,7 +55,7 @@ RawTensor parse(const Bytes& b, const std::string& file = "test.idx") {
 }
 
 std::string write_temp(const std::string& name, const Bytes& b) {
-  std::string path = (std::filesystem::path(::testing::TempDir()) / name).string();
+  std::string path = attnlab::testing::unique_temp_path(name);
   std::ofstream(path, std::ios::binary)
       .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
   return path;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/io/file_bytes.h"
+#include "tests/support/temp_path.h"
 
 namespace attnlab::io {
 namespace {
@@ -32,7 +33,7 @@ RawTensor counting(DType dtype, std::vector<int64_t> shape) {
 }
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::path(::testing::TempDir()) / name).string();
+  return attnlab::testing::unique_temp_path(name);
 }
 
 // Header length as stored in a version 1.0 file (little-endian u16 at offset 8).

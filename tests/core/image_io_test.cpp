@@ -8,6 +8,7 @@
 #include "core/io/image_header.h"
 #include "core/io/image_io.h"
 #include "core/io/io_error.h"
+#include "tests/support/temp_path.h"
 
 namespace attnlab::io {
 namespace {
@@ -20,10 +21,9 @@ TEST(ImageIo, DemoImageLoads) {
 }
 
 TEST(ImageIo, BadInputsRaise) {
-  auto dir = std::filesystem::temp_directory_path();
-  auto corrupt = dir / "attnlab_corrupt.png";
+  auto corrupt = std::filesystem::path(attnlab::testing::unique_temp_path("corrupt.png"));
   std::ofstream(corrupt, std::ios::binary) << "\x89PNG\r\n\x1a\n garbage that is not a png";
-  auto empty = dir / "attnlab_empty.jpg";
+  auto empty = std::filesystem::path(attnlab::testing::unique_temp_path("empty.jpg"));
   std::ofstream(empty, std::ios::binary).close();
   for (const auto& p : {corrupt.string(), empty.string(), std::string("/nonexistent/x.png")}) {
     try {
@@ -33,6 +33,8 @@ TEST(ImageIo, BadInputsRaise) {
       EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
     }
   }
+  std::filesystem::remove(corrupt);
+  std::filesystem::remove(empty);
 }
 
 TEST(ImageIo, HugeImageRefused) {

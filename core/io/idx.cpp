@@ -101,18 +101,11 @@ RawTensor parse_idx(ByteView data, const std::string& file) {
 
   RawTensor t;
   t.dtype = *dtype;
-  uint64_t numel = 1;
-  for (uint8_t i = 0; i < ndim; ++i) {
-    size_t at = r.pos();
-    uint32_t d = r.u32be("IDX dimension");
-    t.shape.push_back(d);
-    if (__builtin_mul_overflow(numel, uint64_t{d}, &numel))
-      r.fail_at(IoErrorKind::LimitExceeded, at, "IDX element count overflows");
-  }
-  // numel < 2^64 but with up to 8 u32 dims its byte size can still overflow.
-  uint64_t want = 0;
-  if (__builtin_mul_overflow(numel, dtype_size(t.dtype), &want))
-    r.fail(IoErrorKind::LimitExceeded, "IDX byte size of " + t.describe() + " overflows");
+  for (uint8_t i = 0; i < ndim; ++i) t.shape.push_back(r.u32be("IDX dimension"));
+  // Up to 8 u32 dimensions: the size can overflow 64 bits.
+  const std::optional<int64_t> nbytes = checked_nbytes(t.shape, t.dtype);
+  if (!nbytes) r.fail(IoErrorKind::LimitExceeded, "IDX shape " + t.describe() + " is too large: its size overflows 64 bits");
+  const uint64_t want = static_cast<uint64_t>(*nbytes);
 
   uint64_t got = r.remaining();
   if (got < want)

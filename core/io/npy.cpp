@@ -279,16 +279,11 @@ std::string header_dict(const RawTensor& t, size_t prefix_len) {
 
 // Magic, version, header length and padded dict: everything before the data.
 std::vector<uint8_t> encode_header(const RawTensor& t) {
-  int64_t numel = 1;
-  for (int64_t d : t.shape) {
-    if (d < 0) throw std::invalid_argument("encode_npy: negative dimension in " + t.describe());
-    if (__builtin_mul_overflow(numel, d, &numel))
-      throw std::invalid_argument("encode_npy: element count overflows in " + t.describe());
-  }
-  uint64_t want = 0;
-  if (__builtin_mul_overflow(static_cast<uint64_t>(numel), dtype_size(t.dtype), &want) ||
-      want != t.bytes.size())
-    throw std::invalid_argument("encode_npy: " + t.describe() + " needs " + std::to_string(want) +
+  const std::optional<int64_t> nbytes = checked_nbytes(t.shape, t.dtype);
+  if (!nbytes)
+    throw std::invalid_argument("encode_npy: invalid or overflowing shape " + t.describe());
+  if (static_cast<uint64_t>(*nbytes) != t.bytes.size())
+    throw std::invalid_argument("encode_npy: " + t.describe() + " needs " + std::to_string(*nbytes) +
                                 " bytes but has " + std::to_string(t.bytes.size()));
 
   // Version 1.0 has a 16-bit header length; fall back to 2.0 (32-bit) only when needed.
@@ -346,14 +341,11 @@ RawTensor parse_npy(ByteView data, const std::string& file) {
               "(save with np.ascontiguousarray)");
   t.shape = std::move(*h.shape);
 
-  uint64_t numel = 1, want = 0;
-  for (int64_t d : t.shape)
-    if (__builtin_mul_overflow(numel, static_cast<uint64_t>(d), &numel))
-      r.fail_at(IoErrorKind::LimitExceeded, h.shape_pos,
-                "element count of shape " + t.describe() + " overflows");
-  if (__builtin_mul_overflow(numel, dtype_size(t.dtype), &want) || numel > uint64_t(INT64_MAX))
+  const std::optional<int64_t> nbytes = checked_nbytes(t.shape, t.dtype);
+  if (!nbytes)
     r.fail_at(IoErrorKind::LimitExceeded, h.shape_pos,
-              "byte size of " + t.describe() + " overflows");
+              "shape " + t.describe() + " is too large: its size overflows 64 bits");
+  const uint64_t want = static_cast<uint64_t>(*nbytes);
 
   size_t data_pos = r.pos();
   uint64_t got = r.remaining();

@@ -71,6 +71,7 @@ NodeId Unpickler::rebuild_tensor(const std::vector<NodeId>& args) {
   if (size.size() != stride.size())
     fail(IoErrorKind::BadPickle, "tensor size and stride have different lengths");
   if (offset < 0) fail(IoErrorKind::OffsetOutOfRange, "negative storage offset");
+  if (!checked_nbytes(size, st.dtype)) fail(IoErrorKind::LimitExceeded, "tensor size overflows 64 bits");
   const size_t esize = dtype_size(st.dtype);
   uint64_t numel = 1, last = uint64_t(offset);
   for (size_t i = 0; i < size.size(); ++i) {

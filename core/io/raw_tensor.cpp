@@ -20,6 +20,20 @@ std::string RawTensor::describe() const {
   return s + ']';
 }
 
+std::optional<int64_t> checked_nbytes(const std::vector<int64_t>& shape, DType dtype) {
+  int64_t nonzero = int64_t(dtype_size(dtype));
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d < 0) return std::nullopt;
+    if (d == 0) {
+      empty = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(nonzero, d, &nonzero)) return std::nullopt;
+  }
+  return empty ? 0 : nonzero;
+}
+
 bool operator==(const RawTensor& a, const RawTensor& b) {
   return a.dtype == b.dtype && a.shape == b.shape && a.bytes == b.bytes;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -23,6 +24,13 @@ struct RawTensor {
 };
 
 bool operator==(const RawTensor& a, const RawTensor& b);  // dtype, shape and bytes
+
+// The byte size of a tensor of `shape` and `dtype` when the shape is valid: no negative
+// dimension, and the product of the non-zero dimensions times the element size fits in
+// int64 (numpy's rule). Checking the non-zero product matters for empty tensors too: a
+// shape like (5, 2^61, 0) holds no bytes, yet numel() would overflow on the way to 0.
+// Every parser checks shapes with this before building a RawTensor.
+std::optional<int64_t> checked_nbytes(const std::vector<int64_t>& shape, DType dtype);
 
 // Name -> tensor, keeping the order in which tensors were added (the file's order).
 class TensorDict {

@@ -44,15 +44,16 @@ Entry parse_entry(const std::string& name, const nlohmann::json& j, uint64_t dat
   auto sh = j.find("shape");
   if (sh == j.end() || !sh->is_array()) throw bad(IoErrorKind::BadField, "missing or non-array 'shape'");
   Entry e{name, *dtype, {}, 0, 0};
-  uint64_t numel = 1;
   for (const auto& d : *sh) {
     if (!d.is_number_unsigned())
       throw bad(IoErrorKind::BadField, "shape must hold non-negative integers, got " + d.dump());
     uint64_t v = d.get<uint64_t>();
-    if (v > uint64_t(INT64_MAX) || __builtin_mul_overflow(numel, v, &numel))
-      throw bad(IoErrorKind::ShapeMismatch, "shape " + sh->dump() + " overflows");
+    if (v > uint64_t(INT64_MAX)) throw bad(IoErrorKind::ShapeMismatch, "shape " + sh->dump() + " overflows");
     e.shape.push_back(static_cast<int64_t>(v));
   }
+  const std::optional<int64_t> nbytes = checked_nbytes(e.shape, e.dtype);
+  if (!nbytes)
+    throw bad(IoErrorKind::ShapeMismatch, "shape " + sh->dump() + " is too large: its size overflows 64 bits");
   auto off = j.find("data_offsets");
   if (off == j.end() || !off->is_array() || off->size() != 2 || !(*off)[0].is_number_unsigned() ||
       !(*off)[1].is_number_unsigned())
@@ -66,12 +67,10 @@ Entry parse_entry(const std::string& name, const nlohmann::json& j, uint64_t dat
     throw bad(IoErrorKind::OffsetOutOfRange,
               "data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
                   "] run past the data section (" + std::to_string(data_size) + " bytes)");
-  uint64_t nbytes = 0;
-  if (__builtin_mul_overflow(numel, uint64_t(dtype_size(e.dtype)), &nbytes) ||
-      nbytes != e.end - e.begin)
+  if (uint64_t(*nbytes) != e.end - e.begin)
     throw bad(IoErrorKind::ShapeMismatch,
               "shape " + sh->dump() + " x " + dtype_name(e.dtype) + " needs " +
-                  std::to_string(nbytes) + " bytes but data_offsets give " +
+                  std::to_string(*nbytes) + " bytes but data_offsets give " +
                   std::to_string(e.end - e.begin));
   return e;
 }
@@ -164,11 +163,11 @@ std::vector<uint8_t> encode_safetensors(const TensorDict& tensors,
   if (!metadata.empty()) header["__metadata__"] = metadata;
   uint64_t offset = 0;
   for (const auto& e : tensors) {
-    uint64_t expected = uint64_t(e.tensor.numel()) * dtype_size(e.tensor.dtype);
-    if (expected != e.tensor.bytes.size())
+    const std::optional<int64_t> expected = checked_nbytes(e.tensor.shape, e.tensor.dtype);
+    if (!expected || uint64_t(*expected) != e.tensor.bytes.size())
       throw std::invalid_argument("tensor '" + e.name + "' " + e.tensor.describe() + " holds " +
                                   std::to_string(e.tensor.bytes.size()) + " bytes, expected " +
-                                  std::to_string(expected));
+                                  (expected ? std::to_string(*expected) : "a valid shape"));
     if (e.name == "__metadata__") throw std::invalid_argument("'__metadata__' is reserved");
     header[e.name] = {{"dtype", dtype_name(e.tensor.dtype)},
                       {"shape", e.tensor.shape},

@@ -68,6 +68,22 @@ std::vector<Case> cases() {
       {"json_number_overflow",  // found by fuzz_safetensors: nlohmann raised out_of_range
        [] { return safetensors_with_header(R"({"w":{"dtype":"F32","shape":[2e704],"data_offsets":[0,4]}})", 4); },
        IoErrorKind::BadJson, "not valid JSON"},
+      {"empty_shape_overflowing_dims",  // found by fuzz_npy: (5, 2.7e18, 0) holds 0 bytes but overflows
+       [] {
+         return safetensors_with_header(
+             R"({"w":{"dtype":"BOOL","shape":[5,2666626666666666666,0],"data_offsets":[0,0]}})", 0);
+       },
+       IoErrorKind::ShapeMismatch, "overflows 64 bits"},
+      {"npy_empty_shape_overflowing_dims",
+       [] {
+         std::string h = "{'descr': '|b1', 'fortran_order': False, 'shape': (5, 2666626666666666666, 0), }";
+         h.append(118 - 10 - h.size() - 1, ' ');
+         h += '\n';
+         Bytes b = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, uint8_t(h.size()), 0};
+         b.insert(b.end(), h.begin(), h.end());
+         return b;
+       },
+       IoErrorKind::LimitExceeded, "overflows 64 bits"},
       {"unknown_dtype",
        [] { return safetensors_with_header(R"({"w":{"dtype":"F13","shape":[1],"data_offsets":[0,4]}})", 4); },
        IoErrorKind::UnknownDType, "F13"},

@@ -1,5 +1,7 @@
 #include "core/io/pth.h"
 
+#include <algorithm>
+
 #include "core/io/zip_reader.h"
 
 namespace attnlab::io {
@@ -48,7 +50,11 @@ PthArchive parse_pth(ByteView data, const std::string& file) {
     if (!e) return std::nullopt;
     return zip.read(*e);
   };
-  out.doc = pickle::unpickle(zip.read(*pkl), file + " (" + pkl->name + ")", storages);
+  // Views can materialise more bytes than their storage (stride 0): a real checkpoint's
+  // tensors add up to about its size, so a small file that asks for gigabytes is refused.
+  pickle::Limits limits;
+  limits.max_tensor_bytes = std::min<uint64_t>(limits.max_tensor_bytes, 8 * uint64_t(data.size) + (64u << 20));
+  out.doc = pickle::unpickle(zip.read(*pkl), file + " (" + pkl->name + ")", storages, limits);
   return out;
 }
 

@@ -70,12 +70,19 @@ struct TensorRef {
   size_t tensor_index;
 };
 
-// Walks a container depth-first, collecting every tensor with its dotted path.
+// Walks a container depth-first, collecting every tensor with its dotted path. Shared
+// sub-containers are walked once per path (that is what their names are), so the walk
+// has a budget: a pickle that reuses containers to explode into billions of paths is
+// refused rather than walked.
 class Flattener {
  public:
-  explicit Flattener(const Document& doc) : doc_(doc) {}
+  Flattener(const Document& doc, const std::string& file) : doc_(doc), file_(file) {}
 
   void walk(NodeId id, const std::string& container_key, const std::string& path, int depth) {
+    if (++visits_ > kMaxVisits)
+      throw IoError(IoErrorKind::LimitExceeded, file_,
+                    "the checkpoint's containers reference each other into more than " +
+                        std::to_string(kMaxVisits) + " paths; refusing to walk them");
     const pickle::Node& n = doc_.at(id);
     if (n.kind == Kind::Tensor) {
       refs.push_back({container_key, path, size_t(n.int_value)});
@@ -101,7 +108,10 @@ class Flattener {
 
  private:
   static constexpr int kMaxDepth = 64;
+  static constexpr size_t kMaxVisits = 1'000'000;  // real checkpoints: tens of thousands
   const Document& doc_;
+  const std::string& file_;
+  size_t visits_ = 0;
   std::unordered_set<NodeId> on_path_;
 };
 
@@ -129,9 +139,9 @@ ContainerEntry describe_entry(const Document& doc, const std::string& key, NodeI
   return e;
 }
 
-void fill_from_pth(PthArchive&& pth, TensorFile& out) {
+void fill_from_pth(PthArchive&& pth, uint64_t file_size, TensorFile& out) {
   Document& doc = pth.doc;
-  Flattener flat(doc);
+  Flattener flat(doc, out.path);
   const pickle::Node& root = doc.at(doc.root);
   bool root_is_flat_state_dict = false;
   if (root.kind == Kind::Dict) {
@@ -156,8 +166,17 @@ void fill_from_pth(PthArchive&& pth, TensorFile& out) {
   out.notes.insert(out.notes.end(), doc.notes.begin(), doc.notes.end());
 
   // Move each tensor out on its last reference; earlier references (shared tensors) copy.
+  // Copies are budgeted like the unpickler's views: about the file's own size.
   std::vector<size_t> uses(doc.tensors.size(), 0);
   for (const auto& r : flat.refs) ++uses[r.tensor_index];
+  uint64_t copied = 0;
+  const uint64_t copy_budget = 8 * file_size + (64u << 20);
+  for (size_t i = 0; i < uses.size(); ++i)
+    if (uses[i] > 1) copied += (uses[i] - 1) * uint64_t(doc.tensors[i].bytes.size());
+  if (copied > copy_budget)
+    throw IoError(IoErrorKind::LimitExceeded, out.path,
+                  "the container references its tensors so often that listing them would take " +
+                      std::to_string(copied) + " bytes of copies");
   for (const auto& r : flat.refs) {
     std::string full = r.container_key.empty() ? r.name : (r.name.empty() ? r.container_key : r.container_key + "." + r.name);
     if (out.tensors.find(full)) {
@@ -192,7 +211,7 @@ TensorFile parse_tensor_file(ByteView data, const std::string& path) {
       for (const auto& e : st.tensors) add_flat(out, e.name, e.tensor);
       break;
     }
-    case FileFormat::TorchZip: fill_from_pth(parse_pth(data, path), out); break;
+    case FileFormat::TorchZip: fill_from_pth(parse_pth(data, path), data.size, out); break;
     case FileFormat::Npy: add_flat(out, "array", parse_npy(data, path)); break;
     case FileFormat::Idx: {
       RawTensor t = (data.data[0] == 0x1f) ? [&] {

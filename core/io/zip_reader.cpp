@@ -166,10 +166,13 @@ const ZipEntry* ZipReader::find(const std::string& name) const {
 ByteView ZipReader::read(const ZipEntry& e) {
   ByteView out = data_.sub(e.data_offset, e.compressed_size);
   if (e.method == 8) {
-    // The declared size bounds the allocation; a stream that inflates to more is an error.
-    if (e.size > (uint64_t(16) << 30))
-      throw IoError(IoErrorKind::LimitExceeded, file_, "entry '" + e.name + "' declares " +
-                                                           std::to_string(e.size) + " bytes");
+    // The declared size bounds the allocation, so it must be believable before we
+    // allocate: deflate cannot expand data by more than 1032:1 (RFC 1951 block limits).
+    if (e.size > e.compressed_size * 1032 + 1024 || e.size > (uint64_t(16) << 30))
+      throw IoError(IoErrorKind::BadZip, file_,
+                    "entry '" + e.name + "' declares " + std::to_string(e.size) + " bytes from " +
+                        std::to_string(e.compressed_size) + " compressed: more than deflate can produce",
+                    static_cast<int64_t>(e.local_header_offset));
     auto buf = std::make_unique<std::vector<uint8_t>>(e.size);
     z_stream zs{};
     if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)

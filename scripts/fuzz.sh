@@ -45,7 +45,7 @@ fi
 run_one() {
   local t="$1"
   local bin="$out/tests/fuzz/fuzz_$t"
-  "$bin" "$out/corpus/$t" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=4096 \
+  "$bin" "$out/corpus/$t" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
     -artifact_prefix="$out/artifacts/$t-" -print_final_stats=1 >"$out/logs/$t.log" 2>&1
   local rc=$?
   echo "fuzz_$t: exit $rc; $(grep -E '^(Done|stat::number_of_executed_units)' "$out/logs/$t.log" | tr '\n' ' ')"

@@ -5,11 +5,16 @@
 #include <opencv2/imgproc.hpp>
 
 #include <cstdlib>
+#include <mutex>
 
 #include "core/io/file_bytes.h"
 #include "core/io/image_header.h"
 
 namespace attnlab::io {
+
+namespace {
+std::once_flag opencv_guard_once;
+}  // namespace
 
 RgbImage load_rgb_image(const std::string& path, const ImageLimits& limits) {
   std::vector<uint8_t> bytes = read_file_bytes(path, uint64_t(2) << 30);
@@ -25,8 +30,11 @@ RgbImage load_rgb_image(const std::string& path, const ImageLimits& limits) {
                size->width * size->height > limits.max_pixels))
     throw too_large(size->width, size->height);
   // Formats we cannot peek: OpenCV's own guard (read once, at its first decode) is set to
-  // the default limit unless the user chose one.
-  setenv("OPENCV_IO_MAX_IMAGE_PIXELS", std::to_string(ImageLimits{}.max_pixels).c_str(), 0);
+  // the default limit unless the user chose one. Once per process: setenv is not
+  // thread-safe, and two loads may run at the same time.
+  std::call_once(opencv_guard_once, [] {
+    setenv("OPENCV_IO_MAX_IMAGE_PIXELS", std::to_string(ImageLimits{}.max_pixels).c_str(), 0);
+  });
   cv::Mat encoded(1, static_cast<int>(bytes.size()), CV_8UC1, bytes.data());
   cv::Mat img;
   try {

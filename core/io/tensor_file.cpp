@@ -208,7 +208,8 @@ TensorFile parse_tensor_file(ByteView data, const std::string& path) {
     case FileFormat::Safetensors: {
       SafetensorsFile st = parse_safetensors(data, path);
       out.metadata = std::move(st.metadata);
-      for (const auto& e : st.tensors) add_flat(out, e.name, e.tensor);
+      for (size_t i = 0; i < st.tensors.size(); ++i)
+        add_flat(out, st.tensors.entries()[i].name, st.tensors.take(i));
       break;
     }
     case FileFormat::TorchZip: fill_from_pth(parse_pth(data, path), data.size, out); break;

@@ -52,7 +52,9 @@ int run_gui_command(attnlab::cli::Args args) {
   return attnlab::gui::run_gui(o);
 #else
   (void)args;
-  std::fprintf(stderr, "attnlab: this build has no GUI (GLFW/Dear ImGui were not found when it was configured)\n");
+  std::fprintf(
+      stderr,
+      "attnlab: this build has no GUI (GLFW/Dear ImGui were not found when it was configured)\n");
   return attnlab::cli::kExitFailure;
 #endif
 }
@@ -81,7 +83,8 @@ int main(int argc, char** argv) {
       } catch (const std::exception&) {
         throw UsageError("--threads needs a positive number, got '" + threads + "'");
       }
-      if (g.threads <= 0) throw UsageError("--threads needs a positive number, got '" + threads + "'");
+      if (g.threads <= 0)
+        throw UsageError("--threads needs a positive number, got '" + threads + "'");
     }
     std::string device = all.take_option("--device");
     if (!device.empty()) g.device = device;

@@ -20,16 +20,24 @@ void qkv_matmul(benchmark::State& state) {
 
 void softmax_attention(benchmark::State& state) {
   attnlab::runtime::configure_threads(int(state.range(0)));
-  at::Tensor q = at::randn({8, 12, 197, 64}), k = at::randn({8, 12, 197, 64}), v = at::randn({8, 12, 197, 64});
+  at::Tensor q = at::randn({8, 12, 197, 64}), k = at::randn({8, 12, 197, 64}),
+             v = at::randn({8, 12, 197, 64});
   for (auto _ : state)
-    benchmark::DoNotOptimize(at::matmul(at::softmax(at::matmul(q, k.transpose(-2, -1)) * 0.125, -1), v));
+    benchmark::DoNotOptimize(
+        at::matmul(at::softmax(at::matmul(q, k.transpose(-2, -1)) * 0.125, -1), v));
   state.counters["threads"] = double(attnlab::runtime::current_threads());
 }
 
-int all_cores() { return std::max(1, int(std::thread::hardware_concurrency())); }
+int all_cores() {
+  return std::max(1, int(std::thread::hardware_concurrency()));
+}
 
 }  // namespace
 
 BENCHMARK(qkv_matmul)->Arg(1)->Arg(all_cores())->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(softmax_attention)->Arg(1)->Arg(all_cores())->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(softmax_attention)
+    ->Arg(1)
+    ->Arg(all_cores())
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_MAIN();

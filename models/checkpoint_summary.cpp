@@ -74,8 +74,9 @@ CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
   }
   s.architecture = guess_architecture(names);
   s.tensor_count = names.size();
-  s.lines.push_back("weights: " + (s.weights_key.empty() ? std::string("flat state dict")
-                                                          : "container key '" + s.weights_key + "'"));
+  s.lines.push_back("weights: " + (s.weights_key.empty()
+                                       ? std::string("flat state dict")
+                                       : "container key '" + s.weights_key + "'"));
   s.lines.push_back("architecture (from key names): " + s.architecture);
   s.lines.push_back("tensors: " + std::to_string(s.tensor_count) + ", floating-point elements: " +
                     std::to_string(s.parameter_count) + " (parameters and float buffers)");

@@ -10,7 +10,7 @@
 namespace attnlab::cli {
 
 struct GlobalOptions {
-  int threads = 0;             // 0 = ATTNLAB_THREADS or all cores
+  int threads = 0;  // 0 = ATTNLAB_THREADS or all cores
   std::string device = "auto";
 };
 

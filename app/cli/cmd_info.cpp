@@ -11,7 +11,8 @@ int cmd_info(Args args, const GlobalOptions& g) {
   args.positionals();
   std::printf("attnlab %s\n", ATTNLAB_VERSION);
   std::printf("runtime: %s\n", runtime::describe_runtime().c_str());
-  std::printf("device (--device %s): %s\n", g.device.c_str(), runtime::select_device(g.device).str().c_str());
+  std::printf("device (--device %s): %s\n", g.device.c_str(),
+              runtime::select_device(g.device).str().c_str());
 #ifdef ATTNLAB_HAVE_GUI
   std::printf("gui: built\n");
 #else

@@ -40,17 +40,19 @@ void print_text(const io::TensorFile& f, const models::CheckpointSummary& sum, b
   size_t width = 4;
   for (const auto& e : f.tensors) width = std::max(width, e.name.size());
   std::printf("  tensors (%zu):\n", f.tensors.size());
-  for (const auto& n : sum.non_finite) std::printf("  WARNING: '%s' holds NaN or Inf values\n", n.c_str());
+  for (const auto& n : sum.non_finite)
+    std::printf("  WARNING: '%s' holds NaN or Inf values\n", n.c_str());
   if (stats)
-    std::printf("    %-*s %-5s %-18s %12s %12s %12s %12s %s\n", int(width), "name", "dtype", "shape", "min", "max",
-                "mean", "std", "non-finite");
+    std::printf("    %-*s %-5s %-18s %12s %12s %12s %12s %s\n", int(width), "name", "dtype",
+                "shape", "min", "max", "mean", "std", "non-finite");
   for (const auto& e : f.tensors) {
     std::printf("    %-*s %-5s %-18s", int(width), e.name.c_str(), io::dtype_name(e.tensor.dtype),
                 shape_text(e.tensor.shape).c_str());
     if (stats) {
       io::TensorStats st = io::compute_stats(e.tensor);
       std::printf(" %12.5g %12.5g %12.5g %12.5g", st.min, st.max, st.mean, st.stddev);
-      if (st.has_non_finite()) std::printf(" %lld NaN, %lld Inf", (long long)st.nan, (long long)st.inf);
+      if (st.has_non_finite())
+        std::printf(" %lld NaN, %lld Inf", (long long)st.nan, (long long)st.inf);
     }
     std::printf("\n");
   }
@@ -64,16 +66,19 @@ void print_json(const io::TensorFile& f, const models::CheckpointSummary& sum, b
   j["weights_key"] = sum.weights_key;
   j["container"] = nlohmann::ordered_json::array();
   for (const auto& e : f.container)
-    j["container"].push_back({{"key", e.key}, {"kind", e.kind}, {"summary", e.summary}, {"tensors", e.tensor_count}});
+    j["container"].push_back(
+        {{"key", e.key}, {"kind", e.kind}, {"summary", e.summary}, {"tensors", e.tensor_count}});
   j["metadata"] = f.metadata;
   j["notes"] = f.notes;
   j["tensors"] = nlohmann::ordered_json::array();
   j["non_finite"] = sum.non_finite;
   for (const auto& e : f.tensors) {
-    nlohmann::ordered_json t = {{"name", e.name}, {"dtype", io::dtype_name(e.tensor.dtype)}, {"shape", e.tensor.shape}};
+    nlohmann::ordered_json t = {
+        {"name", e.name}, {"dtype", io::dtype_name(e.tensor.dtype)}, {"shape", e.tensor.shape}};
     if (stats) {
       io::TensorStats st = io::compute_stats(e.tensor);
-      t["stats"] = {{"min", st.min}, {"max", st.max}, {"mean", st.mean}, {"std", st.stddev}, {"nan", st.nan}, {"inf", st.inf}};
+      t["stats"] = {{"min", st.min},    {"max", st.max}, {"mean", st.mean},
+                    {"std", st.stddev}, {"nan", st.nan}, {"inf", st.inf}};
     }
     j["tensors"].push_back(t);
   }

@@ -7,8 +7,7 @@ namespace attnlab::io {
 void ByteReader::need(size_t n, const char* what) const {
   if (!in_bounds(pos_, n, data_.size))
     fail(IoErrorKind::Truncated, std::string("needed ") + std::to_string(n) + " byte(s) for " +
-                                     what + " but only " + std::to_string(remaining()) +
-                                     " remain");
+                                     what + " but only " + std::to_string(remaining()) + " remain");
 }
 
 void ByteReader::seek(size_t pos, const char* what) {
@@ -64,8 +63,7 @@ ByteView ByteReader::bytes(size_t n, const char* what) {
 std::string_view ByteReader::until(uint8_t delim, const char* what) {
   if (at_end()) need(1, what);
   const void* hit = std::memchr(data_.data + pos_, delim, data_.size - pos_);
-  if (!hit)
-    fail(IoErrorKind::Truncated, std::string("unterminated ") + what + " (no end-of-line)");
+  if (!hit) fail(IoErrorKind::Truncated, std::string("unterminated ") + what + " (no end-of-line)");
   size_t end = static_cast<size_t>(static_cast<const uint8_t*>(hit) - data_.data);
   std::string_view s(reinterpret_cast<const char*>(data_.data + pos_), end - pos_);
   pos_ = end + 1;

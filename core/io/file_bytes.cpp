@@ -44,8 +44,7 @@ std::vector<uint8_t> read_file_bytes(const std::string& path, uint64_t max_bytes
   return buf;
 }
 
-void write_file_atomic(const std::string& path,
-                       const std::function<void(const ByteSink&)>& fill) {
+void write_file_atomic(const std::string& path, const std::function<void(const ByteSink&)>& fill) {
   std::string tmp = path + ".tmp-XXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0)
@@ -61,7 +60,8 @@ void write_file_atomic(const std::string& path,
       ssize_t w = ::write(fd, p, n);
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0)
-        throw IoError(IoErrorKind::WriteFailed, path, std::string("write: ") + std::strerror(errno));
+        throw IoError(IoErrorKind::WriteFailed, path,
+                      std::string("write: ") + std::strerror(errno));
       p += w;
       n -= static_cast<size_t>(w);
     }

@@ -12,8 +12,8 @@
 namespace attnlab::io {
 
 // Reads the whole file. Throws IoError(NotFound / ReadFailed / LimitExceeded).
-std::vector<uint8_t> read_file_bytes(const std::string& path,
-                                     uint64_t max_bytes = uint64_t(64) << 30);
+std::vector<uint8_t> read_file_bytes(const std::string& path, uint64_t max_bytes = uint64_t(64)
+                                                                                   << 30);
 
 // Writes via a temporary file in the same directory, fsync, then rename. `fill` streams
 // the content into the callback it is given; if it throws, the temporary is removed and

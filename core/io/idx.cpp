@@ -104,7 +104,9 @@ RawTensor parse_idx(ByteView data, const std::string& file) {
   for (uint8_t i = 0; i < ndim; ++i) t.shape.push_back(r.u32be("IDX dimension"));
   // Up to 8 u32 dimensions: the size can overflow 64 bits.
   const std::optional<int64_t> nbytes = checked_nbytes(t.shape, t.dtype);
-  if (!nbytes) r.fail(IoErrorKind::LimitExceeded, "IDX shape " + t.describe() + " is too large: its size overflows 64 bits");
+  if (!nbytes)
+    r.fail(IoErrorKind::LimitExceeded,
+           "IDX shape " + t.describe() + " is too large: its size overflows 64 bits");
   const uint64_t want = static_cast<uint64_t>(*nbytes);
 
   uint64_t got = r.remaining();

@@ -21,8 +21,8 @@ RgbImage load_rgb_image(const std::string& path, const ImageLimits& limits) {
   if (bytes.empty()) throw IoError(IoErrorKind::Empty, path, "image file is empty (0 bytes)");
   auto too_large = [&](int64_t w, int64_t h) {
     return IoError(IoErrorKind::LimitExceeded, path,
-                   "image is " + std::to_string(w) + "x" + std::to_string(h) + ", over the limit of " +
-                       std::to_string(limits.max_pixels) + " pixels");
+                   "image is " + std::to_string(w) + "x" + std::to_string(h) +
+                       ", over the limit of " + std::to_string(limits.max_pixels) + " pixels");
   };
   // Refuse by the declared size before decoding allocates anything.
   if (auto size = peek_image_size(ByteView(bytes.data(), bytes.size()));
@@ -40,7 +40,8 @@ RgbImage load_rgb_image(const std::string& path, const ImageLimits& limits) {
   try {
     img = cv::imdecode(encoded, cv::IMREAD_COLOR);
   } catch (const cv::Exception& e) {
-    throw IoError(IoErrorKind::BadHeader, path, std::string("image could not be decoded: ") + e.what());
+    throw IoError(IoErrorKind::BadHeader, path,
+                  std::string("image could not be decoded: ") + e.what());
   }
   if (img.empty())
     throw IoError(IoErrorKind::BadHeader, path,

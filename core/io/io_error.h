@@ -11,26 +11,26 @@
 namespace attnlab::io {
 
 enum class IoErrorKind {
-  NotFound,            // file missing or unreadable
-  ReadFailed,          // OS-level read error
-  WriteFailed,         // could not write / rename the output
-  Empty,               // 0-byte file
-  Truncated,           // ran past the end of the data
-  BadHeader,           // magic, header length or header structure wrong
-  BadJson,             // safetensors header is not valid JSON
-  BadField,            // a field has the wrong type or an impossible value
-  UnknownDType,        // dtype / storage type / descr we do not know
-  ShapeMismatch,       // shape x dtype does not match the bytes given
-  OffsetOutOfRange,    // data offsets outside the file / storage
-  OverlappingData,     // two tensors claim the same bytes
-  BadZip,              // zip structure broken
-  MissingEntry,        // archive lacks a required record (data.pkl, a storage)
-  ChecksumMismatch,    // zip CRC-32 wrong
-  UnknownOpcode,       // pickle opcode we do not know
-  BadPickle,           // pickle stack/structure broken
-  RefusedGlobal,       // pickle references code that could execute: refused
-  UnsupportedFormat,   // recognised, but not supported (legacy torch.save, big-endian, ...)
-  LimitExceeded,       // a size limit that protects memory was exceeded
+  NotFound,           // file missing or unreadable
+  ReadFailed,         // OS-level read error
+  WriteFailed,        // could not write / rename the output
+  Empty,              // 0-byte file
+  Truncated,          // ran past the end of the data
+  BadHeader,          // magic, header length or header structure wrong
+  BadJson,            // safetensors header is not valid JSON
+  BadField,           // a field has the wrong type or an impossible value
+  UnknownDType,       // dtype / storage type / descr we do not know
+  ShapeMismatch,      // shape x dtype does not match the bytes given
+  OffsetOutOfRange,   // data offsets outside the file / storage
+  OverlappingData,    // two tensors claim the same bytes
+  BadZip,             // zip structure broken
+  MissingEntry,       // archive lacks a required record (data.pkl, a storage)
+  ChecksumMismatch,   // zip CRC-32 wrong
+  UnknownOpcode,      // pickle opcode we do not know
+  BadPickle,          // pickle stack/structure broken
+  RefusedGlobal,      // pickle references code that could execute: refused
+  UnsupportedFormat,  // recognised, but not supported (legacy torch.save, big-endian, ...)
+  LimitExceeded,      // a size limit that protects memory was exceeded
 };
 
 const char* io_error_kind_name(IoErrorKind k);

@@ -283,8 +283,9 @@ std::vector<uint8_t> encode_header(const RawTensor& t) {
   if (!nbytes)
     throw std::invalid_argument("encode_npy: invalid or overflowing shape " + t.describe());
   if (static_cast<uint64_t>(*nbytes) != t.bytes.size())
-    throw std::invalid_argument("encode_npy: " + t.describe() + " needs " + std::to_string(*nbytes) +
-                                " bytes but has " + std::to_string(t.bytes.size()));
+    throw std::invalid_argument("encode_npy: " + t.describe() + " needs " +
+                                std::to_string(*nbytes) + " bytes but has " +
+                                std::to_string(t.bytes.size()));
 
   // Version 1.0 has a 16-bit header length; fall back to 2.0 (32-bit) only when needed.
   std::string dict = header_dict(t, kMagicLen + 2 + 2);

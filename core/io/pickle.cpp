@@ -24,14 +24,29 @@ Document Unpickler::run() {
         if (v > 5) fail(IoErrorKind::UnsupportedFormat, "pickle protocol " + std::to_string(v));
         break;
       }
-      case 0x95: r_.u64le("frame length"); break;  // FRAME: framing is only an I/O hint
-      case '.': stopped = true; break;             // STOP
-      case '(': marks_.push_back(stack_.size()); break;
-      case '0': pop("POP"); break;
-      case '1': pop_mark("POP_MARK"); break;
-      case '2': push(top("DUP")); break;
-      case 'N': push(add(Kind::None)); break;
-      case 0x88: case 0x89: {  // NEWTRUE / NEWFALSE
+      case 0x95:
+        r_.u64le("frame length");
+        break;  // FRAME: framing is only an I/O hint
+      case '.':
+        stopped = true;
+        break;  // STOP
+      case '(':
+        marks_.push_back(stack_.size());
+        break;
+      case '0':
+        pop("POP");
+        break;
+      case '1':
+        pop_mark("POP_MARK");
+        break;
+      case '2':
+        push(top("DUP"));
+        break;
+      case 'N':
+        push(add(Kind::None));
+        break;
+      case 0x88:
+      case 0x89: {  // NEWTRUE / NEWFALSE
         NodeId id = add(Kind::Bool);
         node(id).int_value = op == 0x88;
         push(id);
@@ -48,11 +63,21 @@ Document Unpickler::run() {
         }
         break;
       }
-      case 'L': push(add_int(parse_decimal(read_line("LONG"), "LONG"))); break;
-      case 'J': push(add_int(int32_t(r_.u32le("BININT")))); break;
-      case 'K': push(add_int(r_.u8("BININT1"))); break;
-      case 'M': push(add_int(r_.u16le("BININT2"))); break;
-      case 0x8a: push(make_long(r_.bytes(r_.u8("LONG1 length"), "LONG1"))); break;
+      case 'L':
+        push(add_int(parse_decimal(read_line("LONG"), "LONG")));
+        break;
+      case 'J':
+        push(add_int(int32_t(r_.u32le("BININT"))));
+        break;
+      case 'K':
+        push(add_int(r_.u8("BININT1")));
+        break;
+      case 'M':
+        push(add_int(r_.u16le("BININT2")));
+        break;
+      case 0x8a:
+        push(make_long(r_.bytes(r_.u8("LONG1 length"), "LONG1")));
+        break;
       case 0x8b: {
         int32_t n = int32_t(r_.u32le("LONG4 length"));
         if (n < 0) fail(IoErrorKind::BadPickle, "negative LONG4 length");
@@ -65,7 +90,8 @@ Document Unpickler::run() {
         Node n;
         n.kind = Kind::Float;
         n.float_value = std::strtod(s.c_str(), &end);
-        if (s.empty() || end != s.c_str() + s.size()) fail(IoErrorKind::BadPickle, "bad FLOAT text");
+        if (s.empty() || end != s.c_str() + s.size())
+          fail(IoErrorKind::BadPickle, "bad FLOAT text");
         push(add(std::move(n)));
         break;
       }
@@ -79,13 +105,26 @@ Document Unpickler::run() {
         push(add(std::move(n)));
         break;
       }
-      case 'X': push(add_text(Kind::String, std::string(r_.bytes(r_.u32le("BINUNICODE length"), "BINUNICODE").str()))); break;
-      case 0x8c: push(add_text(Kind::String, std::string(r_.bytes(r_.u8("SHORT_BINUNICODE length"), "SHORT_BINUNICODE").str()))); break;
-      case 0x8d: push(add_text(Kind::String, std::string(r_.bytes(r_.u64le("BINUNICODE8 length"), "BINUNICODE8").str()))); break;
-      case 'V': push(add_text(Kind::String, read_line("UNICODE"))); break;
+      case 'X':
+        push(add_text(Kind::String,
+                      std::string(r_.bytes(r_.u32le("BINUNICODE length"), "BINUNICODE").str())));
+        break;
+      case 0x8c:
+        push(add_text(
+            Kind::String,
+            std::string(r_.bytes(r_.u8("SHORT_BINUNICODE length"), "SHORT_BINUNICODE").str())));
+        break;
+      case 0x8d:
+        push(add_text(Kind::String,
+                      std::string(r_.bytes(r_.u64le("BINUNICODE8 length"), "BINUNICODE8").str())));
+        break;
+      case 'V':
+        push(add_text(Kind::String, read_line("UNICODE")));
+        break;
       case 'S': {  // STRING: a quoted repr; kept verbatim without the quotes
         std::string s = read_line("STRING");
-        if (s.size() >= 2 && (s[0] == '\'' || s[0] == '"') && s.back() == s[0]) s = s.substr(1, s.size() - 2);
+        if (s.size() >= 2 && (s[0] == '\'' || s[0] == '"') && s.back() == s[0])
+          s = s.substr(1, s.size() - 2);
         push(add_text(Kind::String, s));
         break;
       }
@@ -95,18 +134,49 @@ Document Unpickler::run() {
         push(add_text(Kind::String, std::string(r_.bytes(size_t(n), "BINSTRING").str())));
         break;
       }
-      case 'U': push(add_text(Kind::String, std::string(r_.bytes(r_.u8("SHORT_BINSTRING length"), "SHORT_BINSTRING").str()))); break;
-      case 'B': push(add_text(Kind::Bytes, std::string(r_.bytes(r_.u32le("BINBYTES length"), "BINBYTES").str()))); break;
-      case 'C': push(add_text(Kind::Bytes, std::string(r_.bytes(r_.u8("SHORT_BINBYTES length"), "SHORT_BINBYTES").str()))); break;
-      case 0x8e: push(add_text(Kind::Bytes, std::string(r_.bytes(r_.u64le("BINBYTES8 length"), "BINBYTES8").str()))); break;
-      case 0x96: push(add_text(Kind::Bytes, std::string(r_.bytes(r_.u64le("BYTEARRAY8 length"), "BYTEARRAY8").str()))); break;
-      case ']': push(add(Kind::List)); break;
-      case '}': push(add(Kind::Dict)); break;
-      case ')': push(add(Kind::Tuple)); break;
-      case 0x8f: push(add(Kind::Set)); break;
-      case 'l': push(make_sequence(Kind::List, pop_mark("LIST"))); break;
-      case 't': push(make_sequence(Kind::Tuple, pop_mark("TUPLE"))); break;
-      case 0x91: push(make_sequence(Kind::Set, pop_mark("FROZENSET"))); break;
+      case 'U':
+        push(add_text(
+            Kind::String,
+            std::string(r_.bytes(r_.u8("SHORT_BINSTRING length"), "SHORT_BINSTRING").str())));
+        break;
+      case 'B':
+        push(add_text(Kind::Bytes,
+                      std::string(r_.bytes(r_.u32le("BINBYTES length"), "BINBYTES").str())));
+        break;
+      case 'C':
+        push(add_text(
+            Kind::Bytes,
+            std::string(r_.bytes(r_.u8("SHORT_BINBYTES length"), "SHORT_BINBYTES").str())));
+        break;
+      case 0x8e:
+        push(add_text(Kind::Bytes,
+                      std::string(r_.bytes(r_.u64le("BINBYTES8 length"), "BINBYTES8").str())));
+        break;
+      case 0x96:
+        push(add_text(Kind::Bytes,
+                      std::string(r_.bytes(r_.u64le("BYTEARRAY8 length"), "BYTEARRAY8").str())));
+        break;
+      case ']':
+        push(add(Kind::List));
+        break;
+      case '}':
+        push(add(Kind::Dict));
+        break;
+      case ')':
+        push(add(Kind::Tuple));
+        break;
+      case 0x8f:
+        push(add(Kind::Set));
+        break;
+      case 'l':
+        push(make_sequence(Kind::List, pop_mark("LIST")));
+        break;
+      case 't':
+        push(make_sequence(Kind::Tuple, pop_mark("TUPLE")));
+        break;
+      case 0x91:
+        push(make_sequence(Kind::Set, pop_mark("FROZENSET")));
+        break;
       case 'd': {
         std::vector<NodeId> kv = pop_mark("DICT");
         NodeId d = add(Kind::Dict);
@@ -114,7 +184,9 @@ Document Unpickler::run() {
         push(d);
         break;
       }
-      case 0x85: case 0x86: case 0x87: {  // TUPLE1..3
+      case 0x85:
+      case 0x86:
+      case 0x87: {  // TUPLE1..3
         size_t n = size_t(op - 0x84);
         std::vector<NodeId> items(n);
         for (size_t i = n; i-- > 0;) items[i] = pop("TUPLEn");
@@ -146,13 +218,27 @@ Document Unpickler::run() {
         set_items(top("SETITEMS"), kv, "SETITEMS");
         break;
       }
-      case 'p': memo_put(uint64_t(parse_decimal(read_line("PUT"), "PUT index"))); break;
-      case 'q': memo_put(r_.u8("BINPUT")); break;
-      case 'r': memo_put(r_.u32le("LONG_BINPUT")); break;
-      case 0x94: memo_put(memo_.size()); break;  // MEMOIZE
-      case 'g': push(memo_get(uint64_t(parse_decimal(read_line("GET"), "GET index")))); break;
-      case 'h': push(memo_get(r_.u8("BINGET"))); break;
-      case 'j': push(memo_get(r_.u32le("LONG_BINGET"))); break;
+      case 'p':
+        memo_put(uint64_t(parse_decimal(read_line("PUT"), "PUT index")));
+        break;
+      case 'q':
+        memo_put(r_.u8("BINPUT"));
+        break;
+      case 'r':
+        memo_put(r_.u32le("LONG_BINPUT"));
+        break;
+      case 0x94:
+        memo_put(memo_.size());
+        break;  // MEMOIZE
+      case 'g':
+        push(memo_get(uint64_t(parse_decimal(read_line("GET"), "GET index"))));
+        break;
+      case 'h':
+        push(memo_get(r_.u8("BINGET")));
+        break;
+      case 'j':
+        push(memo_get(r_.u32le("LONG_BINGET")));
+        break;
       case 'c': {  // GLOBAL "module\nname\n"
         std::string module = read_line("GLOBAL module");
         std::string name = read_line("GLOBAL name");
@@ -192,13 +278,15 @@ Document Unpickler::run() {
         if (node(cls).kind == Kind::Global && node(cls).text == "collections.OrderedDict")
           push(add(Kind::Dict));
         else
-          push(object_of(node(cls).kind == Kind::Global ? node(cls).text : "object", node(args).items));
+          push(object_of(node(cls).kind == Kind::Global ? node(cls).text : "object",
+                         node(args).items));
         break;
       }
       case 0x92: {  // NEWOBJ_EX: cls, args, kwargs
         pop("NEWOBJ_EX");
         NodeId args = pop("NEWOBJ_EX"), cls = pop("NEWOBJ_EX");
-        push(object_of(node(cls).kind == Kind::Global ? node(cls).text : "object", node(args).items));
+        push(object_of(node(cls).kind == Kind::Global ? node(cls).text : "object",
+                       node(args).items));
         break;
       }
       case 'b': {  // BUILD: set state; kept on opaque objects, ignored on dicts/tensors
@@ -207,12 +295,19 @@ Document Unpickler::run() {
         if (node(target).kind == Kind::Object) node(target).items.push_back(state);
         break;
       }
-      case 'Q': push(persistent_load(pop("BINPERSID"))); break;
+      case 'Q':
+        push(persistent_load(pop("BINPERSID")));
+        break;
       case 'P':
-        fail(IoErrorKind::UnsupportedFormat, "text persistent ids (PERSID) are not used by torch.save");
-      case 0x82: case 0x83: case 0x84:
-        fail(IoErrorKind::UnsupportedFormat, "pickle extension-registry codes (EXT1/2/4) are not supported");
-      case 0x97: case 0x98:
+        fail(IoErrorKind::UnsupportedFormat,
+             "text persistent ids (PERSID) are not used by torch.save");
+      case 0x82:
+      case 0x83:
+      case 0x84:
+        fail(IoErrorKind::UnsupportedFormat,
+             "pickle extension-registry codes (EXT1/2/4) are not supported");
+      case 0x97:
+      case 0x98:
         fail(IoErrorKind::UnsupportedFormat, "out-of-band pickle buffers are not supported");
       default: {
         char hex[8];
@@ -228,7 +323,6 @@ Document Unpickler::run() {
   return std::move(doc_);
 }
 
-
 }  // namespace detail
 
 Document unpickle(ByteView data, const std::string& file, const StorageProvider& storages,
@@ -240,24 +334,37 @@ Document unpickle(ByteView data, const std::string& file, const StorageProvider&
 std::string describe(const Document& doc, NodeId id) {
   const Node& n = doc.at(id);
   switch (n.kind) {
-    case Kind::None: return "None";
-    case Kind::Bool: return n.int_value ? "True" : "False";
-    case Kind::Int: return std::to_string(n.int_value);
+    case Kind::None:
+      return "None";
+    case Kind::Bool:
+      return n.int_value ? "True" : "False";
+    case Kind::Int:
+      return std::to_string(n.int_value);
     case Kind::Float: {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.6g", n.float_value);
       return buf;
     }
-    case Kind::String: return n.text.size() > 60 ? "'" + n.text.substr(0, 57) + "...'" : "'" + n.text + "'";
-    case Kind::Bytes: return "bytes (" + std::to_string(n.text.size()) + ")";
-    case Kind::List: return "list of " + std::to_string(n.items.size());
-    case Kind::Tuple: return "tuple of " + std::to_string(n.items.size());
-    case Kind::Set: return "set of " + std::to_string(n.items.size());
-    case Kind::Dict: return "dict with " + std::to_string(n.items.size() / 2) + " entries";
-    case Kind::Global: return n.text;
-    case Kind::Storage: return "storage " + n.text;
-    case Kind::Tensor: return "tensor " + doc.tensors[size_t(n.int_value)].describe();
-    case Kind::Object: return n.text + " (skipped)";
+    case Kind::String:
+      return n.text.size() > 60 ? "'" + n.text.substr(0, 57) + "...'" : "'" + n.text + "'";
+    case Kind::Bytes:
+      return "bytes (" + std::to_string(n.text.size()) + ")";
+    case Kind::List:
+      return "list of " + std::to_string(n.items.size());
+    case Kind::Tuple:
+      return "tuple of " + std::to_string(n.items.size());
+    case Kind::Set:
+      return "set of " + std::to_string(n.items.size());
+    case Kind::Dict:
+      return "dict with " + std::to_string(n.items.size() / 2) + " entries";
+    case Kind::Global:
+      return n.text;
+    case Kind::Storage:
+      return "storage " + n.text;
+    case Kind::Tensor:
+      return "tensor " + doc.tensors[size_t(n.int_value)].describe();
+    case Kind::Object:
+      return n.text + " (skipped)";
   }
   return "?";
 }

@@ -26,8 +26,16 @@ namespace attnlab::io::pickle {
 using NodeId = uint32_t;
 
 enum class Kind : uint8_t {
-  None, Bool, Int, Float, String, Bytes,
-  List, Tuple, Dict, Set,
+  None,
+  Bool,
+  Int,
+  Float,
+  String,
+  Bytes,
+  List,
+  Tuple,
+  Dict,
+  Set,
   Global,   // a class/function reference: text = "module.name"
   Storage,  // a torch storage from a persistent id: text = key, dtype, int_value = numel
   Tensor,   // int_value = index into Document::tensors
@@ -39,8 +47,8 @@ struct Node {
   DType dtype = DType::F32;  // Storage
   int64_t int_value = 0;     // Int, Bool (0/1), Storage numel, Tensor index
   double float_value = 0;
-  std::string text;             // String, Bytes, Global, Storage key, Object class
-  std::vector<NodeId> items;    // List/Tuple/Set elements; Dict: key0, value0, key1, ...
+  std::string text;           // String, Bytes, Global, Storage key, Object class
+  std::vector<NodeId> items;  // List/Tuple/Set elements; Dict: key0, value0, key1, ...
 };
 
 struct Document {

@@ -10,19 +10,59 @@ namespace {
 // reach arbitrary attributes (operator.attrgetter/methodcaller). Matched as the whole
 // module or a prefix followed by '.'.
 constexpr const char* kRefusedModules[] = {
-    "os",         "posix",      "nt",        "posixpath", "ntpath",    "subprocess", "sys",
-    "shutil",     "socket",     "importlib", "runpy",     "code",      "codeop",     "pty",
-    "ctypes",     "pickle",     "_pickle",   "marshal",   "types",     "webbrowser", "io",
-    "_io",        "tempfile",   "multiprocessing",        "signal",    "threading",  "_thread",
-    "platform",   "pdb",        "timeit",    "commands",  "popen2",    "operator",   "_operator",
-    "asyncio",    "http",       "urllib",    "ftplib",    "smtplib",   "telnetlib",  "glob",
-    "pathlib",    "zipimport",  "torch.hub", "torch.jit", "torch.ops", "torch.utils.cpp_extension",
+    "os",
+    "posix",
+    "nt",
+    "posixpath",
+    "ntpath",
+    "subprocess",
+    "sys",
+    "shutil",
+    "socket",
+    "importlib",
+    "runpy",
+    "code",
+    "codeop",
+    "pty",
+    "ctypes",
+    "pickle",
+    "_pickle",
+    "marshal",
+    "types",
+    "webbrowser",
+    "io",
+    "_io",
+    "tempfile",
+    "multiprocessing",
+    "signal",
+    "threading",
+    "_thread",
+    "platform",
+    "pdb",
+    "timeit",
+    "commands",
+    "popen2",
+    "operator",
+    "_operator",
+    "asyncio",
+    "http",
+    "urllib",
+    "ftplib",
+    "smtplib",
+    "telnetlib",
+    "glob",
+    "pathlib",
+    "zipimport",
+    "torch.hub",
+    "torch.jit",
+    "torch.ops",
+    "torch.utils.cpp_extension",
 };
 
 // builtins that only build plain data; every other builtin (eval, exec, open,
 // __import__, getattr, ...) is refused.
 constexpr const char* kDataBuiltins[] = {
-    "set", "frozenset", "slice", "complex", "bytearray", "bytes", "int",  "float",
+    "set", "frozenset", "slice", "complex", "bytearray", "bytes",  "int",   "float",
     "str", "list",      "tuple", "dict",    "bool",      "object", "range",
 };
 
@@ -50,11 +90,11 @@ std::optional<DType> storage_dtype(const std::string& q) {
     DType dtype;
   };
   static constexpr Pair kStorages[] = {
-      {"torch.FloatStorage", DType::F32},    {"torch.DoubleStorage", DType::F64},
-      {"torch.HalfStorage", DType::F16},     {"torch.BFloat16Storage", DType::BF16},
-      {"torch.LongStorage", DType::I64},     {"torch.IntStorage", DType::I32},
-      {"torch.ShortStorage", DType::I16},    {"torch.CharStorage", DType::I8},
-      {"torch.ByteStorage", DType::U8},      {"torch.BoolStorage", DType::Bool},
+      {"torch.FloatStorage", DType::F32}, {"torch.DoubleStorage", DType::F64},
+      {"torch.HalfStorage", DType::F16},  {"torch.BFloat16Storage", DType::BF16},
+      {"torch.LongStorage", DType::I64},  {"torch.IntStorage", DType::I32},
+      {"torch.ShortStorage", DType::I16}, {"torch.CharStorage", DType::I8},
+      {"torch.ByteStorage", DType::U8},   {"torch.BoolStorage", DType::Bool},
   };
   for (const auto& p : kStorages)
     if (q == p.name) return p.dtype;

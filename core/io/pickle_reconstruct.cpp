@@ -16,7 +16,8 @@ std::vector<int64_t> Unpickler::int_tuple(NodeId id, const char* what) {
     fail(IoErrorKind::BadPickle, std::string(what) + " is not a tuple");
   std::vector<int64_t> out;
   for (NodeId c : n.items) {
-    if (node(c).kind != Kind::Int) fail(IoErrorKind::BadPickle, std::string(what) + " holds a non-integer");
+    if (node(c).kind != Kind::Int)
+      fail(IoErrorKind::BadPickle, std::string(what) + " holds a non-integer");
     out.push_back(node(c).int_value);
   }
   return out;
@@ -26,7 +27,8 @@ NodeId Unpickler::persistent_load(NodeId pid) {
   const Node& p = node(pid);
   if (p.kind != Kind::Tuple || p.items.size() < 5 || node(p.items[0]).kind != Kind::String ||
       node(p.items[0]).text != "storage")
-    fail(IoErrorKind::BadPickle, "persistent id is not a ('storage', type, key, location, numel) tuple");
+    fail(IoErrorKind::BadPickle,
+         "persistent id is not a ('storage', type, key, location, numel) tuple");
   const Node& type = node(p.items[1]);
   const Node& key = node(p.items[2]);
   const Node& numel = node(p.items[4]);
@@ -42,16 +44,18 @@ NodeId Unpickler::persistent_load(NodeId pid) {
   if (it == storage_cache_.end()) {
     std::optional<ByteView> bytes = storages_ ? storages_(key.text) : std::nullopt;
     if (!bytes)
-      fail(IoErrorKind::MissingEntry, "tensor storage '" + key.text + "' is not in the archive (data/" +
-                                          key.text + " missing)");
+      fail(IoErrorKind::MissingEntry, "tensor storage '" + key.text +
+                                          "' is not in the archive (data/" + key.text +
+                                          " missing)");
     it = storage_cache_.emplace(key.text, *bytes).first;
   }
   uint64_t need = 0;
   if (__builtin_mul_overflow(uint64_t(numel.int_value), uint64_t(dtype_size(*dtype)), &need) ||
       it->second.size < need)
     fail(IoErrorKind::ShapeMismatch, "storage '" + key.text + "' should hold " +
-                                         std::to_string(numel.int_value) + " " + dtype_name(*dtype) +
-                                         " elements but has " + std::to_string(it->second.size) + " bytes");
+                                         std::to_string(numel.int_value) + " " +
+                                         dtype_name(*dtype) + " elements but has " +
+                                         std::to_string(it->second.size) + " bytes");
   Node s;
   s.kind = Kind::Storage;
   s.dtype = *dtype;
@@ -71,25 +75,29 @@ NodeId Unpickler::rebuild_tensor(const std::vector<NodeId>& args) {
   if (size.size() != stride.size())
     fail(IoErrorKind::BadPickle, "tensor size and stride have different lengths");
   if (offset < 0) fail(IoErrorKind::OffsetOutOfRange, "negative storage offset");
-  if (!checked_nbytes(size, st.dtype)) fail(IoErrorKind::LimitExceeded, "tensor size overflows 64 bits");
+  if (!checked_nbytes(size, st.dtype))
+    fail(IoErrorKind::LimitExceeded, "tensor size overflows 64 bits");
   const size_t esize = dtype_size(st.dtype);
   uint64_t numel = 1, last = uint64_t(offset);
   for (size_t i = 0; i < size.size(); ++i) {
-    if (size[i] < 0 || stride[i] < 0) fail(IoErrorKind::BadPickle, "negative tensor size or stride");
+    if (size[i] < 0 || stride[i] < 0)
+      fail(IoErrorKind::BadPickle, "negative tensor size or stride");
     uint64_t span = 0;
     if (__builtin_mul_overflow(numel, uint64_t(size[i]), &numel) ||
-        (size[i] > 0 && (__builtin_mul_overflow(uint64_t(size[i] - 1), uint64_t(stride[i]), &span) ||
-                         __builtin_add_overflow(last, span, &last))))
+        (size[i] > 0 &&
+         (__builtin_mul_overflow(uint64_t(size[i] - 1), uint64_t(stride[i]), &span) ||
+          __builtin_add_overflow(last, span, &last))))
       fail(IoErrorKind::LimitExceeded, "tensor size/stride overflow");
   }
   if (numel > 0 && last >= uint64_t(st.int_value))
-    fail(IoErrorKind::OffsetOutOfRange,
-         "tensor view reaches element " + std::to_string(last) + " of storage '" + st.text +
-             "', which has " + std::to_string(st.int_value) + " elements");
+    fail(IoErrorKind::OffsetOutOfRange, "tensor view reaches element " + std::to_string(last) +
+                                            " of storage '" + st.text + "', which has " +
+                                            std::to_string(st.int_value) + " elements");
   uint64_t nbytes = numel * esize;
   if (__builtin_add_overflow(tensor_bytes_, nbytes, &tensor_bytes_) ||
       tensor_bytes_ > limits_.max_tensor_bytes)
-    fail(IoErrorKind::LimitExceeded, "tensors exceed " + std::to_string(limits_.max_tensor_bytes) + " bytes");
+    fail(IoErrorKind::LimitExceeded,
+         "tensors exceed " + std::to_string(limits_.max_tensor_bytes) + " bytes");
 
   RawTensor t;
   t.dtype = st.dtype;
@@ -161,7 +169,8 @@ NodeId Unpickler::numpy_scalar(const std::vector<NodeId>& args) {
 NodeId Unpickler::call(NodeId callable, NodeId args_id, const char* op) {
   const Node& c = node(callable);
   const Node& a = node(args_id);
-  if (a.kind != Kind::Tuple) fail(IoErrorKind::BadPickle, std::string(op) + " arguments are not a tuple");
+  if (a.kind != Kind::Tuple)
+    fail(IoErrorKind::BadPickle, std::string(op) + " arguments are not a tuple");
   std::vector<NodeId> args = a.items;
   if (c.kind != Kind::Global) return object_of("call of a non-global value", args);
   const std::string f = c.text;  // copy: adding nodes below may move the arena
@@ -201,6 +210,5 @@ NodeId Unpickler::call(NodeId callable, NodeId args_id, const char* op) {
   if (f == "numpy.dtype") return object_of_quiet("numpy.dtype", args);
   return object_of(f, args);
 }
-
 
 }  // namespace attnlab::io::pickle::detail

@@ -24,7 +24,8 @@ class Unpickler {
   // --- arena and stack -------------------------------------------------------------
   NodeId add(Node n) {
     if (doc_.nodes.size() >= limits_.max_nodes)
-      fail(IoErrorKind::LimitExceeded, "more than " + std::to_string(limits_.max_nodes) + " values");
+      fail(IoErrorKind::LimitExceeded,
+           "more than " + std::to_string(limits_.max_nodes) + " values");
     doc_.nodes.push_back(std::move(n));
     return static_cast<NodeId>(doc_.nodes.size() - 1);
   }
@@ -48,13 +49,15 @@ class Unpickler {
   Node& node(NodeId id) { return doc_.nodes[id]; }
   void push(NodeId id) { stack_.push_back(id); }
   NodeId pop(const char* op) {
-    if (stack_.size() <= floor()) fail(IoErrorKind::BadPickle, std::string(op) + " on an empty stack");
+    if (stack_.size() <= floor())
+      fail(IoErrorKind::BadPickle, std::string(op) + " on an empty stack");
     NodeId id = stack_.back();
     stack_.pop_back();
     return id;
   }
   NodeId top(const char* op) {
-    if (stack_.size() <= floor()) fail(IoErrorKind::BadPickle, std::string(op) + " on an empty stack");
+    if (stack_.size() <= floor())
+      fail(IoErrorKind::BadPickle, std::string(op) + " on an empty stack");
     return stack_.back();
   }
   size_t floor() const { return marks_.empty() ? 0 : marks_.back(); }
@@ -81,7 +84,8 @@ class Unpickler {
   NodeId memo_get(uint64_t index) {
     auto it = memo_.find(index);
     if (it == memo_.end())
-      fail(IoErrorKind::BadPickle, "memo entry " + std::to_string(index) + " read before it was written");
+      fail(IoErrorKind::BadPickle,
+           "memo entry " + std::to_string(index) + " read before it was written");
     return it->second;
   }
   NodeId make_global(const std::string& module, const std::string& name);

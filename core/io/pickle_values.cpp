@@ -34,9 +34,10 @@ NodeId Unpickler::make_long(ByteView b) {
 
 NodeId Unpickler::make_global(const std::string& module, const std::string& name) {
   if (is_refused_global(module, name))
-    fail(IoErrorKind::RefusedGlobal,
-         "the pickle references " + module + "." + name +
-             ", which could execute code; refusing to load this file (a checkpoint never needs it)");
+    fail(
+        IoErrorKind::RefusedGlobal,
+        "the pickle references " + module + "." + name +
+            ", which could execute code; refusing to load this file (a checkpoint never needs it)");
   return add_text(Kind::Global, module + "." + name);
 }
 
@@ -65,6 +66,5 @@ void Unpickler::set_items(NodeId target, const std::vector<NodeId>& kv, const ch
   auto& v = node(target).items;  // duplicates allowed; readers let the last one win
   v.insert(v.end(), kv.begin(), kv.end());
 }
-
 
 }  // namespace attnlab::io::pickle::detail

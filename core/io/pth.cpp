@@ -43,7 +43,8 @@ PthArchive parse_pth(ByteView data, const std::string& file) {
     std::string order(zip.read(*bo).str());
     if (order != "little")
       throw IoError(IoErrorKind::UnsupportedFormat, file,
-                    "checkpoint was saved on a '" + order + "'-endian machine; only little-endian is supported");
+                    "checkpoint was saved on a '" + order +
+                        "'-endian machine; only little-endian is supported");
   }
   pickle::StorageProvider storages = [&](const std::string& key) -> std::optional<ByteView> {
     const ZipEntry* e = zip.find(prefix + "data/" + key);
@@ -53,7 +54,8 @@ PthArchive parse_pth(ByteView data, const std::string& file) {
   // Views can materialise more bytes than their storage (stride 0): a real checkpoint's
   // tensors add up to about its size, so a small file that asks for gigabytes is refused.
   pickle::Limits limits;
-  limits.max_tensor_bytes = std::min<uint64_t>(limits.max_tensor_bytes, 8 * uint64_t(data.size) + (64u << 20));
+  limits.max_tensor_bytes =
+      std::min<uint64_t>(limits.max_tensor_bytes, 8 * uint64_t(data.size) + (64u << 20));
   out.doc = pickle::unpickle(zip.read(*pkl), file + " (" + pkl->name + ")", storages, limits);
   return out;
 }

@@ -32,46 +32,52 @@ Entry parse_entry(const std::string& name, const nlohmann::json& j, uint64_t dat
   for (const auto& [k, v] : j.items()) {
     (void)v;
     if (k != "dtype" && k != "shape" && k != "data_offsets")
-      throw bad(IoErrorKind::BadField, "unexpected field '" + k + "'; expected dtype, shape, data_offsets");
+      throw bad(IoErrorKind::BadField,
+                "unexpected field '" + k + "'; expected dtype, shape, data_offsets");
   }
   auto dt = j.find("dtype");
   if (dt == j.end() || !dt->is_string())
     throw bad(IoErrorKind::BadField, "missing or non-string 'dtype'");
   auto dtype = dtype_from_name(dt->get_ref<const std::string&>());
   if (!dtype)
-    throw bad(IoErrorKind::UnknownDType, "unknown dtype '" + dt->get<std::string>() +
-                                             "'; expected one of F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL");
+    throw bad(IoErrorKind::UnknownDType,
+              "unknown dtype '" + dt->get<std::string>() +
+                  "'; expected one of F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL");
   auto sh = j.find("shape");
-  if (sh == j.end() || !sh->is_array()) throw bad(IoErrorKind::BadField, "missing or non-array 'shape'");
+  if (sh == j.end() || !sh->is_array())
+    throw bad(IoErrorKind::BadField, "missing or non-array 'shape'");
   Entry e{name, *dtype, {}, 0, 0};
   for (const auto& d : *sh) {
     if (!d.is_number_unsigned())
       throw bad(IoErrorKind::BadField, "shape must hold non-negative integers, got " + d.dump());
     uint64_t v = d.get<uint64_t>();
-    if (v > uint64_t(INT64_MAX)) throw bad(IoErrorKind::ShapeMismatch, "shape " + sh->dump() + " overflows");
+    if (v > uint64_t(INT64_MAX))
+      throw bad(IoErrorKind::ShapeMismatch, "shape " + sh->dump() + " overflows");
     e.shape.push_back(static_cast<int64_t>(v));
   }
   const std::optional<int64_t> nbytes = checked_nbytes(e.shape, e.dtype);
   if (!nbytes)
-    throw bad(IoErrorKind::ShapeMismatch, "shape " + sh->dump() + " is too large: its size overflows 64 bits");
+    throw bad(IoErrorKind::ShapeMismatch,
+              "shape " + sh->dump() + " is too large: its size overflows 64 bits");
   auto off = j.find("data_offsets");
   if (off == j.end() || !off->is_array() || off->size() != 2 || !(*off)[0].is_number_unsigned() ||
       !(*off)[1].is_number_unsigned())
-    throw bad(IoErrorKind::BadField, "'data_offsets' must be [begin, end] of non-negative integers");
+    throw bad(IoErrorKind::BadField,
+              "'data_offsets' must be [begin, end] of non-negative integers");
   e.begin = (*off)[0].get<uint64_t>();
   e.end = (*off)[1].get<uint64_t>();
   if (e.end < e.begin)
-    throw bad(IoErrorKind::OffsetOutOfRange, "data_offsets end " + std::to_string(e.end) +
-                                                 " < begin " + std::to_string(e.begin));
+    throw bad(IoErrorKind::OffsetOutOfRange,
+              "data_offsets end " + std::to_string(e.end) + " < begin " + std::to_string(e.begin));
   if (e.end > data_size)
     throw bad(IoErrorKind::OffsetOutOfRange,
               "data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
                   "] run past the data section (" + std::to_string(data_size) + " bytes)");
   if (uint64_t(*nbytes) != e.end - e.begin)
-    throw bad(IoErrorKind::ShapeMismatch,
-              "shape " + sh->dump() + " x " + dtype_name(e.dtype) + " needs " +
-                  std::to_string(*nbytes) + " bytes but data_offsets give " +
-                  std::to_string(e.end - e.begin));
+    throw bad(IoErrorKind::ShapeMismatch, "shape " + sh->dump() + " x " + dtype_name(e.dtype) +
+                                              " needs " + std::to_string(*nbytes) +
+                                              " bytes but data_offsets give " +
+                                              std::to_string(e.end - e.begin));
   return e;
 }
 
@@ -94,13 +100,13 @@ SafetensorsFile parse_safetensors(ByteView data, const std::string& file) {
   try {
     j = nlohmann::json::parse(header.str());
   } catch (const nlohmann::json::parse_error& e) {
-    throw IoError(IoErrorKind::BadJson, file,
-                  std::string("header is not valid JSON: ") + e.what(),
+    throw IoError(IoErrorKind::BadJson, file, std::string("header is not valid JSON: ") + e.what(),
                   static_cast<int64_t>(8 + (e.byte > 0 ? e.byte - 1 : 0)));
   } catch (const nlohmann::json::exception& e) {
     // Not only parse_error: a number too large for a double ("2e704") is out_of_range
     // (found by fuzz_safetensors).
-    throw IoError(IoErrorKind::BadJson, file, std::string("header is not valid JSON: ") + e.what(), 8);
+    throw IoError(IoErrorKind::BadJson, file, std::string("header is not valid JSON: ") + e.what(),
+                  8);
   }
   if (!j.is_object())
     throw IoError(IoErrorKind::BadHeader, file, "header JSON must be an object", 8);
@@ -112,12 +118,13 @@ SafetensorsFile parse_safetensors(ByteView data, const std::string& file) {
   for (const auto& [name, value] : j.items()) {
     if (name == "__metadata__") {
       if (!value.is_object())
-        throw IoError(IoErrorKind::BadField, file, "must be an object of strings", IoError::kNoOffset,
-                      name);
+        throw IoError(IoErrorKind::BadField, file, "must be an object of strings",
+                      IoError::kNoOffset, name);
       for (const auto& [mk, mv] : value.items()) {
         if (!mv.is_string())
-          throw IoError(IoErrorKind::BadField, file, "metadata value must be a string, got " + mv.dump(),
-                        IoError::kNoOffset, "__metadata__." + mk);
+          throw IoError(IoErrorKind::BadField, file,
+                        "metadata value must be a string, got " + mv.dump(), IoError::kNoOffset,
+                        "__metadata__." + mk);
         out.metadata[mk] = mv.get<std::string>();
       }
       continue;

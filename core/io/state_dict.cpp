@@ -6,17 +6,21 @@ namespace attnlab::io {
 
 namespace {
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + (x.empty() ? std::string("(flat)") : "'" + x + "'");
+  for (const auto& x : v)
+    s += (s.empty() ? "" : ", ") + (x.empty() ? std::string("(flat)") : "'" + x + "'");
   return s.empty() ? "none" : s;
 }
 }  // namespace
 
-bool is_dropped_by_loader(const std::string& name) { return ends_with(name, "num_batches_tracked"); }
+bool is_dropped_by_loader(const std::string& name) {
+  return ends_with(name, "num_batches_tracked");
+}
 
 std::vector<std::string> state_dict_candidates(const TensorFile& file) {
   std::vector<std::string> keys;
@@ -28,13 +32,16 @@ std::vector<std::string> state_dict_candidates(const TensorFile& file) {
 // Which container key to take the weights from, following SPEC §2's order.
 std::string state_dict_key(const TensorFile& file, const std::string& prefer) {
   std::vector<std::string> cands = state_dict_candidates(file);
-  auto has = [&](const std::string& k) { return std::find(cands.begin(), cands.end(), k) != cands.end(); };
+  auto has = [&](const std::string& k) {
+    return std::find(cands.begin(), cands.end(), k) != cands.end();
+  };
   std::string chosen;
   bool found = false;
   if (!prefer.empty()) {
     if (!has(prefer))
-      throw IoError(IoErrorKind::MissingEntry, file.path,
-                    "no tensors under container key '" + prefer + "'; keys holding tensors: " + join(cands));
+      throw IoError(
+          IoErrorKind::MissingEntry, file.path,
+          "no tensors under container key '" + prefer + "'; keys holding tensors: " + join(cands));
     chosen = prefer;
     found = true;
   } else {
@@ -62,15 +69,16 @@ std::string state_dict_key(const TensorFile& file, const std::string& prefer) {
       if (e.kind == "object") objects += (objects.empty() ? "" : ", ") + e.summary;
     throw IoError(IoErrorKind::MissingEntry, file.path,
                   "the file holds no tensors that could be read" +
-                      (objects.empty() ? std::string()
-                                       : "; it holds pickled objects (" + objects +
-                                             "): if this is a whole model saved with torch.save(model), "
-                                             "re-save its weights with torch.save(model.state_dict(), path)"));
+                      (objects.empty()
+                           ? std::string()
+                           : "; it holds pickled objects (" + objects +
+                                 "): if this is a whole model saved with torch.save(model), "
+                                 "re-save its weights with torch.save(model.state_dict(), path)"));
   }
   if (!found)
     throw IoError(IoErrorKind::MissingEntry, file.path,
-                  "cannot tell which entry holds the model weights; keys holding tensors: " + join(cands) +
-                      " (pick one explicitly)");
+                  "cannot tell which entry holds the model weights; keys holding tensors: " +
+                      join(cands) + " (pick one explicitly)");
 
   return chosen;
 }

@@ -15,11 +15,16 @@ namespace attnlab::io {
 
 const char* file_format_name(FileFormat f) {
   switch (f) {
-    case FileFormat::Safetensors: return "safetensors";
-    case FileFormat::TorchZip: return "PyTorch zip checkpoint (.pth)";
-    case FileFormat::Npy: return "NumPy .npy";
-    case FileFormat::Idx: return "IDX";
-    case FileFormat::Unknown: return "unknown";
+    case FileFormat::Safetensors:
+      return "safetensors";
+    case FileFormat::TorchZip:
+      return "PyTorch zip checkpoint (.pth)";
+    case FileFormat::Npy:
+      return "NumPy .npy";
+    case FileFormat::Idx:
+      return "IDX";
+    case FileFormat::Unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -96,9 +101,11 @@ class Flattener {
     }
     auto child = [&](const std::string& k) { return path.empty() ? k : path + "." + k; };
     if (n.kind == Kind::Dict) {
-      for (auto [k, v] : dict_entries(doc_, id)) walk(v, container_key, child(key_text(doc_, k)), depth + 1);
+      for (auto [k, v] : dict_entries(doc_, id))
+        walk(v, container_key, child(key_text(doc_, k)), depth + 1);
     } else {
-      for (size_t i = 0; i < n.items.size(); ++i) walk(n.items[i], container_key, child(std::to_string(i)), depth + 1);
+      for (size_t i = 0; i < n.items.size(); ++i)
+        walk(n.items[i], container_key, child(std::to_string(i)), depth + 1);
     }
     on_path_.erase(id);
   }
@@ -115,26 +122,48 @@ class Flattener {
   std::unordered_set<NodeId> on_path_;
 };
 
-ContainerEntry describe_entry(const Document& doc, const std::string& key, NodeId id, size_t tensors) {
+ContainerEntry describe_entry(const Document& doc, const std::string& key, NodeId id,
+                              size_t tensors) {
   const pickle::Node& n = doc.at(id);
   ContainerEntry e{key, "", pickle::describe(doc, id), tensors};
   switch (n.kind) {
-    case Kind::Tensor: e.kind = "tensor"; break;
+    case Kind::Tensor:
+      e.kind = "tensor";
+      break;
     case Kind::Dict: {
       size_t direct = 0;
       for (auto [k, v] : dict_entries(doc, id)) direct += doc.at(v).kind == Kind::Tensor;
       e.kind = direct > 0 ? "state dict" : "dict";
-      e.summary = std::to_string(n.items.size() / 2) + " entries, " + std::to_string(tensors) + " tensors";
+      e.summary =
+          std::to_string(n.items.size() / 2) + " entries, " + std::to_string(tensors) + " tensors";
       break;
     }
-    case Kind::List: case Kind::Tuple: case Kind::Set: e.kind = "sequence"; break;
-    case Kind::Int: e.kind = "int"; break;
-    case Kind::Float: e.kind = "float"; break;
-    case Kind::String: e.kind = "str"; break;
-    case Kind::Bool: e.kind = "bool"; break;
-    case Kind::None: e.kind = "None"; break;
-    case Kind::Object: e.kind = "object"; break;
-    default: e.kind = "other"; break;
+    case Kind::List:
+    case Kind::Tuple:
+    case Kind::Set:
+      e.kind = "sequence";
+      break;
+    case Kind::Int:
+      e.kind = "int";
+      break;
+    case Kind::Float:
+      e.kind = "float";
+      break;
+    case Kind::String:
+      e.kind = "str";
+      break;
+    case Kind::Bool:
+      e.kind = "bool";
+      break;
+    case Kind::None:
+      e.kind = "None";
+      break;
+    case Kind::Object:
+      e.kind = "object";
+      break;
+    default:
+      e.kind = "other";
+      break;
   }
   return e;
 }
@@ -162,7 +191,8 @@ void fill_from_pth(PthArchive&& pth, uint64_t file_size, TensorFile& out) {
     flat.walk(doc.root, "", "", 0);
     out.container.push_back(describe_entry(doc, "(root)", doc.root, flat.refs.size()));
   }
-  if (flat.truncated) out.notes.push_back("some nested containers were cyclic or deeper than 64 levels; not walked");
+  if (flat.truncated)
+    out.notes.push_back("some nested containers were cyclic or deeper than 64 levels; not walked");
   out.notes.insert(out.notes.end(), doc.notes.begin(), doc.notes.end());
 
   // Move each tensor out on its last reference; earlier references (shared tensors) copy.
@@ -178,12 +208,15 @@ void fill_from_pth(PthArchive&& pth, uint64_t file_size, TensorFile& out) {
                   "the container references its tensors so often that listing them would take " +
                       std::to_string(copied) + " bytes of copies");
   for (const auto& r : flat.refs) {
-    std::string full = r.container_key.empty() ? r.name : (r.name.empty() ? r.container_key : r.container_key + "." + r.name);
+    std::string full = r.container_key.empty()
+                           ? r.name
+                           : (r.name.empty() ? r.container_key : r.container_key + "." + r.name);
     if (out.tensors.find(full)) {
       out.notes.push_back("duplicate tensor path '" + full + "' kept once");
       continue;
     }
-    RawTensor t = --uses[r.tensor_index] == 0 ? std::move(doc.tensors[r.tensor_index]) : doc.tensors[r.tensor_index];
+    RawTensor t = --uses[r.tensor_index] == 0 ? std::move(doc.tensors[r.tensor_index])
+                                              : doc.tensors[r.tensor_index];
     out.tensors.add(full, std::move(t));
     out.container_key.push_back(r.container_key);
     out.name_in_container.push_back(r.name);
@@ -212,8 +245,12 @@ TensorFile parse_tensor_file(ByteView data, const std::string& path) {
         add_flat(out, st.tensors.entries()[i].name, st.tensors.take(i));
       break;
     }
-    case FileFormat::TorchZip: fill_from_pth(parse_pth(data, path), data.size, out); break;
-    case FileFormat::Npy: add_flat(out, "array", parse_npy(data, path)); break;
+    case FileFormat::TorchZip:
+      fill_from_pth(parse_pth(data, path), data.size, out);
+      break;
+    case FileFormat::Npy:
+      add_flat(out, "array", parse_npy(data, path));
+      break;
     case FileFormat::Idx: {
       RawTensor t = (data.data[0] == 0x1f) ? [&] {
         std::vector<uint8_t> raw = gunzip(data, path, uint64_t(4) << 30);
@@ -224,11 +261,13 @@ TensorFile parse_tensor_file(ByteView data, const std::string& path) {
     }
     case FileFormat::Unknown:
       if (looks_like_legacy_pickle(data))
-        throw IoError(IoErrorKind::UnsupportedFormat, path,
-                      "legacy (pre-1.6) torch.save format or a bare pickle: unsupported; re-save it with "
-                      "torch >= 1.6 (torch.save(torch.load(f), 'new.pth')) or convert to safetensors");
-      throw IoError(IoErrorKind::UnsupportedFormat, path,
-                    "unrecognised file format (expected safetensors, a torch.save zip, .npy or IDX)", 0);
+        throw IoError(
+            IoErrorKind::UnsupportedFormat, path,
+            "legacy (pre-1.6) torch.save format or a bare pickle: unsupported; re-save it with "
+            "torch >= 1.6 (torch.save(torch.load(f), 'new.pth')) or convert to safetensors");
+      throw IoError(
+          IoErrorKind::UnsupportedFormat, path,
+          "unrecognised file format (expected safetensors, a torch.save zip, .npy or IDX)", 0);
   }
   return out;
 }

@@ -43,16 +43,26 @@ T load(const uint8_t* p) {
 double element(const RawTensor& t, size_t i) {
   const uint8_t* p = t.bytes.data() + i * dtype_size(t.dtype);
   switch (t.dtype) {
-    case DType::F64: return load<double>(p);
-    case DType::F32: return double(load<float>(p));
-    case DType::F16: return double(half_to_float(load<uint16_t>(p)));
-    case DType::BF16: return double(bfloat16_to_float(load<uint16_t>(p)));
-    case DType::I64: return double(load<int64_t>(p));
-    case DType::I32: return double(load<int32_t>(p));
-    case DType::I16: return double(load<int16_t>(p));
-    case DType::I8: return double(load<int8_t>(p));
-    case DType::U8: return double(*p);
-    case DType::Bool: return *p ? 1.0 : 0.0;
+    case DType::F64:
+      return load<double>(p);
+    case DType::F32:
+      return double(load<float>(p));
+    case DType::F16:
+      return double(half_to_float(load<uint16_t>(p)));
+    case DType::BF16:
+      return double(bfloat16_to_float(load<uint16_t>(p)));
+    case DType::I64:
+      return double(load<int64_t>(p));
+    case DType::I32:
+      return double(load<int32_t>(p));
+    case DType::I16:
+      return double(load<int16_t>(p));
+    case DType::I8:
+      return double(load<int8_t>(p));
+    case DType::U8:
+      return double(*p);
+    case DType::Bool:
+      return *p ? 1.0 : 0.0;
   }
   return 0;
 }

@@ -10,7 +10,7 @@
 namespace attnlab::io {
 
 struct TensorStats {
-  int64_t count = 0;      // elements
+  int64_t count = 0;  // elements
   int64_t nan = 0, inf = 0;
   double min = 0, max = 0, mean = 0, stddev = 0;  // over the finite elements
   bool has_non_finite() const { return nan > 0 || inf > 0; }

@@ -9,41 +9,63 @@ namespace attnlab::io {
 
 at::ScalarType to_scalar_type(DType t) {
   switch (t) {
-    case DType::F64: return at::kDouble;
-    case DType::F32: return at::kFloat;
-    case DType::F16: return at::kHalf;
-    case DType::BF16: return at::kBFloat16;
-    case DType::I64: return at::kLong;
-    case DType::I32: return at::kInt;
-    case DType::I16: return at::kShort;
-    case DType::I8: return at::kChar;
-    case DType::U8: return at::kByte;
-    case DType::Bool: return at::kBool;
+    case DType::F64:
+      return at::kDouble;
+    case DType::F32:
+      return at::kFloat;
+    case DType::F16:
+      return at::kHalf;
+    case DType::BF16:
+      return at::kBFloat16;
+    case DType::I64:
+      return at::kLong;
+    case DType::I32:
+      return at::kInt;
+    case DType::I16:
+      return at::kShort;
+    case DType::I8:
+      return at::kChar;
+    case DType::U8:
+      return at::kByte;
+    case DType::Bool:
+      return at::kBool;
   }
   throw std::invalid_argument("unknown DType");
 }
 
 DType from_scalar_type(at::ScalarType t) {
   switch (t) {
-    case at::kDouble: return DType::F64;
-    case at::kFloat: return DType::F32;
-    case at::kHalf: return DType::F16;
-    case at::kBFloat16: return DType::BF16;
-    case at::kLong: return DType::I64;
-    case at::kInt: return DType::I32;
-    case at::kShort: return DType::I16;
-    case at::kChar: return DType::I8;
-    case at::kByte: return DType::U8;
-    case at::kBool: return DType::Bool;
-    default: throw std::invalid_argument(std::string("no file dtype for ") + c10::toString(t));
+    case at::kDouble:
+      return DType::F64;
+    case at::kFloat:
+      return DType::F32;
+    case at::kHalf:
+      return DType::F16;
+    case at::kBFloat16:
+      return DType::BF16;
+    case at::kLong:
+      return DType::I64;
+    case at::kInt:
+      return DType::I32;
+    case at::kShort:
+      return DType::I16;
+    case at::kChar:
+      return DType::I8;
+    case at::kByte:
+      return DType::U8;
+    case at::kBool:
+      return DType::Bool;
+    default:
+      throw std::invalid_argument(std::string("no file dtype for ") + c10::toString(t));
   }
 }
 
 at::Tensor to_torch(const RawTensor& t) {
   at::Tensor out = at::empty(t.shape, at::TensorOptions().dtype(to_scalar_type(t.dtype)));
   if (size_t(out.nbytes()) != t.bytes.size())
-    throw std::invalid_argument("RawTensor " + t.describe() + " holds " + std::to_string(t.bytes.size()) +
-                                " bytes, expected " + std::to_string(out.nbytes()));
+    throw std::invalid_argument("RawTensor " + t.describe() + " holds " +
+                                std::to_string(t.bytes.size()) + " bytes, expected " +
+                                std::to_string(out.nbytes()));
   if (!t.bytes.empty()) std::memcpy(out.data_ptr(), t.bytes.data(), t.bytes.size());
   return out;
 }

@@ -24,12 +24,13 @@ size_t find_eocd(ByteView d, const std::string& file) {
                       " bytes; the end record alone is 22) — truncated?");
   size_t lowest = d.size > kEocdSize + 0xFFFF ? d.size - kEocdSize - 0xFFFF : 0;
   for (size_t p = d.size - kEocdSize + 1; p-- > lowest;) {
-    uint32_t sig = uint32_t(d.data[p]) | uint32_t(d.data[p + 1]) << 8 | uint32_t(d.data[p + 2]) << 16 |
-                   uint32_t(d.data[p + 3]) << 24;
+    uint32_t sig = uint32_t(d.data[p]) | uint32_t(d.data[p + 1]) << 8 |
+                   uint32_t(d.data[p + 2]) << 16 | uint32_t(d.data[p + 3]) << 24;
     if (sig == kEocdSig) return p;
   }
-  throw IoError(IoErrorKind::BadZip, file,
-                "no zip end-of-central-directory record found: the archive is truncated or not a zip");
+  throw IoError(
+      IoErrorKind::BadZip, file,
+      "no zip end-of-central-directory record found: the archive is truncated or not a zip");
 }
 
 Eocd read_eocd(ByteView d, size_t pos, const std::string& file) {
@@ -114,7 +115,8 @@ void ZipReader::parse_central_directory() {
     e.name = std::string(r.bytes(name_len, "entry name").str());
     ByteView extra = r.bytes(extra_len, "extra field");
     r.bytes(comment_len, "entry comment");
-    if (flags & 0x1) r.fail_at(IoErrorKind::UnsupportedFormat, at, "encrypted entry '" + e.name + "'");
+    if (flags & 0x1)
+      r.fail_at(IoErrorKind::UnsupportedFormat, at, "encrypted entry '" + e.name + "'");
 
     // zip64 extended information: only the fields that were 0xFFFFFFFF, in this order.
     ByteReader x(extra, file_);
@@ -142,8 +144,8 @@ void ZipReader::parse_central_directory() {
     if (!in_bounds(e.data_offset, e.compressed_size, data_.size))
       throw IoError(IoErrorKind::Truncated, file_,
                     "entry '" + e.name + "' needs " + std::to_string(e.compressed_size) +
-                        " bytes from offset " + std::to_string(e.data_offset) + " but the file has " +
-                        std::to_string(data_.size) + " — truncated archive?",
+                        " bytes from offset " + std::to_string(e.data_offset) +
+                        " but the file has " + std::to_string(data_.size) + " — truncated archive?",
                     static_cast<int64_t>(e.data_offset));
     if (e.method != 0 && e.method != 8)
       throw IoError(IoErrorKind::UnsupportedFormat, file_,
@@ -171,7 +173,8 @@ ByteView ZipReader::read(const ZipEntry& e) {
     if (e.size > e.compressed_size * 1032 + 1024 || e.size > (uint64_t(16) << 30))
       throw IoError(IoErrorKind::BadZip, file_,
                     "entry '" + e.name + "' declares " + std::to_string(e.size) + " bytes from " +
-                        std::to_string(e.compressed_size) + " compressed: more than deflate can produce",
+                        std::to_string(e.compressed_size) +
+                        " compressed: more than deflate can produce",
                     static_cast<int64_t>(e.local_header_offset));
     auto buf = std::make_unique<std::vector<uint8_t>>(e.size);
     z_stream zs{};

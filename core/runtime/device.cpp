@@ -9,17 +9,22 @@
 
 namespace attnlab::runtime {
 
-bool cuda_available() { return torch::cuda::is_available(); }
-int cuda_device_count() { return cuda_available() ? static_cast<int>(torch::cuda::device_count()) : 0; }
+bool cuda_available() {
+  return torch::cuda::is_available();
+}
+int cuda_device_count() {
+  return cuda_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+}
 
 c10::Device select_device(const std::string& spec) {
   if (spec == "auto") return cuda_available() ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
   if (spec == "cpu") return c10::Device(c10::kCPU);
   if (spec == "cuda" || spec.rfind("cuda:", 0) == 0) {
     if (!cuda_available())
-      throw std::invalid_argument("device '" + spec +
-                                  "' requested but CUDA is not available (this LibTorch has no CUDA, "
-                                  "or no GPU is visible); use --device cpu");
+      throw std::invalid_argument(
+          "device '" + spec +
+          "' requested but CUDA is not available (this LibTorch has no CUDA, "
+          "or no GPU is visible); use --device cpu");
     int index = 0;
     if (spec.size() > 5) {
       try {

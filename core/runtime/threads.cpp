@@ -16,7 +16,8 @@ int configure_threads(int requested) {
       char* end = nullptr;
       long v = std::strtol(env, &end, 10);
       if (*end != '\0' || v <= 0 || v > 4096)
-        throw std::invalid_argument(std::string("ATTNLAB_THREADS must be a positive integer, got '") + env + "'");
+        throw std::invalid_argument(
+            std::string("ATTNLAB_THREADS must be a positive integer, got '") + env + "'");
       n = static_cast<int>(v);
     }
   }
@@ -26,6 +27,8 @@ int configure_threads(int requested) {
   return at::get_num_threads();
 }
 
-int current_threads() { return at::get_num_threads(); }
+int current_threads() {
+  return at::get_num_threads();
+}
 
 }  // namespace attnlab::runtime

@@ -10,8 +10,10 @@ namespace {
 
 TEST(CheckpointSummary, RecognisesEachFamily) {
   const std::pair<const char*, const char*> cases[] = {
-      {"deit_mini.pth", "vit"},         {"litv2_mini.pth", "litv2"},
-      {"ravlt_mini.safetensors", "ravlt"}, {"anchor_deit_mini.pth", "anchor_deit"},
+      {"deit_mini.pth", "vit"},
+      {"litv2_mini.pth", "litv2"},
+      {"ravlt_mini.safetensors", "ravlt"},
+      {"anchor_deit_mini.pth", "anchor_deit"},
       {"castling_attn.safetensors", "unknown"},  // a bare attention module, not a backbone
   };
   for (auto [file, arch] : cases) {

@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <cstring>
-#include <limits>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "core/io/safetensors.h"
@@ -81,7 +81,8 @@ TEST(Cli, InspectEveryFixture) {
   }
   CliRun pth = run("inspect " + attnlab::testing::parity_dir() + "/deit_mini.pth");
   EXPECT_NE(pth.out.find("container keys"), std::string::npos) << pth.out;
-  EXPECT_TRUE(has_line_with(pth.out, {"model.blocks.0.attn.qkv.weight", "F32", "[192, 64]"})) << pth.out;
+  EXPECT_TRUE(has_line_with(pth.out, {"model.blocks.0.attn.qkv.weight", "F32", "[192, 64]"}))
+      << pth.out;
   CliRun st = run("inspect " + attnlab::testing::parity_dir() + "/deit_mini.safetensors");
   EXPECT_NE(st.out.find("arch = "), std::string::npos) << st.out;
 }
@@ -105,7 +106,8 @@ TEST(Cli, InspectStatsFlagsNanWeights) {
   attnlab::io::write_safetensors(p.string(), d);
   CliRun r = run("inspect --stats " + p.string());
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("WARNING: 'blocks.0.attn.qkv.weight' holds NaN or Inf"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("WARNING: 'blocks.0.attn.qkv.weight' holds NaN or Inf"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("1 NaN, 0 Inf"), std::string::npos) << r.out;
   CliRun j = run("inspect --json --stats " + p.string());
   EXPECT_NE(j.out.find("\"nan\": 1"), std::string::npos) << j.out;

@@ -40,14 +40,16 @@ TEST(ImageIo, BadInputsRaise) {
 TEST(ImageIo, HugeImageRefused) {
   ImageLimits tight;
   tight.max_pixels = 100;
-  EXPECT_THROW(load_rgb_image(std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png", tight), IoError);
+  EXPECT_THROW(load_rgb_image(std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png", tight),
+               IoError);
 }
 
 TEST(ImageIo, HugeDeclaredSizeRefusedBeforeDecoding) {
   // A PNG whose IHDR claims 100000 x 100000 pixels (30 GB decoded): refused by the header.
   auto p = std::filesystem::temp_directory_path() / "attnlab_huge.png";
-  const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
-                               0, 0x01, 0x86, 0xA0, 0, 0x01, 0x86, 0xA0, 8, 2, 0, 0, 0, 0, 0, 0, 0};
+  const unsigned char png[] = {0x89, 'P',  'N', 'G', '\r', '\n', 0x1a, '\n', 0,    0, 0,
+                               13,   'I',  'H', 'D', 'R',  0,    0x01, 0x86, 0xA0, 0, 0x01,
+                               0x86, 0xA0, 8,   2,   0,    0,    0,    0,    0,    0, 0};
   std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(png), sizeof png);
   try {
     load_rgb_image(p.string());
@@ -67,8 +69,8 @@ TEST(ImageIo, HeaderPeekKnowsCommonFormats) {
   EXPECT_EQ(g->width, 320);
   EXPECT_EQ(g->height, 256);
   // A minimal JPEG marker walk: SOI, APP0 (len 4), SOF0 with height 256, width 320.
-  const unsigned char jpg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x00, 0x00, 0xFF, 0xC0, 0x00, 0x11,
-                               0x08, 0x01, 0x00, 0x01, 0x40, 0x03};
+  const unsigned char jpg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x00, 0x00, 0xFF,
+                               0xC0, 0x00, 0x11, 0x08, 0x01, 0x00, 0x01, 0x40, 0x03};
   auto j = peek_image_size(ByteView(jpg, sizeof jpg));
   ASSERT_TRUE(j.has_value());
   EXPECT_EQ(j->width, 320);

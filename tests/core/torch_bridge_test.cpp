@@ -12,13 +12,14 @@ namespace attnlab::io {
 namespace {
 
 TEST(TorchBridge, RoundTripEveryDType) {
-  for (DType dt : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32, DType::I16,
-                   DType::I8, DType::U8, DType::Bool}) {
+  for (DType dt : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32,
+                   DType::I16, DType::I8, DType::U8, DType::Bool}) {
     RawTensor r;
     r.dtype = dt;
     r.shape = {2, 3};
     r.bytes.resize(6 * dtype_size(dt));
-    for (size_t i = 0; i < r.bytes.size(); ++i) r.bytes[i] = uint8_t(dt == DType::Bool ? i % 2 : i * 7 + 1);
+    for (size_t i = 0; i < r.bytes.size(); ++i)
+      r.bytes[i] = uint8_t(dt == DType::Bool ? i % 2 : i * 7 + 1);
     at::Tensor t = to_torch(r);
     EXPECT_EQ(t.scalar_type(), to_scalar_type(dt));
     EXPECT_EQ(t.sizes().vec(), r.shape);
@@ -34,7 +35,8 @@ TEST(TorchBridge, NonContiguousTensorIsMadeContiguous) {
 }
 
 TEST(TorchBridge, FixtureTensorsConvert) {
-  SafetensorsFile f = read_safetensors(attnlab::testing::parity_dir() + "/deit_mini.expected.safetensors");
+  SafetensorsFile f =
+      read_safetensors(attnlab::testing::parity_dir() + "/deit_mini.expected.safetensors");
   const RawTensor* attn = f.tensors.find("attn.blocks.0");
   ASSERT_NE(attn, nullptr);
   at::Tensor a = to_torch(*attn);

@@ -1,5 +1,6 @@
 // Writes small seed inputs for the fuzzers (a few torch.save-shaped archives and
-// pickles made by the test builders, and .npy files from our encoder) into the folder given as argv[1].
+// pickles made by the test builders, and .npy files from our encoder) into the folder given as
+// argv[1].
 #include <cstdio>
 #include <fstream>
 #include <string>

@@ -71,7 +71,12 @@ TEST(Amplification, ContainersSharedIntoBillionsOfPaths) {
 
 TEST(Amplification, OneTensorListedTenThousandTimes) {
   PickleWriter p;
-  p.proto().empty_dict().str("x").op(']').tensor("FloatStorage", "0", 1 << 18, 0, {1 << 18}, {1}).raw({'q', 0});
+  p.proto()
+      .empty_dict()
+      .str("x")
+      .op(']')
+      .tensor("FloatStorage", "0", 1 << 18, 0, {1 << 18}, {1})
+      .raw({'q', 0});
   p.op('a').mark();
   for (int i = 0; i < 10000; ++i) p.raw({'h', 0});
   p.op('e').setitem().stop();

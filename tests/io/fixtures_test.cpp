@@ -27,13 +27,15 @@ TEST_P(EveryFixture, SafetensorsLoadsWithMetadata) {
     SafetensorsFile f = read_safetensors(path);
     EXPECT_FALSE(f.tensors.empty()) << path;
     for (const auto& e : f.tensors)
-      EXPECT_EQ(e.tensor.bytes.size(), size_t(e.tensor.numel()) * dtype_size(e.tensor.dtype)) << e.name;
+      EXPECT_EQ(e.tensor.bytes.size(), size_t(e.tensor.numel()) * dtype_size(e.tensor.dtype))
+          << e.name;
   }
   SafetensorsFile weights = read_safetensors(parity_dir() + "/" + GetParam() + ".safetensors");
   EXPECT_TRUE(weights.metadata.count("arch")) << "config should be in __metadata__";
 }
 
-INSTANTIATE_TEST_SUITE_P(Parity, EveryFixture, ::testing::ValuesIn(attnlab::testing::parity_names()));
+INSTANTIATE_TEST_SUITE_P(Parity, EveryFixture,
+                         ::testing::ValuesIn(attnlab::testing::parity_names()));
 
 class PthFixture : public ::testing::TestWithParam<std::string> {};
 
@@ -71,7 +73,8 @@ TEST_P(PthFixture, PthKeepsStateDictOrder) {
   EXPECT_EQ(pth.tensors.entries().front().name.rfind("model.", 0), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Parity, PthFixture, ::testing::ValuesIn(attnlab::testing::parity_names_with_pth()));
+INSTANTIATE_TEST_SUITE_P(Parity, PthFixture,
+                         ::testing::ValuesIn(attnlab::testing::parity_names_with_pth()));
 
 }  // namespace
 }  // namespace attnlab::io
@@ -85,7 +88,8 @@ TEST(Fixtures, MovingExtractionEqualsCopying) {
   StateDict moved = extract_state_dict(std::move(f));
   ASSERT_EQ(moved.tensors.size(), copied.tensors.size());
   EXPECT_EQ(moved.dropped, copied.dropped);
-  for (const auto& e : copied.tensors) EXPECT_TRUE(*moved.tensors.find(e.name) == e.tensor) << e.name;
+  for (const auto& e : copied.tensors)
+    EXPECT_TRUE(*moved.tensors.find(e.name) == e.tensor) << e.name;
 }
 
 }  // namespace

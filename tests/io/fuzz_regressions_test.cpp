@@ -11,7 +11,8 @@ namespace attnlab::io {
 namespace {
 
 TEST(FuzzRegressions, EveryCrashInputNowFailsCleanly) {
-  const std::filesystem::path dir = std::filesystem::path(ATTNLAB_SOURCE_DIR) / "tests/fuzz/regressions";
+  const std::filesystem::path dir =
+      std::filesystem::path(ATTNLAB_SOURCE_DIR) / "tests/fuzz/regressions";
   size_t n = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::vector<uint8_t> bytes = read_file_bytes(entry.path().string());

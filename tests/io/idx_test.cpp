@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/support/temp_path.h"
 #include <zlib.h>
+#include "tests/support/temp_path.h"
 
 #include <array>
 #include <cstring>

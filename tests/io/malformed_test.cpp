@@ -50,7 +50,9 @@ struct Case {
   std::string says;  // a phrase the message must contain
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 std::vector<Case> cases() {
   return {
@@ -66,9 +68,13 @@ std::vector<Case> cases() {
       {"bad_json", [] { return safetensors_with_header("{\"w\": {\"dtype\": \"F32\",", 0); },
        IoErrorKind::BadJson, "not valid JSON"},
       {"json_number_overflow",  // found by fuzz_safetensors: nlohmann raised out_of_range
-       [] { return safetensors_with_header(R"({"w":{"dtype":"F32","shape":[2e704],"data_offsets":[0,4]}})", 4); },
+       [] {
+         return safetensors_with_header(
+             R"({"w":{"dtype":"F32","shape":[2e704],"data_offsets":[0,4]}})", 4);
+       },
        IoErrorKind::BadJson, "not valid JSON"},
-      {"empty_shape_overflowing_dims",  // found by fuzz_npy: (5, 2.7e18, 0) holds 0 bytes but overflows
+      {"empty_shape_overflowing_dims",  // found by fuzz_npy: (5, 2.7e18, 0) holds 0 bytes but
+                                        // overflows
        [] {
          return safetensors_with_header(
              R"({"w":{"dtype":"BOOL","shape":[5,2666626666666666666,0],"data_offsets":[0,0]}})", 0);
@@ -76,7 +82,8 @@ std::vector<Case> cases() {
        IoErrorKind::ShapeMismatch, "overflows 64 bits"},
       {"npy_empty_shape_overflowing_dims",
        [] {
-         std::string h = "{'descr': '|b1', 'fortran_order': False, 'shape': (5, 2666626666666666666, 0), }";
+         std::string h =
+             "{'descr': '|b1', 'fortran_order': False, 'shape': (5, 2666626666666666666, 0), }";
          h.append(118 - 10 - h.size() - 1, ' ');
          h += '\n';
          Bytes b = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, uint8_t(h.size()), 0};
@@ -85,10 +92,16 @@ std::vector<Case> cases() {
        },
        IoErrorKind::LimitExceeded, "overflows 64 bits"},
       {"unknown_dtype",
-       [] { return safetensors_with_header(R"({"w":{"dtype":"F13","shape":[1],"data_offsets":[0,4]}})", 4); },
+       [] {
+         return safetensors_with_header(R"({"w":{"dtype":"F13","shape":[1],"data_offsets":[0,4]}})",
+                                        4);
+       },
        IoErrorKind::UnknownDType, "F13"},
       {"shape_bytes_mismatch",
-       [] { return safetensors_with_header(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8); },
+       [] {
+         return safetensors_with_header(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})",
+                                        8);
+       },
        IoErrorKind::ShapeMismatch, "needs 12 bytes"},
       {"overlapping_offsets",
        [] {
@@ -98,11 +111,14 @@ std::vector<Case> cases() {
        },
        IoErrorKind::OverlappingData, "overlap"},
       {"out_of_range_offsets",
-       [] { return safetensors_with_header(R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8); },
+       [] {
+         return safetensors_with_header(
+             R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8);
+       },
        IoErrorKind::OffsetOutOfRange, "past the data section"},
       {"metadata_not_strings",
-       [] { return safetensors_with_header(R"({"__metadata__":{"epoch":3}})", 0); }, IoErrorKind::BadField,
-       "must be a string"},
+       [] { return safetensors_with_header(R"({"__metadata__":{"epoch":3}})", 0); },
+       IoErrorKind::BadField, "must be a string"},
       {"truncated_zip",
        [] {
          Bytes b = fixture_bytes("deit_mini.pth");
@@ -111,7 +127,9 @@ std::vector<Case> cases() {
        },
        IoErrorKind::BadZip, "truncated"},
       {"zip_without_data_pkl",
-       [] { return make_zip({{"archive/data/0", Bytes(16, 0)}, {"archive/version", {'3'}}}); },
+       [] {
+         return make_zip({{"archive/data/0", Bytes(16, 0)}, {"archive/version", {'3'}}});
+       },
        IoErrorKind::MissingEntry, "data.pkl"},
       {"zip_crc_mismatch",
        [] {
@@ -127,8 +145,8 @@ std::vector<Case> cases() {
        [] { return pth_with_pickle(PickleWriter().proto().raw({0xfe}).stop().bytes()); },
        IoErrorKind::UnknownOpcode, "0xfe"},
       {"pickle_without_stop",
-       [] { return pth_with_pickle(PickleWriter().proto().empty_dict().bytes()); }, IoErrorKind::Truncated,
-       "missing STOP"},
+       [] { return pth_with_pickle(PickleWriter().proto().empty_dict().bytes()); },
+       IoErrorKind::Truncated, "missing STOP"},
       {"persistent_id_missing_storage",
        [] {
          return pth_with_pickle(PickleWriter()
@@ -168,18 +186,32 @@ std::vector<Case> cases() {
        IoErrorKind::RefusedGlobal, "os.system"},
       {"pickle_calls_builtins_eval",
        [] {
-         return pth_with_pickle(
-             PickleWriter().proto().global("builtins", "eval").mark().str("1+1").tuple().reduce().stop().bytes());
+         return pth_with_pickle(PickleWriter()
+                                    .proto()
+                                    .global("builtins", "eval")
+                                    .mark()
+                                    .str("1+1")
+                                    .tuple()
+                                    .reduce()
+                                    .stop()
+                                    .bytes());
        },
        IoErrorKind::RefusedGlobal, "builtins.eval"},
       {"legacy_torch_save",
-       [] { return PickleWriter().proto().raw({0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46}).stop().bytes(); },
+       [] {
+         return PickleWriter().proto().raw({0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46}).stop().bytes();
+       },
        IoErrorKind::UnsupportedFormat, "re-save it with torch >= 1.6"},
       {"torchscript_archive",
-       [] { return make_zip({{"m/constants.pkl", {0x80, 2, ']', '.'}}, {"m/code/m.py", {'x'}}}); },
+       [] {
+         return make_zip({{"m/constants.pkl", {0x80, 2, ']', '.'}}, {"m/code/m.py", {'x'}}});
+       },
        IoErrorKind::UnsupportedFormat, "TorchScript"},
-      {"unrecognised_bytes", [] { return Bytes{'h', 'e', 'l', 'l', 'o'}; }, IoErrorKind::UnsupportedFormat,
-       "unrecognised"},
+      {"unrecognised_bytes",
+       [] {
+         return Bytes{'h', 'e', 'l', 'l', 'o'};
+       },
+       IoErrorKind::UnsupportedFormat, "unrecognised"},
   };
 }
 
@@ -194,7 +226,8 @@ TEST_P(Malformed, GivesTypedErrorNamingTheFile) {
     parse_tensor_file(ByteView(b.data(), b.size()), label);
     FAIL() << c.name << ": no error raised";
   } catch (const IoError& e) {
-    EXPECT_EQ(e.kind(), c.kind) << c.name << ": got [" << io_error_kind_name(e.kind()) << "] " << e.what();
+    EXPECT_EQ(e.kind(), c.kind) << c.name << ": got [" << io_error_kind_name(e.kind()) << "] "
+                                << e.what();
     EXPECT_NE(std::string(e.what()).find(label), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos)
         << c.name << ": message should say '" << c.says << "': " << e.what();
@@ -206,7 +239,8 @@ TEST_P(Malformed, FromDiskToo) {
   const Case& c = GetParam();
   Bytes b = c.make();
   auto path = std::filesystem::temp_directory_path() / ("attnlab_malformed_" + c.name);
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
   try {
     read_tensor_file(path.string());
     FAIL() << c.name << ": no error raised";
@@ -236,7 +270,8 @@ TEST(MalformedFiles, EveryTruncationOfAFixtureFailsCleanly) {
   for (const char* name : {"deit_mini.pth", "deit_mini.safetensors"}) {
     Bytes full = fixture_bytes(name);
     for (size_t cut = 0; cut < full.size(); cut += 1 + full.size() / 97) {
-      EXPECT_THROW(parse_tensor_file(ByteView(full.data(), cut), name), IoError) << name << " cut at " << cut;
+      EXPECT_THROW(parse_tensor_file(ByteView(full.data(), cut), name), IoError)
+          << name << " cut at " << cut;
     }
   }
 }

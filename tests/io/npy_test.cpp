@@ -47,7 +47,9 @@ struct RoundTripCase {
 };
 
 // Printed in test listings: keep it free of addresses so discovery is stable.
-void PrintTo(const RoundTripCase& c, std::ostream* os) { *os << dtype_name(c.dtype) << "x" << c.shape.size(); }
+void PrintTo(const RoundTripCase& c, std::ostream* os) {
+  *os << dtype_name(c.dtype) << "x" << c.shape.size();
+}
 
 class NpyRoundTrip : public ::testing::TestWithParam<RoundTripCase> {};
 

@@ -27,12 +27,20 @@ TEST(Pickle, ScalarsStringsAndContainers) {
                 .proto()
                 .empty_dict()
                 .mark()
-                .str("epoch").int4(300)
-                .str("name").str("deit")
-                .str("neg").int4(-5)
-                .str("flag").raw({0x88})
-                .str("none").op('N')
-                .str("pair").int1(1).int1(2).raw({0x86})
+                .str("epoch")
+                .int4(300)
+                .str("name")
+                .str("deit")
+                .str("neg")
+                .int4(-5)
+                .str("flag")
+                .raw({0x88})
+                .str("none")
+                .op('N')
+                .str("pair")
+                .int1(1)
+                .int1(2)
+                .raw({0x86})
                 .setitems()
                 .stop()
                 .bytes();
@@ -52,7 +60,7 @@ TEST(Pickle, Long1AndBinFloat) {
   Bytes b = PickleWriter()
                 .proto()
                 .mark()
-                .raw({0x8a, 0x02, 0x00, 0x80})  // LONG1 -32768
+                .raw({0x8a, 0x02, 0x00, 0x80})             // LONG1 -32768
                 .raw({'G', 0x3f, 0xf8, 0, 0, 0, 0, 0, 0})  // 1.5
                 .tuple()
                 .stop()
@@ -69,7 +77,11 @@ TEST(Pickle, ArbitraryClassIsSkippedWithNoteAndWeightsStillLoad) {
   p.str("model").global("collections", "OrderedDict").empty_tuple().reduce();
   p.str("w").tensor("FloatStorage", "0", 4, 0, {2, 2}, {2, 1}).setitem();
   p.str("args").global("argparse", "Namespace").empty_tuple().raw({0x81});  // NEWOBJ
-  p.empty_dict().str("lr").raw({'G', 0x3f, 0x50, 0x62, 0x4d, 0xd2, 0xf1, 0xa9, 0xfc}).setitem().op('b');
+  p.empty_dict()
+      .str("lr")
+      .raw({'G', 0x3f, 0x50, 0x62, 0x4d, 0xd2, 0xf1, 0xa9, 0xfc})
+      .setitem()
+      .op('b');
   p.str("optimizer").global("torch.optim.adamw", "AdamW").empty_tuple().reduce();
   p.str("epoch").int1(3);
   p.setitems().stop();
@@ -112,7 +124,8 @@ TEST(Pickle, WholePickledModuleExplainsHowToResave) {
   } catch (const IoError& e) {
     EXPECT_EQ(e.kind(), IoErrorKind::MissingEntry);
     EXPECT_NE(std::string(e.what()).find("VisionTransformer"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("torch.save(model.state_dict(), path)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("torch.save(model.state_dict(), path)"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -126,7 +139,8 @@ TEST(Pickle, NonContiguousViewIsCopiedInCOrder) {
                   .setitem()
                   .stop()
                   .bytes();
-  Bytes zip = make_zip({{"a/data.pkl", pkl}, {"a/data/0", attnlab::testing::float_bytes({0, 1, 2, 3, 4, 5})}});
+  Bytes zip = make_zip(
+      {{"a/data.pkl", pkl}, {"a/data/0", attnlab::testing::float_bytes({0, 1, 2, 3, 4, 5})}});
   TensorFile f = parse_tensor_file(ByteView(zip.data(), zip.size()), "view.pth");
   const RawTensor* t = f.tensors.find("t");
   ASSERT_NE(t, nullptr);
@@ -158,7 +172,15 @@ TEST(Pickle, StackUnderflowIsBadPickle) {
 }
 
 TEST(Pickle, DataBuiltinsAreFineButCodeBuiltinsRefused) {
-  Bytes ok = PickleWriter().proto().global("builtins", "set").mark().op(']').tuple().reduce().stop().bytes();
+  Bytes ok = PickleWriter()
+                 .proto()
+                 .global("builtins", "set")
+                 .mark()
+                 .op(']')
+                 .tuple()
+                 .reduce()
+                 .stop()
+                 .bytes();
   EXPECT_EQ(unpickle_bytes(ok).at(unpickle_bytes(ok).root).kind, Kind::Set);
   for (const char* name : {"getattr", "__import__", "exec", "open", "compile"}) {
     Bytes bad = PickleWriter().proto().global("builtins", name).stop().bytes();

@@ -32,7 +32,8 @@ TEST(TensorStats, HalfAndBFloat16Widening) {
 }
 
 TEST(TensorStats, FiniteValuesAndNonFiniteCounts) {
-  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN(),
+              inf = std::numeric_limits<float>::infinity();
   TensorStats s = compute_stats(f32({1, 2, 3, 4, nan, inf, -inf}));
   EXPECT_EQ(s.count, 7);
   EXPECT_EQ(s.nan, 1);

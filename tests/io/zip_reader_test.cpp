@@ -52,7 +52,8 @@ TEST(ZipReader, CorruptDeflateStreamIsBadZip) {
     zip.read(*zip.find("x/data.pkl"));
     FAIL();
   } catch (const IoError& e) {
-    EXPECT_TRUE(e.kind() == IoErrorKind::BadZip || e.kind() == IoErrorKind::ChecksumMismatch) << e.what();
+    EXPECT_TRUE(e.kind() == IoErrorKind::BadZip || e.kind() == IoErrorKind::ChecksumMismatch)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("corrupt.zip"), std::string::npos);
   }
 }

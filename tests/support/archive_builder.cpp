@@ -48,8 +48,8 @@ Bytes make_zip(const std::vector<std::pair<std::string, Bytes>>& entries, ZipOpt
       put32(b, local ? 0x04034b50 : 0x02014b50);
       if (!local) put16(b, 45);  // version made by
       put16(b, options.zip64 ? 45 : 20);
-      put16(b, 0);                             // flags
-      put16(b, options.deflate ? 8 : 0);       // method
+      put16(b, 0);                        // flags
+      put16(b, options.deflate ? 8 : 0);  // method
       put16(b, 0);
       put16(b, 0);  // time, date
       put32(b, crc);
@@ -151,8 +151,8 @@ PickleWriter& PickleWriter::int_tuple(const std::vector<int>& v) {
   return tuple();
 }
 
-PickleWriter& PickleWriter::tensor(const std::string& storage_type, const std::string& key, int numel,
-                                   int offset, const std::vector<int>& size,
+PickleWriter& PickleWriter::tensor(const std::string& storage_type, const std::string& key,
+                                   int numel, int offset, const std::vector<int>& size,
                                    const std::vector<int>& stride) {
   global("torch._utils", "_rebuild_tensor_v2");
   mark();
@@ -176,7 +176,13 @@ Bytes float_bytes(const std::vector<float>& v) {
 Bytes make_pth(const std::vector<std::pair<std::string, std::vector<float>>>& tensors,
                const std::string& archive, ZipOptions options) {
   PickleWriter p;
-  p.proto().empty_dict().str("model").global("collections", "OrderedDict").empty_tuple().reduce().mark();
+  p.proto()
+      .empty_dict()
+      .str("model")
+      .global("collections", "OrderedDict")
+      .empty_tuple()
+      .reduce()
+      .mark();
   std::vector<std::pair<std::string, Bytes>> entries;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const auto& [name, values] = tensors[i];

@@ -25,11 +25,14 @@ class PickleWriter {
  public:
   PickleWriter& proto(int v = 2);
   PickleWriter& raw(std::initializer_list<uint8_t> bytes);
-  PickleWriter& op(char c) { out_.push_back(uint8_t(c)); return *this; }
-  PickleWriter& str(const std::string& s);          // BINUNICODE
+  PickleWriter& op(char c) {
+    out_.push_back(uint8_t(c));
+    return *this;
+  }
+  PickleWriter& str(const std::string& s);                                   // BINUNICODE
   PickleWriter& global(const std::string& module, const std::string& name);  // GLOBAL
-  PickleWriter& int1(uint8_t v);                    // BININT1
-  PickleWriter& int4(int32_t v);                    // BININT
+  PickleWriter& int1(uint8_t v);                                             // BININT1
+  PickleWriter& int4(int32_t v);                                             // BININT
   PickleWriter& mark() { return op('('); }
   PickleWriter& tuple() { return op('t'); }
   PickleWriter& empty_tuple() { return op(')'); }
@@ -38,7 +41,10 @@ class PickleWriter {
   PickleWriter& setitem() { return op('s'); }
   PickleWriter& setitems() { return op('u'); }
   PickleWriter& binpersid() { return op('Q'); }
-  PickleWriter& newfalse() { out_.push_back(0x89); return *this; }
+  PickleWriter& newfalse() {
+    out_.push_back(0x89);
+    return *this;
+  }
   PickleWriter& stop() { return op('.'); }
   // A torch tensor: _rebuild_tensor_v2(('storage', torch.<storage>, key, 'cpu', numel),
   // offset, size, stride, False, OrderedDict()).

@@ -13,7 +13,9 @@ inline std::string shared_dir() {
   if (const char* env = std::getenv("ATTNLAB_SHARED"); env && *env) return env;
   return ATTNLAB_SHARED_DIR;
 }
-inline std::string parity_dir() { return shared_dir() + "/fixtures/parity"; }
+inline std::string parity_dir() {
+  return shared_dir() + "/fixtures/parity";
+}
 
 // The fixture NAMEs that have both a .pth and a .safetensors.
 inline std::vector<std::string> parity_names_with_pth() {
@@ -21,7 +23,8 @@ inline std::vector<std::string> parity_names_with_pth() {
 }
 // Every NAME (module-only fixtures have no .pth).
 inline std::vector<std::string> parity_names() {
-  return {"deit_mini", "litv2_mini", "ravlt_mini", "anchor_deit_mini", "castling_attn", "hilo_padded"};
+  return {"deit_mini",        "litv2_mini",    "ravlt_mini",
+          "anchor_deit_mini", "castling_attn", "hilo_padded"};
 }
 
 }  // namespace attnlab::testing

@@ -105,18 +105,36 @@ Document Unpickler::run() {
         push(add(std::move(n)));
         break;
       }
+      // Length-prefixed strings and bytes: the opcode fixes the width of the length.
       case 'X':
-        push(add_text(Kind::String,
-                      std::string(r_.bytes(r_.u32le("BINUNICODE length"), "BINUNICODE").str())));
+        push_sized(Kind::String, r_.u32le("BINUNICODE length"), "BINUNICODE");
         break;
       case 0x8c:
-        push(add_text(
-            Kind::String,
-            std::string(r_.bytes(r_.u8("SHORT_BINUNICODE length"), "SHORT_BINUNICODE").str())));
+        push_sized(Kind::String, r_.u8("SHORT_BINUNICODE length"), "SHORT_BINUNICODE");
         break;
       case 0x8d:
-        push(add_text(Kind::String,
-                      std::string(r_.bytes(r_.u64le("BINUNICODE8 length"), "BINUNICODE8").str())));
+        push_sized(Kind::String, r_.u64le("BINUNICODE8 length"), "BINUNICODE8");
+        break;
+      case 'T': {
+        int32_t n = int32_t(r_.u32le("BINSTRING length"));
+        if (n < 0) fail(IoErrorKind::BadPickle, "negative BINSTRING length");
+        push_sized(Kind::String, uint64_t(n), "BINSTRING");
+        break;
+      }
+      case 'U':
+        push_sized(Kind::String, r_.u8("SHORT_BINSTRING length"), "SHORT_BINSTRING");
+        break;
+      case 'B':
+        push_sized(Kind::Bytes, r_.u32le("BINBYTES length"), "BINBYTES");
+        break;
+      case 'C':
+        push_sized(Kind::Bytes, r_.u8("SHORT_BINBYTES length"), "SHORT_BINBYTES");
+        break;
+      case 0x8e:
+        push_sized(Kind::Bytes, r_.u64le("BINBYTES8 length"), "BINBYTES8");
+        break;
+      case 0x96:
+        push_sized(Kind::Bytes, r_.u64le("BYTEARRAY8 length"), "BYTEARRAY8");
         break;
       case 'V':
         push(add_text(Kind::String, read_line("UNICODE")));
@@ -128,34 +146,6 @@ Document Unpickler::run() {
         push(add_text(Kind::String, s));
         break;
       }
-      case 'T': {
-        int32_t n = int32_t(r_.u32le("BINSTRING length"));
-        if (n < 0) fail(IoErrorKind::BadPickle, "negative BINSTRING length");
-        push(add_text(Kind::String, std::string(r_.bytes(size_t(n), "BINSTRING").str())));
-        break;
-      }
-      case 'U':
-        push(add_text(
-            Kind::String,
-            std::string(r_.bytes(r_.u8("SHORT_BINSTRING length"), "SHORT_BINSTRING").str())));
-        break;
-      case 'B':
-        push(add_text(Kind::Bytes,
-                      std::string(r_.bytes(r_.u32le("BINBYTES length"), "BINBYTES").str())));
-        break;
-      case 'C':
-        push(add_text(
-            Kind::Bytes,
-            std::string(r_.bytes(r_.u8("SHORT_BINBYTES length"), "SHORT_BINBYTES").str())));
-        break;
-      case 0x8e:
-        push(add_text(Kind::Bytes,
-                      std::string(r_.bytes(r_.u64le("BINBYTES8 length"), "BINBYTES8").str())));
-        break;
-      case 0x96:
-        push(add_text(Kind::Bytes,
-                      std::string(r_.bytes(r_.u64le("BYTEARRAY8 length"), "BYTEARRAY8").str())));
-        break;
       case ']':
         push(add(Kind::List));
         break;

@@ -78,6 +78,13 @@ class Unpickler {
 
   // --- opcode helpers --------------------------------------------------------------
   std::string read_line(const char* what) { return std::string(r_.until('\n', what)); }
+  // Reads `n` bytes (bounds-checked) and pushes them as a String or Bytes node.
+  void push_sized(Kind k, uint64_t n, const char* what) {
+    if (n > r_.remaining())
+      fail(IoErrorKind::Truncated, std::string(what) + " of " + std::to_string(n) +
+                                       " bytes runs past the end of the pickle");
+    push(add_text(k, std::string(r_.bytes(size_t(n), what).str())));
+  }
   int64_t parse_decimal(const std::string& s, const char* what);
   NodeId make_long(ByteView bytes);
   void memo_put(uint64_t index) { memo_[index] = top("PUT"); }

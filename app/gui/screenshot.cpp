@@ -1,4 +1,4 @@
-// glReadPixels -> flipped BGR cv::Mat -> PNG via a temp file and rename; see screenshot.h.
+// glReadPixels -> flipped BGR cv::Mat -> PNG bytes -> io::write_file_atomic; see screenshot.h.
 #include "app/gui/screenshot.h"
 
 #include <GL/gl.h>
@@ -6,10 +6,10 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include <exception>
 #include <vector>
+
+#include "core/io/file_bytes.h"
 
 namespace attnlab::gui {
 
@@ -41,22 +41,16 @@ bool save_framebuffer_png(int width, int height, const std::string& path, std::s
     }
   }
 
-  // The temp name keeps a .png extension: OpenCV picks the encoder by extension.
-  const std::string tmp = path + ".tmp.png";
+  // Encode in memory, then core's atomic writer: no partial PNG under `path`, ever.
+  std::vector<uint8_t> png;
   try {
-    if (!cv::imwrite(tmp, bgr)) {
-      *error = "cannot write " + tmp;
-      std::remove(tmp.c_str());
+    if (!cv::imencode(".png", bgr, png)) {
+      *error = "cannot encode the screenshot as PNG";
       return false;
     }
-  } catch (const cv::Exception& e) {
-    *error = "cannot write " + tmp + ": " + e.what();
-    std::remove(tmp.c_str());
-    return false;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    *error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
-    std::remove(tmp.c_str());
+    io::write_file_atomic(path, [&](const io::ByteSink& sink) { sink(png.data(), png.size()); });
+  } catch (const std::exception& e) {
+    *error = std::string("cannot write the screenshot: ") + e.what();
     return false;
   }
   return true;

@@ -97,7 +97,9 @@ check_screenshot() {
   local shot="$1" min_colours="$2"
   shift 2
   [[ -s "$shot" ]] || fail "no screenshot at $shot"
-  [[ ! -e "$shot.tmp.png" ]] || fail "temporary file $shot.tmp.png left behind"
+  local leftover
+  leftover="$(compgen -G "$shot.tmp*" || true)"
+  [[ -z "$leftover" ]] || fail "temporary file(s) left behind: $leftover"
   local stats
   stats="$(png_stats "$shot" "$@")" || fail "cannot read $shot as a PNG"
   read -r w h colours missing <<<"$stats"

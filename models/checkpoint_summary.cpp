@@ -22,7 +22,6 @@ bool any_key_contains(const Names& names, const char* needle) {
   return false;
 }
 
-// Names may still carry a 'module.' prefix; substring tests do not care.
 std::string guess_architecture(const Names& t) {
   if (any_key_contains(t, ".attn.qkvo.")) return "ravlt";
   if (any_key_contains(t, ".attn.h_qkv.") || any_key_contains(t, ".attn.l_q.")) return "litv2";
@@ -47,30 +46,26 @@ CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
   for (const auto& e : file.container)
     s.lines.push_back("container '" + e.key + "': " + e.kind + " — " + e.summary);
 
+  io::StateDictView view;
   try {
-    s.weights_key = io::state_dict_key(file);
+    view = io::view_state_dict(file);
   } catch (const io::IoError& e) {
     s.architecture = "unknown";
     s.tensor_count = file.tensors.size();
     s.lines.push_back("weights: " + e.message());
     return s;
   }
-  // Count in place: a summary must not copy a checkpoint's weights.
+  // A view, not a copy: a summary must not duplicate a checkpoint's weights.
+  s.weights_key = view.source_key;
   std::vector<std::string> names;
   std::map<std::string, size_t> dtypes;
-  size_t dropped = 0;
-  const auto& entries = file.tensors.entries();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (file.container_key[i] != s.weights_key) continue;
-    const std::string& name = file.name_in_container[i];
-    if (io::is_dropped_by_loader(name)) {
-      ++dropped;
-      continue;
-    }
+  const size_t dropped = view.dropped.size();
+  for (const auto& [index, name] : view.entries) {
+    const io::RawTensor& t = file.tensors.entries()[index].tensor;
     names.push_back(name);
-    if (io::compute_stats(entries[i].tensor).has_non_finite()) s.non_finite.push_back(name);
-    ++dtypes[io::dtype_name(entries[i].tensor.dtype)];
-    if (is_floating(entries[i].tensor.dtype)) s.parameter_count += entries[i].tensor.numel();
+    if (io::compute_stats(t).has_non_finite()) s.non_finite.push_back(name);
+    ++dtypes[io::dtype_name(t.dtype)];
+    if (is_floating(t.dtype)) s.parameter_count += t.numel();
   }
   s.architecture = guess_architecture(names);
   s.tensor_count = names.size();

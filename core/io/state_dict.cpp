@@ -1,6 +1,8 @@
 #include "core/io/state_dict.h"
 
 #include <algorithm>
+#include <unordered_set>
+#include <utility>
 
 namespace attnlab::io {
 
@@ -17,10 +19,6 @@ std::string join(const std::vector<std::string>& v) {
   return s.empty() ? "none" : s;
 }
 }  // namespace
-
-bool is_dropped_by_loader(const std::string& name) {
-  return ends_with(name, "num_batches_tracked");
-}
 
 std::vector<std::string> state_dict_candidates(const TensorFile& file) {
   std::vector<std::string> keys;
@@ -83,42 +81,47 @@ std::string state_dict_key(const TensorFile& file, const std::string& prefer) {
   return chosen;
 }
 
-namespace {
-
-// Applies the naming rules; `take(i)` copies or moves tensor i out of the file.
-template <class Take>
-StateDict collect(const TensorFile& file, const std::string& chosen, Take take) {
-  StateDict out;
-  out.source_key = chosen;
-  const auto& entries = file.tensors.entries();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (file.container_key[i] != chosen) continue;
+StateDictView view_state_dict(const TensorFile& file, const std::string& prefer) {
+  StateDictView view;
+  view.source_key = state_dict_key(file, prefer);
+  std::unordered_set<std::string> seen;
+  for (size_t i = 0; i < file.tensors.size(); ++i) {
+    if (file.container_key[i] != view.source_key) continue;
     std::string name = file.name_in_container[i];
-    if (is_dropped_by_loader(name)) {
-      out.dropped.push_back(name);
+    if (ends_with(name, "num_batches_tracked")) {  // BatchNorm bookkeeping, not weights
+      view.dropped.push_back(name);
       continue;
     }
     if (name.rfind("module.", 0) == 0) name = name.substr(7);
-    if (out.tensors.find(name))
+    if (!seen.insert(name).second)
       throw IoError(IoErrorKind::BadField, file.path,
                     "two tensors map to '" + name + "' after removing the 'module.' prefix");
-    out.tensors.add(name, take(i));
+    view.entries.emplace_back(i, std::move(name));
   }
+  return view;
+}
+
+namespace {
+
+// Builds the state dict from a view; `take(i)` copies or moves entry i's tensor.
+template <class Take>
+StateDict build(StateDictView view, Take take) {
+  StateDict out;
+  out.source_key = std::move(view.source_key);
+  out.dropped = std::move(view.dropped);
+  for (auto& [index, name] : view.entries) out.tensors.add(std::move(name), take(index));
   return out;
 }
 
 }  // namespace
 
 StateDict extract_state_dict(const TensorFile& file, const std::string& prefer) {
-  return collect(file, state_dict_key(file, prefer),
-                 [&](size_t i) { return file.tensors.entries()[i].tensor; });
+  return build(view_state_dict(file, prefer),
+               [&](size_t i) { return file.tensors.entries()[i].tensor; });
 }
 
 StateDict extract_state_dict(TensorFile&& file, const std::string& prefer) {
-  std::string chosen = state_dict_key(file, prefer);
-  // Validate names first (collect may throw), then move: a failure leaves `file` whole.
-  collect(file, chosen, [](size_t) { return RawTensor{}; });
-  return collect(file, chosen, [&](size_t i) { return file.tensors.take(i); });
+  return build(view_state_dict(file, prefer), [&](size_t i) { return file.tensors.take(i); });
 }
 
 }  // namespace attnlab::io

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/io/tensor_file.h"
@@ -17,14 +18,21 @@ struct StateDict {
   std::vector<std::string> dropped;  // names removed by the rules (num_batches_tracked)
 };
 
-// True for names the loader rules drop (BatchNorm's num_batches_tracked counters).
-bool is_dropped_by_loader(const std::string& name);
-
 // Container keys that hold tensors, in file order ("" first when the file is flat).
 std::vector<std::string> state_dict_candidates(const TensorFile& file);
 
 // The container key extract_state_dict would use ("" = flat). Throws like it.
 std::string state_dict_key(const TensorFile& file, const std::string& prefer = "");
+
+// The state dict as indices into file.tensors, without copying any weights: what
+// extract_state_dict returns, for readers that only look (summaries, key checks).
+// Throws like extract_state_dict, including on names that collide after 'module.'.
+struct StateDictView {
+  std::string source_key;
+  std::vector<std::pair<size_t, std::string>> entries;  // (index in file.tensors, name)
+  std::vector<std::string> dropped;
+};
+StateDictView view_state_dict(const TensorFile& file, const std::string& prefer = "");
 
 // Throws IoError(MissingEntry) naming the candidates when `prefer` is absent or when no
 // state dict can be chosen unambiguously.

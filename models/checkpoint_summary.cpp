@@ -31,9 +31,6 @@ std::string guess_architecture(const Names& t) {
   return "unknown";
 }
 
-bool is_floating(io::DType d) {
-  return d == io::DType::F32 || d == io::DType::F16 || d == io::DType::BF16 || d == io::DType::F64;
-}
 
 }  // namespace
 
@@ -63,9 +60,9 @@ CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
   for (const auto& [index, name] : view.entries) {
     const io::RawTensor& t = file.tensors.entries()[index].tensor;
     names.push_back(name);
-    if (io::compute_stats(t).has_non_finite()) s.non_finite.push_back(name);
+    if (io::has_non_finite(t)) s.non_finite.push_back(name);
     ++dtypes[io::dtype_name(t.dtype)];
-    if (is_floating(t.dtype)) s.parameter_count += t.numel();
+    if (io::is_floating(t.dtype)) s.parameter_count += t.numel();
   }
   s.architecture = guess_architecture(names);
   s.tensor_count = names.size();

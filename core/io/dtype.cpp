@@ -25,6 +25,9 @@ size_t dtype_size(DType t) {
 const char* dtype_name(DType t) {
   return info(t).name;
 }
+bool is_floating(DType t) {
+  return t == DType::F64 || t == DType::F32 || t == DType::F16 || t == DType::BF16;
+}
 
 std::optional<DType> dtype_from_name(std::string_view name) {
   for (const auto& d : kDTypes)

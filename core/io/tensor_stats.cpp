@@ -69,6 +69,14 @@ double element(const RawTensor& t, size_t i) {
 
 }  // namespace
 
+bool has_non_finite(const RawTensor& t) {
+  if (!is_floating(t.dtype)) return false;
+  const size_t n = t.bytes.size() / dtype_size(t.dtype);
+  for (size_t i = 0; i < n; ++i)
+    if (!std::isfinite(element(t, i))) return true;
+  return false;
+}
+
 TensorStats compute_stats(const RawTensor& t) {
   TensorStats s;
   const size_t n = t.bytes.size() / dtype_size(t.dtype);

@@ -19,6 +19,10 @@ struct TensorStats {
 // Any dtype; F16/BF16 are widened exactly. Bool counts as 0/1.
 TensorStats compute_stats(const RawTensor& t);
 
+// True if a floating-point tensor holds a NaN or an infinity; stops at the first one.
+// Integer tensors never do. Cheaper than compute_stats when only this is asked.
+bool has_non_finite(const RawTensor& t);
+
 // Exact conversions of the 16-bit float formats.
 float half_to_float(uint16_t h);
 float bfloat16_to_float(uint16_t b);

@@ -45,6 +45,13 @@ TEST(TensorStats, FiniteValuesAndNonFiniteCounts) {
   EXPECT_NEAR(s.stddev, std::sqrt(5.0 / 3.0), 1e-12);
 }
 
+TEST(TensorStats, HasNonFiniteAgreesWithStats) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const auto& v : {std::vector<float>{1, 2}, {1, nan}, {-inf}, {}})
+    EXPECT_EQ(has_non_finite(f32(v)), compute_stats(f32(v)).has_non_finite());
+}
+
 TEST(TensorStats, IntegerAndEmpty) {
   RawTensor t;
   t.dtype = DType::I64;

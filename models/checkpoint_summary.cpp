@@ -76,7 +76,7 @@ CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
     s.lines.push_back("dropped " + std::to_string(dropped) +
                       " num_batches_tracked counter(s) (BatchNorm bookkeeping, not weights)");
   if (!s.non_finite.empty())
-    s.lines.push_back("WARNING: " + std::to_string(s.non_finite.size()) +
+    s.warnings.push_back(std::to_string(s.non_finite.size()) +
                       " tensor(s) hold NaN or Inf values, first '" + s.non_finite.front() +
                       "' (a diverged run?)");
   std::string dt = "dtypes:";

@@ -21,6 +21,7 @@ struct CheckpointSummary {
   size_t tensor_count = 0;
   std::vector<std::string> non_finite;  // weight tensors holding NaN or Inf
   std::vector<std::string> lines;       // human-readable summary, one fact per line
+  std::vector<std::string> warnings;    // problems with the weights, to show prominently
 };
 
 CheckpointSummary summarize_checkpoint(const io::TensorFile& file);

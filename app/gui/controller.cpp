@@ -27,10 +27,12 @@ void apply_checkpoint(CheckpointPanelState& panel, JobResult& r) {
     panel.status = LoadStatus::Ready;
     panel.error.clear();
     panel.lines = std::move(r.lines);
+    panel.warnings = std::move(r.warnings);
   } else {
     panel.status = LoadStatus::Failed;
     panel.error = std::move(r.error);
     panel.lines.clear();
+    panel.warnings.clear();
   }
 }
 

@@ -29,7 +29,8 @@ struct CheckpointPanelState {
   std::string error;
   uint64_t pending_job = 0;
   double load_seconds = 0.0;
-  std::vector<std::string> lines;  // summarize_checkpoint(...).lines, when Ready
+  std::vector<std::string> lines;     // summarize_checkpoint(...).lines, when Ready
+  std::vector<std::string> warnings;  // summarize_checkpoint(...).warnings, when Ready
 };
 
 // The File > Open... popup. ImGui wants OpenPopup() called at the ID-stack level where

@@ -22,7 +22,9 @@ void do_job(const JobRequest& request, JobResult& result) {
       // The TensorFile (all the weights) dies here, on the worker: only the few summary
       // lines travel back to the main thread.
       const io::TensorFile file = io::read_tensor_file(request.path);
-      result.lines = models::summarize_checkpoint(file).lines;
+      models::CheckpointSummary summary = models::summarize_checkpoint(file);
+      result.lines = std::move(summary.lines);
+      result.warnings = std::move(summary.warnings);
       if (result.lines.empty()) result.lines.push_back("(the summary has no lines)");
       break;
     }
@@ -53,6 +55,7 @@ JobResult run_job(const JobRequest& request) {
   if (!result.error.empty()) {
     result.image = {};
     result.lines.clear();
+    result.warnings.clear();
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

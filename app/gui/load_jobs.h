@@ -27,6 +27,7 @@ struct JobResult {
   std::string error;               // non-empty: the job failed; the full message to show
   io::RgbImage image;              // Image: the decoded pixels
   std::vector<std::string> lines;  // Checkpoint: summary lines; Runtime: one line
+  std::vector<std::string> warnings;  // Checkpoint: the summary's warnings
   double seconds = 0.0;            // wall time the job took, shown next to the result
 };
 

@@ -125,13 +125,9 @@ void draw_checkpoint_panel(const CheckpointPanelState& panel) {
       ImGui::TextDisabled("read in %ld ms", std::lround(panel.load_seconds * 1000.0));
       ImGui::Separator();
       ImGui::BeginChild("##summary");
-      for (const std::string& line : panel.lines) {
-        // Summary lines that flag a problem with the weights (NaN/Inf) stand out.
-        if (line.rfind("WARNING:", 0) == 0)
-          wrapped_colored(kNoticeColor, line);
-        else
-          wrapped(line);
-      }
+      for (const std::string& warning : panel.warnings)
+        wrapped_colored(kNoticeColor, "Warning: " + warning);
+      for (const std::string& line : panel.lines) wrapped(line);
       ImGui::EndChild();
       break;
   }

@@ -3,13 +3,12 @@
 // inflates, so a small hostile .gz cannot expand into an unbounded allocation.
 #include "core/io/idx.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <optional>
 
 #include "core/io/file_bytes.h"
+#include "core/io/inflate.h"
 
 namespace attnlab::io {
 
@@ -19,9 +18,6 @@ constexpr uint8_t kGzipMagic0 = 0x1f, kGzipMagic1 = 0x8b;
 // Largest decompressed IDX that read_idx accepts.
 constexpr uint64_t kMaxIdxBytes = uint64_t(4) << 30;
 constexpr size_t kMaxIdxDims = 8;
-// Deflate cannot expand by more than about 1032:1, which bounds the size hint we trust.
-constexpr uint64_t kMaxDeflateRatio = 1032;
-constexpr size_t kInflateChunk = 64 * 1024;
 
 std::string hex_byte(uint8_t b) {
   char buf[8];
@@ -59,22 +55,11 @@ void copy_swapped(ByteView in, size_t elem, std::vector<uint8_t>& out) {
     std::reverse_copy(in.data + i, in.data + i + elem, out.begin() + static_cast<ptrdiff_t>(i));
 }
 
-// Ends the inflate stream however gunzip leaves (return or throw).
-struct InflateGuard {
-  z_stream* zs;
-  ~InflateGuard() { inflateEnd(zs); }
-};
-
-// Estimate of the decompressed size from the gzip trailer (ISIZE, the size mod 2^32),
-// clamped so that a lying trailer cannot make us reserve more than we could produce.
-size_t reserve_hint(ByteView data, uint64_t max_out) {
+// Size hint from the gzip trailer (ISIZE, the size mod 2^32); inflate_bounded clamps it.
+uint64_t gzip_isize(ByteView data) {
   if (data.size < 18) return 0;  // smaller than any gzip header + trailer
   const uint8_t* t = data.data + data.size - 4;
-  uint64_t isize =
-      uint64_t(t[0]) | uint64_t(t[1]) << 8 | uint64_t(t[2]) << 16 | uint64_t(t[3]) << 24;
-  uint64_t bound =
-      data.size > UINT64_MAX / kMaxDeflateRatio ? UINT64_MAX : data.size * kMaxDeflateRatio;
-  return static_cast<size_t>(std::min({isize, max_out, bound}));
+  return uint64_t(t[0]) | uint64_t(t[1]) << 8 | uint64_t(t[2]) << 16 | uint64_t(t[3]) << 24;
 }
 
 }  // namespace
@@ -129,53 +114,7 @@ std::vector<uint8_t> gunzip(ByteView data, const std::string& file, uint64_t max
         IoErrorKind::BadHeader, 0,
         "not gzip data: starts " + hex_byte(m0) + " " + hex_byte(m1) + "; expected 0x1F 0x8B");
 
-  z_stream zs{};
-  // 16 + MAX_WBITS: expect a gzip wrapper (header, CRC-32 and length trailer are checked).
-  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
-    throw IoError(IoErrorKind::LimitExceeded, file, "zlib could not allocate its state");
-  InflateGuard guard{&zs};
-
-  std::vector<uint8_t> out;
-  out.reserve(reserve_hint(data, max_out));
-  std::vector<uint8_t> chunk(kInflateChunk);
-  size_t fed = 0;  // input bytes handed to zlib so far
-  for (;;) {
-    // avail_in is 32-bit; hand over large inputs piecewise.
-    if (zs.avail_in == 0 && fed < data.size) {
-      size_t n = std::min<size_t>(data.size - fed, size_t(1) << 30);
-      zs.next_in = const_cast<Bytef*>(data.data + fed);  // zlib's API is not const-correct
-      zs.avail_in = static_cast<uInt>(n);
-      fed += n;
-    }
-    zs.next_out = chunk.data();
-    zs.avail_out = static_cast<uInt>(chunk.size());
-    int ret = inflate(&zs, Z_NO_FLUSH);
-    size_t have = chunk.size() - zs.avail_out;
-    int64_t in_pos = static_cast<int64_t>(zs.total_in);
-    if (ret == Z_DATA_ERROR || ret == Z_NEED_DICT || ret == Z_STREAM_ERROR)
-      throw IoError(IoErrorKind::BadHeader, file,
-                    std::string("corrupt gzip stream (") + (zs.msg ? zs.msg : "no detail") +
-                        "); expected valid deflate data",
-                    in_pos);
-    if (ret == Z_MEM_ERROR)
-      throw IoError(IoErrorKind::LimitExceeded, file, "zlib ran out of memory", in_pos);
-    // Checked before appending, so memory use never passes the cap.
-    if (have > max_out - out.size())
-      throw IoError(
-          IoErrorKind::LimitExceeded, file,
-          "gzip data inflates to more than the limit of " + std::to_string(max_out) + " bytes",
-          in_pos);
-    out.insert(out.end(), chunk.data(), chunk.data() + have);
-    // Only the first gzip member is read; anything after it is ignored.
-    if (ret == Z_STREAM_END) break;
-    // Output space left over while all input is consumed: zlib needs input that is not there.
-    if (zs.avail_in == 0 && fed == data.size && zs.avail_out != 0)
-      throw IoError(IoErrorKind::Truncated, file,
-                    "gzip stream ends after " + std::to_string(data.size) +
-                        " bytes; expected more compressed data and the 8-byte trailer",
-                    in_pos);
-  }
-  return out;
+  return inflate_bounded(data, DeflateWrapper::Gzip, max_out, gzip_isize(data), file);
 }
 
 RawTensor read_idx(const std::string& path) {

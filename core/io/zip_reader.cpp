@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "core/io/inflate.h"
+
 namespace attnlab::io {
 
 namespace {
@@ -168,36 +170,27 @@ const ZipEntry* ZipReader::find(const std::string& name) const {
 ByteView ZipReader::read(const ZipEntry& e) {
   ByteView out = data_.sub(e.data_offset, e.compressed_size);
   if (e.method == 8) {
-    // The declared size bounds the allocation, so it must be believable before we
-    // allocate: deflate cannot expand data by more than 1032:1 (RFC 1951 block limits).
-    if (e.size > e.compressed_size * 1032 + 1024 || e.size > (uint64_t(16) << 30))
+    // The declared size is the reserve hint, so it must be believable first.
+    if (e.size > e.compressed_size * kMaxDeflateRatio + 1024 || e.size > (uint64_t(16) << 30))
       throw IoError(IoErrorKind::BadZip, file_,
                     "entry '" + e.name + "' declares " + std::to_string(e.size) + " bytes from " +
                         std::to_string(e.compressed_size) +
                         " compressed: more than deflate can produce",
                     static_cast<int64_t>(e.local_header_offset));
-    auto buf = std::make_unique<std::vector<uint8_t>>(e.size);
-    z_stream zs{};
-    if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
-      throw IoError(IoErrorKind::ReadFailed, file_, "zlib init failed");
-    zs.next_in = const_cast<Bytef*>(out.data);
-    uint64_t in_left = out.size, out_done = 0;
-    int rc = Z_OK;
-    while (rc == Z_OK) {
-      zs.avail_in = static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30));
-      zs.next_out = buf->data() + out_done;
-      zs.avail_out = static_cast<uInt>(std::min<uint64_t>(e.size - out_done, 1u << 30));
-      uInt in_before = zs.avail_in, out_before = zs.avail_out;
-      rc = inflate(&zs, Z_NO_FLUSH);
-      in_left -= in_before - zs.avail_in;
-      out_done += out_before - zs.avail_out;
-      if (rc == Z_OK && in_before == zs.avail_in && out_before == zs.avail_out) rc = Z_BUF_ERROR;
-    }
-    inflateEnd(&zs);
-    if (rc != Z_STREAM_END || out_done != e.size)
+    std::unique_ptr<std::vector<uint8_t>> buf;
+    try {
+      buf = std::make_unique<std::vector<uint8_t>>(
+          inflate_bounded(out, DeflateWrapper::Raw, e.size, e.size, file_));
+    } catch (const IoError& err) {
       throw IoError(IoErrorKind::BadZip, file_,
                     "entry '" + e.name + "' does not inflate to its declared " +
-                        std::to_string(e.size) + " bytes (corrupt or truncated)",
+                        std::to_string(e.size) + " bytes: " + err.message(),
+                    static_cast<int64_t>(e.data_offset));
+    }
+    if (buf->size() != e.size)
+      throw IoError(IoErrorKind::BadZip, file_,
+                    "entry '" + e.name + "' inflates to " + std::to_string(buf->size()) +
+                        " bytes, not its declared " + std::to_string(e.size),
                     static_cast<int64_t>(e.data_offset));
     out = ByteView(buf->data(), buf->size());
     inflated_.push_back(std::move(buf));

@@ -39,15 +39,8 @@ int run_gui_command(attnlab::cli::Args args) {
   attnlab::gui::GuiOptions o;
   o.image_path = args.take_option("--image");
   o.checkpoint_path = args.take_option("--checkpoint");
-  std::string frames = args.take_option("--frames");
+  o.max_frames = args.take_positive_int("--frames", 0);
   o.screenshot_path = args.take_option("--screenshot");
-  if (!frames.empty()) {
-    try {
-      o.max_frames = std::stoi(frames);
-    } catch (const std::exception&) {
-      throw attnlab::cli::UsageError("--frames needs a number, got '" + frames + "'");
-    }
-  }
   if (!args.positionals().empty()) throw attnlab::cli::UsageError("gui takes options only");
   return attnlab::gui::run_gui(o);
 #else
@@ -76,16 +69,7 @@ int main(int argc, char** argv) {
       std::printf("attnlab %s\n", ATTNLAB_VERSION);
       return kExitOk;
     }
-    std::string threads = all.take_option("--threads");
-    if (!threads.empty()) {
-      try {
-        g.threads = std::stoi(threads);
-      } catch (const std::exception&) {
-        throw UsageError("--threads needs a positive number, got '" + threads + "'");
-      }
-      if (g.threads <= 0)
-        throw UsageError("--threads needs a positive number, got '" + threads + "'");
-    }
+    g.threads = all.take_positive_int("--threads", 0);
     std::string device = all.take_option("--device");
     if (!device.empty()) g.device = device;
     attnlab::runtime::configure_threads(g.threads);

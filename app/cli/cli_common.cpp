@@ -1,6 +1,8 @@
 #include "app/cli/cli_common.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace attnlab::cli {
@@ -12,6 +14,17 @@ std::string Args::take_option(const std::string& name) {
   std::string v = *(it + 1);
   args_.erase(it, it + 2);
   return v;
+}
+
+int Args::take_positive_int(const std::string& name, int fallback) {
+  const std::string v = take_option(name);
+  if (v.empty()) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(v.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || n <= 0 || n > 1'000'000)
+    throw UsageError(name + " needs a positive number, got '" + v + "'");
+  return static_cast<int>(n);
 }
 
 bool Args::take_flag(const std::string& name) {

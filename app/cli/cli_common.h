@@ -22,6 +22,9 @@ class Args {
   // the option is present without a value.
   std::string take_option(const std::string& name);
   bool take_flag(const std::string& name);
+  // Removes --name N and returns N, or `fallback` when absent. Throws UsageError unless
+  // the whole value is a positive integer.
+  int take_positive_int(const std::string& name, int fallback);
   // What remains; throws UsageError if an unknown --option is left.
   std::vector<std::string> positionals() const;
   // Removes and returns the first word if it is not an option ("" otherwise).

@@ -67,6 +67,7 @@ TEST(Cli, UsageErrors) {
   EXPECT_EQ(run("frobnicate").code, 2);
   EXPECT_EQ(run("inspect").code, 2);
   EXPECT_EQ(run("--threads zero info").code, 2);
+  EXPECT_EQ(run("--threads 4abc info").code, 2);  // no silent prefix parsing
   CliRun r = run("--device cuda:7 info");
   EXPECT_NE(r.code, 0);
 }

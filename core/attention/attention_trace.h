@@ -1,0 +1,108 @@
+// What one attention call leaves behind for the analyses: per head group the Q, K, V the
+// mechanism really mixed with (after its feature map / normalisation), the mechanism's
+// own internals by name, and — on demand — its implicit attention rows.
+//
+// Rows are computed from the stored tensors in O(N·d) per query (O(N·M) for anchors);
+// nothing N×N exists unless matrix() is asked for. Everything stays on the device the
+// forward ran on, detached from autograd.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/attention/token_layout.h"
+
+namespace attnlab::attention {
+
+// The keys one head attends over. Keys are ordered: prefix tokens first, then a
+// key_h × key_w grid, row-major. Each grid key covers a cell × cell block of the (possibly
+// padded) token grid: cell 1 for ordinary tokens, s for HiLo's Lo-Fi pooled keys. Grid
+// keys that lie wholly beyond the layer's token grid are padding (HiLo on odd grids).
+struct KeySpace {
+  int64_t prefix = 0;
+  int64_t key_h = 0;
+  int64_t key_w = 0;
+  int64_t cell = 1;
+  int64_t size() const { return prefix + key_h * key_w; }
+};
+
+// Heads that share one key space and one set of projections (HiLo has two groups).
+// q: (B, heads, Nq, d) over the group's query positions; k, v: (B, heads, K, d).
+// For HiLo on a padded grid the query positions are the padded grid, so query_index()
+// maps a layout token to its row in q.
+struct HeadGroup {
+  std::string name;         // "all", or "hifi" / "lofi"
+  int64_t first_head = 0;   // global index of the group's first head
+  int64_t num_heads = 0;
+  KeySpace keys;
+  int64_t query_grid_w = 0; // width of the grid the queries live on (>= layout width)
+  at::Tensor q, k, v;
+
+  bool contains(int64_t head) const {
+    return head >= first_head && head < first_head + num_heads;
+  }
+};
+
+// One query's implicit attention for one head, in that head's key space.
+struct AttentionRow {
+  int64_t head = 0;
+  int64_t query = 0;
+  KeySpace keys;
+  at::Tensor weights;  // (K,)
+};
+
+// Thrown for a bad query (head or token out of range, matrix too large, ...).
+struct TraceQueryError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class AttentionTrace {
+ public:
+  virtual ~AttentionTrace() = default;
+
+  std::string mechanism;   // registry name
+  TokenLayout layout;
+  int64_t batch = 0;
+  int64_t heads = 0;
+  int64_t head_dim = 0;
+  std::vector<HeadGroup> groups;
+  // Mechanism internals, documented in each mechanism's file (e.g. "rala.w",
+  // "hilo.hifi_out", "anchor.A"). Shapes lead with (B, ...).
+  std::map<std::string, at::Tensor> internals;
+
+  const HeadGroup& group_of(int64_t head) const;
+  // Row of q (within head's group) that holds layout token `token`.
+  int64_t query_index(const HeadGroup& group, int64_t token) const;
+  // The internal tensor `name`, or a TraceQueryError naming what is there.
+  const at::Tensor& internal(const std::string& name) const;
+  bool has_internal(const std::string& name) const { return internals.count(name) > 0; }
+
+  // Implicit attention of layout tokens `queries` (int64, any device) for one head of one
+  // image: (len(queries), K) in the head's key space.
+  at::Tensor rows(int64_t b, int64_t head, const at::Tensor& queries) const;
+  AttentionRow row(int64_t b, int64_t query, int64_t head) const;
+  std::vector<AttentionRow> rows_all_heads(int64_t b, int64_t query) const;
+  // The whole (N, K) matrix of one head; refuses when N·K > max_elements.
+  at::Tensor matrix(int64_t b, int64_t head, int64_t max_elements = kDefaultMaxMatrix) const;
+
+  static constexpr int64_t kDefaultMaxMatrix = int64_t{1} << 26;  // 64 Mi entries
+
+ protected:
+  // Mechanism-specific: rows for in-range `q_rows` (indices into group.q's token axis).
+  virtual at::Tensor compute_rows(int64_t b, const HeadGroup& group, int64_t head_in_group,
+                                  const at::Tensor& q_rows) const = 0;
+
+ private:
+  void check_batch_head(int64_t b, int64_t head) const;
+};
+
+// A row spread over the layer's tokens (length layout.tokens()): prefix keys stay, a key
+// cell's weight is shared equally by the cell² token positions it pooled (padding
+// positions keep their share out of the grid, so a row over padded keys may sum to < 1).
+at::Tensor row_on_tokens(const AttentionRow& row, const TokenLayout& layout);
+
+}  // namespace attnlab::attention

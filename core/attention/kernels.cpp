@@ -1,0 +1,16 @@
+// Shared attention math.
+#include "core/attention/kernels.h"
+
+#include <ATen/ATen.h>
+
+namespace attnlab::attention {
+
+at::Tensor softmax_scores(const at::Tensor& q, const at::Tensor& k, double scale) {
+  return at::softmax(at::matmul(q, k.transpose(-2, -1)) * scale, -1);
+}
+
+at::Tensor elu_feature(const at::Tensor& x) { return at::elu(x) + 1.0; }
+
+at::Tensor unit_rows(const at::Tensor& x) { return x / x.norm(2, {-1}, true); }
+
+}  // namespace attnlab::attention

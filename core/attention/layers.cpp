@@ -1,0 +1,38 @@
+// LinearLayer and Conv2dLayer.
+#include "core/attention/layers.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+
+namespace attnlab::attention {
+namespace {
+
+at::Tensor uniform(at::IntArrayRef shape, int64_t fan_in) {
+  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+  return at::empty(shape, at::kFloat).uniform_(-bound, bound);
+}
+
+}  // namespace
+
+LinearLayer::LinearLayer(int64_t in, int64_t out, bool with_bias) {
+  weight = register_parameter("weight", uniform({out, in}, in));
+  if (with_bias) bias = register_parameter("bias", uniform({out}, in));
+}
+
+at::Tensor LinearLayer::operator()(const at::Tensor& x) const {
+  return at::linear(x, weight, bias);
+}
+
+Conv2dLayer::Conv2dLayer(const Shape& s) : shape(s) {
+  const int64_t fan_in = s.in / s.groups * s.kernel[0] * s.kernel[1];
+  weight = register_parameter("weight",
+                              uniform({s.out, s.in / s.groups, s.kernel[0], s.kernel[1]}, fan_in));
+  if (s.bias) bias = register_parameter("bias", uniform({s.out}, fan_in));
+}
+
+at::Tensor Conv2dLayer::operator()(const at::Tensor& x) const {
+  return at::conv2d(x, weight, bias, shape.stride, shape.padding, {1, 1}, shape.groups);
+}
+
+}  // namespace attnlab::attention

@@ -1,0 +1,101 @@
+// The one interface every attention mechanism implements, so that backbones, analyses
+// and the GUI never care which one they run:
+//
+//   out = mech.forward(tokens, layout)                      // (B, N, C) -> (B, N, C)
+//   auto [out, trace] = mech.forward_traced(tokens, layout)  // plus an AttentionTrace
+//
+// tokens are (B, N, C) with N = layout.tokens() (prefix tokens first, then the H×W grid,
+// row-major). A mechanism is a torch::nn::Module whose parameter names are exactly the
+// reference implementation's (qkv.weight, l_kv.bias, to_out.0.weight, ...), so a
+// state-dict slice loads into it unchanged. train()/eval() switches training-only
+// branches (Castling's masked softmax).
+#pragma once
+
+#include <torch/nn/module.h>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "core/attention/attention_trace.h"
+#include "core/attention/token_layout.h"
+
+namespace attnlab::attention {
+
+// Bad configuration or input (wrong shape, heads not dividing C, prefix tokens given to a
+// grid-only mechanism, ...). The message names the mechanism and the problem.
+struct AttentionError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// dim, heads and named options (validated and filled with defaults by the registry; see
+// registry.h for each mechanism's options).
+struct MechanismConfig {
+  int64_t dim = 0;
+  int64_t heads = 0;
+  std::map<std::string, double> options;
+
+  int64_t head_dim() const { return heads > 0 ? dim / heads : 0; }
+  double option(const std::string& name) const;  // throws AttentionError if absent
+  int64_t int_option(const std::string& name) const;
+  bool flag(const std::string& name) const { return option(name) != 0.0; }
+};
+
+struct TraceOptions {
+  // Keep the N×N score matrix a mechanism computes only as an auxiliary (Castling's
+  // masked softmax, needed for its mask statistics). Off by default: it is N² memory.
+  bool keep_scores = false;
+};
+
+struct TracedOutput {
+  at::Tensor output;
+  std::shared_ptr<const AttentionTrace> trace;
+};
+
+class AttentionMechanism : public torch::nn::Module {
+ public:
+  AttentionMechanism(std::string name, MechanismConfig config);
+
+  const std::string& mechanism_name() const { return name_; }
+  const MechanismConfig& config() const { return config_; }
+
+  at::Tensor forward(const at::Tensor& tokens, const TokenLayout& layout);
+  TracedOutput forward_traced(const at::Tensor& tokens, const TokenLayout& layout,
+                              const TraceOptions& options = {});
+
+ protected:
+  // A trace request: the options, and where the mechanism puts the trace it builds.
+  struct TraceRequest {
+    TraceOptions options;
+    std::shared_ptr<AttentionTrace> trace;
+  };
+  // What the mechanism computes. tokens are already checked against layout and dim.
+  // When request is non-null, build the mechanism's trace into request->trace.
+  virtual at::Tensor run(const at::Tensor& tokens, const TokenLayout& layout,
+                         TraceRequest* request) = 0;
+  // Fill a trace's common fields (called by mechanisms when they create their trace).
+  void init_trace(AttentionTrace& trace, const at::Tensor& tokens,
+                  const TokenLayout& layout) const;
+  // Throws unless the layout has no prefix tokens (RoPE, windows, pooling need a grid).
+  void require_pure_grid(const TokenLayout& layout) const;
+
+ private:
+  void check_input(const at::Tensor& tokens, const TokenLayout& layout) const;
+  std::string name_;
+  MechanismConfig config_;
+};
+
+// (B, N, h·d) head-major channels -> (B, h, N, d), and back.
+at::Tensor split_heads(const at::Tensor& x, int64_t heads);
+at::Tensor merge_heads(const at::Tensor& x);
+
+// The head group of a mechanism whose heads all attend over the layout's own tokens.
+HeadGroup all_heads_group(const TokenLayout& layout, int64_t heads, const at::Tensor& q,
+                          const at::Tensor& k, const at::Tensor& v);
+
+// A detached copy for a trace (no autograd history, same device).
+inline at::Tensor keep(const at::Tensor& t) { return t.detach(); }
+
+}  // namespace attnlab::attention

@@ -1,0 +1,71 @@
+// The mechanism registry: one line per mechanism in ATTNLAB_MECHANISMS below; each name
+// refers to `MechanismInfo <name>_mechanism()` defined in core/attention/<name>.cpp.
+#include "core/attention/registry.h"
+
+#include <cmath>
+
+#define ATTNLAB_MECHANISMS(X) \
+  X(softmax)
+
+namespace attnlab::attention {
+
+#define ATTNLAB_DECLARE(name) MechanismInfo name##_mechanism();
+ATTNLAB_MECHANISMS(ATTNLAB_DECLARE)
+#undef ATTNLAB_DECLARE
+
+const std::vector<MechanismInfo>& mechanisms() {
+#define ATTNLAB_ENTRY(name) name##_mechanism(),
+  static const std::vector<MechanismInfo> all{ATTNLAB_MECHANISMS(ATTNLAB_ENTRY)};
+#undef ATTNLAB_ENTRY
+  return all;
+}
+
+std::vector<std::string> mechanism_names() {
+  std::vector<std::string> names;
+  for (const auto& m : mechanisms()) names.push_back(m.name);
+  return names;
+}
+
+const MechanismInfo& mechanism_info(const std::string& name) {
+  for (const auto& m : mechanisms())
+    if (m.name == name) return m;
+  std::string known;
+  for (const auto& n : mechanism_names()) known += (known.empty() ? "" : ", ") + n;
+  throw AttentionError("unknown attention mechanism '" + name + "' (known: " + known + ")");
+}
+
+namespace {
+
+void check_option(const MechanismInfo& info, const OptionSpec& spec, double value) {
+  const std::string what = info.name + " option '" + spec.name + "' = " + std::to_string(value);
+  if (!std::isfinite(value)) throw AttentionError(what + " is not finite");
+  if (spec.kind != OptionSpec::Kind::Real && value != std::round(value))
+    throw AttentionError(what + " must be " +
+                         (spec.kind == OptionSpec::Kind::Flag ? "0 or 1" : "an integer"));
+  if (value < spec.min || value > spec.max)
+    throw AttentionError(what + " is outside [" + std::to_string(spec.min) + ", " +
+                         std::to_string(spec.max) + "]");
+}
+
+}  // namespace
+
+std::shared_ptr<AttentionMechanism> make_mechanism(const std::string& name,
+                                                   MechanismConfig config) {
+  const MechanismInfo& info = mechanism_info(name);
+  for (const auto& [key, value] : config.options) {
+    const OptionSpec* spec = nullptr;
+    for (const auto& s : info.options)
+      if (s.name == key) spec = &s;
+    if (!spec) {
+      std::string accepted;
+      for (const auto& s : info.options) accepted += (accepted.empty() ? "" : ", ") + s.name;
+      throw AttentionError(name + " has no option '" + key + "' (it accepts: " +
+                           (accepted.empty() ? "none" : accepted) + ")");
+    }
+    check_option(info, *spec, value);
+  }
+  for (const auto& s : info.options) config.options.emplace(s.name, s.default_value);
+  return info.create(config);
+}
+
+}  // namespace attnlab::attention

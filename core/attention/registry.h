@@ -1,0 +1,43 @@
+// Mechanisms by name. Each mechanism file defines one MechanismInfo (its name, what it
+// is, its options with defaults, and a factory); registry.cpp lists them, one line each.
+// See docs/ATTENTION.md, "Adding a mechanism".
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/attention/mechanism.h"
+
+namespace attnlab::attention {
+
+struct OptionSpec {
+  enum class Kind { Real, Integer, Flag };
+  std::string name;
+  Kind kind = Kind::Real;
+  double default_value = 0.0;
+  double min = 0.0, max = 1e9;  // inclusive bounds, checked by make_mechanism
+  std::string help;
+};
+
+struct MechanismInfo {
+  std::string name;
+  std::string summary;        // one line for --help and the GUI
+  bool needs_grid = false;    // refuses prefix tokens (RoPE, windows, pooling)
+  std::vector<OptionSpec> options;
+  std::function<std::shared_ptr<AttentionMechanism>(const MechanismConfig&)> create;
+};
+
+// Every registered mechanism, in registry order.
+const std::vector<MechanismInfo>& mechanisms();
+std::vector<std::string> mechanism_names();
+// Throws AttentionError listing the known names.
+const MechanismInfo& mechanism_info(const std::string& name);
+
+// Validate config.options against the mechanism's OptionSpecs (unknown names, kinds and
+// bounds are errors that list what is accepted), fill defaults, build.
+std::shared_ptr<AttentionMechanism> make_mechanism(const std::string& name,
+                                                   MechanismConfig config);
+
+}  // namespace attnlab::attention

@@ -1,0 +1,70 @@
+// Softmax multi-head self-attention (SPEC §1.1), the DeiT/ViT baseline.
+//   parameters  qkv: Linear(C, 3C) rows [q | k | v], head-major; proj: Linear(C, C)
+//   options     qkv_bias (default 1)
+//   trace       one head group "all": q, k, v (B, h, N, d) as projected (q not scaled)
+//   rows        a_i = softmax(q_i · kᵀ · d^-0.5) over all N tokens
+#include <ATen/ATen.h>
+
+#include <cmath>
+
+#include "core/attention/kernels.h"
+#include "core/attention/layers.h"
+#include "core/attention/registry.h"
+
+namespace attnlab::attention {
+namespace {
+
+class SoftmaxTrace : public AttentionTrace {
+ public:
+  double scale = 1.0;
+
+ protected:
+  at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,
+                          const at::Tensor& q_rows) const override {
+    return softmax_scores(g.q[b][h].index_select(0, q_rows), g.k[b][h], scale);
+  }
+};
+
+class SoftmaxAttention : public AttentionMechanism {
+ public:
+  explicit SoftmaxAttention(const MechanismConfig& c) : AttentionMechanism("softmax", c) {
+    qkv_ = add_layer<LinearLayer>(*this, "qkv", c.dim, 3 * c.dim, c.flag("qkv_bias"));
+    proj_ = add_layer<LinearLayer>(*this, "proj", c.dim, c.dim, true);
+    scale_ = 1.0 / std::sqrt(static_cast<double>(c.head_dim()));
+  }
+
+ protected:
+  at::Tensor run(const at::Tensor& x, const TokenLayout& layout, TraceRequest* request) override {
+    const int64_t heads = config().heads;
+    auto parts = (*qkv_)(x).chunk(3, -1);
+    at::Tensor q = split_heads(parts[0], heads);
+    at::Tensor k = split_heads(parts[1], heads);
+    at::Tensor v = split_heads(parts[2], heads);
+    at::Tensor out = at::matmul(softmax_scores(q, k, scale_), v);
+    if (request) {
+      auto trace = std::make_shared<SoftmaxTrace>();
+      init_trace(*trace, x, layout);
+      trace->scale = scale_;
+      trace->groups.push_back(all_heads_group(layout, heads, q, k, v));
+      request->trace = std::move(trace);
+    }
+    return (*proj_)(merge_heads(out));
+  }
+
+ private:
+  std::shared_ptr<LinearLayer> qkv_, proj_;
+  double scale_ = 1.0;
+};
+
+}  // namespace
+
+MechanismInfo softmax_mechanism() {
+  MechanismInfo info;
+  info.name = "softmax";
+  info.summary = "softmax multi-head self-attention (ViT/DeiT)";
+  info.options = {{"qkv_bias", OptionSpec::Kind::Flag, 1, 0, 1, "bias on the qkv projection"}};
+  info.create = [](const MechanismConfig& c) { return std::make_shared<SoftmaxAttention>(c); };
+  return info;
+}
+
+}  // namespace attnlab::attention

@@ -23,8 +23,9 @@ const HeadGroup& AttentionTrace::group_of(int64_t head) const {
 
 int64_t AttentionTrace::query_index(const HeadGroup& group, int64_t token) const {
   if (token < 0 || token >= layout.tokens())
-    throw TraceQueryError("query token " + std::to_string(token) + " is out of range: the layer has " +
-                          std::to_string(layout.tokens()) + " tokens (" + layout.describe() + ")");
+    throw TraceQueryError("query token " + std::to_string(token) +
+                          " is out of range: the layer has " + std::to_string(layout.tokens()) +
+                          " tokens (" + layout.describe() + ")");
   if (layout.is_prefix(token)) return token;
   const int64_t g = token - layout.num_prefix();
   return layout.num_prefix() + (g / layout.width) * group.query_grid_w + g % layout.width;
@@ -35,8 +36,8 @@ const at::Tensor& AttentionTrace::internal(const std::string& name) const {
   if (it != internals.end()) return it->second;
   std::string have;
   for (const auto& [k, v] : internals) have += (have.empty() ? "" : ", ") + k;
-  throw TraceQueryError("the " + mechanism + " trace has no '" + name + "' (it has: " +
-                        (have.empty() ? "nothing" : have) + ")");
+  throw TraceQueryError("the " + mechanism + " trace has no '" + name +
+                        "' (it has: " + (have.empty() ? "nothing" : have) + ")");
 }
 
 at::Tensor AttentionTrace::rows(int64_t b, int64_t head, const at::Tensor& queries) const {
@@ -44,8 +45,7 @@ at::Tensor AttentionTrace::rows(int64_t b, int64_t head, const at::Tensor& queri
   const HeadGroup& group = group_of(head);
   at::Tensor tokens = queries.to(at::kCPU, at::kLong).reshape({-1});
   const int64_t n = layout.tokens();
-  if (tokens.numel() > 0 &&
-      (tokens.min().item<int64_t>() < 0 || tokens.max().item<int64_t>() >= n))
+  if (tokens.numel() > 0 && (tokens.min().item<int64_t>() < 0 || tokens.max().item<int64_t>() >= n))
     throw TraceQueryError("query tokens must lie in [0, " + std::to_string(n) + ") for " +
                           layout.describe());
   // Layout token -> row of the group's query grid (differs only on padded grids).

@@ -35,16 +35,14 @@ struct KeySpace {
 // For HiLo on a padded grid the query positions are the padded grid, so query_index()
 // maps a layout token to its row in q.
 struct HeadGroup {
-  std::string name;         // "all", or "hifi" / "lofi"
-  int64_t first_head = 0;   // global index of the group's first head
+  std::string name;        // "all", or "hifi" / "lofi"
+  int64_t first_head = 0;  // global index of the group's first head
   int64_t num_heads = 0;
   KeySpace keys;
-  int64_t query_grid_w = 0; // width of the grid the queries live on (>= layout width)
+  int64_t query_grid_w = 0;  // width of the grid the queries live on (>= layout width)
   at::Tensor q, k, v;
 
-  bool contains(int64_t head) const {
-    return head >= first_head && head < first_head + num_heads;
-  }
+  bool contains(int64_t head) const { return head >= first_head && head < first_head + num_heads; }
 };
 
 // One query's implicit attention for one head, in that head's key space.
@@ -64,7 +62,7 @@ class AttentionTrace {
  public:
   virtual ~AttentionTrace() = default;
 
-  std::string mechanism;   // registry name
+  std::string mechanism;  // registry name
   TokenLayout layout;
   int64_t batch = 0;
   int64_t heads = 0;

@@ -9,8 +9,12 @@ at::Tensor softmax_scores(const at::Tensor& q, const at::Tensor& k, double scale
   return at::softmax(at::matmul(q, k.transpose(-2, -1)) * scale, -1);
 }
 
-at::Tensor elu_feature(const at::Tensor& x) { return at::elu(x) + 1.0; }
+at::Tensor elu_feature(const at::Tensor& x) {
+  return at::elu(x) + 1.0;
+}
 
-at::Tensor unit_rows(const at::Tensor& x) { return x / x.norm(2, {-1}, true); }
+at::Tensor unit_rows(const at::Tensor& x) {
+  return x / x.norm(2, {-1}, true);
+}
 
 }  // namespace attnlab::attention

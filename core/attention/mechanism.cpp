@@ -27,11 +27,13 @@ AttentionMechanism::AttentionMechanism(std::string name, MechanismConfig config)
 void AttentionMechanism::check_input(const at::Tensor& tokens, const TokenLayout& layout) const {
   auto shape = [&] {
     std::string s = "(";
-    for (int64_t i = 0; i < tokens.dim(); ++i) s += (i ? ", " : "") + std::to_string(tokens.size(i));
+    for (int64_t i = 0; i < tokens.dim(); ++i)
+      s += (i ? ", " : "") + std::to_string(tokens.size(i));
     return s + ")";
   };
   if (layout.height <= 0 || layout.width <= 0)
-    throw AttentionError(name_ + ": the token layout has an empty grid (" + layout.describe() + ")");
+    throw AttentionError(name_ + ": the token layout has an empty grid (" + layout.describe() +
+                         ")");
   if (tokens.dim() != 3)
     throw AttentionError(name_ + ": expected tokens (B, N, C), got " + shape());
   if (tokens.size(1) != layout.tokens())
@@ -40,8 +42,7 @@ void AttentionMechanism::check_input(const at::Tensor& tokens, const TokenLayout
   if (tokens.size(2) != config_.dim)
     throw AttentionError(name_ + ": tokens have " + std::to_string(tokens.size(2)) +
                          " channels, the mechanism was built for " + std::to_string(config_.dim));
-  if (!tokens.is_floating_point())
-    throw AttentionError(name_ + ": tokens must be floating point");
+  if (!tokens.is_floating_point()) throw AttentionError(name_ + ": tokens must be floating point");
 }
 
 void AttentionMechanism::require_pure_grid(const TokenLayout& layout) const {

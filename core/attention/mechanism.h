@@ -76,8 +76,7 @@ class AttentionMechanism : public torch::nn::Module {
   virtual at::Tensor run(const at::Tensor& tokens, const TokenLayout& layout,
                          TraceRequest* request) = 0;
   // Fill a trace's common fields (called by mechanisms when they create their trace).
-  void init_trace(AttentionTrace& trace, const at::Tensor& tokens,
-                  const TokenLayout& layout) const;
+  void init_trace(AttentionTrace& trace, const at::Tensor& tokens, const TokenLayout& layout) const;
   // Throws unless the layout has no prefix tokens (RoPE, windows, pooling need a grid).
   void require_pure_grid(const TokenLayout& layout) const;
 
@@ -96,6 +95,8 @@ HeadGroup all_heads_group(const TokenLayout& layout, int64_t heads, const at::Te
                           const at::Tensor& k, const at::Tensor& v);
 
 // A detached copy for a trace (no autograd history, same device).
-inline at::Tensor keep(const at::Tensor& t) { return t.detach(); }
+inline at::Tensor keep(const at::Tensor& t) {
+  return t.detach();
+}
 
 }  // namespace attnlab::attention

@@ -4,8 +4,7 @@
 
 #include <cmath>
 
-#define ATTNLAB_MECHANISMS(X) \
-  X(softmax)
+#define ATTNLAB_MECHANISMS(X) X(softmax)
 
 namespace attnlab::attention {
 
@@ -59,8 +58,8 @@ std::shared_ptr<AttentionMechanism> make_mechanism(const std::string& name,
     if (!spec) {
       std::string accepted;
       for (const auto& s : info.options) accepted += (accepted.empty() ? "" : ", ") + s.name;
-      throw AttentionError(name + " has no option '" + key + "' (it accepts: " +
-                           (accepted.empty() ? "none" : accepted) + ")");
+      throw AttentionError(name + " has no option '" + key +
+                           "' (it accepts: " + (accepted.empty() ? "none" : accepted) + ")");
     }
     check_option(info, *spec, value);
   }

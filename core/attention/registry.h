@@ -23,8 +23,9 @@ struct OptionSpec {
 
 struct MechanismInfo {
   std::string name;
-  std::string summary;        // one line for --help and the GUI
-  bool needs_grid = false;    // refuses prefix tokens (RoPE, windows, pooling)
+  std::string summary;            // one line for --help and the GUI
+  bool needs_grid = false;        // refuses prefix tokens (RoPE, windows, pooling)
+  bool linear_in_tokens = false;  // forward time and memory O(N), no N×N anywhere
   std::vector<OptionSpec> options;
   std::function<std::shared_ptr<AttentionMechanism>(const MechanismConfig&)> create;
 };
@@ -37,7 +38,6 @@ const MechanismInfo& mechanism_info(const std::string& name);
 
 // Validate config.options against the mechanism's OptionSpecs (unknown names, kinds and
 // bounds are errors that list what is accepted), fill defaults, build.
-std::shared_ptr<AttentionMechanism> make_mechanism(const std::string& name,
-                                                   MechanismConfig config);
+std::shared_ptr<AttentionMechanism> make_mechanism(const std::string& name, MechanismConfig config);
 
 }  // namespace attnlab::attention

@@ -10,10 +10,10 @@
 namespace attnlab::attention {
 
 struct TokenLayout {
-  int64_t height = 0;                 // grid rows (H)
-  int64_t width = 0;                  // grid columns (W)
-  std::vector<std::string> prefix;    // names of the tokens before the grid, in order
-  int stage = 0;                      // 0-based stage of a hierarchical backbone
+  int64_t height = 0;               // grid rows (H)
+  int64_t width = 0;                // grid columns (W)
+  std::vector<std::string> prefix;  // names of the tokens before the grid, in order
+  int stage = 0;                    // 0-based stage of a hierarchical backbone
 
   int64_t num_prefix() const { return static_cast<int64_t>(prefix.size()); }
   int64_t grid_tokens() const { return height * width; }

@@ -31,7 +31,8 @@ struct StateLoadError : std::runtime_error {
 // Copy tensors[prefix + name] into every parameter and buffer `name` of module (converted
 // to the parameter's dtype and device). Keys of `tensors` that start with prefix but name
 // nothing in the module are unexpected; keys outside prefix are ignored.
-void load_state(torch::nn::Module& module, const TensorMap& tensors, const std::string& prefix = "");
+void load_state(torch::nn::Module& module, const TensorMap& tensors,
+                const std::string& prefix = "");
 
 // Every tensor of a safetensors/.pth/.npy file by name, as CPU tensors (core/io reader).
 TensorMap read_tensor_map(const std::string& path);

@@ -6,7 +6,8 @@
 
 #define ATTNLAB_MECHANISMS(X) \
   X(softmax)                  \
-  X(linear)
+  X(linear)                   \
+  X(anchor)
 
 namespace attnlab::attention {
 

@@ -4,7 +4,12 @@
 
 #include <cmath>
 
-#define ATTNLAB_MECHANISMS(X) X(softmax)
+// clang-format off
+#define ATTNLAB_MECHANISMS(X) \
+  X(softmax)                  \
+  X(linear)                   \
+  X(anchor)
+// clang-format on
 
 namespace attnlab::attention {
 

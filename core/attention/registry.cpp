@@ -5,7 +5,8 @@
 #include <cmath>
 
 #define ATTNLAB_MECHANISMS(X) \
-  X(softmax)
+  X(softmax)                  \
+  X(softmax_rope)
 
 namespace attnlab::attention {
 

@@ -6,7 +6,8 @@
 
 #define ATTNLAB_MECHANISMS(X) \
   X(softmax)                  \
-  X(softmax_rope)
+  X(softmax_rope)             \
+  X(rala)
 
 namespace attnlab::attention {
 

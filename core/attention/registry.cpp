@@ -7,7 +7,12 @@
 // clang-format off
 #define ATTNLAB_MECHANISMS(X) \
   X(softmax)                  \
+// clang-format off
+#define ATTNLAB_MECHANISMS(X) \
+  X(softmax)                  \
+  X(softmax_rope)             \
   X(linear)                   \
+  X(rala)                     \
   X(anchor)
 // clang-format on
 

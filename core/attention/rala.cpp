@@ -1,0 +1,141 @@
+// RALA, rank-augmented linear attention (SPEC §1.4): RAVLT stages 1–2. The reference module
+// (GateLinearAttentionNoSilu) is NCHW; ours takes the grid's tokens (B, N, C), N = L = H·W.
+//   parameters  qkvo: Conv2d(C, 4C, 1) -> [q | k | v | o], each C wide, head-major;
+//               lepe: Conv2d(C, C, 5, padding 2, groups C); proj: Conv2d(C, C, 1); all biased
+//   options     none. Grid only (RoPE); the head dim must be a multiple of 4.
+//   forward     κ = elu + 1 on q, k; w = softmax_j(d^-0.5 · mean_i(κq_i) · κk_j);
+//               k'_j = κk_j · w_j · L; z_i = 1 / (κq_i · mean_j k'_j + 1e-6) (un-rotated);
+//               out_i = z_i · R(κq_i) (R(k')ᵀ/√L)(v/√L); to NCHW; + lepe(v); ⊙ o; proj.
+//   trace       group "all": q = κ(q), k = κ(k) (before reweighting, not rotated), v.
+//               internals (L = N tokens):
+//                 rala.w        (B, h, L)    token weights w; α = L·w sums to L
+//                 rala.q_rot    (B, h, L, d) R(κq)
+//                 rala.k_rot    (B, h, L, d) R(κk), not reweighted
+//                 rala.kv       (B, h, d, d) Σ_j α_j κ(k_j)ᵀ v_j, the rank-analysis KV buffer
+//                 rala.kv_plain (B, h, d, d) Σ_j κ(k_j)ᵀ v_j, the un-augmented baseline (α = 1)
+//                 rala.y        (B, h, L, d) attention output + lepe: what the gate multiplies
+//                 rala.y_gated  (B, h, L, d) y ⊙ o: what proj receives
+//                 rala.o        (B, h, L, d) the gate (raw, no activation)
+//                 rala.lepe     (B, h, L, d) lepe(v)
+//   rows        a_ij = w_j (R(q_i)·R(k_j)) / (q_i · Σ_m w_m k_m + 1e-6), κ features; with RoPE a
+//               row need not sum to 1 exactly. out = proj(((rows·v) + lepe) ⊙ o) per head.
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/attention/kernels.h"
+#include "core/attention/layers.h"
+#include "core/attention/registry.h"
+#include "core/attention/rope.h"
+
+namespace attnlab::attention {
+namespace {
+
+class RalaTrace : public AttentionTrace {
+ protected:
+  at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,
+                          const at::Tensor& q_rows) const override {
+    const at::Tensor w = internal("rala.w")[b][h];      // (L)
+    const at::Tensor k_sum = at::matmul(w, g.k[b][h]);  // (d): Σ_m w_m k_m
+    const at::Tensor denom = at::matmul(g.q[b][h].index_select(0, q_rows), k_sum) + 1e-6;
+    const at::Tensor q_rot = internal("rala.q_rot")[b][h].index_select(0, q_rows);
+    const at::Tensor num = at::matmul(q_rot, internal("rala.k_rot")[b][h].transpose(0, 1)) * w;
+    return num / denom.unsqueeze(1);
+  }
+};
+
+Conv2dLayer::Shape conv(int64_t in, int64_t out, int64_t kernel, int64_t groups) {
+  Conv2dLayer::Shape s;
+  s.in = in;
+  s.out = out;
+  s.kernel = {kernel, kernel};
+  s.padding = {kernel / 2, kernel / 2};
+  s.groups = groups;
+  return s;
+}
+
+class RalaAttention : public AttentionMechanism {
+ public:
+  explicit RalaAttention(const MechanismConfig& c) : AttentionMechanism("rala", c) {
+    if (c.head_dim() % 4 != 0)
+      throw AttentionError("rala: head dim " + std::to_string(c.head_dim()) +
+                           " must be a multiple of 4 for its 2-D RoPE");
+    qkvo_ = add_layer<Conv2dLayer>(*this, "qkvo", conv(c.dim, 4 * c.dim, 1, 1));
+    lepe_ = add_layer<Conv2dLayer>(*this, "lepe", conv(c.dim, c.dim, 5, c.dim));
+    proj_ = add_layer<Conv2dLayer>(*this, "proj", conv(c.dim, c.dim, 1, 1));
+  }
+
+ protected:
+  at::Tensor run(const at::Tensor& x, const TokenLayout& layout, TraceRequest* request) override {
+    require_pure_grid(layout);
+    const int64_t batch = x.size(0), dim = config().dim, heads = config().heads;
+    const int64_t d = dim / heads, height = layout.height, width = layout.width;
+    const int64_t len = height * width;  // L in the SPEC
+    // NCHW image <-> per-head features (B, h, L, d); channel = head·d + c.
+    auto per_head = [&](const at::Tensor& img) {
+      return img.reshape({batch, heads, d, len}).transpose(-2, -1);
+    };
+    auto to_image = [&](const at::Tensor& t) {
+      return t.transpose(-2, -1).reshape({batch, dim, height, width});
+    };
+
+    const at::Tensor qkvo = (*qkvo_)(x.transpose(1, 2).reshape({batch, dim, height, width}));
+    const at::Tensor v_img = qkvo.slice(1, 2 * dim, 3 * dim);
+    const at::Tensor o_img = qkvo.slice(1, 3 * dim, 4 * dim);
+    const at::Tensor lepe = (*lepe_)(v_img);
+    const at::Tensor q = elu_feature(per_head(qkvo.slice(1, 0, dim)));
+    const at::Tensor k = elu_feature(per_head(qkvo.slice(1, dim, 2 * dim)));
+    const at::Tensor v = per_head(v_img);
+
+    // Query-guided key weights (B, h, 1, L), then k'_j = k_j · w_j · L.
+    const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+    const at::Tensor w = at::softmax(at::matmul(q.mean(-2, true), k.transpose(-2, -1)) * scale, -1);
+    const at::Tensor k_w = k * w.transpose(-2, -1) * static_cast<double>(len);
+
+    const RopeTables rope = rope_tables(height, width, d, x.options());
+    const at::Tensor q_rot = apply_rope(q, rope);
+    // The normaliser uses the un-rotated q and reweighted k, as the reference does.
+    const at::Tensor z = at::reciprocal(at::matmul(q, k_w.mean(-2, true).transpose(-2, -1)) + 1e-6);
+    const double inv_sqrt_l = 1.0 / std::sqrt(static_cast<double>(len));
+    const at::Tensor kv =
+        at::matmul(apply_rope(k_w, rope).transpose(-2, -1) * inv_sqrt_l, v * inv_sqrt_l);
+    const at::Tensor y_img = to_image(at::matmul(q_rot, kv) * z) + lepe;
+    const at::Tensor gated = y_img * o_img;
+    const at::Tensor out = (*proj_)(gated);
+
+    if (request) {
+      auto trace = std::make_shared<RalaTrace>();
+      init_trace(*trace, x, layout);
+      trace->groups.push_back(all_heads_group(layout, heads, q, k, v));
+      auto& in = trace->internals;
+      in["rala.w"] = keep(w.squeeze(-2));
+      in["rala.q_rot"] = keep(q_rot);
+      in["rala.k_rot"] = keep(apply_rope(k, rope));
+      in["rala.kv"] = keep(at::matmul(k_w.transpose(-2, -1), v));
+      in["rala.kv_plain"] = keep(at::matmul(k.transpose(-2, -1), v));
+      in["rala.y"] = keep(per_head(y_img));
+      in["rala.y_gated"] = keep(per_head(gated));
+      in["rala.o"] = keep(per_head(o_img));
+      in["rala.lepe"] = keep(per_head(lepe));
+      request->trace = std::move(trace);
+    }
+    return out.reshape({batch, dim, len}).transpose(1, 2);
+  }
+
+ private:
+  std::shared_ptr<Conv2dLayer> qkvo_, lepe_, proj_;
+};
+
+}  // namespace
+
+MechanismInfo rala_mechanism() {
+  MechanismInfo info;
+  info.name = "rala";
+  info.summary = "rank-augmented linear attention with RoPE, LePE and gate (RAVLT stages 1-2)";
+  info.needs_grid = true;
+  info.create = [](const MechanismConfig& c) { return std::make_shared<RalaAttention>(c); };
+  return info;
+}
+
+}  // namespace attnlab::attention

@@ -91,6 +91,7 @@ class AnchorAttention : public AttentionMechanism {
 MechanismInfo anchor_mechanism() {
   MechanismInfo info;
   info.name = "anchor";
+  info.linear_in_tokens = true;
   info.summary = "anchor attention (AnchorFormer): tokens mix through M learned anchors, O(N·M·d)";
   info.options = {{"anchors", OptionSpec::Kind::Integer, 30, 1, 1e9, "number of anchors M"}};
   info.create = [](const MechanismConfig& c) { return std::make_shared<AnchorAttention>(c); };

@@ -72,6 +72,7 @@ class LinearAttention : public AttentionMechanism {
 MechanismInfo linear_mechanism() {
   MechanismInfo info;
   info.name = "linear";
+  info.linear_in_tokens = true;
   info.summary = "linear attention with the elu+1 feature map, O(N·d²) (kernel baseline)";
   info.options = {
       {"qkv_bias", OptionSpec::Kind::Flag, 1, 0, 1, "bias on the qkv projection"},

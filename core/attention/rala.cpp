@@ -134,6 +134,7 @@ MechanismInfo rala_mechanism() {
   info.name = "rala";
   info.summary = "rank-augmented linear attention with RoPE, LePE and gate (RAVLT stages 1-2)";
   info.needs_grid = true;
+  info.linear_in_tokens = true;
   info.create = [](const MechanismConfig& c) { return std::make_shared<RalaAttention>(c); };
   return info;
 }

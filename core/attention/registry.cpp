@@ -6,13 +6,11 @@
 
 // clang-format off
 #define ATTNLAB_MECHANISMS(X) \
-  X(softmax)                  \
-// clang-format off
-#define ATTNLAB_MECHANISMS(X) \
-  X(softmax)                  \
-  X(softmax_rope)             \
-  X(linear)                   \
-  X(rala)                     \
+  X(softmax)               \
+  X(softmax_rope)          \
+  X(linear)                \
+  X(castling)              \
+  X(rala)                  \
   X(anchor)
 // clang-format on
 

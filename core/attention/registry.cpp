@@ -5,7 +5,8 @@
 #include <cmath>
 
 #define ATTNLAB_MECHANISMS(X) \
-  X(softmax)
+  X(softmax)                  \
+  X(hilo)
 
 namespace attnlab::attention {
 

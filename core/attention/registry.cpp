@@ -11,6 +11,7 @@
   X(linear)                \
   X(castling)              \
   X(rala)                  \
+  X(hilo)                  \
   X(anchor)
 // clang-format on
 

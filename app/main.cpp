@@ -26,6 +26,7 @@ commands:
                                             container keys of safetensors/.pth/.npy/IDX;
                                             --stats: min/max/mean/std, NaN/Inf counts
   info                                      LibTorch version, threads, devices
+  mechanisms                                the attention mechanisms and their options
 
 global options:
   --threads N     LibTorch intra-op threads (default: ATTNLAB_THREADS or all cores)
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
     if (command.empty() || command == "gui") return run_gui_command(all);
     if (command == "inspect") return cmd_inspect(all, g);
     if (command == "info") return cmd_info(all, g);
+    if (command == "mechanisms") return cmd_mechanisms(all, g);
     throw UsageError("unknown command '" + command + "'");
   } catch (const UsageError& e) {
     std::fprintf(stderr, "attnlab: %s\n(see attnlab --help)\n", e.what());

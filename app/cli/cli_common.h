@@ -43,5 +43,6 @@ constexpr int kExitOk = 0, kExitFailure = 1, kExitUsage = 2;
 
 int cmd_inspect(Args args, const GlobalOptions& g);
 int cmd_info(Args args, const GlobalOptions& g);
+int cmd_mechanisms(Args args, const GlobalOptions& g);
 
 }  // namespace attnlab::cli

@@ -189,6 +189,7 @@ bool castling_sparse_branch_active(const AttentionTrace& trace) {
 MechanismInfo castling_mechanism() {
   MechanismInfo info;
   info.name = "castling";
+  info.linear_in_tokens = true;
   info.summary = "Castling-ViT linear-angular attention with token-axis dconv";
   info.options = {
       {"qkv_bias", OptionSpec::Kind::Flag, 0, 0, 1, "bias on the qkv projection"},

@@ -4,7 +4,9 @@
 #include <c10/core/CPUAllocator.h>
 
 #include <atomic>
+#include <mutex>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace attnlab::runtime {
 namespace {
@@ -26,16 +28,30 @@ void raise_max(std::atomic<int64_t>& target, int64_t value) {
   }
 }
 
-// What each probed block carries so that its free can be counted.
+// The blocks handed out while probing, by data pointer. The context of each DataPtr is
+// its data pointer (some LibTorch code, e.g. raw_allocate(), requires exactly that), so
+// the bookkeeping lives in this side table.
 struct Block {
   c10::DataPtr inner;
   int64_t bytes;
 };
+std::mutex g_blocks_mutex;
+std::unordered_map<void*, Block>& blocks() {
+  static auto* table = new std::unordered_map<void*, Block>();  // outlives static dtors
+  return *table;
+}
 
-void free_block(void* ctx) {
-  auto* block = static_cast<Block*>(ctx);
-  g_counters.live -= block->bytes;
-  delete block;  // frees `inner` through the wrapped allocator
+void free_block(void* data) {
+  Block block;
+  {
+    std::lock_guard<std::mutex> lock(g_blocks_mutex);
+    auto it = blocks().find(data);
+    if (it == blocks().end()) return;
+    block = std::move(it->second);
+    blocks().erase(it);
+  }
+  g_counters.live -= block.bytes;
+  // `block.inner` frees the memory through the wrapped allocator here.
 }
 
 class CountingAllocator final : public c10::Allocator {
@@ -44,13 +60,18 @@ class CountingAllocator final : public c10::Allocator {
     c10::DataPtr inner = g_previous->allocate(n);
     void* data = inner.get();
     const c10::Device device = inner.device();
-    auto* block = new Block{std::move(inner), static_cast<int64_t>(n)};
-    const int64_t live = (g_counters.live += block->bytes);
+    const auto bytes = static_cast<int64_t>(n);
+    if (data) {
+      std::lock_guard<std::mutex> lock(g_blocks_mutex);
+      blocks()[data] = Block{std::move(inner), bytes};
+    }
+    const int64_t live = (g_counters.live += bytes);
     raise_max(g_counters.peak, live);
-    raise_max(g_counters.largest, block->bytes);
+    raise_max(g_counters.largest, bytes);
     ++g_counters.count;
-    return {data, block, &free_block, device};
+    return {data, data, &free_block, device};
   }
+  c10::DeleterFnPtr raw_deleter() const override { return &free_block; }
 };
 CountingAllocator g_counting;
 

@@ -63,6 +63,16 @@ TEST(Cli, Info) {
   EXPECT_NE(r.out.find("2 CPU thread(s)"), std::string::npos) << r.out;
 }
 
+TEST(Cli, MechanismsListsEveryRegisteredMechanismWithItsOptions) {
+  CliRun r = run("mechanisms");
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* name : {"softmax", "softmax_rope", "linear", "castling", "rala", "hilo", "anchor"})
+    EXPECT_TRUE(has_line_with(r.out, {name, "\xE2\x80\x94"})) << name << "\n" << r.out;
+  EXPECT_TRUE(has_line_with(r.out, {"window", "integer", "default 2"})) << r.out;
+  EXPECT_TRUE(has_line_with(r.out, {"threshold", "default 0.02"})) << r.out;
+  EXPECT_EQ(run("mechanisms extra").code, 2);
+}
+
 TEST(Cli, UsageErrors) {
   EXPECT_EQ(run("frobnicate").code, 2);
   EXPECT_EQ(run("inspect").code, 2);

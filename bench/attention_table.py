@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Markdown tables for docs/BENCHMARKS.md from bench_attention's JSON output.
 
-usage: build/bench/bench_attention --benchmark_out=att.json --benchmark_out_format=json
+usage: build/bench/bench_attention --benchmark_repetitions=3 \
+           --benchmark_report_aggregates_only=true \
+           --benchmark_out=att.json --benchmark_out_format=json
        python3 bench/attention_table.py att.json
 
 Forward latency and peak memory per mechanism and N, each with its ratio to softmax at
 the same N (same run); the growth factor from one N to the next (4× tokens each step:
-~4 means linear, ~16 quadratic); and the row-query latency.
+~4 means linear, ~16 quadratic); and the row-query latency. With repetitions, the medians are used.
 """
 import json
 import sys
@@ -18,7 +20,7 @@ def load(path):
         data = json.load(f)
     fwd, peak, row = defaultdict(dict), defaultdict(dict), defaultdict(dict)
     for b in data["benchmarks"]:
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "mean":
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
         kind, mech, n = b["run_name"].split("/")[:3]
         n = int(n)

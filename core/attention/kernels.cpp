@@ -6,7 +6,9 @@
 namespace attnlab::attention {
 
 at::Tensor softmax_scores(const at::Tensor& q, const at::Tensor& k, double scale) {
-  return at::softmax(at::matmul(q, k.transpose(-2, -1)) * scale, -1);
+  // Scaling in place keeps the reference's numerics ((q kᵀ)·scale, as timm and LITv2
+  // compute it) without a second N×N temporary.
+  return at::softmax(at::matmul(q, k.transpose(-2, -1)).mul_(scale), -1);
 }
 
 at::Tensor elu_feature(const at::Tensor& x) {

@@ -25,7 +25,7 @@
 #include <string>
 
 #include "core/attention/kernels.h"
-#include "core/attention/layers.h"
+#include "core/attention/ravlt_shell.h"
 #include "core/attention/registry.h"
 #include "core/attention/rope.h"
 
@@ -45,86 +45,57 @@ class RalaTrace : public AttentionTrace {
   }
 };
 
-Conv2dLayer::Shape conv(int64_t in, int64_t out, int64_t kernel, int64_t groups) {
-  Conv2dLayer::Shape s;
-  s.in = in;
-  s.out = out;
-  s.kernel = {kernel, kernel};
-  s.padding = {kernel / 2, kernel / 2};
-  s.groups = groups;
-  return s;
-}
-
 class RalaAttention : public AttentionMechanism {
  public:
-  explicit RalaAttention(const MechanismConfig& c) : AttentionMechanism("rala", c) {
-    if (c.head_dim() % 4 != 0)
-      throw AttentionError("rala: head dim " + std::to_string(c.head_dim()) +
-                           " must be a multiple of 4 for its 2-D RoPE");
-    qkvo_ = add_layer<Conv2dLayer>(*this, "qkvo", conv(c.dim, 4 * c.dim, 1, 1));
-    lepe_ = add_layer<Conv2dLayer>(*this, "lepe", conv(c.dim, c.dim, 5, c.dim));
-    proj_ = add_layer<Conv2dLayer>(*this, "proj", conv(c.dim, c.dim, 1, 1));
-  }
+  explicit RalaAttention(const MechanismConfig& c)
+      : AttentionMechanism("rala", c), shell_(*this, c, "rala") {}
 
  protected:
   at::Tensor run(const at::Tensor& x, const TokenLayout& layout, TraceRequest* request) override {
     require_pure_grid(layout);
-    const int64_t batch = x.size(0), dim = config().dim, heads = config().heads;
-    const int64_t d = dim / heads, height = layout.height, width = layout.width;
-    const int64_t len = height * width;  // L in the SPEC
-    // NCHW image <-> per-head features (B, h, L, d); channel = head·d + c.
-    auto per_head = [&](const at::Tensor& img) {
-      return img.reshape({batch, heads, d, len}).transpose(-2, -1);
-    };
-    auto to_image = [&](const at::Tensor& t) {
-      return t.transpose(-2, -1).reshape({batch, dim, height, width});
-    };
-
-    const at::Tensor qkvo = (*qkvo_)(x.transpose(1, 2).reshape({batch, dim, height, width}));
-    const at::Tensor v_img = qkvo.slice(1, 2 * dim, 3 * dim);
-    const at::Tensor o_img = qkvo.slice(1, 3 * dim, 4 * dim);
-    const at::Tensor lepe = (*lepe_)(v_img);
-    const at::Tensor q = elu_feature(per_head(qkvo.slice(1, 0, dim)));
-    const at::Tensor k = elu_feature(per_head(qkvo.slice(1, dim, 2 * dim)));
-    const at::Tensor v = per_head(v_img);
+    const RavltParts p = shell_.split(x, layout);
+    const int64_t d = config().head_dim();
+    const int64_t len = p.height * p.width;  // L in the SPEC
+    const at::Tensor q = elu_feature(p.q);
+    const at::Tensor k = elu_feature(p.k);
 
     // Query-guided key weights (B, h, 1, L), then k'_j = k_j · w_j · L.
     const double scale = 1.0 / std::sqrt(static_cast<double>(d));
     const at::Tensor w = at::softmax(at::matmul(q.mean(-2, true), k.transpose(-2, -1)) * scale, -1);
     const at::Tensor k_w = k * w.transpose(-2, -1) * static_cast<double>(len);
 
-    const RopeTables rope = rope_tables(height, width, d, x.options());
+    const RopeTables rope = rope_tables(p.height, p.width, d, x.options());
     const at::Tensor q_rot = apply_rope(q, rope);
     // The normaliser uses the un-rotated q and reweighted k, as the reference does.
     const at::Tensor z = at::reciprocal(at::matmul(q, k_w.mean(-2, true).transpose(-2, -1)) + 1e-6);
     const double inv_sqrt_l = 1.0 / std::sqrt(static_cast<double>(len));
     const at::Tensor kv =
-        at::matmul(apply_rope(k_w, rope).transpose(-2, -1) * inv_sqrt_l, v * inv_sqrt_l);
-    const at::Tensor y_img = to_image(at::matmul(q_rot, kv) * z) + lepe;
-    const at::Tensor gated = y_img * o_img;
-    const at::Tensor out = (*proj_)(gated);
+        at::matmul(apply_rope(k_w, rope).transpose(-2, -1) * inv_sqrt_l, p.v * inv_sqrt_l);
+    const at::Tensor y_img = p.to_image(at::matmul(q_rot, kv) * z) + p.lepe_img;
+    const at::Tensor gated = y_img * p.o_img;
+    const at::Tensor out = shell_.project(p, gated);
 
     if (request) {
       auto trace = std::make_shared<RalaTrace>();
       init_trace(*trace, x, layout);
-      trace->groups.push_back(all_heads_group(layout, heads, q, k, v));
+      trace->groups.push_back(all_heads_group(layout, p.heads, q, k, p.v));
       auto& in = trace->internals;
       in["rala.w"] = keep(w.squeeze(-2));
       in["rala.q_rot"] = keep(q_rot);
       in["rala.k_rot"] = keep(apply_rope(k, rope));
-      in["rala.kv"] = keep(at::matmul(k_w.transpose(-2, -1), v));
-      in["rala.kv_plain"] = keep(at::matmul(k.transpose(-2, -1), v));
-      in["rala.y"] = keep(per_head(y_img));
-      in["rala.y_gated"] = keep(per_head(gated));
-      in["rala.o"] = keep(per_head(o_img));
-      in["rala.lepe"] = keep(per_head(lepe));
+      in["rala.kv"] = keep(at::matmul(k_w.transpose(-2, -1), p.v));
+      in["rala.kv_plain"] = keep(at::matmul(k.transpose(-2, -1), p.v));
+      in["rala.y"] = keep(p.per_head(y_img));
+      in["rala.y_gated"] = keep(p.per_head(gated));
+      in["rala.o"] = keep(p.per_head(p.o_img));
+      in["rala.lepe"] = keep(p.per_head(p.lepe_img));
       request->trace = std::move(trace);
     }
-    return out.reshape({batch, dim, len}).transpose(1, 2);
+    return out;
   }
 
  private:
-  std::shared_ptr<Conv2dLayer> qkvo_, lepe_, proj_;
+  RavltShell shell_;
 };
 
 }  // namespace

@@ -4,34 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "tests/attention/attention_test_util.h"
+#include "tests/attention/ravlt_test_util.h"
 
 namespace attnlab::testing {
 namespace {
 
 using attention::TokenLayout;
-
-// The attention input of block 0 of RAVLT stage `stage` from that stage's input image:
-// x + pos(x) (depthwise 3×3 CPE), then norm1 over channels; as tokens (B, H·W, C).
-at::Tensor ravlt_block0_input(const at::Tensor& image, const nn::TensorMap& w, int stage) {
-  const std::string p = "layers." + std::to_string(stage) + ".blocks.0.";
-  at::Tensor x = image + at::conv2d(image, w.at(p + "pos.weight"), w.at(p + "pos.bias"), {1, 1},
-                                    {1, 1}, {1, 1}, image.size(1));
-  return layer_norm(x.flatten(2).transpose(1, 2), w, p + "norm1.norm", 1e-6);
-}
-
-// proj(((rows·v) + lepe) ⊙ o) for image b, rebuilt head by head from the trace: (N, C).
-at::Tensor rebuild_output(const attention::AttentionTrace& t, attention::AttentionMechanism& m,
-                          int64_t b) {
-  std::vector<at::Tensor> heads;
-  for (int64_t h = 0; h < t.heads; ++h)
-    heads.push_back((rows_times_v(t, b, h) + t.internal("rala.lepe")[b][h]) *
-                    t.internal("rala.o")[b][h]);
-  const auto params = m.named_parameters();
-  const at::Tensor proj = params["proj.weight"];
-  return at::linear(at::cat(heads, -1), proj.reshape({proj.size(0), proj.size(1)}),
-                    params["proj.bias"]);
-}
 
 TEST(RalaAttention, MatchesRavltMiniStage1Block0) {
   auto w = parity_weights("ravlt_mini");
@@ -58,7 +36,7 @@ TEST(RalaAttention, OutputIsProjOfRowsTimesValuesPlusLepeTimesGateOnA5x7Grid) {
   auto [out, trace] = attn->forward_traced(x, layout);
   ASSERT_EQ(trace->heads, 2);
   for (int64_t b = 0; b < 2; ++b) {
-    const double diff = max_abs_diff(rebuild_output(*trace, *attn, b), out[b]);
+    const double diff = max_abs_diff(rebuild_ravlt_output(*trace, *attn, b, "rala"), out[b]);
     std::cout << "rala rows-rebuilt output, image " << b << ": max |diff| = " << diff << "\n";
     EXPECT_LE(diff, 1e-5);
   }

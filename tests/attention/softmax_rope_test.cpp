@@ -6,21 +6,12 @@
 #include <vector>
 
 #include "core/attention/rope.h"
-#include "tests/attention/attention_test_util.h"
+#include "tests/attention/ravlt_test_util.h"
 
 namespace attnlab::testing {
 namespace {
 
 using attention::TokenLayout;
-
-// The attention input of block 0 of RAVLT stage `stage` from that stage's input image:
-// x + pos(x) (depthwise 3×3 CPE), then norm1 over channels; as tokens (B, H·W, C).
-at::Tensor ravlt_block0_input(const at::Tensor& image, const nn::TensorMap& w, int stage) {
-  const std::string p = "layers." + std::to_string(stage) + ".blocks.0.";
-  at::Tensor x = image + at::conv2d(image, w.at(p + "pos.weight"), w.at(p + "pos.bias"), {1, 1},
-                                    {1, 1}, {1, 1}, image.size(1));
-  return layer_norm(x.flatten(2).transpose(1, 2), w, p + "norm1.norm", 1e-6);
-}
 
 TEST(SoftmaxRopeAttention, MatchesRavltMiniStage3Block0) {
   auto w = parity_weights("ravlt_mini");
@@ -44,17 +35,12 @@ TEST(SoftmaxRopeAttention, OutputIsProjOfRowsTimesValuesPlusLepeTimesGateAndRows
   const at::Tensor x = random_tokens(2, 35, 32);
   auto [out, trace] = attn->forward_traced(x, layout);
   ASSERT_EQ(trace->heads, 2);
-  const auto params = attn->named_parameters();
-  const at::Tensor proj = params["proj.weight"].reshape({32, 32});
   for (int64_t b = 0; b < 2; ++b) {
-    std::vector<at::Tensor> heads;
     for (int64_t h = 0; h < 2; ++h) {
-      heads.push_back((rows_times_v(*trace, b, h) + trace->internal("softmax_rope.lepe")[b][h]) *
-                      trace->internal("softmax_rope.o")[b][h]);
       const at::Tensor sums = trace->matrix(b, h).sum(-1);
       EXPECT_LE(max_abs_diff(sums, at::ones_like(sums)), 1e-5);
     }
-    const at::Tensor rebuilt = at::linear(at::cat(heads, -1), proj, params["proj.bias"]);
+    const at::Tensor rebuilt = rebuild_ravlt_output(*trace, *attn, b, "softmax_rope");
     const double diff = max_abs_diff(rebuilt, out[b]);
     std::cout << "softmax_rope rows-rebuilt output, image " << b << ": max |diff| = " << diff
               << "\n";

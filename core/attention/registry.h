@@ -25,7 +25,9 @@ struct MechanismInfo {
   std::string name;
   std::string summary;            // one line for --help and the GUI
   bool needs_grid = false;        // refuses prefix tokens (RoPE, windows, pooling)
-  bool linear_in_tokens = false;  // forward time and memory O(N), no N×N anywhere
+  // Eval forward time and memory O(N), no N×N anywhere (Castling's training-only masked
+  // softmax branch is N×N by definition).
+  bool linear_in_tokens = false;
   std::vector<OptionSpec> options;
   std::function<std::shared_ptr<AttentionMechanism>(const MechanismConfig&)> create;
 };

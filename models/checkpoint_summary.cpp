@@ -31,7 +31,6 @@ std::string guess_architecture(const Names& t) {
   return "unknown";
 }
 
-
 }  // namespace
 
 CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
@@ -77,8 +76,8 @@ CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
                       " num_batches_tracked counter(s) (BatchNorm bookkeeping, not weights)");
   if (!s.non_finite.empty())
     s.warnings.push_back(std::to_string(s.non_finite.size()) +
-                      " tensor(s) hold NaN or Inf values, first '" + s.non_finite.front() +
-                      "' (a diverged run?)");
+                         " tensor(s) hold NaN or Inf values, first '" + s.non_finite.front() +
+                         "' (a diverged run?)");
   std::string dt = "dtypes:";
   for (const auto& [name, n] : dtypes) dt += " " + name + "×" + std::to_string(n);
   s.lines.push_back(dt);

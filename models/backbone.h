@@ -1,0 +1,81 @@
+// The interface every vision backbone implements (ViT/DeiT, AnchorDeiT, Castling-DeiT,
+// LITv2, RAVLT): images in, logits out, and on request everything the analyses and the
+// parity checks need — each attention layer's trace with its token layout, and the
+// intermediate outputs under the names the reference fixtures use:
+//   "logits"                      the model output (eval)
+//   "out.<state-dict path>"       the output of the module at that path: patch_embed,
+//                                 every block, stage (layers.i), downsample, attention
+//                                 module (…attn), the final norm
+//   "attn.<block path>"           softmax probabilities (B, h, N, N) of a softmax block
+//   "hifi.<block path>", "lofi.<block path>"  HiLo branch outputs (B, H, W, C')
+// Tensors keep the reference layout of their module (RAVLT: NCHW; the others B×N×C).
+#pragma once
+
+#include <torch/nn/module.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/attention/attention_trace.h"
+#include "core/attention/mechanism.h"
+
+namespace attnlab::models {
+
+struct ForwardOptions {
+  bool trace_attention = false;   // keep every attention layer's AttentionTrace
+  attention::TraceOptions trace;  // passed to each traced layer
+  bool record_outputs = false;    // fill ForwardResult::outputs ("out.*", "attn.*", ...)
+};
+
+struct LayerTrace {
+  std::string path;  // state-dict path of the attention module, e.g. "blocks.3.attn"
+  std::shared_ptr<const attention::AttentionTrace> trace;  // its layout says stage, H, W
+};
+
+struct ForwardResult {
+  at::Tensor logits;
+  std::vector<LayerTrace> traces;             // in forward order
+  std::map<std::string, at::Tensor> outputs;  // fixture-style names, see above
+};
+
+// Bad model configuration (unknown arch, inconsistent sizes, ...).
+struct ModelError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Backbone : public torch::nn::Module {
+ public:
+  virtual ~Backbone() = default;
+  // images: (B, 3, H, W), normalised as the model's preprocessing says.
+  virtual ForwardResult run(const at::Tensor& images, const ForwardOptions& options = {}) = 0;
+  virtual std::string arch() const = 0;
+};
+
+// Records outputs and traces during one forward; backbones call it at each module.
+class ForwardRecorder {
+ public:
+  ForwardRecorder(const ForwardOptions& options, ForwardResult& result)
+      : options_(options), result_(result) {}
+  bool tracing() const { return options_.trace_attention; }
+  bool recording() const { return options_.record_outputs; }
+  const attention::TraceOptions& trace_options() const { return options_.trace; }
+  // Stores `t` (detached) under "<kind>.<path>" when recording.
+  void output(const std::string& kind, const std::string& path, const at::Tensor& t) {
+    if (recording()) result_.outputs[kind + "." + path] = t.detach();
+  }
+  void trace(const std::string& path, std::shared_ptr<const attention::AttentionTrace> t) {
+    if (tracing()) result_.traces.push_back({path, std::move(t)});
+  }
+  // Runs an attention module at `path`, traced when tracing or when its probabilities /
+  // branch outputs must be recorded; returns its output.
+  at::Tensor attend(attention::AttentionMechanism& attn, const std::string& path,
+                    const at::Tensor& tokens, const attention::TokenLayout& layout);
+
+ private:
+  const ForwardOptions& options_;
+  ForwardResult& result_;
+};
+
+}  // namespace attnlab::models

@@ -1,0 +1,30 @@
+// Reading a checkpoint's weights for a model: unwrap the container ('model' → 'model_ema'
+// → 'state_dict' → flat, or the key the user names), strip 'module.', drop
+// num_batches_tracked (core/io/state_dict), convert to at::Tensor with half and bfloat16
+// weights widened to float32; then load strictly (nn::load_state lists every missing,
+// unexpected and mis-shaped key in one error).
+#pragma once
+
+#include <string>
+
+#include "core/nn/state_loading.h"
+
+namespace torch::nn {
+class Module;
+}
+
+namespace attnlab::models {
+
+struct CheckpointWeights {
+  std::string path;
+  std::string source_key;  // container key the weights came from ("" = flat file)
+  nn::TensorMap tensors;
+};
+
+CheckpointWeights read_checkpoint_weights(const std::string& path, const std::string& key = "");
+
+// read_checkpoint_weights + strict nn::load_state; the error message names the file.
+void load_checkpoint(torch::nn::Module& model, const std::string& path,
+                     const std::string& key = "");
+
+}  // namespace attnlab::models

@@ -1,0 +1,103 @@
+// Model configuration sources and typed getters.
+#include "models/model_config.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "models/backbone.h"
+
+namespace attnlab::models {
+namespace {
+
+[[noreturn]] void bad(const std::string& family, const std::string& key, const std::string& what) {
+  throw ModelError(family + " config: '" + key + "' " + what);
+}
+
+const Json& need(const Json& c, const std::string& key, const std::string& family) {
+  if (!c.is_object() || !c.contains(key)) bad(family, key, "is missing");
+  return c.at(key);
+}
+
+}  // namespace
+
+Json config_from_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ModelError("cannot open the config file " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  Json c = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (c.is_discarded()) throw ModelError(path + " is not valid JSON");
+  if (!c.is_object() || !c.contains("arch") || !c["arch"].is_string())
+    throw ModelError(path + ": a model config needs a string \"arch\"");
+  return c;
+}
+
+Json config_from_metadata(const std::map<std::string, std::string>& metadata) {
+  Json c = Json::object();
+  for (const auto& [key, value] : metadata) {
+    Json v = Json::parse(value, nullptr, false);
+    // Plain strings are stored as themselves by some writers ("vit" rather than "\"vit\"").
+    c[key] = v.is_discarded() ? Json(value) : v;
+  }
+  if (!c.contains("arch") || !c["arch"].is_string())
+    throw ModelError("the safetensors metadata holds no model config (no \"arch\" key)");
+  return c;
+}
+
+int64_t get_int(const Json& c, const std::string& key, const std::string& family) {
+  const Json& v = need(c, key, family);
+  if (!v.is_number_integer()) bad(family, key, "must be an integer");
+  return v.get<int64_t>();
+}
+
+int64_t get_int(const Json& c, const std::string& key, const std::string& family,
+                int64_t fallback) {
+  return c.contains(key) ? get_int(c, key, family) : fallback;
+}
+
+double get_real(const Json& c, const std::string& key, const std::string& family, double fallback) {
+  if (!c.contains(key)) return fallback;
+  const Json& v = c.at(key);
+  if (!v.is_number()) bad(family, key, "must be a number");
+  return v.get<double>();
+}
+
+bool get_bool(const Json& c, const std::string& key, const std::string& family, bool fallback) {
+  if (!c.contains(key)) return fallback;
+  const Json& v = c.at(key);
+  if (!v.is_boolean()) bad(family, key, "must be true or false");
+  return v.get<bool>();
+}
+
+std::string get_string(const Json& c, const std::string& key, const std::string& family,
+                       const std::string& fallback) {
+  if (!c.contains(key)) return fallback;
+  const Json& v = c.at(key);
+  if (!v.is_string()) bad(family, key, "must be a string");
+  return v.get<std::string>();
+}
+
+std::vector<int64_t> get_ints(const Json& c, const std::string& key, const std::string& family) {
+  const Json& v = need(c, key, family);
+  if (!v.is_array()) bad(family, key, "must be a list of integers");
+  std::vector<int64_t> out;
+  for (const auto& e : v) {
+    if (!e.is_number_integer()) bad(family, key, "must be a list of integers");
+    out.push_back(e.get<int64_t>());
+  }
+  return out;
+}
+
+std::vector<std::string> get_strings(const Json& c, const std::string& key,
+                                     const std::string& family) {
+  const Json& v = need(c, key, family);
+  if (!v.is_array()) bad(family, key, "must be a list of strings");
+  std::vector<std::string> out;
+  for (const auto& e : v) {
+    if (!e.is_string()) bad(family, key, "must be a list of strings");
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace attnlab::models

@@ -1,0 +1,33 @@
+// Where a model's configuration comes from: a JSON file in the format of the fixtures'
+// `.config.json` ({"arch": "vit", "embed_dim": 64, ...}; keys a family does not use,
+// such as "source" and "seed", are ignored), or a safetensors `__metadata__` holding the
+// same keys with JSON-encoded string values. Families read their keys with the typed
+// getters below, which name the key and the family in every error.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace attnlab::models {
+
+using Json = nlohmann::json;
+
+Json config_from_file(const std::string& path);
+// Throws ModelError when a value is not valid JSON or "arch" is missing.
+Json config_from_metadata(const std::map<std::string, std::string>& metadata);
+
+// Typed access: `family` is used in messages ("vit config: 'depth' must be an integer").
+int64_t get_int(const Json& c, const std::string& key, const std::string& family);
+int64_t get_int(const Json& c, const std::string& key, const std::string& family, int64_t fallback);
+double get_real(const Json& c, const std::string& key, const std::string& family, double fallback);
+bool get_bool(const Json& c, const std::string& key, const std::string& family, bool fallback);
+std::string get_string(const Json& c, const std::string& key, const std::string& family,
+                       const std::string& fallback);
+std::vector<int64_t> get_ints(const Json& c, const std::string& key, const std::string& family);
+std::vector<std::string> get_strings(const Json& c, const std::string& key,
+                                     const std::string& family);
+
+}  // namespace attnlab::models

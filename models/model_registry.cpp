@@ -1,0 +1,41 @@
+// The backbone registry: one line per family in ATTNLAB_MODEL_FAMILIES; a family handles
+// the arch names it lists in `<family>_archs()` and builds them in `make_<family>()`.
+#include "models/model_registry.h"
+
+// clang-format off
+#define ATTNLAB_MODEL_FAMILIES(X)
+// clang-format on
+
+namespace attnlab::models {
+
+#define ATTNLAB_DECLARE(f)                                \
+  std::shared_ptr<Backbone> make_##f(const Json& config); \
+  std::vector<std::string> f##_archs();
+ATTNLAB_MODEL_FAMILIES(ATTNLAB_DECLARE)
+#undef ATTNLAB_DECLARE
+
+std::vector<std::string> known_archs() {
+  std::vector<std::string> all;
+#define ATTNLAB_ARCHS(f) \
+  for (auto& a : f##_archs()) all.push_back(a);
+  ATTNLAB_MODEL_FAMILIES(ATTNLAB_ARCHS)
+#undef ATTNLAB_ARCHS
+  return all;
+}
+
+std::shared_ptr<Backbone> make_backbone(const Json& config) {
+  const std::string arch =
+      config.is_object() && config.contains("arch") && config["arch"].is_string()
+          ? config["arch"].get<std::string>()
+          : std::string();
+#define ATTNLAB_TRY(f)              \
+  for (const auto& a : f##_archs()) \
+    if (a == arch) return make_##f(config);
+  ATTNLAB_MODEL_FAMILIES(ATTNLAB_TRY)
+#undef ATTNLAB_TRY
+  std::string known;
+  for (const auto& a : known_archs()) known += (known.empty() ? "" : ", ") + a;
+  throw ModelError("unknown model arch '" + arch + "' (known: " + known + ")");
+}
+
+}  // namespace attnlab::models

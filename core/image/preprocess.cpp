@@ -1,0 +1,60 @@
+// Reference-exact evaluation preprocessing.
+#include "core/image/preprocess.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace attnlab::image {
+
+std::string Preprocessing::describe() const {
+  std::string s;
+  if (resize_short > 0)
+    s += std::string(filter == Filter::Bicubic ? "bicubic" : "bilinear") + " resize " +
+         std::to_string(resize_short) + ", ";
+  if (crop > 0) s += "center crop " + std::to_string(crop) + ", ";
+  const bool imagenet = mean == std::array<float, 3>{0.485f, 0.456f, 0.406f} &&
+                        std == std::array<float, 3>{0.229f, 0.224f, 0.225f};
+  return s + (imagenet ? "ImageNet mean/std" : "custom mean/std");
+}
+
+Preprocessing imagenet_eval(int resize_short, int crop) {
+  Preprocessing p;
+  p.resize_short = resize_short;
+  p.crop = crop;
+  return p;
+}
+
+std::array<int, 2> resized_size(int width, int height, int short_side) {
+  // torchvision: the long side is int(short_side · long / short), truncated.
+  if (width <= height)
+    return {short_side, static_cast<int>(static_cast<int64_t>(short_side) * height / width)};
+  return {static_cast<int>(static_cast<int64_t>(short_side) * width / height), short_side};
+}
+
+at::Tensor preprocess(const io::RgbImage& image, const Preprocessing& p) {
+  if (image.width <= 0 || image.height <= 0) throw std::invalid_argument("preprocess: empty image");
+  io::RgbImage img = image;
+  if (p.resize_short > 0) {
+    const auto [w, h] = resized_size(img.width, img.height, p.resize_short);
+    if (w != img.width || h != img.height) img = resize_like_pil(img, w, h, p.filter);
+  }
+  at::Tensor t =
+      at::from_blob(img.rgb.data(), {img.height, img.width, 3}, at::kByte).permute({2, 0, 1});
+  if (p.crop > 0) {
+    if (img.width < p.crop || img.height < p.crop)
+      throw std::invalid_argument("preprocess: a " + std::to_string(img.width) + "×" +
+                                  std::to_string(img.height) + " image is smaller than the " +
+                                  std::to_string(p.crop) + " crop");
+    // torchvision: int(round((size − crop) / 2)), Python's round-half-to-even.
+    const int top = static_cast<int>(std::nearbyint((img.height - p.crop) / 2.0));
+    const int left = static_cast<int>(std::nearbyint((img.width - p.crop) / 2.0));
+    t = t.slice(1, top, top + p.crop).slice(2, left, left + p.crop);
+  }
+  const auto mean = at::tensor(at::ArrayRef<float>(p.mean.data(), 3)).view({3, 1, 1});
+  const auto stdv = at::tensor(at::ArrayRef<float>(p.std.data(), 3)).view({3, 1, 1});
+  return t.to(at::kFloat).div(255).sub(mean).div(stdv).unsqueeze(0).contiguous();
+}
+
+}  // namespace attnlab::image

@@ -1,0 +1,47 @@
+// The fixtures' single-module archs run through models::run_attention_module (what
+// `attnlab infer` uses for them) reproduce the reference outputs.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "models/attention_module.h"
+#include "models/backbone.h"
+#include "tests/support/fixtures.h"
+
+namespace attnlab::testing {
+namespace {
+
+double max_abs(const at::Tensor& a, const at::Tensor& b) {
+  return (a - b).abs().max().item<double>();
+}
+
+TEST(AttentionModuleArchs, CastlingAndHiloFixturesReproduceTheirExpectedOutputs) {
+  for (const std::string name : {"castling_attn", "hilo_padded"}) {
+    const auto config = models::config_from_file(parity_dir() + "/" + name + ".config.json");
+    ASSERT_TRUE(models::is_attention_module_arch(config["arch"].get<std::string>()));
+    const auto weights = nn::read_tensor_map(parity_dir() + "/" + name + ".safetensors");
+    const auto expected = nn::read_tensor_map(parity_dir() + "/" + name + ".expected.safetensors");
+    const auto outputs = models::run_attention_module(config, weights, expected.at("input"));
+    size_t compared = 0;
+    for (const auto& [key, value] : expected) {
+      if (key == "input") continue;
+      ASSERT_TRUE(outputs.count(key)) << name << " produced no " << key;
+      EXPECT_LE(max_abs(outputs.at(key), value), 1e-5) << name << " " << key;
+      ++compared;
+    }
+    EXPECT_EQ(compared, outputs.size()) << name;
+  }
+}
+
+TEST(AttentionModuleArchs, WrongWeightsAndUnknownArchAreRefused) {
+  const auto config = models::config_from_file(parity_dir() + "/castling_attn.config.json");
+  auto weights = nn::read_tensor_map(parity_dir() + "/castling_attn.safetensors");
+  weights.erase("proj.bias");
+  EXPECT_THROW(models::run_attention_module(config, weights, at::randn({1, 50, 64})),
+               nn::StateLoadError);
+  EXPECT_THROW(
+      models::run_attention_module(models::Json{{"arch", "vit"}}, weights, at::randn({1, 50, 64})),
+      models::ModelError);
+}
+
+}  // namespace
+}  // namespace attnlab::testing

@@ -22,6 +22,16 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
+// 5717416 -> "5,717,416".
+std::string grouped(int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 void print_text(const io::TensorFile& f, const models::CheckpointSummary& sum, bool stats) {
   std::printf("%s\n  format: %s\n", f.path.c_str(), io::file_format_name(f.format));
   if (!f.container.empty()) {
@@ -35,8 +45,10 @@ void print_text(const io::TensorFile& f, const models::CheckpointSummary& sum, b
   }
   for (const auto& n : f.notes) std::printf("  note: %s\n", n.c_str());
   if (f.format == io::FileFormat::Safetensors || f.format == io::FileFormat::TorchZip)
-    std::printf("  architecture (from key names): %s; weights: %s\n", sum.architecture.c_str(),
-                sum.weights_key.empty() ? "flat" : ("'" + sum.weights_key + "'").c_str());
+    std::printf("  architecture (from key names): %s; weights: %s; %s parameters\n",
+                sum.architecture.c_str(),
+                sum.weights_key.empty() ? "flat" : ("'" + sum.weights_key + "'").c_str(),
+                grouped(sum.parameter_count).c_str());
   size_t width = 4;
   for (const auto& e : f.tensors) width = std::max(width, e.name.size());
   std::printf("  tensors (%zu):\n", f.tensors.size());
@@ -64,6 +76,7 @@ void print_json(const io::TensorFile& f, const models::CheckpointSummary& sum, b
   j["format"] = io::file_format_name(f.format);
   j["architecture"] = sum.architecture;
   j["weights_key"] = sum.weights_key;
+  j["parameters"] = sum.parameter_count;
   j["container"] = nlohmann::ordered_json::array();
   for (const auto& e : f.container)
     j["container"].push_back(

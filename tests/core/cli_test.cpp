@@ -92,6 +92,11 @@ TEST(Cli, InspectEveryFixture) {
   }
   CliRun pth = run("inspect " + attnlab::testing::parity_dir() + "/deit_mini.pth");
   EXPECT_NE(pth.out.find("container keys"), std::string::npos) << pth.out;
+  // 162,634 = the sum of the fixture's tensor sizes (counted independently from its
+  // safetensors header).
+  EXPECT_TRUE(has_line_with(pth.out, {"architecture (from key names): vit", "'model'",
+                                      "162,634 parameters"}))
+      << pth.out;
   EXPECT_TRUE(has_line_with(pth.out, {"model.blocks.0.attn.qkv.weight", "F32", "[192, 64]"}))
       << pth.out;
   CliRun st = run("inspect " + attnlab::testing::parity_dir() + "/deit_mini.safetensors");

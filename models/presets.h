@@ -1,0 +1,27 @@
+// Named presets, timm-style: each official model size with its model config and the
+// evaluation preprocessing its paper's code uses (SPEC §2), plus where its released
+// weights come from. `attnlab classify --preset`, `infer --preset`, the GUI's model menu
+// and the manifest tests all start here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/image/preprocess.h"
+#include "models/model_config.h"
+
+namespace attnlab::models {
+
+struct Preset {
+  std::string name;         // "deit_tiny_patch16_224"
+  std::string description;  // one line: family, size, what it is
+  Json config;              // the model config (what make_backbone takes)
+  image::Preprocessing preprocessing;
+  std::string weights;      // where the official weights come from (or "none released")
+};
+
+const std::vector<Preset>& presets();
+// Throws ModelError listing the preset names.
+const Preset& find_preset(const std::string& name);
+
+}  // namespace attnlab::models

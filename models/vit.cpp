@@ -283,7 +283,8 @@ Json vit_official_config(const std::string& name) {
       c.update({{"arch", "anchor_deit_distilled"}, {"num_anchors", 30}});
       return c;
     }
-    if (name == "castling_deit_" + size + "_patch16_224") {
+    // No released Castling-DeiT: the short name ("castling_deit_tiny") is accepted too.
+    if (name == "castling_deit_" + size || name == "castling_deit_" + size + "_patch16_224") {
       c.update({{"arch", "castling_deit"},
                 {"attention", "castling"},
                 {"qkv_bias", false},
@@ -295,7 +296,7 @@ Json vit_official_config(const std::string& name) {
   throw ModelError("no official vit config named '" + name +
                    "' (known: deit_{tiny,small,base}_patch16_224, "
                    "anchor_deit_{tiny,small}_distilled_patch16_224, "
-                   "castling_deit_{tiny,small,base}_patch16_224)");
+                   "castling_deit_{tiny,small,base}[_patch16_224])");
 }
 
 }  // namespace attnlab::models

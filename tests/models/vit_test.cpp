@@ -184,11 +184,13 @@ TEST(VitManifest, CastlingDeitTinyIsDeitTinyWithoutQkvBiasAndWithDconv) {
   }
   for (int i = 0; i < 12; ++i)
     want["blocks." + std::to_string(i) + ".attn.dconv.weight"] = {3, 1, 9, 1};
-  auto model = models::make_backbone(models::vit_official_config("castling_deit_tiny_patch16_224"));
+  auto model = models::make_backbone(models::vit_official_config("castling_deit_tiny"));
   std::map<std::string, std::vector<int64_t>> got;
   for (const auto& [key, shape] : layout_of(*model)) got[key] = shape;
   EXPECT_EQ(got, want);
   EXPECT_EQ(model->arch(), "castling_deit");
+  EXPECT_EQ(models::vit_official_config("castling_deit_tiny_patch16_224"),
+            models::vit_official_config("castling_deit_tiny"));
 }
 
 TEST(VitConfig, OfficialConfigNamesAndRegistry) {

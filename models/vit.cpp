@@ -1,0 +1,302 @@
+// The ViT / DeiT family (SPEC §2.1, §2.4, §2.5), one skeleton for three archs:
+//   "vit"                    timm VisionTransformer (DeiT) with any registered mechanism as
+//                            the blocks' attention ("DeiT with attention X")
+//   "anchor_deit_distilled"  AnchorFormer's distilled DeiT: cls + dist tokens, anchor
+//                            attention, head and head_dist averaged
+//   "castling_deit"          our Castling-DeiT: the DeiT skeleton with castling attention
+// Forward (timm): patch_embed.proj → tokens; prepend cls (, dist); + pos_embed;
+// blocks.i: x += attn(norm1(x)); x += mlp(norm2(x)); then either norm and the head on the
+// cls token, or (class_token false, as timm's global_pool='avg') the mean of the patch
+// tokens, fc_norm and the head. The state-dict keys are the reference ones, in the
+// reference order, so official checkpoints load strictly. The blocks are in vit_blocks.*.
+//
+// Config keys (defaults): img_size (224), patch_size (16), embed_dim, depth, num_heads,
+// mlp_ratio (4.0), class_token (true; false for grid-only mechanisms), num_classes (1000),
+// ln_eps (1e-6), attention ("softmax"; fixed "anchor" / "castling" for the other archs),
+// attention_options ({}), and, for mechanisms with the matching option, qkv_bias (true;
+// castling_deit false) -> qkv_bias, num_anchors (30) -> anchors, sparse_threshold (0.02)
+// -> threshold, res_kernel_size (9) -> kernel. A key given beside a different value of its
+// option in attention_options is refused; otherwise attention_options wins over a default.
+#include <ATen/ATen.h>
+#include <torch/nn/module.h>
+
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/attention/layers.h"
+#include "core/attention/registry.h"
+#include "models/backbone.h"
+#include "models/model_config.h"
+#include "models/vit_blocks.h"
+
+namespace attnlab::models {
+namespace {
+
+using attention::LinearLayer;
+using vit::Block;
+using vit::LayerNormLayer;
+using vit::PatchEmbed;
+
+const std::string kFamily = "vit";
+
+[[noreturn]] void refuse(const std::string& key, const std::string& what) {
+  throw ModelError(kFamily + " config: '" + key + "' " + what);
+}
+
+// The resolved configuration.
+struct VitSpec {
+  std::string arch;
+  int64_t img_size = 224, patch_size = 16, embed_dim = 0, depth = 0, num_heads = 0;
+  int64_t num_classes = 1000, mlp_hidden = 0;
+  double ln_eps = 1e-6;
+  bool class_token = true, distilled = false;  // distilled: a dist token and head_dist
+  std::string attention;
+  std::map<std::string, double> attention_options;
+
+  int64_t grid() const { return img_size / patch_size; }
+  attention::TokenLayout layout() const {
+    attention::TokenLayout l = attention::grid_layout(grid(), grid(), /*stage=*/0);
+    if (class_token) l.prefix.push_back("cls");
+    if (distilled) l.prefix.push_back("dist");
+    return l;
+  }
+};
+
+int64_t positive(const Json& c, const std::string& key, int64_t fallback) {
+  const int64_t v = fallback > 0 ? get_int(c, key, kFamily, fallback) : get_int(c, key, kFamily);
+  if (v < 1) refuse(key, "must be at least 1 (got " + std::to_string(v) + ")");
+  return v;
+}
+
+// Sets mechanism option `option` from config key `key` when the mechanism has that option.
+// An explicit key must agree with attention_options; a default yields to it.
+void map_option(const Json& c, const attention::MechanismInfo& info, const std::string& key,
+                const std::string& option, double value, std::map<std::string, double>& options) {
+  bool known = false;
+  for (const auto& spec : info.options) known = known || spec.name == option;
+  if (!known) return;
+  const auto it = options.find(option);
+  if (it == options.end()) {
+    options[option] = value;
+  } else if (c.contains(key) && it->second != value) {
+    refuse(key, "disagrees with attention_options." + option + " (" + std::to_string(value) +
+                    " vs " + std::to_string(it->second) + ")");
+  }
+}
+
+VitSpec parse_vit_spec(const Json& c) {
+  if (!c.is_object()) throw ModelError(kFamily + " config must be a JSON object");
+  VitSpec s;
+  s.arch = get_string(c, "arch", kFamily, "");
+  const bool anchor = s.arch == "anchor_deit_distilled";
+  const bool castling = s.arch == "castling_deit";
+  if (!anchor && !castling && s.arch != "vit")
+    refuse("arch", "must be vit, anchor_deit_distilled or castling_deit (got '" + s.arch + "')");
+  s.img_size = positive(c, "img_size", 224);
+  s.patch_size = positive(c, "patch_size", 16);
+  if (s.img_size % s.patch_size != 0)
+    refuse("patch_size", "must divide img_size (" + std::to_string(s.patch_size) + " vs " +
+                             std::to_string(s.img_size) + ")");
+  s.embed_dim = positive(c, "embed_dim", 0);
+  s.depth = positive(c, "depth", 0);
+  s.num_heads = positive(c, "num_heads", 0);
+  if (s.embed_dim % s.num_heads != 0)
+    refuse("num_heads", "must divide embed_dim (" + std::to_string(s.num_heads) + " vs " +
+                            std::to_string(s.embed_dim) + ")");
+  const double ratio = get_real(c, "mlp_ratio", kFamily, 4.0);
+  s.mlp_hidden = static_cast<int64_t>(static_cast<double>(s.embed_dim) * ratio);  // timm: int()
+  if (!(ratio > 0) || s.mlp_hidden < 1) refuse("mlp_ratio", "must give a hidden width >= 1");
+  s.num_classes = positive(c, "num_classes", 1000);
+  s.ln_eps = get_real(c, "ln_eps", kFamily, 1e-6);
+  if (!(s.ln_eps > 0)) refuse("ln_eps", "must be positive");
+
+  const std::string fixed = anchor ? "anchor" : castling ? "castling" : "";
+  s.attention = get_string(c, "attention", kFamily, fixed.empty() ? "softmax" : fixed);
+  if (!fixed.empty() && s.attention != fixed)
+    refuse("attention",
+           "must be '" + fixed + "' for arch " + s.arch + " (got '" + s.attention + "')");
+  const attention::MechanismInfo* info = nullptr;
+  try {
+    info = &attention::mechanism_info(s.attention);
+  } catch (const attention::AttentionError& e) {
+    refuse("attention", e.what());
+  }
+  s.class_token = get_bool(c, "class_token", kFamily, !info->needs_grid);
+  if (s.class_token && info->needs_grid)
+    refuse("class_token", "must be false with attention '" + s.attention +
+                              "': it needs a pure token grid (no cls token); the model then " +
+                              "pools the mean of the patch tokens through fc_norm");
+  if (anchor && !s.class_token)
+    refuse("class_token", "must be true for anchor_deit_distilled (cls and dist tokens)");
+  s.distilled = anchor;
+
+  if (c.contains("attention_options")) {
+    const Json& o = c.at("attention_options");
+    if (!o.is_object()) refuse("attention_options", "must be an object, e.g. {\"window\": 2}");
+    for (const auto& [k, v] : o.items()) {
+      if (v.is_boolean())
+        s.attention_options[k] = v.get<bool>() ? 1.0 : 0.0;
+      else if (v.is_number())
+        s.attention_options[k] = v.get<double>();
+      else
+        refuse("attention_options", "entry '" + k + "' must be a number or true/false");
+    }
+  }
+  auto& opts = s.attention_options;
+  map_option(c, *info, "qkv_bias", "qkv_bias",
+             get_bool(c, "qkv_bias", kFamily, !castling) ? 1.0 : 0.0, opts);
+  map_option(c, *info, "num_anchors", "anchors",
+             static_cast<double>(get_int(c, "num_anchors", kFamily, 30)), opts);
+  map_option(c, *info, "sparse_threshold", "threshold",
+             get_real(c, "sparse_threshold", kFamily, 0.02), opts);
+  map_option(c, *info, "res_kernel_size", "kernel",
+             static_cast<double>(get_int(c, "res_kernel_size", kFamily, 9)), opts);
+  return s;
+}
+
+std::shared_ptr<attention::AttentionMechanism> make_vit_attention(const VitSpec& s) {
+  attention::MechanismConfig mc;
+  mc.dim = s.embed_dim;
+  mc.heads = s.num_heads;
+  mc.options = s.attention_options;
+  try {
+    return attention::make_mechanism(s.attention, mc);
+  } catch (const attention::AttentionError& e) {
+    refuse("attention_options", std::string("rejected by the mechanism: ") + e.what());
+  }
+}
+
+class VisionTransformer : public Backbone {
+ public:
+  explicit VisionTransformer(VitSpec spec) : spec_(std::move(spec)) {
+    const int64_t c = spec_.embed_dim;
+    const auto eps = spec_.ln_eps;
+    // Own parameters first, in the reference order (timm: cls_token, pos_embed;
+    // AnchorDeiT: cls_token, pos_embed, dist_token). Initialised like timm (cls ~1e-6,
+    // positions and dist ~0.02); checkpoints overwrite them.
+    if (spec_.class_token)
+      cls_token_ = register_parameter("cls_token", at::randn({1, 1, c}) * 1e-6);
+    pos_embed_ = register_parameter("pos_embed", at::randn({1, spec_.layout().tokens(), c}) * 0.02);
+    if (spec_.distilled)
+      dist_token_ = register_parameter("dist_token", at::randn({1, 1, c}) * 0.02);
+    patch_embed_ =
+        register_module("patch_embed", std::make_shared<PatchEmbed>(spec_.patch_size, c));
+    auto blocks = std::make_shared<torch::nn::Module>();
+    for (int64_t i = 0; i < spec_.depth; ++i) {
+      auto block = std::make_shared<Block>(spec_.embed_dim, spec_.mlp_hidden, spec_.ln_eps,
+                                           make_vit_attention(spec_));
+      blocks_.push_back(blocks->register_module(std::to_string(i), block));
+    }
+    const char* norm_name = spec_.class_token ? "norm" : "fc_norm";
+    if (spec_.distilled) {
+      // AnchorDeiT registers norm and head before the blocks, head_dist after them.
+      norm_ = register_module(norm_name, std::make_shared<LayerNormLayer>(c, eps));
+      head_ = register_module("head", std::make_shared<LinearLayer>(c, spec_.num_classes, true));
+      register_module("blocks", blocks);
+      head_dist_ =
+          register_module("head_dist", std::make_shared<LinearLayer>(c, spec_.num_classes, true));
+    } else {
+      register_module("blocks", blocks);
+      norm_ = register_module(norm_name, std::make_shared<LayerNormLayer>(c, eps));
+      head_ = register_module("head", std::make_shared<LinearLayer>(c, spec_.num_classes, true));
+    }
+  }
+
+  std::string arch() const override { return spec_.arch; }
+
+  ForwardResult run(const at::Tensor& images, const ForwardOptions& options) override {
+    check_images(images);
+    ForwardResult result;
+    ForwardRecorder recorder(options, result);
+    const int64_t batch = images.size(0);
+    at::Tensor x = (*patch_embed_)(images);
+    recorder.output("out", "patch_embed", x);
+    std::vector<at::Tensor> parts;
+    if (spec_.class_token) parts.push_back(cls_token_.expand({batch, -1, -1}));
+    if (spec_.distilled) parts.push_back(dist_token_.expand({batch, -1, -1}));
+    parts.push_back(x);
+    x = at::cat(parts, 1) + pos_embed_;
+    const attention::TokenLayout layout = spec_.layout();
+    for (size_t i = 0; i < blocks_.size(); ++i)
+      x = blocks_[i]->forward(x, layout, "blocks." + std::to_string(i), recorder);
+    if (spec_.class_token) {
+      x = (*norm_)(x);
+      recorder.output("out", "norm", x);
+      result.logits = (*head_)(x.select(1, 0));
+      // AnchorDeiT returns (head, head_dist) separately in training; we return their
+      // average in both modes so run() has one meaning (distillation losses need the pair:
+      // head(out.norm[:, 0]) and head_dist(out.norm[:, 1])).
+      if (spec_.distilled) result.logits = (result.logits + (*head_dist_)(x.select(1, 1))) / 2;
+    } else {
+      at::Tensor pooled = (*norm_)(x.slice(1, layout.num_prefix()).mean(1));
+      recorder.output("out", "fc_norm", pooled);
+      result.logits = (*head_)(pooled);
+    }
+    return result;
+  }
+
+ private:
+  void check_images(const at::Tensor& images) const {
+    if (images.dim() != 4 || images.size(1) != 3 || images.size(2) != spec_.img_size ||
+        images.size(3) != spec_.img_size) {
+      std::string got;
+      for (auto s : images.sizes()) got += (got.empty() ? "" : ", ") + std::to_string(s);
+      throw ModelError(spec_.arch + ": expected images (B, 3, " + std::to_string(spec_.img_size) +
+                       ", " + std::to_string(spec_.img_size) + ") (img_size; position embeddings " +
+                       "are not interpolated), got (" + got + ")");
+    }
+  }
+
+  VitSpec spec_;
+  at::Tensor cls_token_, dist_token_, pos_embed_;
+  std::shared_ptr<PatchEmbed> patch_embed_;
+  std::vector<std::shared_ptr<Block>> blocks_;
+  std::shared_ptr<LayerNormLayer> norm_;  // "norm" (cls pooling) or "fc_norm" (mean pooling)
+  std::shared_ptr<LinearLayer> head_, head_dist_;
+};
+
+}  // namespace
+
+std::vector<std::string> vit_archs() {
+  return {"vit", "anchor_deit_distilled", "castling_deit"};
+}
+
+std::shared_ptr<Backbone> make_vit(const Json& config) {
+  return std::make_shared<VisionTransformer>(parse_vit_spec(config));
+}
+
+// The official sizes (SPEC §2.1, §2.4) and our Castling-DeiT at the DeiT sizes (§2.5).
+Json vit_official_config(const std::string& name) {
+  const std::map<std::string, std::array<int64_t, 2>> sizes = {
+      {"tiny", {192, 3}}, {"small", {384, 6}}, {"base", {768, 12}}};
+  for (const auto& [size, dims] : sizes) {
+    Json c = {{"img_size", 224},      {"patch_size", 16}, {"embed_dim", dims[0]}, {"depth", 12},
+              {"num_heads", dims[1]}, {"mlp_ratio", 4.0}, {"num_classes", 1000},  {"ln_eps", 1e-6}};
+    if (name == "deit_" + size + "_patch16_224") {
+      c.update({{"arch", "vit"}, {"qkv_bias", true}, {"class_token", true}});
+      return c;
+    }
+    if (name == "anchor_deit_" + size + "_distilled_patch16_224" && size != "base") {
+      c.update({{"arch", "anchor_deit_distilled"}, {"num_anchors", 30}});
+      return c;
+    }
+    // No released Castling-DeiT: the short name ("castling_deit_tiny") is accepted too.
+    if (name == "castling_deit_" + size || name == "castling_deit_" + size + "_patch16_224") {
+      c.update({{"arch", "castling_deit"},
+                {"attention", "castling"},
+                {"qkv_bias", false},
+                {"sparse_threshold", 0.02},
+                {"res_kernel_size", 9}});
+      return c;
+    }
+  }
+  throw ModelError("no official vit config named '" + name +
+                   "' (known: deit_{tiny,small,base}_patch16_224, "
+                   "anchor_deit_{tiny,small}_distilled_patch16_224, "
+                   "castling_deit_{tiny,small,base}[_patch16_224])");
+}
+
+}  // namespace attnlab::models

@@ -1,0 +1,61 @@
+// The ViT family's building blocks (declared and described in vit_blocks.h).
+#include "models/vit_blocks.h"
+
+#include <ATen/ATen.h>
+
+namespace attnlab::models::vit {
+
+using attention::add_layer;
+using attention::Conv2dLayer;
+using attention::LinearLayer;
+
+LayerNormLayer::LayerNormLayer(int64_t dim, double eps) : eps_(eps) {
+  weight = register_parameter("weight", at::ones({dim}));
+  bias = register_parameter("bias", at::zeros({dim}));
+}
+
+at::Tensor LayerNormLayer::operator()(const at::Tensor& x) const {
+  return at::layer_norm(x, {weight.size(0)}, weight, bias, eps_);
+}
+
+Mlp::Mlp(int64_t dim, int64_t hidden)
+    : fc1_(add_layer<LinearLayer>(*this, "fc1", dim, hidden, true)),
+      fc2_(add_layer<LinearLayer>(*this, "fc2", hidden, dim, true)) {}
+
+at::Tensor Mlp::operator()(const at::Tensor& x) const {
+  return (*fc2_)(at::gelu((*fc1_)(x)));  // at::gelu's default is the exact erf form
+}
+
+Block::Block(int64_t dim, int64_t mlp_hidden, double ln_eps,
+             std::shared_ptr<attention::AttentionMechanism> attn) {
+  // Registration order = timm's state-dict order: norm1, attn, norm2, mlp.
+  norm1_ = register_module("norm1", std::make_shared<LayerNormLayer>(dim, ln_eps));
+  attn_ = register_module("attn", std::move(attn));
+  norm2_ = register_module("norm2", std::make_shared<LayerNormLayer>(dim, ln_eps));
+  mlp_ = register_module("mlp", std::make_shared<Mlp>(dim, mlp_hidden));
+}
+
+at::Tensor Block::forward(const at::Tensor& x, const attention::TokenLayout& layout,
+                          const std::string& path, ForwardRecorder& recorder) {
+  const at::Tensor a = recorder.attend(*attn_, path + ".attn", (*norm1_)(x), layout);
+  recorder.output("out", path + ".attn", a);
+  at::Tensor y = x + a;
+  y = y + (*mlp_)((*norm2_)(y));
+  recorder.output("out", path, y);
+  return y;
+}
+
+PatchEmbed::PatchEmbed(int64_t patch, int64_t dim) {
+  Conv2dLayer::Shape shape;
+  shape.in = 3;
+  shape.out = dim;
+  shape.kernel = {patch, patch};
+  shape.stride = {patch, patch};
+  proj_ = add_layer<Conv2dLayer>(*this, "proj", shape);
+}
+
+at::Tensor PatchEmbed::operator()(const at::Tensor& images) const {
+  return (*proj_)(images).flatten(2).transpose(1, 2);
+}
+
+}  // namespace attnlab::models::vit

@@ -1,0 +1,64 @@
+// The building blocks of the ViT family (models/vit.cpp), with timm's parameter names:
+// LayerNorm (weight, bias), the MLP (fc1, fc2), the pre-norm block (norm1, attn, norm2,
+// mlp) around any registered attention mechanism, and the patch embedding (proj).
+// Private to the family; kept apart so that vit.cpp holds the config and the model.
+#pragma once
+
+#include <torch/nn/module.h>
+
+#include <memory>
+#include <string>
+
+#include "core/attention/layers.h"
+#include "core/attention/mechanism.h"
+#include "models/backbone.h"
+
+namespace attnlab::models::vit {
+
+// LayerNorm over the last axis (at::layer_norm), weight 1 and bias 0 at construction.
+class LayerNormLayer : public torch::nn::Module {
+ public:
+  LayerNormLayer(int64_t dim, double eps);
+  at::Tensor operator()(const at::Tensor& x) const;
+  at::Tensor weight, bias;
+
+ private:
+  double eps_;
+};
+
+// timm Mlp: fc2(GELU(fc1(x))) with the exact erf GELU.
+class Mlp : public torch::nn::Module {
+ public:
+  Mlp(int64_t dim, int64_t hidden);
+  at::Tensor operator()(const at::Tensor& x) const;
+
+ private:
+  std::shared_ptr<attention::LinearLayer> fc1_, fc2_;
+};
+
+// x += attn(norm1(x)); x += mlp(norm2(x)). The attention runs through the recorder, and
+// the block records "out.<path>.attn" and "out.<path>".
+class Block : public torch::nn::Module {
+ public:
+  Block(int64_t dim, int64_t mlp_hidden, double ln_eps,
+        std::shared_ptr<attention::AttentionMechanism> attn);
+  at::Tensor forward(const at::Tensor& x, const attention::TokenLayout& layout,
+                     const std::string& path, ForwardRecorder& recorder);
+
+ private:
+  std::shared_ptr<LayerNormLayer> norm1_, norm2_;
+  std::shared_ptr<attention::AttentionMechanism> attn_;
+  std::shared_ptr<Mlp> mlp_;
+};
+
+// patch_embed.proj: Conv(3, C, p, stride p); (B, 3, H, W) -> tokens (B, H/p · W/p, C).
+class PatchEmbed : public torch::nn::Module {
+ public:
+  PatchEmbed(int64_t patch, int64_t dim);
+  at::Tensor operator()(const at::Tensor& images) const;
+
+ private:
+  std::shared_ptr<attention::Conv2dLayer> proj_;
+};
+
+}  // namespace attnlab::models::vit

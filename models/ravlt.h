@@ -21,7 +21,7 @@ struct RavltConfig {
   // accepted too).
   std::vector<std::string> stage_attention;
   bool layerscale = true;                   // gamma_1 / gamma_2 per block
-  std::vector<int64_t> input_hw{224, 224};  // informational: any H, W divisible by 32 runs
+  std::vector<int64_t> input_hw{224, 224};  // informational: the convs run at any H, W
 };
 
 // Reads and checks the keys above; throws ModelError naming the key and the problem.

@@ -203,6 +203,8 @@ TEST(RavltModel, WithoutLayerscaleThereAreNoGammas) {
   for (const auto& p : model->named_parameters())
     EXPECT_EQ(p.key().find("gamma"), std::string::npos) << p.key();
   EXPECT_EQ(model->run(at::randn({1, 3, 32, 32})).logits.sizes(), (std::vector<int64_t>{1, 10}));
+  // Sizes the strides do not divide run too (the padded stride-2 convs round up).
+  EXPECT_EQ(model->run(at::randn({1, 3, 50, 70})).logits.sizes(), (std::vector<int64_t>{1, 10}));
 }
 
 TEST(RavltConfig, BadConfigsAreRefusedNamingTheKey) {

@@ -4,7 +4,8 @@
 
 // clang-format off
 #define ATTNLAB_MODEL_FAMILIES(X) \
-  X(vit)
+  X(vit) \
+  X(ravlt)
 // clang-format on
 
 namespace attnlab::models {

@@ -1,0 +1,181 @@
+// RAVLT (SPEC §2.3): stem (patch_embed) → stages layers.i (RALA at stages 1–2, RoPE
+// softmax at 3–4 by default, a stride-2 conv + BN downsample after all but the last) →
+// head: 1×1 conv proj, BN norm, Swish, global average pool, 1×1-conv classifier `head`.
+// NCHW throughout; recorded outputs are NCHW like the reference's. The config keys and
+// their defaults are documented on RavltConfig (ravlt.h).
+#include "models/ravlt.h"
+
+#include <ATen/ATen.h>
+
+#include "core/nn/state_loading.h"
+#include "models/ravlt_blocks.h"
+
+namespace attnlab::models {
+namespace {
+
+const char* const kFamily = "ravlt";
+
+[[noreturn]] void bad(const std::string& key, const std::string& what) {
+  throw ModelError(std::string(kFamily) + " config: '" + key + "' " + what);
+}
+
+std::string registered_mechanism(const std::string& stage_attention) {
+  if (stage_attention == "rala") return "rala";
+  if (stage_attention == "softmax" || stage_attention == "softmax_rope") return "softmax_rope";
+  bad("stage_attention",
+      "has '" + stage_attention + "'; each stage is \"rala\" or \"softmax\" (RoPE softmax)");
+}
+
+class RavltBackbone : public Backbone {
+ public:
+  explicit RavltBackbone(const RavltConfig& c) {
+    stem_ = register_module("patch_embed", std::make_shared<ravlt::Stem>(c.embed_dims[0]));
+    auto layers = register_module("layers", std::make_shared<torch::nn::Module>());
+    const size_t stages = c.embed_dims.size();
+    for (size_t i = 0; i < stages; ++i) {
+      ravlt::StageShape s;
+      s.block.dim = c.embed_dims[i];
+      s.block.heads = c.num_heads[i];
+      s.block.hidden = static_cast<int64_t>(c.mlp_ratio * static_cast<double>(c.embed_dims[i]));
+      s.block.mechanism = registered_mechanism(c.stage_attention[i]);
+      s.block.layerscale = c.layerscale;
+      s.depth = c.depths[i];
+      s.out_dim = i + 1 < stages ? c.embed_dims[i + 1] : 0;
+      stages_.push_back(
+          layers->register_module(std::to_string(i), std::make_shared<ravlt::Stage>(s)));
+    }
+    attention::Conv2dLayer::Shape proj;
+    proj.in = c.embed_dims.back();
+    proj.out = c.projection;
+    proj_ = attention::add_layer<attention::Conv2dLayer>(*this, "proj", proj);
+    norm_ = register_module("norm", std::make_shared<ravlt::BatchNorm2d>(c.projection));
+    attention::Conv2dLayer::Shape head;
+    head.in = c.projection;
+    head.out = c.num_classes;
+    head_ = attention::add_layer<attention::Conv2dLayer>(*this, "head", head);
+  }
+
+  std::string arch() const override { return kFamily; }
+
+  ForwardResult run(const at::Tensor& images, const ForwardOptions& options) override {
+    if (images.dim() != 4 || images.size(1) != 3)
+      throw ModelError("ravlt: images must be (B, 3, H, W), got " +
+                       nn::shape_string(images.sizes()));
+    ForwardResult result;
+    ForwardRecorder recorder(options, result);
+    at::Tensor x = (*stem_)(images);
+    recorder.output("out", "patch_embed", x);
+    for (size_t i = 0; i < stages_.size(); ++i) x = (*stages_[i])(x, static_cast<int>(i), recorder);
+    x = (*proj_)(x);
+    recorder.output("out", "proj", x);
+    x = (*norm_)(x);
+    recorder.output("out", "norm", x);
+    x = at::silu(x).mean({2, 3}, /*keepdim=*/true);
+    result.logits = (*head_)(x).flatten(1);
+    return result;
+  }
+
+ private:
+  std::shared_ptr<ravlt::Stem> stem_;
+  std::vector<std::shared_ptr<ravlt::Stage>> stages_;
+  std::shared_ptr<attention::Conv2dLayer> proj_, head_;
+  std::shared_ptr<ravlt::BatchNorm2d> norm_;
+};
+
+}  // namespace
+
+RavltConfig parse_ravlt_config(const Json& config) {
+  RavltConfig c;
+  c.embed_dims = get_ints(config, "embed_dims", kFamily);
+  c.depths = get_ints(config, "depths", kFamily);
+  c.num_heads = get_ints(config, "num_heads", kFamily);
+  const size_t stages = c.embed_dims.size();
+  if (stages == 0) bad("embed_dims", "must list at least one stage");
+  const std::string count = std::to_string(stages);
+  if (c.depths.size() != stages) bad("depths", "must have one entry per stage (" + count + ")");
+  if (c.num_heads.size() != stages)
+    bad("num_heads", "must have one entry per stage (" + count + ")");
+  if (c.embed_dims[0] < 2 || c.embed_dims[0] % 2 != 0)
+    bad("embed_dims", "must start with an even width (the stem's middle width is C/2)");
+  for (size_t i = 0; i < stages; ++i) {
+    const std::string at_stage = " at stage " + std::to_string(i);
+    if (c.embed_dims[i] < 1) bad("embed_dims", "must be positive" + at_stage);
+    if (c.depths[i] < 1) bad("depths", "must be at least 1" + at_stage);
+    if (c.num_heads[i] < 1 || c.embed_dims[i] % c.num_heads[i] != 0 ||
+        (c.embed_dims[i] / c.num_heads[i]) % 4 != 0)
+      bad("num_heads", "must divide the width " + std::to_string(c.embed_dims[i]) + at_stage +
+                           " into heads whose dim is a multiple of 4 (2-D RoPE)");
+  }
+  c.mlp_ratio = get_real(config, "mlp_ratio", kFamily, 3.5);
+  for (const int64_t dim : c.embed_dims)
+    if (!(c.mlp_ratio > 0.0) || static_cast<int64_t>(c.mlp_ratio * static_cast<double>(dim)) < 1)
+      bad("mlp_ratio", "must give a positive FFN width int(mlp_ratio · C)");
+  c.projection = get_int(config, "projection", kFamily, 1024);
+  if (c.projection < 1) bad("projection", "must be positive");
+  c.num_classes = get_int(config, "num_classes", kFamily, 1000);
+  if (c.num_classes < 1) bad("num_classes", "must be positive");
+  if (config.contains("stage_attention")) {
+    c.stage_attention = get_strings(config, "stage_attention", kFamily);
+    if (c.stage_attention.size() != stages)
+      bad("stage_attention", "must have one entry per stage (" + count + ")");
+    for (const auto& s : c.stage_attention) registered_mechanism(s);
+  } else {
+    // The released layout: linear attention at the two high-resolution stages only.
+    for (size_t i = 0; i < stages; ++i) c.stage_attention.push_back(i < 2 ? "rala" : "softmax");
+  }
+  c.layerscale = get_bool(config, "layerscale", kFamily, true);
+  if (config.contains("input_hw")) {
+    c.input_hw = get_ints(config, "input_hw", kFamily);
+    if (c.input_hw.size() != 2 || c.input_hw[0] < 1 || c.input_hw[1] < 1)
+      bad("input_hw", "must be [H, W] with positive sizes");
+  }
+  return c;
+}
+
+std::vector<std::string> ravlt_official_names() {
+  return {"ravlt_t", "ravlt_s", "ravlt_b", "ravlt_l"};
+}
+
+Json ravlt_official_config(const std::string& name) {
+  // SPEC §2.3; the head counts of B and L follow from the manifests' RoPE.angle lengths
+  // (d/2): head dim 96 at stages 1–2 and 64 at stages 3–4.
+  Json c = {{"arch", kFamily},
+            {"mlp_ratio", 3.5},
+            {"projection", 1024},
+            {"num_classes", 1000},
+            {"layerscale", true},
+            {"input_hw", {224, 224}},
+            {"stage_attention", {"rala", "rala", "softmax", "softmax"}}};
+  if (name == "ravlt_t") {
+    c["embed_dims"] = {64, 128, 256, 512};
+    c["depths"] = {2, 2, 6, 2};
+    c["num_heads"] = {1, 2, 4, 8};
+  } else if (name == "ravlt_s") {
+    c["embed_dims"] = {64, 128, 320, 512};
+    c["depths"] = {3, 5, 9, 3};
+    c["num_heads"] = {1, 2, 5, 8};
+  } else if (name == "ravlt_b") {
+    c["embed_dims"] = {96, 192, 384, 512};
+    c["depths"] = {4, 6, 12, 6};
+    c["num_heads"] = {1, 2, 6, 8};
+  } else if (name == "ravlt_l") {
+    c["embed_dims"] = {96, 192, 448, 640};
+    c["depths"] = {4, 7, 19, 8};
+    c["num_heads"] = {1, 2, 7, 10};
+  } else {
+    std::string known;
+    for (const auto& n : ravlt_official_names()) known += (known.empty() ? "" : ", ") + n;
+    throw ModelError("ravlt: no official config named '" + name + "' (known: " + known + ")");
+  }
+  return c;
+}
+
+std::shared_ptr<Backbone> make_ravlt(const Json& config) {
+  return std::make_shared<RavltBackbone>(parse_ravlt_config(config));
+}
+
+std::vector<std::string> ravlt_archs() {
+  return {kFamily};
+}
+
+}  // namespace attnlab::models

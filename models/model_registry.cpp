@@ -3,7 +3,8 @@
 #include "models/model_registry.h"
 
 // clang-format off
-#define ATTNLAB_MODEL_FAMILIES(X)
+#define ATTNLAB_MODEL_FAMILIES(X) \
+  X(litv2)
 // clang-format on
 
 namespace attnlab::models {

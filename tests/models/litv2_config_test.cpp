@@ -19,11 +19,11 @@
 namespace attnlab::testing {
 namespace {
 
-using litv2_test::Json;
 using litv2_test::fixture;
+using litv2_test::Json;
+using litv2_test::mini_config;
 using litv2_test::relative;
 using litv2_test::state_of;
-using litv2_test::mini_config;
 
 TEST(Litv2LofiHeads, ReadFromTheCheckpointSoThatAlphaAblationsLoad) {
   // The fixture: stage 3 has 1 Lo-Fi head of 2, stage 4 (window 1) all 4.

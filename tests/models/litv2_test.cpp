@@ -18,12 +18,12 @@
 namespace attnlab::testing {
 namespace {
 
-using litv2_test::Json;
 using litv2_test::fixture;
+using litv2_test::Json;
 using litv2_test::max_abs;
-using litv2_test::relative;
-using litv2_test::mini_config;
 using litv2_test::metadata_config;
+using litv2_test::mini_config;
+using litv2_test::relative;
 
 void expect_parity(const std::string& weights, const Json& config, const std::string& label) {
   auto model = models::make_backbone(config);

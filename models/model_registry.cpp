@@ -5,6 +5,7 @@
 // clang-format off
 #define ATTNLAB_MODEL_FAMILIES(X) \
   X(vit) \
+  X(litv2) \
   X(ravlt)
 // clang-format on
 

@@ -1,0 +1,244 @@
+// LITv2 backbone: config reading and checking, the model (stem, four stages of blocks with
+// DTM downsamples between them, LayerNorm, token mean, head), the official full-size configs
+// and the Lo-Fi head counts read off a checkpoint. Blocks are in litv2_blocks.cpp.
+#include "models/litv2.h"
+
+#include <ATen/ATen.h>
+
+#include <utility>
+
+#include "models/litv2_blocks.h"
+
+namespace attnlab::models {
+namespace {
+
+const char* const kFamily = "litv2";
+
+[[noreturn]] void fail(const std::string& message) {
+  throw ModelError(std::string(kFamily) + " config: " + message);
+}
+
+struct Litv2Config {
+  int64_t img_size = 224, patch_size = 4, embed_dim = 0, num_classes = 1000;
+  std::vector<int64_t> depths, num_heads, local_ws, lofi_heads;
+  double mlp_ratio = 4.0, alpha = 0.9, ln_eps = 1e-5;
+  bool qkv_bias = true;
+
+  int64_t stages() const { return static_cast<int64_t>(depths.size()); }
+  int64_t dim(int64_t stage) const { return embed_dim << stage; }
+};
+
+std::vector<int64_t> ints_or(const Json& c, const std::string& key, std::vector<int64_t> fallback) {
+  return c.contains(key) ? get_ints(c, key, kFamily) : fallback;
+}
+
+Litv2Config read_config(const Json& c) {
+  if (!c.is_object()) fail("expected a JSON object");
+  if (c.contains("arch") && get_string(c, "arch", kFamily, "") != "litv2")
+    fail("'arch' is '" + get_string(c, "arch", kFamily, "") + "', expected 'litv2'");
+  Litv2Config k;
+  k.img_size = get_int(c, "img_size", kFamily, 224);
+  k.patch_size = get_int(c, "patch_size", kFamily, 4);
+  k.embed_dim = get_int(c, "embed_dim", kFamily);
+  k.depths = get_ints(c, "depths", kFamily);
+  k.num_heads = get_ints(c, "num_heads", kFamily);
+  k.mlp_ratio = get_real(c, "mlp_ratio", kFamily, 4.0);
+  k.qkv_bias = get_bool(c, "qkv_bias", kFamily, true);
+  k.alpha = get_real(c, "alpha", kFamily, 0.9);
+  k.local_ws = ints_or(c, "local_ws", {0, 0, 2, 1});
+  k.num_classes = get_int(c, "num_classes", kFamily, 1000);
+  k.ln_eps = get_real(c, "ln_eps", kFamily, 1e-5);
+  k.lofi_heads = ints_or(c, "lofi_heads", std::vector<int64_t>(k.depths.size(), -1));
+
+  if (k.img_size <= 0) fail("'img_size' must be positive");
+  if (k.patch_size <= 0) fail("'patch_size' must be positive");
+  if (k.embed_dim <= 0) fail("'embed_dim' must be positive");
+  if (k.depths.empty()) fail("'depths' must list at least one stage");
+  if (k.stages() > 8) fail("'depths' lists " + std::to_string(k.stages()) + " stages (at most 8)");
+  const auto n = std::to_string(k.stages());
+  const std::pair<const char*, const std::vector<int64_t>*> per_stage[] = {
+      {"num_heads", &k.num_heads}, {"local_ws", &k.local_ws}, {"lofi_heads", &k.lofi_heads}};
+  for (const auto& [key, values] : per_stage)
+    if (static_cast<int64_t>(values->size()) != k.stages())
+      fail("'" + std::string(key) + "' has " + std::to_string(values->size()) +
+           " entries but 'depths' has " + n);
+  if (!(k.mlp_ratio > 0)) fail("'mlp_ratio' must be positive");
+  if (!(k.alpha >= 0 && k.alpha <= 1)) fail("'alpha' must be in [0, 1]");
+  if (!(k.ln_eps > 0)) fail("'ln_eps' must be positive");
+  if (k.num_classes < 0) fail("'num_classes' must be >= 0 (0: no head)");
+  for (int64_t i = 0; i < k.stages(); ++i) {
+    const auto stage = "stage " + std::to_string(i) + ": ";
+    if (k.depths[i] <= 0) fail(stage + "'depths' entries must be positive");
+    if (k.local_ws[i] < 0) fail(stage + "'local_ws' entries must be >= 0 (0: no attention)");
+    if (k.local_ws[i] == 0) continue;
+    if (k.num_heads[i] <= 0 || k.dim(i) % k.num_heads[i] != 0)
+      fail(stage + "'num_heads' " + std::to_string(k.num_heads[i]) +
+           " must be positive and divide the stage width " + std::to_string(k.dim(i)));
+    if (k.lofi_heads[i] < -1 || k.lofi_heads[i] > k.num_heads[i])
+      fail(stage + "'lofi_heads' " + std::to_string(k.lofi_heads[i]) + " must be -1 or 0.." +
+           std::to_string(k.num_heads[i]));
+    if (k.local_ws[i] == 1 && k.lofi_heads[i] >= 0 && k.lofi_heads[i] != k.num_heads[i])
+      fail(stage + "'local_ws' 1 makes all heads Lo-Fi, but 'lofi_heads' is " +
+           std::to_string(k.lofi_heads[i]));
+  }
+  return k;
+}
+
+class Litv2 : public Backbone {
+ public:
+  explicit Litv2(const Litv2Config& k) : config_(k) {
+    patch_embed_ = register_module(
+        "patch_embed", std::make_shared<litv2::PatchEmbed>(k.patch_size, k.embed_dim, k.ln_eps));
+    auto layers = register_module("layers", std::make_shared<torch::nn::Module>());
+    for (int64_t i = 0; i < k.stages(); ++i) {
+      auto stage =
+          layers->register_module(std::to_string(i), std::make_shared<torch::nn::Module>());
+      auto blocks = stage->register_module("blocks", std::make_shared<torch::nn::Module>());
+      litv2::BlockShape s;
+      s.dim = k.dim(i);
+      s.heads = k.num_heads[i];
+      s.hidden = static_cast<int64_t>(static_cast<double>(s.dim) * k.mlp_ratio);
+      s.window = k.local_ws[i];
+      s.alpha = k.alpha;
+      s.lofi_heads = k.lofi_heads[i];
+      s.qkv_bias = k.qkv_bias;
+      s.ln_eps = k.ln_eps;
+      std::vector<std::shared_ptr<litv2::Block>> stage_blocks;
+      for (int64_t j = 0; j < k.depths[i]; ++j) {
+        try {
+          stage_blocks.push_back(
+              blocks->register_module(std::to_string(j), std::make_shared<litv2::Block>(s)));
+        } catch (const attention::AttentionError& e) {
+          fail("stage " + std::to_string(i) + ": " + e.what());
+        }
+      }
+      blocks_.push_back(std::move(stage_blocks));
+      downsamples_.push_back(
+          i + 1 < k.stages()
+              ? stage->register_module("downsample",
+                                       std::make_shared<litv2::Downsample>(s.dim, k.dim(i + 1)))
+              : nullptr);
+    }
+    const int64_t features = k.dim(k.stages() - 1);
+    norm_ = register_module("norm", std::make_shared<litv2::LayerNormLayer>(features, k.ln_eps));
+    if (k.num_classes > 0)
+      head_ = attention::add_layer<attention::LinearLayer>(*this, "head", features, k.num_classes,
+                                                           true);
+  }
+
+  std::string arch() const override { return "litv2"; }
+
+  ForwardResult run(const at::Tensor& images, const ForwardOptions& options) override {
+    // Every stage after the stem halves the grid; the last stage needs at least one token.
+    const int64_t min_side = config_.patch_size << (config_.stages() - 1);
+    if (images.dim() != 4 || images.size(1) != 3 || images.size(2) < min_side ||
+        images.size(3) < min_side)
+      throw ModelError("litv2: expected images (B, 3, H, W) with H, W >= " +
+                       std::to_string(min_side) + ", got " + nn::shape_string(images.sizes()));
+    ForwardResult result;
+    ForwardRecorder recorder(options, result);
+    int64_t height = 0, width = 0;
+    at::Tensor x = (*patch_embed_)(images, height, width);
+    recorder.output("out", "patch_embed", x);
+    for (int64_t i = 0; i < config_.stages(); ++i) {
+      const std::string stage = "layers." + std::to_string(i);
+      const auto layout = attention::grid_layout(height, width, static_cast<int>(i));
+      for (size_t j = 0; j < blocks_[i].size(); ++j)
+        x = blocks_[i][j]->forward(x, layout, stage + ".blocks." + std::to_string(j), recorder);
+      if (downsamples_[i]) {
+        x = (*downsamples_[i])(x, height, width);
+        recorder.output("out", stage + ".downsample", x);
+      }
+      recorder.output("out", stage, x);
+    }
+    x = (*norm_)(x);
+    recorder.output("out", "norm", x);
+    x = x.mean(1);
+    result.logits = head_ ? (*head_)(x) : x;
+    return result;
+  }
+
+ private:
+  Litv2Config config_;
+  std::shared_ptr<litv2::PatchEmbed> patch_embed_;
+  std::vector<std::vector<std::shared_ptr<litv2::Block>>> blocks_;
+  std::vector<std::shared_ptr<litv2::Downsample>> downsamples_;
+  std::shared_ptr<litv2::LayerNormLayer> norm_;
+  std::shared_ptr<attention::LinearLayer> head_;
+};
+
+}  // namespace
+
+std::shared_ptr<Backbone> make_litv2(const Json& config) {
+  return std::make_shared<Litv2>(read_config(config));
+}
+
+std::vector<std::string> litv2_archs() {
+  return {"litv2"};
+}
+
+std::vector<std::string> litv2_official_names() {
+  return {"litv2_s", "litv2_m", "litv2_b"};
+}
+
+Json litv2_official_config(const std::string& name) {
+  // SPEC §2.2: S C0 96, depths [2,2,6,2], heads [3,6,12,24]; M depths [2,2,18,2];
+  // B C0 128, heads [4,8,16,32] (and M's depths). d = 32 everywhere; α 0.9; s [–,–,2,1].
+  Json c = {{"arch", "litv2"},          {"img_size", 224},     {"patch_size", 4},
+            {"mlp_ratio", 4.0},         {"qkv_bias", true},    {"alpha", 0.9},
+            {"local_ws", {0, 0, 2, 1}}, {"num_classes", 1000}, {"ln_eps", 1e-5}};
+  if (name == "litv2_s") {
+    c["embed_dim"] = 96;
+    c["depths"] = {2, 2, 6, 2};
+    c["num_heads"] = {3, 6, 12, 24};
+  } else if (name == "litv2_m") {
+    c["embed_dim"] = 96;
+    c["depths"] = {2, 2, 18, 2};
+    c["num_heads"] = {3, 6, 12, 24};
+  } else if (name == "litv2_b") {
+    c["embed_dim"] = 128;
+    c["depths"] = {2, 2, 18, 2};
+    c["num_heads"] = {4, 8, 16, 32};
+  } else {
+    std::string known;
+    for (const auto& n : litv2_official_names()) known += (known.empty() ? "" : ", ") + n;
+    throw ModelError("litv2: unknown official model '" + name + "' (known: " + known + ")");
+  }
+  return c;
+}
+
+Json litv2_config_for_weights(Json config, const nn::TensorMap& weights) {
+  Litv2Config k = read_config(config);
+  std::vector<int64_t> lofi(k.depths.size(), -1);
+  for (int64_t i = 0; i < k.stages(); ++i) {
+    if (k.local_ws[i] == 0) continue;
+    const int64_t head_dim = k.dim(i) / k.num_heads[i];
+    for (int64_t j = 0; j < k.depths[i]; ++j) {
+      const std::string p =
+          "layers." + std::to_string(i) + ".blocks." + std::to_string(j) + ".attn.";
+      int64_t l = -1;
+      if (auto it = weights.find(p + "l_q.weight"); it != weights.end()) {
+        const int64_t rows = it->second.dim() == 2 ? it->second.size(0) : -1;
+        if (rows <= 0 || rows % head_dim != 0)
+          fail("weights: " + p + "l_q.weight has shape " + nn::shape_string(it->second.sizes()) +
+               ", not (l·" + std::to_string(head_dim) + ", C)");
+        l = rows / head_dim;
+      } else if (weights.count(p + "h_qkv.weight")) {
+        l = 0;  // an all-Hi-Fi layer (alpha 0)
+      } else {
+        fail("weights: stage " + std::to_string(i) + " has attention (local_ws " +
+             std::to_string(k.local_ws[i]) + ") but neither " + p + "l_q.weight nor " + p +
+             "h_qkv.weight is present");
+      }
+      if (j > 0 && l != lofi[i])
+        fail("weights: the blocks of stage " + std::to_string(i) +
+             " have different Lo-Fi head counts (" + std::to_string(lofi[i]) + " and " +
+             std::to_string(l) + ")");
+      lofi[i] = l;
+    }
+  }
+  config["lofi_heads"] = lofi;
+  return config;
+}
+
+}  // namespace attnlab::models

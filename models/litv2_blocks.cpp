@@ -1,0 +1,124 @@
+// LITv2 blocks: each module registers its children in the reference's order, so that
+// named_parameters() + named_buffers() are exactly the reference state-dict keys.
+#include "models/litv2_blocks.h"
+
+#include <ATen/ATen.h>
+
+#include "core/attention/registry.h"
+
+namespace attnlab::models::litv2 {
+
+at::Tensor tokens_to_image(const at::Tensor& x, int64_t height, int64_t width) {
+  return x.transpose(1, 2).reshape({x.size(0), x.size(2), height, width});
+}
+
+at::Tensor image_to_tokens(const at::Tensor& x) {
+  return x.flatten(2).transpose(1, 2);
+}
+
+LayerNormLayer::LayerNormLayer(int64_t dim, double eps_) : eps(eps_) {
+  weight = register_parameter("weight", at::ones({dim}));
+  bias = register_parameter("bias", at::zeros({dim}));
+}
+
+at::Tensor LayerNormLayer::operator()(const at::Tensor& x) const {
+  return at::layer_norm(x, {weight.size(0)}, weight, bias, eps);
+}
+
+BatchNorm2dLayer::BatchNorm2dLayer(int64_t channels, double eps_, double momentum_)
+    : eps(eps_), momentum(momentum_) {
+  weight = register_parameter("weight", at::ones({channels}));
+  bias = register_parameter("bias", at::zeros({channels}));
+  running_mean = register_buffer("running_mean", at::zeros({channels}));
+  running_var = register_buffer("running_var", at::ones({channels}));
+}
+
+at::Tensor BatchNorm2dLayer::operator()(const at::Tensor& x) {
+  // In training at::batch_norm normalises with the batch statistics and updates the
+  // running buffers in place (unbiased variance), exactly as nn.BatchNorm2d.
+  return at::batch_norm(x, weight, bias, running_mean, running_var, is_training(), momentum, eps,
+                        /*cudnn_enabled=*/true);
+}
+
+PatchEmbed::PatchEmbed(int64_t patch, int64_t dim, double eps) {
+  attention::Conv2dLayer::Shape s;
+  s.in = 3;
+  s.out = dim;
+  s.kernel = {patch, patch};
+  s.stride = {patch, patch};
+  proj = attention::add_layer<attention::Conv2dLayer>(*this, "proj", s);
+  norm = attention::add_layer<LayerNormLayer>(*this, "norm", dim, eps);
+}
+
+at::Tensor PatchEmbed::operator()(const at::Tensor& images, int64_t& height, int64_t& width) const {
+  at::Tensor x = (*proj)(images);
+  height = x.size(2);
+  width = x.size(3);
+  return (*norm)(image_to_tokens(x));
+}
+
+DWMlp::DWMlp(int64_t dim, int64_t hidden) {
+  fc1 = attention::add_layer<attention::LinearLayer>(*this, "fc1", dim, hidden, true);
+  attention::Conv2dLayer::Shape s;
+  s.in = hidden;
+  s.out = hidden;
+  s.kernel = {3, 3};
+  s.padding = {1, 1};
+  s.groups = hidden;
+  // The reference's DWConv wrapper holds the conv as its own "dwconv".
+  auto wrapper = register_module("dwconv", std::make_shared<torch::nn::Module>());
+  dwconv = attention::add_layer<attention::Conv2dLayer>(*wrapper, "dwconv", s);
+  fc2 = attention::add_layer<attention::LinearLayer>(*this, "fc2", hidden, dim, true);
+}
+
+at::Tensor DWMlp::operator()(const at::Tensor& x, int64_t height, int64_t width) const {
+  at::Tensor h = (*fc1)(x);
+  h = image_to_tokens((*dwconv)(tokens_to_image(h, height, width)));
+  return (*fc2)(at::gelu(h));
+}
+
+Block::Block(const BlockShape& s) {
+  if (s.window > 0) {
+    norm1 = attention::add_layer<LayerNormLayer>(*this, "norm1", s.dim, s.ln_eps);
+    attention::MechanismConfig c;
+    c.dim = s.dim;
+    c.heads = s.heads;
+    c.options = {{"window", static_cast<double>(s.window)},
+                 {"alpha", s.alpha},
+                 {"qkv_bias", s.qkv_bias ? 1.0 : 0.0},
+                 {"lofi_heads", static_cast<double>(s.lofi_heads)}};
+    attn = register_module("attn", attention::make_mechanism("hilo", c));
+  }
+  norm2 = attention::add_layer<LayerNormLayer>(*this, "norm2", s.dim, s.ln_eps);
+  mlp = attention::add_layer<DWMlp>(*this, "mlp", s.dim, s.hidden);
+}
+
+at::Tensor Block::forward(const at::Tensor& x_in, const attention::TokenLayout& layout,
+                          const std::string& path, ForwardRecorder& recorder) {
+  at::Tensor x = x_in;
+  if (attn) {
+    at::Tensor a = recorder.attend(*attn, path + ".attn", (*norm1)(x), layout);
+    recorder.output("out", path + ".attn", a);
+    x = x + a;
+  }
+  x = x + (*mlp)((*norm2)(x), layout.height, layout.width);
+  recorder.output("out", path, x);
+  return x;
+}
+
+Downsample::Downsample(int64_t in, int64_t out) {
+  DeformConvGeometry g;
+  g.stride = {2, 2};
+  dconv = register_module(
+      "dconv", std::make_shared<DeformConv2dPack>(in, out, std::array<int64_t, 2>{2, 2}, g));
+  norm_layer = attention::add_layer<BatchNorm2dLayer>(*this, "norm_layer", out);
+}
+
+at::Tensor Downsample::operator()(const at::Tensor& x, int64_t& height, int64_t& width) {
+  at::Tensor y = at::gelu((*norm_layer)((*dconv)(tokens_to_image(x, height, width))));
+  height = y.size(2);
+  width = y.size(3);
+  return image_to_tokens(y);
+}
+
+}  // namespace attnlab::models::litv2

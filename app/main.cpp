@@ -27,6 +27,12 @@ commands:
                                             --stats: min/max/mean/std, NaN/Inf counts
   info                                      LibTorch version, threads, devices
   mechanisms                                the attention mechanisms and their options
+  infer --checkpoint FILE --input IN --out OUT   run a model on IN's tensor `input`; write
+      [--config JSON | --preset NAME] [--key K]  logits and every intermediate under the
+                                            reference fixtures' names (parity checks)
+  classify --checkpoint FILE [--preset NAME | --config JSON] [--key K] IMAGE...
+                                            preprocess as the model's paper does, print top-5
+  presets                                   the official model presets
 
 global options:
   --threads N     LibTorch intra-op threads (default: ATTNLAB_THREADS or all cores)
@@ -80,6 +86,9 @@ int main(int argc, char** argv) {
     if (command == "inspect") return cmd_inspect(all, g);
     if (command == "info") return cmd_info(all, g);
     if (command == "mechanisms") return cmd_mechanisms(all, g);
+    if (command == "infer") return cmd_infer(all, g);
+    if (command == "classify") return cmd_classify(all, g);
+    if (command == "presets") return cmd_presets(all, g);
     throw UsageError("unknown command '" + command + "'");
   } catch (const UsageError& e) {
     std::fprintf(stderr, "attnlab: %s\n(see attnlab --help)\n", e.what());

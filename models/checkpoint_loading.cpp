@@ -6,13 +6,27 @@
 
 #include "core/io/state_dict.h"
 #include "core/io/torch_bridge.h"
+#include "models/backbone.h"
+#include "models/checkpoint_summary.h"
 
 namespace attnlab::models {
+namespace {
+
+// The checkpoint-summary family name of a backbone arch.
+std::string family_of(const std::string& arch) {
+  if (arch == "anchor_deit_distilled") return "anchor_deit";
+  return arch;
+}
+
+}  // namespace
 
 CheckpointWeights read_checkpoint_weights(const std::string& path, const std::string& key) {
-  io::StateDict sd = io::extract_state_dict(io::read_tensor_file(path), key);
+  io::TensorFile file = io::read_tensor_file(path);
+  const std::string architecture = summarize_checkpoint(file).architecture;
+  io::StateDict sd = io::extract_state_dict(std::move(file), key);
   CheckpointWeights w;
   w.path = path;
+  w.architecture = architecture;
   w.source_key = sd.source_key;
   for (const auto& entry : sd.tensors) {
     at::Tensor t = io::to_torch(entry.tensor);
@@ -27,9 +41,13 @@ void load_checkpoint(torch::nn::Module& model, const std::string& path, const st
   try {
     nn::load_state(model, w.tensors);
   } catch (const nn::StateLoadError& e) {
-    throw nn::StateLoadError(
-        path + (w.source_key.empty() ? "" : " ['" + w.source_key + "']") + ": " + e.what(),
-        e.missing, e.unexpected, e.mismatched);
+    std::string where = path + (w.source_key.empty() ? "" : " ['" + w.source_key + "']");
+    const auto* backbone = dynamic_cast<const Backbone*>(&model);
+    if (backbone && w.architecture != "unknown" &&
+        w.architecture.rfind(family_of(backbone->arch()), 0) != 0)
+      where += " (its keys look like a " + w.architecture + " checkpoint, the model is " +
+               backbone->arch() + ")";
+    throw nn::StateLoadError(where + ": " + e.what(), e.missing, e.unexpected, e.mismatched);
   }
 }
 

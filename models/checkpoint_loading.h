@@ -17,13 +17,15 @@ namespace attnlab::models {
 
 struct CheckpointWeights {
   std::string path;
-  std::string source_key;  // container key the weights came from ("" = flat file)
+  std::string source_key;    // container key the weights came from ("" = flat file)
+  std::string architecture;  // family recognised from the key names (checkpoint_summary)
   nn::TensorMap tensors;
 };
 
 CheckpointWeights read_checkpoint_weights(const std::string& path, const std::string& key = "");
 
-// read_checkpoint_weights + strict nn::load_state; the error message names the file.
+// read_checkpoint_weights + strict nn::load_state; the error message names the file and,
+// when the keys look like another family than the model's, says so first.
 void load_checkpoint(torch::nn::Module& model, const std::string& path,
                      const std::string& key = "");
 

@@ -17,7 +17,7 @@ struct Preset {
   std::string description;  // one line: family, size, what it is
   Json config;              // the model config (what make_backbone takes)
   image::Preprocessing preprocessing;
-  std::string weights;      // where the official weights come from (or "none released")
+  std::string weights;  // where the official weights come from (or "none released")
 };
 
 const std::vector<Preset>& presets();

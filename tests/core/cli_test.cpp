@@ -1,5 +1,7 @@
-// The `attnlab` executable end to end: --help, --version, info, and inspect on every
-// fixture and on a broken file (one error line, exit code 1, no crash).
+// The `attnlab` executable end to end: --help, --version, info, mechanisms, inspect on
+// every fixture and on a broken file (one error line, exit code 1, no crash), and infer
+// reproducing every fixture's expected tensors.
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -11,7 +13,9 @@
 #include <string>
 
 #include "core/io/safetensors.h"
+#include "core/nn/state_loading.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/temp_path.h"
 
 namespace {
 
@@ -66,11 +70,65 @@ TEST(Cli, Info) {
 TEST(Cli, MechanismsListsEveryRegisteredMechanismWithItsOptions) {
   CliRun r = run("mechanisms");
   EXPECT_EQ(r.code, 0) << r.out;
-  for (const char* name : {"softmax", "softmax_rope", "linear", "castling", "rala", "hilo", "anchor"})
+  for (const char* name :
+       {"softmax", "softmax_rope", "linear", "castling", "rala", "hilo", "anchor"})
     EXPECT_TRUE(has_line_with(r.out, {name, "\xE2\x80\x94"})) << name << "\n" << r.out;
   EXPECT_TRUE(has_line_with(r.out, {"window", "integer", "default 2"})) << r.out;
   EXPECT_TRUE(has_line_with(r.out, {"threshold", "default 0.02"})) << r.out;
   EXPECT_EQ(run("mechanisms extra").code, 2);
+}
+
+// `attnlab infer` on every parity fixture (weights from .pth and .safetensors; config from
+// the .config.json, or from the safetensors metadata when no --config is given) writes
+// every tensor of the fixture's expected file, matching it (logits max |Δ| ≤ 1e-4, other
+// tensors ‖Δ‖/‖ref‖ ≤ 1e-4).
+TEST(Cli, InferReproducesEveryFixturesExpectedTensors) {
+  const std::string dir = attnlab::testing::parity_dir();
+  for (const auto& name : attnlab::testing::parity_names()) {
+    std::vector<std::string> runs = {"--checkpoint " + dir + "/" + name + ".safetensors",
+                                     "--checkpoint " + dir + "/" + name + ".safetensors --config " +
+                                         dir + "/" + name + ".config.json"};
+    if (std::filesystem::exists(dir + "/" + name + ".pth"))
+      runs.push_back("--checkpoint " + dir + "/" + name + ".pth --config " + dir + "/" + name +
+                     ".config.json");
+    const auto expected = attnlab::nn::read_tensor_map(dir + "/" + name + ".expected.safetensors");
+    for (const auto& source : runs) {
+      const std::string out = attnlab::testing::unique_temp_path(name + "_infer.safetensors");
+      CliRun r = run("--device cpu infer " + source + " --input " + dir + "/" + name +
+                     ".expected.safetensors --out " + out);
+      ASSERT_EQ(r.code, 0) << source << "\n" << r.out;
+      const auto got = attnlab::nn::read_tensor_map(out);
+      std::remove(out.c_str());
+      for (const auto& [key, ref] : expected) {
+        if (key == "input") continue;
+        ASSERT_TRUE(got.count(key)) << name << ": infer wrote no " << key << " (" << source << ")";
+        const at::Tensor diff = got.at(key).to(at::kDouble) - ref.to(at::kDouble);
+        if (key == "logits")
+          EXPECT_LE(diff.abs().max().item<double>(), 1e-4) << name << " " << source;
+        else
+          EXPECT_LE(diff.norm().item<double>() / ref.to(at::kDouble).norm().item<double>(), 1e-4)
+              << name << " " << key << " " << source;
+      }
+    }
+  }
+}
+
+TEST(Cli, InferRefusesMissingInputsAndConfigs) {
+  const std::string dir = attnlab::testing::parity_dir();
+  EXPECT_EQ(run("infer --checkpoint " + dir + "/deit_mini.pth").code, 2);
+  // A .pth carries no config: without --config / --preset it is a usage error.
+  const std::string out = attnlab::testing::unique_temp_path("infer_refused.safetensors");
+  CliRun r = run("infer --checkpoint " + dir + "/deit_mini.pth --input " + dir +
+                 "/deit_mini.expected.safetensors --out " + out);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--config"), std::string::npos) << r.out;
+  // The wrong architecture for the weights: every mismatched key is named, no file written.
+  r = run("infer --checkpoint " + dir + "/deit_mini.pth --config " + dir +
+          "/anchor_deit_mini.config.json --input " + dir +
+          "/deit_mini.expected.safetensors --out " + out);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("dist_token"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST(Cli, UsageErrors) {
@@ -94,8 +152,8 @@ TEST(Cli, InspectEveryFixture) {
   EXPECT_NE(pth.out.find("container keys"), std::string::npos) << pth.out;
   // 162,634 = the sum of the fixture's tensor sizes (counted independently from its
   // safetensors header).
-  EXPECT_TRUE(has_line_with(pth.out, {"architecture (from key names): vit", "'model'",
-                                      "162,634 parameters"}))
+  EXPECT_TRUE(has_line_with(
+      pth.out, {"architecture (from key names): vit", "'model'", "162,634 parameters"}))
       << pth.out;
   EXPECT_TRUE(has_line_with(pth.out, {"model.blocks.0.attn.qkv.weight", "F32", "[192, 64]"}))
       << pth.out;

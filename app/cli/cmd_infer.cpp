@@ -1,0 +1,82 @@
+// `attnlab infer`: run a checkpoint on the tensor `input` of a safetensors file and write
+// every tensor the reference fixtures' expected files hold, under the same names
+// ("logits", "out.<path>", "attn.<block>", "hifi.<block>", "lofi.<block>"; for the
+// single-module archs "out.inference", "out.with_sparse_branch" / "out"), so parity with
+// any reference run can be checked from the command line. The model config comes from
+// --config, --preset, or the checkpoint's own safetensors metadata.
+#include <ATen/ATen.h>
+
+#include <cstdio>
+
+#include "app/cli/cli_common.h"
+#include "core/io/safetensors.h"
+#include "core/io/tensor_file.h"
+#include "core/io/torch_bridge.h"
+#include "core/runtime/device.h"
+#include "models/attention_module.h"
+#include "models/checkpoint_loading.h"
+#include "models/model_registry.h"
+#include "models/presets.h"
+
+namespace attnlab::cli {
+namespace {
+
+models::Json choose_config(const std::string& config_path, const std::string& preset,
+                           const std::string& checkpoint) {
+  if (!config_path.empty() && !preset.empty())
+    throw UsageError("give either --config or --preset, not both");
+  if (!config_path.empty()) return models::config_from_file(config_path);
+  if (!preset.empty()) return models::find_preset(preset).config;
+  const io::TensorFile f = io::read_tensor_file(checkpoint);
+  if (f.metadata.count("arch")) return models::config_from_metadata(f.metadata);
+  throw UsageError(checkpoint + " carries no model config; give --config JSON or --preset NAME");
+}
+
+}  // namespace
+
+int cmd_infer(Args args, const GlobalOptions& g) {
+  const std::string checkpoint = args.take_option("--checkpoint");
+  const std::string config_path = args.take_option("--config");
+  const std::string preset = args.take_option("--preset");
+  const std::string key = args.take_option("--key");
+  const std::string input_path = args.take_option("--input");
+  const std::string out_path = args.take_option("--out");
+  if (!args.positionals().empty()) throw UsageError("infer takes no positional arguments");
+  if (checkpoint.empty() || input_path.empty() || out_path.empty())
+    throw UsageError("infer needs --checkpoint FILE --input IN.safetensors --out OUT.safetensors");
+
+  const models::Json config = choose_config(config_path, preset, checkpoint);
+  const auto inputs = nn::read_tensor_map(input_path);
+  if (!inputs.count("input")) throw std::runtime_error(input_path + " has no tensor named 'input'");
+  const at::Tensor input = inputs.at("input").to(at::kFloat);
+  const std::string arch = models::get_string(config, "arch", "model", "");
+
+  std::map<std::string, at::Tensor> outputs;
+  if (models::is_attention_module_arch(arch)) {
+    outputs = models::run_attention_module(
+        config, models::read_checkpoint_weights(checkpoint, key).tensors, input);
+  } else {
+    auto model = models::make_backbone(config);
+    models::load_checkpoint(*model, checkpoint, key);
+    const c10::Device device = runtime::select_device(g.device);
+    model->to(device);
+    model->eval();
+    at::NoGradGuard no_grad;
+    models::ForwardOptions options;
+    options.record_outputs = true;
+    models::ForwardResult r = model->run(input.to(device), options);
+    outputs = std::move(r.outputs);
+    outputs["logits"] = r.logits;
+  }
+
+  io::TensorDict dict;
+  for (const auto& [name, t] : outputs) dict.add(name, io::from_torch(t.to(at::kCPU)));
+  std::map<std::string, std::string> metadata;
+  for (const auto& [k, v] : config.items()) metadata[k] = v.dump();
+  io::write_safetensors(out_path, dict, metadata);
+  std::printf("%s: %s, %zu tensors written to %s\n", checkpoint.c_str(), arch.c_str(), dict.size(),
+              out_path.c_str());
+  return kExitOk;
+}
+
+}  // namespace attnlab::cli

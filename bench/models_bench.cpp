@@ -1,0 +1,80 @@
+// Backbone forward latency and peak CPU memory at 224×224, batch 1 and 32, random
+// weights, eval, no autograd — without trace capture (the baseline) and with every
+// attention layer traced (ForwardOptions::trace_attention), for the presets
+// deit_tiny_patch16_224, deit_small_patch16_224, litv2_s, ravlt_t and castling_deit_tiny.
+// The ratio traced / plain is the cost of capture (target: < 1.2). ATTNLAB_BENCH_DEVICE=cuda
+// runs on the GPU (latency only). bench/models_table.py makes the table.
+#include <ATen/ATen.h>
+#include <benchmark/benchmark.h>
+#include <torch/cuda.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "core/runtime/device.h"
+#include "core/runtime/memory_probe.h"
+#include "core/runtime/threads.h"
+#include "models/model_registry.h"
+#include "models/presets.h"
+
+namespace {
+
+using namespace attnlab;
+
+c10::Device bench_device() {
+  const char* env = std::getenv("ATTNLAB_BENCH_DEVICE");
+  return runtime::select_device(env && *env ? env : "cpu");
+}
+
+void forward(benchmark::State& state, const std::string& preset, int64_t batch, bool traced) {
+  at::NoGradGuard no_grad;
+  const c10::Device device = bench_device();
+  at::manual_seed(0);
+  auto model = models::make_backbone(models::find_preset(preset).config);
+  model->eval();
+  model->to(device);
+  const at::Tensor x = at::randn({batch, 3, 224, 224}).to(device);
+  models::ForwardOptions options;
+  options.trace_attention = traced;
+  auto once = [&] {
+    models::ForwardResult r = model->run(x, options);
+    if (device.is_cuda()) torch::cuda::synchronize(device.index());
+    return r;
+  };
+  once();  // warm-up: oneDNN primitives, allocator pools
+  std::unique_ptr<runtime::CpuMemoryProbe> probe;
+  if (!device.is_cuda()) probe = std::make_unique<runtime::CpuMemoryProbe>();
+  int64_t peak = 0;
+  for (auto _ : state) {
+    if (probe) probe->reset_peak();
+    const int64_t before = probe ? probe->live_bytes() : 0;
+    {
+      models::ForwardResult r = once();
+      benchmark::DoNotOptimize(r.logits.data_ptr());
+      if (probe) peak = std::max(peak, probe->peak_bytes() - before);
+    }
+  }
+  if (probe) state.counters["peak_MiB"] = double(peak) / (1024.0 * 1024.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  runtime::configure_threads(0);
+  for (const char* preset : {"deit_tiny_patch16_224", "deit_small_patch16_224", "litv2_s",
+                             "ravlt_t", "castling_deit_tiny"})
+    for (int64_t batch : {1, 32})
+      for (bool traced : {false, true}) {
+        const std::string name =
+            std::string(traced ? "traced/" : "plain/") + preset + "/" + std::to_string(batch);
+        benchmark::RegisterBenchmark(name.c_str(), forward, std::string(preset), batch, traced)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->MinTime(batch == 1 ? 1.0 : 0.1);
+      }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

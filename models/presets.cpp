@@ -1,0 +1,72 @@
+// The preset table. Model configs come from each family's `<family>_official_config(name)`
+// (the sizes of the released checkpoints, checked against the manifests by the tests);
+// preprocessing from SPEC §2: DeiT-style models resize the short side to
+// floor(224 / 0.9) = 248 (timm's crop_pct 0.9), LITv2 and RAVLT to 256; all bicubic, center
+// crop 224, ImageNet mean/std.
+#include "models/presets.h"
+
+#include "models/backbone.h"
+
+namespace attnlab::models {
+
+Json vit_official_config(const std::string& name);
+Json litv2_official_config(const std::string& name);
+Json ravlt_official_config(const std::string& name);
+
+namespace {
+
+Preset make(const std::string& name, const std::string& description, Json config, int resize_short,
+            const std::string& weights) {
+  return {name, description, std::move(config), image::imagenet_eval(resize_short, 224), weights};
+}
+
+std::vector<Preset> build_presets() {
+  std::vector<Preset> p;
+  for (const char* size : {"tiny", "small", "base"}) {
+    const std::string name = std::string("deit_") + size + "_patch16_224";
+    p.push_back(make(name, std::string("DeiT-") + size + ", softmax ViT (timm layout)",
+                     vit_official_config(name), 248,
+                     "timm model.safetensors (flat) or the DeiT release .pth ({'model': ...})"));
+  }
+  for (const char* size : {"s", "m", "b"}) {
+    const std::string name = std::string("litv2_") + size;
+    p.push_back(make(name, std::string("LITv2-") + size + ", HiLo attention in stages 3-4",
+                     litv2_official_config(name), 256,
+                     "the LITv2 release " + name + ".pth ({'model': ...})"));
+  }
+  for (const char* size : {"t", "s", "b", "l"}) {
+    const std::string name = std::string("ravlt_") + size;
+    p.push_back(make(name,
+                     std::string("RAVLT-") + size + ", RALA in stages 1-2, RoPE softmax in 3-4",
+                     ravlt_official_config(name), 256,
+                     "the RALA release RAVLT_" + std::string(1, char(toupper(size[0]))) +
+                         ".pth ({'model', 'model_ema'})"));
+  }
+  for (const char* size : {"tiny", "small"}) {
+    const std::string name = std::string("anchor_deit_") + size + "_distilled_patch16_224";
+    p.push_back(make(name,
+                     std::string("AnchorFormer DeiT-") + size + ", anchor attention, cls + dist",
+                     vit_official_config(name), 248, "none released (train your own)"));
+  }
+  p.push_back(
+      make("castling_deit_tiny", "Castling-DeiT-tiny (our layout), linear-angular attention",
+           vit_official_config("castling_deit_tiny"), 248, "none released (train your own)"));
+  return p;
+}
+
+}  // namespace
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> all = build_presets();
+  return all;
+}
+
+const Preset& find_preset(const std::string& name) {
+  for (const auto& p : presets())
+    if (p.name == name) return p;
+  std::string known;
+  for (const auto& p : presets()) known += (known.empty() ? "" : ", ") + p.name;
+  throw ModelError("unknown preset '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace attnlab::models

@@ -1,0 +1,89 @@
+// Loading checkpoints into backbones: the container rules, fp16 weights widened to float32,
+// and strict refusals that name every missing, unexpected and mis-shaped key — and say
+// when the keys belong to another architecture than the model's.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "core/io/safetensors.h"
+#include "core/io/torch_bridge.h"
+#include "models/checkpoint_loading.h"
+#include "models/model_registry.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/temp_path.h"
+
+namespace attnlab::testing {
+namespace {
+
+std::string fixture(const std::string& file) {
+  return parity_dir() + "/" + file;
+}
+
+// Writes `tensors` as a flat safetensors file and returns its path.
+std::string write_weights(const nn::TensorMap& tensors, const std::string& name) {
+  io::TensorDict dict;
+  for (const auto& [k, v] : tensors) dict.add(k, io::from_torch(v));
+  const std::string path = unique_temp_path(name);
+  io::write_safetensors(path, dict);
+  return path;
+}
+
+std::string refusal(const std::string& path, const std::string& config_name) {
+  auto model = models::make_backbone(models::config_from_file(fixture(config_name)));
+  try {
+    models::load_checkpoint(*model, path);
+  } catch (const nn::StateLoadError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CheckpointLoading, PthAndSafetensorsGiveTheSameWeights) {
+  const auto pth = models::read_checkpoint_weights(fixture("ravlt_mini.pth"));
+  const auto st = models::read_checkpoint_weights(fixture("ravlt_mini.safetensors"));
+  EXPECT_EQ(pth.source_key, "model");
+  EXPECT_EQ(st.source_key, "");
+  EXPECT_EQ(pth.architecture, "ravlt");
+  ASSERT_EQ(pth.tensors.size(), st.tensors.size());
+  for (const auto& [k, v] : st.tensors) EXPECT_TRUE(at::equal(pth.tensors.at(k), v)) << k;
+}
+
+TEST(CheckpointLoading, HalfPrecisionWeightsLoadIntoFloat32) {
+  auto weights = models::read_checkpoint_weights(fixture("deit_mini.safetensors")).tensors;
+  nn::TensorMap half;
+  for (const auto& [k, v] : weights) half[k] = v.to(at::kHalf);
+  const std::string path = write_weights(half, "deit_mini_fp16.safetensors");
+  const auto loaded = models::read_checkpoint_weights(path);
+  std::remove(path.c_str());
+  for (const auto& [k, v] : loaded.tensors) {
+    EXPECT_EQ(v.scalar_type(), at::kFloat) << k;
+    EXPECT_TRUE(at::equal(v, half.at(k).to(at::kFloat))) << k;
+  }
+}
+
+TEST(CheckpointLoading, RefusalsNameEveryMissingUnexpectedAndMisShapedKey) {
+  auto weights = models::read_checkpoint_weights(fixture("deit_mini.safetensors")).tensors;
+  weights.erase("blocks.1.norm2.bias");
+  weights["blocks.1.extra.weight"] = at::zeros({3});
+  weights["head.weight"] = at::zeros({11, 64});
+  const std::string path = write_weights(weights, "deit_mini_broken.safetensors");
+  const std::string msg = refusal(path, "deit_mini.config.json");
+  std::remove(path.c_str());
+  EXPECT_NE(msg.find(path), std::string::npos) << msg;
+  EXPECT_NE(msg.find("1 missing:\n    blocks.1.norm2.bias"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("1 unexpected:\n    blocks.1.extra.weight"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("head.weight: checkpoint (11, 64), model (10, 64)"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("look like"), std::string::npos) << "same family: no family remark";
+}
+
+TEST(CheckpointLoading, AnotherArchitecturesWeightsAreRefusedAsSuch) {
+  const std::string msg = refusal(fixture("deit_mini.pth"), "ravlt_mini.config.json");
+  EXPECT_NE(msg.find("its keys look like a vit checkpoint, the model is ravlt"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("layers.0.blocks.0.attn.qkvo.weight"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("cls_token"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace attnlab::testing

@@ -1,0 +1,75 @@
+// Presets: every official preset builds exactly the keys, shapes and parameter count of
+// its manifest (../shared/fixtures/manifests/<name>.json; num_batches_tracked entries are
+// BatchNorm counters our loader ignores), carries the preprocessing of SPEC §2, and an
+// unknown name is refused with the list of known ones.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "models/model_registry.h"
+#include "models/presets.h"
+#include "tests/support/fixtures.h"
+
+namespace attnlab::testing {
+namespace {
+
+std::string manifest_path(const std::string& name) {
+  return shared_dir() + "/fixtures/manifests/" + name + ".json";
+}
+
+TEST(Presets, EveryOfficialPresetBuildsItsManifestExactly) {
+  int with_manifest = 0;
+  for (const auto& preset : models::presets()) {
+    const std::string path = manifest_path(preset.name);
+    if (!std::filesystem::exists(path)) continue;
+    ++with_manifest;
+    std::ifstream in(path);
+    const auto manifest = models::Json::parse(in);
+    std::map<std::string, std::vector<int64_t>> expected;
+    for (const auto& t : manifest["tensors"]) {
+      const std::string key = t[0].get<std::string>();
+      if (key.size() >= 19 && key.compare(key.size() - 19, 19, "num_batches_tracked") == 0)
+        continue;
+      expected[key] = t[1].get<std::vector<int64_t>>();
+    }
+    auto model = models::make_backbone(preset.config);
+    std::map<std::string, std::vector<int64_t>> built;
+    int64_t params = 0;
+    for (const auto& p : model->named_parameters()) {
+      built[p.key()] = p.value().sizes().vec();
+      params += p.value().numel();
+    }
+    for (const auto& b : model->named_buffers()) built[b.key()] = b.value().sizes().vec();
+    EXPECT_EQ(built, expected) << preset.name;
+    EXPECT_EQ(params, manifest["num_params"].get<int64_t>()) << preset.name;
+  }
+  EXPECT_EQ(with_manifest, 12);  // deit ×3, litv2 ×3, ravlt ×4, anchor deit ×2
+}
+
+TEST(Presets, CarryTheirPapersPreprocessing) {
+  for (const auto& p : models::presets()) {
+    const bool deit_style = p.name.rfind("deit", 0) == 0 || p.name.rfind("anchor_deit", 0) == 0 ||
+                            p.name.rfind("castling_deit", 0) == 0;
+    EXPECT_EQ(p.preprocessing.resize_short, deit_style ? 248 : 256) << p.name;
+    EXPECT_EQ(p.preprocessing.crop, 224) << p.name;
+    EXPECT_EQ(p.preprocessing.filter, image::Filter::Bicubic) << p.name;
+    EXPECT_FLOAT_EQ(p.preprocessing.mean[0], 0.485f) << p.name;
+    EXPECT_FLOAT_EQ(p.preprocessing.std[2], 0.225f) << p.name;
+    EXPECT_FALSE(p.description.empty()) << p.name;
+  }
+  EXPECT_EQ(models::presets().size(), 13u);  // the list: 3 + 3 + 4 + 2 + 1
+}
+
+TEST(Presets, UnknownNameListsTheKnownOnes) {
+  try {
+    models::find_preset("deit_huge");
+    FAIL();
+  } catch (const models::ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("ravlt_t"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace attnlab::testing

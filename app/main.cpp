@@ -29,7 +29,7 @@ commands:
   mechanisms                                the attention mechanisms and their options
   infer --checkpoint FILE --input IN --out OUT   run a model on IN's tensor `input`; write
       [--config JSON | --preset NAME] [--key K]  logits and every intermediate under the
-                                            reference fixtures' names (parity checks)
+      [--half]                              fixtures' names (--half: fp16 weights on CUDA)
   classify --checkpoint FILE [--preset NAME | --config JSON] [--key K] IMAGE...
                                             preprocess as the model's paper does, print top-5
   presets                                   the official model presets

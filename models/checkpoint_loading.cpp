@@ -8,6 +8,8 @@
 #include "core/io/torch_bridge.h"
 #include "models/backbone.h"
 #include "models/checkpoint_summary.h"
+#include "models/litv2.h"
+#include "models/model_registry.h"
 
 namespace attnlab::models {
 namespace {
@@ -36,12 +38,15 @@ CheckpointWeights read_checkpoint_weights(const std::string& path, const std::st
   return w;
 }
 
-void load_checkpoint(torch::nn::Module& model, const std::string& path, const std::string& key) {
-  CheckpointWeights w = read_checkpoint_weights(path, key);
+namespace {
+
+// Strict load with the refusal message naming the file and, when the keys look like
+// another family than the model's, saying so first.
+void load_weights(torch::nn::Module& model, const CheckpointWeights& w) {
   try {
     nn::load_state(model, w.tensors);
   } catch (const nn::StateLoadError& e) {
-    std::string where = path + (w.source_key.empty() ? "" : " ['" + w.source_key + "']");
+    std::string where = w.path + (w.source_key.empty() ? "" : " ['" + w.source_key + "']");
     const auto* backbone = dynamic_cast<const Backbone*>(&model);
     if (backbone && w.architecture != "unknown" &&
         w.architecture.rfind(family_of(backbone->arch()), 0) != 0)
@@ -49,6 +54,32 @@ void load_checkpoint(torch::nn::Module& model, const std::string& path, const st
                backbone->arch() + ")";
     throw nn::StateLoadError(where + ": " + e.what(), e.missing, e.unexpected, e.mismatched);
   }
+}
+
+}  // namespace
+
+void load_checkpoint(torch::nn::Module& model, const std::string& path, const std::string& key) {
+  load_weights(model, read_checkpoint_weights(path, key));
+}
+
+LoadedModel load_model(Json config, const std::string& path, const std::string& key) {
+  CheckpointWeights w = read_checkpoint_weights(path, key);
+  if (get_string(config, "arch", "model", "") == "litv2") {
+    // Weights that do not even have LITv2's attention keys cannot be fitted; the strict
+    // load below then names every key that does not fit, which says more.
+    try {
+      config = litv2_config_for_weights(config, w.tensors);
+    } catch (const ModelError&) {
+    }
+  }
+  LoadedModel loaded;
+  loaded.model = make_backbone(config);
+  load_weights(*loaded.model, w);
+  loaded.model->eval();
+  loaded.config = std::move(config);
+  w.tensors.clear();
+  loaded.weights_info = std::move(w);
+  return loaded;
 }
 
 }  // namespace attnlab::models

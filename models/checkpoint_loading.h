@@ -5,6 +5,8 @@
 // unexpected and mis-shaped key in one error).
 #pragma once
 
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/nn/state_loading.h"
@@ -28,5 +30,17 @@ CheckpointWeights read_checkpoint_weights(const std::string& path, const std::st
 // when the keys look like another family than the model's, says so first.
 void load_checkpoint(torch::nn::Module& model, const std::string& path,
                      const std::string& key = "");
+
+class Backbone;
+
+// A model ready to run: the config fitted to the checkpoint where a family's config
+// leaves something to the weights (LITv2's Lo-Fi head split, so α-ablation checkpoints
+// load), built, loaded strictly, in eval mode.
+struct LoadedModel {
+  std::shared_ptr<Backbone> model;
+  nlohmann::json config;           // as fitted
+  CheckpointWeights weights_info;  // path, container key, recognised family (no tensors)
+};
+LoadedModel load_model(nlohmann::json config, const std::string& path, const std::string& key = "");
 
 }  // namespace attnlab::models

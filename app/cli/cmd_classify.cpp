@@ -70,11 +70,9 @@ int cmd_classify(Args args, const GlobalOptions& g) {
     }
     pre = default_preprocessing(models::get_string(config, "arch", "model", ""));
   }
-  auto model = models::make_backbone(config);
-  models::load_checkpoint(*model, checkpoint, key);
+  auto model = models::load_model(config, checkpoint, key).model;
   const c10::Device device = runtime::select_device(g.device);
   model->to(device);
-  model->eval();
   const auto names = imagenet_names();
   std::printf("preprocessing: %s\n", pre.describe().c_str());
 

@@ -41,10 +41,14 @@ int cmd_infer(Args args, const GlobalOptions& g) {
   const std::string key = args.take_option("--key");
   const std::string input_path = args.take_option("--input");
   const std::string out_path = args.take_option("--out");
+  const bool half = args.take_flag("--half");
   if (!args.positionals().empty()) throw UsageError("infer takes no positional arguments");
   if (checkpoint.empty() || input_path.empty() || out_path.empty())
     throw UsageError("infer needs --checkpoint FILE --input IN.safetensors --out OUT.safetensors");
 
+  if (half && !runtime::select_device(g.device).is_cuda())
+    throw UsageError("--half keeps half-precision weights on a CUDA device; this run is on " +
+                     runtime::select_device(g.device).str());
   const models::Json config = choose_config(config_path, preset, checkpoint);
   const auto inputs = nn::read_tensor_map(input_path);
   if (!inputs.count("input")) throw std::runtime_error(input_path + " has no tensor named 'input'");
@@ -56,21 +60,20 @@ int cmd_infer(Args args, const GlobalOptions& g) {
     outputs = models::run_attention_module(
         config, models::read_checkpoint_weights(checkpoint, key).tensors, input);
   } else {
-    auto model = models::make_backbone(config);
-    models::load_checkpoint(*model, checkpoint, key);
+    auto model = models::load_model(config, checkpoint, key).model;
     const c10::Device device = runtime::select_device(g.device);
     model->to(device);
-    model->eval();
+    if (half) model->to(at::kHalf);
     at::NoGradGuard no_grad;
     models::ForwardOptions options;
     options.record_outputs = true;
-    models::ForwardResult r = model->run(input.to(device), options);
+    models::ForwardResult r = model->run(input.to(device, half ? at::kHalf : at::kFloat), options);
     outputs = std::move(r.outputs);
     outputs["logits"] = r.logits;
   }
 
   io::TensorDict dict;
-  for (const auto& [name, t] : outputs) dict.add(name, io::from_torch(t.to(at::kCPU)));
+  for (const auto& [name, t] : outputs) dict.add(name, io::from_torch(t.to(at::kCPU, at::kFloat)));
   std::map<std::string, std::string> metadata;
   for (const auto& [k, v] : config.items()) metadata[k] = v.dump();
   io::write_safetensors(out_path, dict, metadata);

@@ -85,5 +85,27 @@ TEST(CheckpointLoading, AnotherArchitecturesWeightsAreRefusedAsSuch) {
   EXPECT_NE(msg.find("cls_token"), std::string::npos) << msg;
 }
 
+TEST(CheckpointLoading, AnAlphaAblationLitv2LoadsWithTheHeadSplitOfItsWeights) {
+  // A LITv2 whose stage-3 HiLo has 0 Lo-Fi heads (all Hi-Fi) although its config's alpha
+  // says floor(2 · 0.9) = 1: load_model reads the split from the l_q / h_qkv shapes.
+  auto config = models::config_from_file(fixture("litv2_mini.config.json"));
+  auto ablation = config;
+  ablation["lofi_heads"] = {-1, -1, 0, -1};
+  auto trained = models::make_backbone(ablation);
+  nn::TensorMap tensors;
+  for (const auto& p : trained->named_parameters()) tensors[p.key()] = p.value().detach();
+  for (const auto& b : trained->named_buffers()) tensors[b.key()] = b.value().detach();
+  ASSERT_FALSE(tensors.count("layers.2.blocks.0.attn.l_q.weight"));
+  const std::string path = write_weights(tensors, "litv2_ablation.safetensors");
+  EXPECT_THROW(models::load_checkpoint(*models::make_backbone(config), path), nn::StateLoadError);
+  const auto loaded = models::load_model(config, path);
+  std::remove(path.c_str());
+  EXPECT_EQ(loaded.config["lofi_heads"][2], 0);
+  trained->eval();
+  at::NoGradGuard no_grad;
+  const at::Tensor x = at::randn({1, 3, 224, 224});
+  EXPECT_TRUE(at::equal(loaded.model->run(x).logits, trained->run(x).logits));
+}
+
 }  // namespace
 }  // namespace attnlab::testing

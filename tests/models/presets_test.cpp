@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/image/preprocess.h"
 #include "models/model_registry.h"
 #include "models/presets.h"
 #include "tests/support/fixtures.h"
@@ -60,6 +61,29 @@ TEST(Presets, CarryTheirPapersPreprocessing) {
     EXPECT_FALSE(p.description.empty()) << p.name;
   }
   EXPECT_EQ(models::presets().size(), 13u);  // the list: 3 + 3 + 4 + 2 + 1
+}
+
+TEST(Presets, EachPresetPreprocessesASyntheticImageToTheHandComputedTensor) {
+  // A 320×250 image, constant (10, 128, 250) except one saturated pixel at its centre.
+  // Every preset resizes it (short side 250 → 248 or 256) and crops 224: away from the
+  // centre the result is exactly (c / 255 − mean) / std; the centre stays the image's peak.
+  io::RgbImage im;
+  im.width = 320;
+  im.height = 250;
+  for (int i = 0; i < 320 * 250; ++i) im.rgb.insert(im.rgb.end(), {10, 128, 250});
+  for (int c = 0; c < 3; ++c) im.rgb[(125 * 320 + 160) * 3 + c] = 255;
+  for (const auto& p : models::presets()) {
+    const at::Tensor t = image::preprocess(im, p.preprocessing);
+    ASSERT_EQ(t.sizes(), (at::IntArrayRef{1, 3, 224, 224})) << p.name;
+    const float values[3] = {10, 128, 250};
+    for (int c = 0; c < 3; ++c) {
+      const float expected =
+          (values[c] / 255.0f - p.preprocessing.mean[c]) / p.preprocessing.std[c];
+      EXPECT_FLOAT_EQ(t[0][c][0][0].item<float>(), expected) << p.name;
+      EXPECT_FLOAT_EQ(t[0][c][223][223].item<float>(), expected) << p.name;
+      EXPECT_EQ(t[0][c].argmax().item<int64_t>() / 224, 112) << p.name << ": the peak row";
+    }
+  }
 }
 
 TEST(Presets, UnknownNameListsTheKnownOnes) {

@@ -9,16 +9,16 @@
 //   trace       group "all": q = κ(q), k = κ(k) (before reweighting, not rotated), v.
 //               internals (L = N tokens):
 //                 rala.w        (B, h, L)    token weights w; α = L·w sums to L
-//                 rala.q_rot    (B, h, L, d) R(κq)
-//                 rala.k_rot    (B, h, L, d) R(κk), not reweighted
 //                 rala.kv       (B, h, d, d) Σ_j α_j κ(k_j)ᵀ v_j, the rank-analysis KV buffer
 //                 rala.kv_plain (B, h, d, d) Σ_j κ(k_j)ᵀ v_j, the un-augmented baseline (α = 1)
 //                 rala.y        (B, h, L, d) attention output + lepe: what the gate multiplies
-//                 rala.y_gated  (B, h, L, d) y ⊙ o: what proj receives
 //                 rala.o        (B, h, L, d) the gate (raw, no activation)
 //                 rala.lepe     (B, h, L, d) lepe(v)
 //   rows        a_ij = w_j (R(q_i)·R(k_j)) / (q_i · Σ_m w_m k_m + 1e-6), κ features; with RoPE a
 //               row need not sum to 1 exactly. out = proj(((rows·v) + lepe) ⊙ o) per head.
+//               R(q), R(k) are recomputed for the rows asked (O(N·d)), and the gated features
+//               y ⊙ o are derived by whoever needs them: a trace stores nothing it can derive
+//               cheaply, which keeps capture within a few percent of the forward.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -36,11 +36,14 @@ class RalaTrace : public AttentionTrace {
  protected:
   at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,
                           const at::Tensor& q_rows) const override {
-    const at::Tensor w = internal("rala.w")[b][h];      // (L)
-    const at::Tensor k_sum = at::matmul(w, g.k[b][h]);  // (d): Σ_m w_m k_m
-    const at::Tensor denom = at::matmul(g.q[b][h].index_select(0, q_rows), k_sum) + 1e-6;
-    const at::Tensor q_rot = internal("rala.q_rot")[b][h].index_select(0, q_rows);
-    const at::Tensor num = at::matmul(q_rot, internal("rala.k_rot")[b][h].transpose(0, 1)) * w;
+    const at::Tensor w = internal("rala.w")[b][h];  // (L)
+    const at::Tensor k = g.k[b][h];
+    const at::Tensor q = g.q[b][h].index_select(0, q_rows);
+    const at::Tensor denom = at::matmul(q, at::matmul(w, k)) + 1e-6;  // q_i · Σ_m w_m k_m
+    const RopeTables rope = rope_tables(layout.height, layout.width, head_dim, k.options());
+    const at::Tensor q_rot =
+        apply_rope(q, rope.sin.index_select(0, q_rows), rope.cos.index_select(0, q_rows));
+    const at::Tensor num = at::matmul(q_rot, apply_rope(k, rope).transpose(0, 1)) * w;
     return num / denom.unsqueeze(1);
   }
 };
@@ -81,12 +84,9 @@ class RalaAttention : public AttentionMechanism {
       trace->groups.push_back(all_heads_group(layout, p.heads, q, k, p.v));
       auto& in = trace->internals;
       in["rala.w"] = keep(w.squeeze(-2));
-      in["rala.q_rot"] = keep(q_rot);
-      in["rala.k_rot"] = keep(apply_rope(k, rope));
       in["rala.kv"] = keep(at::matmul(k_w.transpose(-2, -1), p.v));
       in["rala.kv_plain"] = keep(at::matmul(k.transpose(-2, -1), p.v));
       in["rala.y"] = keep(p.per_head(y_img));
-      in["rala.y_gated"] = keep(p.per_head(gated));
       in["rala.o"] = keep(p.per_head(p.o_img));
       in["rala.lepe"] = keep(p.per_head(p.lepe_img));
       request->trace = std::move(trace);

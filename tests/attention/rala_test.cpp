@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attention/rope.h"
 #include "tests/attention/ravlt_test_util.h"
 
 namespace attnlab::testing {
@@ -26,7 +27,7 @@ TEST(RalaAttention, MatchesRavltMiniStage1Block0) {
   EXPECT_LE(diff, 1e-5);
   // The untraced path computes the same thing; the gated features feed proj.
   EXPECT_LE(max_abs_diff(attn->forward(x, layout), out), 0.0);
-  EXPECT_EQ(trace->internal("rala.y_gated").sizes(), (std::vector<int64_t>{1, 1, 3136, 64}));
+  EXPECT_EQ(trace->internal("rala.y").sizes(), (std::vector<int64_t>{1, 1, 3136, 64}));
 }
 
 TEST(RalaAttention, OutputIsProjOfRowsTimesValuesPlusLepeTimesGateOnA5x7Grid) {
@@ -40,11 +41,10 @@ TEST(RalaAttention, OutputIsProjOfRowsTimesValuesPlusLepeTimesGateOnA5x7Grid) {
     std::cout << "rala rows-rebuilt output, image " << b << ": max |diff| = " << diff << "\n";
     EXPECT_LE(diff, 1e-5);
   }
-  // y is (rows·v) + lepe and y_gated = y ⊙ o, head by head.
+  // y is (rows·v) + lepe, head by head (the gated features are y ⊙ o).
   const at::Tensor y = trace->internal("rala.y");
   EXPECT_LE(max_abs_diff(y[1][0], rows_times_v(*trace, 1, 0) + trace->internal("rala.lepe")[1][0]),
             1e-5);
-  EXPECT_LE(max_abs_diff(trace->internal("rala.y_gated"), y * trace->internal("rala.o")), 1e-6);
   // One row equals the matrix row; it has N keys.
   auto r = trace->row(1, 12, 1);
   EXPECT_EQ(r.weights.size(0), 35);
@@ -57,8 +57,10 @@ TEST(RalaAttention, RowsFollowTheSpecFormulaFromStoredFeatures) {
   auto [out, trace] = attn->forward_traced(random_tokens(1, 12, 16, 3), layout);
   const auto& g = trace->group_of(0);
   const at::Tensor q = g.q[0][0], k = g.k[0][0], wt = trace->internal("rala.w")[0][0];
-  const at::Tensor qr = trace->internal("rala.q_rot")[0][0];
-  const at::Tensor kr = trace->internal("rala.k_rot")[0][0];
+  // R(κq), R(κk) rebuilt here from the stored κ features and the 3×4 grid's tables.
+  const auto rope = attention::rope_tables(3, 4, 16, q.options());
+  const at::Tensor qr = attention::apply_rope(q, rope);
+  const at::Tensor kr = attention::apply_rope(k, rope);
   // κ features are positive; the trace holds them before reweighting and rotation.
   EXPECT_GT(q.min().item<double>(), 0.0);
   EXPECT_GT(k.min().item<double>(), 0.0);

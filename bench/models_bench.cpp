@@ -3,7 +3,7 @@
 // attention layer traced (ForwardOptions::trace_attention), for the presets
 // deit_tiny_patch16_224, deit_small_patch16_224, litv2_s, ravlt_t and castling_deit_tiny.
 // The ratio traced / plain is the cost of capture (target: < 1.2). ATTNLAB_BENCH_DEVICE=cuda
-// runs on the GPU (latency only). bench/models_table.py makes the table.
+// runs on the GPU (latency only). bench/models_table.py makes the table (medians).
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 #include <torch/cuda.h>

@@ -120,7 +120,7 @@ class Litv2 : public Backbone {
               : nullptr);
     }
     const int64_t features = k.dim(k.stages() - 1);
-    norm_ = register_module("norm", std::make_shared<litv2::LayerNormLayer>(features, k.ln_eps));
+    norm_ = register_module("norm", std::make_shared<LayerNormLayer>(features, k.ln_eps));
     if (k.num_classes > 0)
       head_ = attention::add_layer<attention::LinearLayer>(*this, "head", features, k.num_classes,
                                                            true);
@@ -163,7 +163,7 @@ class Litv2 : public Backbone {
   std::shared_ptr<litv2::PatchEmbed> patch_embed_;
   std::vector<std::vector<std::shared_ptr<litv2::Block>>> blocks_;
   std::vector<std::shared_ptr<litv2::Downsample>> downsamples_;
-  std::shared_ptr<litv2::LayerNormLayer> norm_;
+  std::shared_ptr<LayerNormLayer> norm_;
   std::shared_ptr<attention::LinearLayer> head_;
 };
 

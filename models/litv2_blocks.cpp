@@ -16,30 +16,6 @@ at::Tensor image_to_tokens(const at::Tensor& x) {
   return x.flatten(2).transpose(1, 2);
 }
 
-LayerNormLayer::LayerNormLayer(int64_t dim, double eps_) : eps(eps_) {
-  weight = register_parameter("weight", at::ones({dim}));
-  bias = register_parameter("bias", at::zeros({dim}));
-}
-
-at::Tensor LayerNormLayer::operator()(const at::Tensor& x) const {
-  return at::layer_norm(x, {weight.size(0)}, weight, bias, eps);
-}
-
-BatchNorm2dLayer::BatchNorm2dLayer(int64_t channels, double eps_, double momentum_)
-    : eps(eps_), momentum(momentum_) {
-  weight = register_parameter("weight", at::ones({channels}));
-  bias = register_parameter("bias", at::zeros({channels}));
-  running_mean = register_buffer("running_mean", at::zeros({channels}));
-  running_var = register_buffer("running_var", at::ones({channels}));
-}
-
-at::Tensor BatchNorm2dLayer::operator()(const at::Tensor& x) {
-  // In training at::batch_norm normalises with the batch statistics and updates the
-  // running buffers in place (unbiased variance), exactly as nn.BatchNorm2d.
-  return at::batch_norm(x, weight, bias, running_mean, running_var, is_training(), momentum, eps,
-                        /*cudnn_enabled=*/true);
-}
-
 PatchEmbed::PatchEmbed(int64_t patch, int64_t dim, double eps) {
   attention::Conv2dLayer::Shape s;
   s.in = 3;

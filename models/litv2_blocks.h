@@ -13,28 +13,9 @@
 #include "core/attention/mechanism.h"
 #include "models/backbone.h"
 #include "models/deform_conv.h"
+#include "models/norm_layers.h"
 
 namespace attnlab::models::litv2 {
-
-// nn.LayerNorm over the last axis: weight 1, bias 0 at init.
-class LayerNormLayer : public torch::nn::Module {
- public:
-  LayerNormLayer(int64_t dim, double eps);
-  at::Tensor operator()(const at::Tensor& x) const;
-  at::Tensor weight, bias;
-  double eps;
-};
-
-// nn.BatchNorm2d: eval uses the running statistics; training uses the batch statistics and
-// updates the running ones (momentum 0.1), as PyTorch does. No num_batches_tracked buffer:
-// our loader drops it and the reference never reads it with a fixed momentum.
-class BatchNorm2dLayer : public torch::nn::Module {
- public:
-  explicit BatchNorm2dLayer(int64_t channels, double eps = 1e-5, double momentum = 0.1);
-  at::Tensor operator()(const at::Tensor& x);
-  at::Tensor weight, bias, running_mean, running_var;
-  double eps, momentum;
-};
 
 // patch_embed: proj Conv(3, C, p, stride p) -> tokens -> norm. Returns tokens, sets H, W.
 class PatchEmbed : public torch::nn::Module {

@@ -48,7 +48,7 @@ class RavltBackbone : public Backbone {
     proj.in = c.embed_dims.back();
     proj.out = c.projection;
     proj_ = attention::add_layer<attention::Conv2dLayer>(*this, "proj", proj);
-    norm_ = register_module("norm", std::make_shared<ravlt::BatchNorm2d>(c.projection));
+    norm_ = register_module("norm", std::make_shared<BatchNorm2dLayer>(c.projection));
     attention::Conv2dLayer::Shape head;
     head.in = c.projection;
     head.out = c.num_classes;
@@ -79,7 +79,7 @@ class RavltBackbone : public Backbone {
   std::shared_ptr<ravlt::Stem> stem_;
   std::vector<std::shared_ptr<ravlt::Stage>> stages_;
   std::shared_ptr<attention::Conv2dLayer> proj_, head_;
-  std::shared_ptr<ravlt::BatchNorm2d> norm_;
+  std::shared_ptr<BatchNorm2dLayer> norm_;
 };
 
 }  // namespace

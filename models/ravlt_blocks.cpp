@@ -28,32 +28,11 @@ std::shared_ptr<Conv2dLayer> add_conv(torch::nn::Module& parent, const std::stri
   return attention::add_layer<Conv2dLayer>(parent, name, s);
 }
 
-// The `weight` and `bias` of an nn.LayerNorm, as the child "norm" of ChannelLayerNorm.
-class LayerNormWeights : public torch::nn::Module {
- public:
-  explicit LayerNormWeights(int64_t channels) {
-    weight = register_parameter("weight", at::ones({channels}));
-    bias = register_parameter("bias", at::zeros({channels}));
-  }
-  at::Tensor weight, bias;
-};
-
 }  // namespace
 
-BatchNorm2d::BatchNorm2d(int64_t channels) {
-  weight = register_parameter("weight", at::ones({channels}));
-  bias = register_parameter("bias", at::zeros({channels}));
-  running_mean = register_buffer("running_mean", at::zeros({channels}));
-  running_var = register_buffer("running_var", at::ones({channels}));
-}
-
-at::Tensor BatchNorm2d::operator()(const at::Tensor& x) {
-  return at::batch_norm(x, weight, bias, running_mean, running_var, is_training(),
-                        /*momentum=*/0.1, /*eps=*/1e-5, /*cudnn_enabled=*/true);
-}
-
 ChannelLayerNorm::ChannelLayerNorm(int64_t channels) {
-  auto norm = register_module("norm", std::make_shared<LayerNormWeights>(channels));
+  // The reference wraps nn.LayerNorm(C, eps 1e-6) as the child "norm".
+  auto norm = register_module("norm", std::make_shared<LayerNormLayer>(channels, 1e-6));
   weight_ = norm->weight;
   bias_ = norm->bias;
 }
@@ -72,7 +51,7 @@ Stem::Stem(int64_t dim) {
   for (const auto& l : layers) {
     convs_.push_back(add_conv(*proj, std::to_string(l[0]), l[1], l[2], 3, l[3]));
     norms_.push_back(
-        proj->register_module(std::to_string(l[0] + 1), std::make_shared<BatchNorm2d>(l[2])));
+        proj->register_module(std::to_string(l[0] + 1), std::make_shared<BatchNorm2dLayer>(l[2])));
   }
 }
 
@@ -137,7 +116,7 @@ Stage::Stage(const StageShape& s) : head_dim_(s.block.dim / s.block.heads) {
   if (s.out_dim > 0) {
     auto down = register_module("downsample", std::make_shared<torch::nn::Module>());
     reduction_ = add_conv(*down, "reduction", s.block.dim, s.out_dim, 3, 2);
-    reduction_norm_ = down->register_module("norm", std::make_shared<BatchNorm2d>(s.out_dim));
+    reduction_norm_ = down->register_module("norm", std::make_shared<BatchNorm2dLayer>(s.out_dim));
   }
 }
 

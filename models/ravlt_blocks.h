@@ -15,16 +15,9 @@
 #include "core/attention/mechanism.h"
 #include "models/backbone.h"
 
-namespace attnlab::models::ravlt {
+#include "models/norm_layers.h"
 
-// nn.BatchNorm2d(C) (eps 1e-5, momentum 0.1): eval statistics in eval mode, batch
-// statistics (and running-stat updates) in training mode, as PyTorch does.
-class BatchNorm2d : public torch::nn::Module {
- public:
-  explicit BatchNorm2d(int64_t channels);
-  at::Tensor operator()(const at::Tensor& x);
-  at::Tensor weight, bias, running_mean, running_var;
-};
+namespace attnlab::models::ravlt {
 
 // LayerNorm over the channels of an NCHW tensor, eps 1e-6; the reference wraps it as
 // `normX.norm`, so this module is the wrapper and its child "norm" holds the weights.
@@ -46,7 +39,7 @@ class Stem : public torch::nn::Module {
 
  private:
   std::vector<std::shared_ptr<attention::Conv2dLayer>> convs_;
-  std::vector<std::shared_ptr<BatchNorm2d>> norms_;
+  std::vector<std::shared_ptr<BatchNorm2dLayer>> norms_;
 };
 
 // fc1 (1×1) → GELU → h += dwconv3×3(h) → fc2 (1×1).
@@ -105,7 +98,7 @@ class Stage : public torch::nn::Module {
   const void* checked_data_ = nullptr;
   std::vector<std::shared_ptr<Block>> blocks_;
   std::shared_ptr<attention::Conv2dLayer> reduction_;
-  std::shared_ptr<BatchNorm2d> reduction_norm_;
+  std::shared_ptr<BatchNorm2dLayer> reduction_norm_;
 };
 
 }  // namespace attnlab::models::ravlt

@@ -37,7 +37,6 @@ namespace {
 
 using attention::LinearLayer;
 using vit::Block;
-using vit::LayerNormLayer;
 using vit::PatchEmbed;
 
 const std::string kFamily = "vit";

@@ -9,15 +9,6 @@ using attention::add_layer;
 using attention::Conv2dLayer;
 using attention::LinearLayer;
 
-LayerNormLayer::LayerNormLayer(int64_t dim, double eps) : eps_(eps) {
-  weight = register_parameter("weight", at::ones({dim}));
-  bias = register_parameter("bias", at::zeros({dim}));
-}
-
-at::Tensor LayerNormLayer::operator()(const at::Tensor& x) const {
-  return at::layer_norm(x, {weight.size(0)}, weight, bias, eps_);
-}
-
 Mlp::Mlp(int64_t dim, int64_t hidden)
     : fc1_(add_layer<LinearLayer>(*this, "fc1", dim, hidden, true)),
       fc2_(add_layer<LinearLayer>(*this, "fc2", hidden, dim, true)) {}

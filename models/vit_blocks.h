@@ -12,19 +12,9 @@
 #include "core/attention/layers.h"
 #include "core/attention/mechanism.h"
 #include "models/backbone.h"
+#include "models/norm_layers.h"
 
 namespace attnlab::models::vit {
-
-// LayerNorm over the last axis (at::layer_norm), weight 1 and bias 0 at construction.
-class LayerNormLayer : public torch::nn::Module {
- public:
-  LayerNormLayer(int64_t dim, double eps);
-  at::Tensor operator()(const at::Tensor& x) const;
-  at::Tensor weight, bias;
-
- private:
-  double eps_;
-};
 
 // timm Mlp: fc2(GELU(fc1(x))) with the exact erf GELU.
 class Mlp : public torch::nn::Module {

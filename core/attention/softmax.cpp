@@ -10,20 +10,10 @@
 #include "core/attention/kernels.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
+#include "core/attention/softmax_trace.h"
 
 namespace attnlab::attention {
 namespace {
-
-class SoftmaxTrace : public AttentionTrace {
- public:
-  double scale = 1.0;
-
- protected:
-  at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,
-                          const at::Tensor& q_rows) const override {
-    return softmax_scores(g.q[b][h].index_select(0, q_rows), g.k[b][h], scale);
-  }
-};
 
 class SoftmaxAttention : public AttentionMechanism {
  public:
@@ -42,7 +32,7 @@ class SoftmaxAttention : public AttentionMechanism {
     at::Tensor v = split_heads(parts[2], heads);
     at::Tensor out = at::matmul(softmax_scores(q, k, scale_), v);
     if (request) {
-      auto trace = std::make_shared<SoftmaxTrace>();
+      auto trace = std::make_shared<SoftmaxRowsTrace>();
       init_trace(*trace, x, layout);
       trace->scale = scale_;
       trace->groups.push_back(all_heads_group(layout, heads, q, k, v));

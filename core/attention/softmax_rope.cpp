@@ -21,20 +21,10 @@
 #include "core/attention/ravlt_shell.h"
 #include "core/attention/registry.h"
 #include "core/attention/rope.h"
+#include "core/attention/softmax_trace.h"
 
 namespace attnlab::attention {
 namespace {
-
-class SoftmaxRopeTrace : public AttentionTrace {
- public:
-  double scale = 1.0;
-
- protected:
-  at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,
-                          const at::Tensor& q_rows) const override {
-    return softmax_scores(g.q[b][h].index_select(0, q_rows), g.k[b][h], scale);
-  }
-};
 
 class SoftmaxRopeAttention : public AttentionMechanism {
  public:
@@ -55,7 +45,7 @@ class SoftmaxRopeAttention : public AttentionMechanism {
     const at::Tensor result = shell_.project(p, (p.to_image(out) + p.lepe_img) * p.o_img);
 
     if (request) {
-      auto trace = std::make_shared<SoftmaxRopeTrace>();
+      auto trace = std::make_shared<SoftmaxRowsTrace>();
       init_trace(*trace, x, layout);
       trace->scale = scale_;
       trace->groups.push_back(all_heads_group(layout, p.heads, q, k, p.v));

@@ -43,10 +43,9 @@ class LinearAttention : public AttentionMechanism {
  protected:
   at::Tensor run(const at::Tensor& x, const TokenLayout& layout, TraceRequest* request) override {
     const int64_t heads = config().heads;
-    auto parts = (*qkv_)(x).chunk(3, -1);
-    at::Tensor q = elu_feature(split_heads(parts[0], heads));
-    at::Tensor k = elu_feature(split_heads(parts[1], heads));
-    at::Tensor v = split_heads(parts[2], heads);
+    auto [q_raw, k_raw, v] = split_qkv((*qkv_)(x), heads);
+    at::Tensor q = elu_feature(q_raw);
+    at::Tensor k = elu_feature(k_raw);
     at::Tensor kv = at::matmul(k.transpose(-2, -1), v);          // (B, h, d, d)
     at::Tensor k_sum = k.sum(-2);                                // (B, h, d)
     at::Tensor den = at::matmul(q, k_sum.unsqueeze(-1)) + eps_;  // (B, h, N, 1)

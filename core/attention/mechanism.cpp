@@ -93,6 +93,11 @@ at::Tensor split_heads(const at::Tensor& x, int64_t heads) {
   return x.reshape({b, n, heads, c / heads}).permute({0, 2, 1, 3});
 }
 
+HeadQkv split_qkv(const at::Tensor& qkv, int64_t heads) {
+  auto parts = qkv.chunk(3, -1);
+  return {split_heads(parts[0], heads), split_heads(parts[1], heads), split_heads(parts[2], heads)};
+}
+
 at::Tensor merge_heads(const at::Tensor& x) {
   const int64_t b = x.size(0), h = x.size(1), n = x.size(2), d = x.size(3);
   return x.permute({0, 2, 1, 3}).reshape({b, n, h * d});

@@ -90,6 +90,12 @@ class AttentionMechanism : public torch::nn::Module {
 at::Tensor split_heads(const at::Tensor& x, int64_t heads);
 at::Tensor merge_heads(const at::Tensor& x);
 
+// The output of a Linear(C, 3C) laid out [q | k | v] (each head-major), split per head.
+struct HeadQkv {
+  at::Tensor q, k, v;  // (B, h, N, d) views
+};
+HeadQkv split_qkv(const at::Tensor& qkv, int64_t heads);
+
 // The head group of a mechanism whose heads all attend over the layout's own tokens.
 HeadGroup all_heads_group(const TokenLayout& layout, int64_t heads, const at::Tensor& q,
                           const at::Tensor& k, const at::Tensor& v);

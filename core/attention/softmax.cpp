@@ -26,10 +26,7 @@ class SoftmaxAttention : public AttentionMechanism {
  protected:
   at::Tensor run(const at::Tensor& x, const TokenLayout& layout, TraceRequest* request) override {
     const int64_t heads = config().heads;
-    auto parts = (*qkv_)(x).chunk(3, -1);
-    at::Tensor q = split_heads(parts[0], heads);
-    at::Tensor k = split_heads(parts[1], heads);
-    at::Tensor v = split_heads(parts[2], heads);
+    auto [q, k, v] = split_qkv((*qkv_)(x), heads);
     at::Tensor out = at::matmul(softmax_scores(q, k, scale_), v);
     if (request) {
       auto trace = std::make_shared<SoftmaxRowsTrace>();

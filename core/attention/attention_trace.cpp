@@ -3,6 +3,8 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+
 namespace attnlab::attention {
 
 void AttentionTrace::check_batch_head(int64_t b, int64_t head) const {
@@ -85,19 +87,109 @@ at::Tensor AttentionTrace::matrix(int64_t b, int64_t head, int64_t max_elements)
   return rows(b, head, at::arange(n, at::kLong));
 }
 
-at::Tensor row_on_tokens(const AttentionRow& row, const TokenLayout& layout) {
-  const KeySpace& ks = row.keys;
+namespace {
+
+// Key index of every grid token of `layout` in `keys` (length H·W), on `device`.
+at::Tensor grid_token_keys(const KeySpace& ks, const TokenLayout& layout, c10::Device device) {
   if (ks.prefix != layout.num_prefix() || ks.key_h * ks.cell < layout.height ||
       ks.key_w * ks.cell < layout.width)
-    throw TraceQueryError("the row's key space does not cover " + layout.describe());
-  const auto dev = row.weights.device();
-  at::Tensor ys = at::arange(layout.height, at::TensorOptions().dtype(at::kLong).device(dev));
-  at::Tensor xs = at::arange(layout.width, at::TensorOptions().dtype(at::kLong).device(dev));
+    throw TraceQueryError("the key space does not cover " + layout.describe());
+  const auto opts = at::TensorOptions().dtype(at::kLong).device(device);
+  at::Tensor ys = at::arange(layout.height, opts);
+  at::Tensor xs = at::arange(layout.width, opts);
   at::Tensor key = ks.prefix + ys.div(ks.cell, "floor").unsqueeze(1) * ks.key_w +
                    xs.div(ks.cell, "floor").unsqueeze(0);
-  at::Tensor grid = row.weights.index_select(0, key.reshape({-1}));
+  return key.reshape({-1});
+}
+
+bool keys_are_tokens(const HeadGroup& g, const TokenLayout& layout) {
+  return g.keys.cell == 1 && g.keys.prefix == layout.num_prefix() &&
+         g.keys.key_h == layout.height && g.keys.key_w == layout.width &&
+         g.query_grid_w == layout.width;
+}
+
+}  // namespace
+
+at::Tensor rows_on_tokens(const at::Tensor& rows, const KeySpace& ks, const TokenLayout& layout) {
+  const at::Tensor key = grid_token_keys(ks, layout, rows.device());
+  at::Tensor grid = rows.index_select(1, key);
   if (ks.cell > 1) grid = grid / static_cast<double>(ks.cell * ks.cell);
-  return at::cat({row.weights.slice(0, 0, ks.prefix), grid});
+  return at::cat({rows.slice(1, 0, ks.prefix), grid}, 1);
+}
+
+at::Tensor row_on_tokens(const AttentionRow& row, const TokenLayout& layout) {
+  return rows_on_tokens(row.weights.unsqueeze(0), row.keys, layout)[0];
+}
+
+at::Tensor tokens_to_keys(const at::Tensor& x, const KeySpace& ks, const TokenLayout& layout) {
+  const at::Tensor key = grid_token_keys(ks, layout, x.device());
+  const int64_t p = ks.prefix;
+  at::Tensor grid = at::zeros({ks.key_h * ks.key_w, x.size(1)}, x.options());
+  grid.index_add_(0, key, x.slice(0, p));
+  if (ks.cell > 1) grid = grid / static_cast<double>(ks.cell * ks.cell);
+  return at::cat({x.slice(0, 0, p), grid}, 0);
+}
+
+at::Tensor AttentionTrace::apply(int64_t b, int64_t head, const at::Tensor& x) const {
+  check_batch_head(b, head);
+  const HeadGroup& g = group_of(head);
+  const int64_t n = layout.tokens();
+  if (x.size(0) != n)
+    throw TraceQueryError("apply: the operand has " + std::to_string(x.size(0)) +
+                          " rows, the layer has " + std::to_string(n) + " tokens");
+  const bool vec = x.dim() == 1;
+  at::Tensor xs = (vec ? x.unsqueeze(1) : x).to(g.q.device(), g.q.scalar_type());
+  at::Tensor out;
+  if (keys_are_tokens(g, layout)) out = compute_apply(b, g, head - g.first_head, xs, false);
+  if (!out.defined()) {
+    const at::Tensor xk = tokens_to_keys(xs, g.keys, layout);
+    out = at::empty({n, xs.size(1)}, xs.options());
+    for (int64_t t0 = 0; t0 < n; t0 += kApplyChunkRows) {
+      const int64_t t1 = std::min(n, t0 + kApplyChunkRows);
+      out.slice(0, t0, t1).copy_(at::matmul(rows(b, head, at::arange(t0, t1, at::kLong)), xk));
+    }
+  }
+  return vec ? out.squeeze(1) : out;
+}
+
+at::Tensor AttentionTrace::apply_transposed(int64_t b, int64_t head, const at::Tensor& y) const {
+  check_batch_head(b, head);
+  const HeadGroup& g = group_of(head);
+  const int64_t n = layout.tokens();
+  if (y.size(0) != n)
+    throw TraceQueryError("apply_transposed: the operand has " + std::to_string(y.size(0)) +
+                          " rows, the layer has " + std::to_string(n) + " tokens");
+  const bool vec = y.dim() == 1;
+  at::Tensor ys = (vec ? y.unsqueeze(1) : y).to(g.q.device(), g.q.scalar_type());
+  at::Tensor out;
+  if (keys_are_tokens(g, layout)) out = compute_apply(b, g, head - g.first_head, ys, true);
+  if (!out.defined()) {
+    at::Tensor acc = at::zeros({g.keys.size(), ys.size(1)}, ys.options());
+    for (int64_t t0 = 0; t0 < n; t0 += kApplyChunkRows) {
+      const int64_t t1 = std::min(n, t0 + kApplyChunkRows);
+      acc += at::matmul(rows(b, head, at::arange(t0, t1, at::kLong)).t(), ys.slice(0, t0, t1));
+    }
+    out = rows_on_tokens(acc.t(), g.keys, layout).t().contiguous();
+  }
+  return vec ? out.squeeze(1) : out;
+}
+
+at::Tensor AttentionTrace::head_output(int64_t b, int64_t head) const {
+  check_batch_head(b, head);
+  const HeadGroup& g = group_of(head);
+  const int64_t hg = head - g.first_head;
+  const at::Tensor v = g.v[b][hg];
+  if (keys_are_tokens(g, layout)) {
+    at::Tensor fast = compute_apply(b, g, hg, v, false);
+    if (fast.defined()) return fast;
+  }
+  const int64_t n = layout.tokens();
+  at::Tensor out = at::empty({n, v.size(1)}, v.options());
+  for (int64_t t0 = 0; t0 < n; t0 += kApplyChunkRows) {
+    const int64_t t1 = std::min(n, t0 + kApplyChunkRows);
+    out.slice(0, t0, t1).copy_(at::matmul(rows(b, head, at::arange(t0, t1, at::kLong)), v));
+  }
+  return out;
 }
 
 }  // namespace attnlab::attention

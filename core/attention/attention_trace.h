@@ -89,7 +89,29 @@ class AttentionTrace {
 
   static constexpr int64_t kDefaultMaxMatrix = int64_t{1} << 26;  // 64 Mi entries
 
+  // Products with one head's implicit attention A on the layer's tokens (N × N, keys spread
+  // onto tokens as row_on_tokens does): apply(x) = A·x, apply_transposed(y) = Aᵀ·y, with
+  // x, y of shape (N, c) (or (N,)). Linear mechanisms do this in O(N·d·c) without any row;
+  // the others go through rows a chunk at a time (memory O(chunk·K), never N×K at once).
+  // These are what single-query rollout and row sums are made of.
+  at::Tensor apply(int64_t b, int64_t head, const at::Tensor& x) const;
+  at::Tensor apply_transposed(int64_t b, int64_t head, const at::Tensor& y) const;
+  // The head's attention output before heads are merged: rows · v over the head's own key
+  // space, (N, d) for the layer's tokens — the "output features" of the rank analysis.
+  at::Tensor head_output(int64_t b, int64_t head) const;
+
+  static constexpr int64_t kApplyChunkRows = 256;
+
  protected:
+  // Fast paths for apply/apply_transposed on mechanisms whose keys are the layer's tokens
+  // (cell 1, no padding): return A·x (transposed: Aᵀ·x) for group head h, x on the group's
+  // device, or an undefined tensor to fall back to chunked rows.
+  virtual at::Tensor compute_apply(int64_t b, const HeadGroup& group, int64_t head_in_group,
+                                   const at::Tensor& x, bool transposed) const {
+    (void)b, (void)group, (void)head_in_group, (void)x, (void)transposed;
+    return {};
+  }
+
   // Mechanism-specific: rows for in-range `q_rows` (indices into group.q's token axis).
   virtual at::Tensor compute_rows(int64_t b, const HeadGroup& group, int64_t head_in_group,
                                   const at::Tensor& q_rows) const = 0;
@@ -102,5 +124,11 @@ class AttentionTrace {
 // cell's weight is shared equally by the cell² token positions it pooled (padding
 // positions keep their share out of the grid, so a row over padded keys may sum to < 1).
 at::Tensor row_on_tokens(const AttentionRow& row, const TokenLayout& layout);
+// The same for many rows at once: (n, K) in `keys` -> (n, layout.tokens()).
+at::Tensor rows_on_tokens(const at::Tensor& rows, const KeySpace& keys, const TokenLayout& layout);
+// The key-space image of a token-space vector for products: x (N, c) -> (K, c) with each
+// grid key cell holding the sum of x over the tokens it covers divided by cell² (so that
+// rows_key · tokens_to_keys(x) = rows_on_tokens(rows_key) · x).
+at::Tensor tokens_to_keys(const at::Tensor& x, const KeySpace& keys, const TokenLayout& layout);
 
 }  // namespace attnlab::attention

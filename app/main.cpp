@@ -33,6 +33,19 @@ commands:
   classify --checkpoint FILE [--preset NAME | --config JSON] [--key K] IMAGE...
                                             preprocess as the model's paper does, print top-5
   presets                                   the official model presets
+  analyze --model PRESET|CHECKPOINT --images FILES|DIR --out DIR
+      [--analyses LIST]       maps,rollout,rank,spectra,anchors,mask,locality (default all)
+      [--query y,x]           query cell on the first attention layer's grid (default centre)
+      [--layers LIST]         attention layers by index, e.g. 0,3-5 (default all)
+      [--fusion mean|max|min] [--residual R] [--discard F] [--no-renormalize]   rollout
+      [--rank-rtol X | --rank-atol X]   rank tolerance (default torch.linalg.matrix_rank's)
+      [--mask-threshold E]    Castling mask threshold (default: the layer's own, 0.02)
+      [--preset P | --config JSON] [--checkpoint FILE] [--key K] [--random-init]
+                                            write every statistic (CSV, JSON, LaTeX), map
+                                            and spectrum (.npy) and a settings sidecar
+  analyze-series --checkpoints FILES... --images FILES|DIR --out DIR [options as analyze]
+                                            the statistics of each checkpoint in order
+                                            (default mask,rank,locality: Castling Fig. 6)
 
 global options:
   --threads N     LibTorch intra-op threads (default: ATTNLAB_THREADS or all cores)
@@ -89,6 +102,8 @@ int main(int argc, char** argv) {
     if (command == "infer") return cmd_infer(all, g);
     if (command == "classify") return cmd_classify(all, g);
     if (command == "presets") return cmd_presets(all, g);
+    if (command == "analyze") return cmd_analyze(all, g);
+    if (command == "analyze-series") return cmd_analyze_series(all, g);
     throw UsageError("unknown command '" + command + "'");
   } catch (const UsageError& e) {
     std::fprintf(stderr, "attnlab: %s\n(see attnlab --help)\n", e.what());

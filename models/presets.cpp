@@ -61,12 +61,30 @@ const std::vector<Preset>& presets() {
   return all;
 }
 
-const Preset& find_preset(const std::string& name) {
+const Preset* preset_named(const std::string& name) {
   for (const auto& p : presets())
-    if (p.name == name) return p;
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+const Preset& find_preset(const std::string& name) {
+  if (const Preset* p = preset_named(name)) return *p;
   std::string known;
   for (const auto& p : presets()) known += (known.empty() ? "" : ", ") + p.name;
   throw ModelError("unknown preset '" + name + "' (known: " + known + ")");
+}
+
+image::Preprocessing default_preprocessing(const Json& config) {
+  const std::string arch = get_string(config, "arch", "model", "");
+  const int64_t size = get_int(config, "img_size", arch, 224);
+  if (size <= 0 || size > 8192)
+    throw ModelError("img_size " + std::to_string(size) + " is not a usable input size");
+  const bool deit_style =
+      arch == "vit" || arch == "anchor_deit_distilled" || arch == "castling_deit";
+  // timm's DeiT eval uses crop_pct 0.9: int(224 / 0.9) = 248.
+  const double resize = deit_style ? static_cast<double>(size) / 0.9
+                                   : static_cast<double>(size) * 256.0 / 224.0;
+  return image::imagenet_eval(static_cast<int>(resize), static_cast<int>(size));
 }
 
 }  // namespace attnlab::models

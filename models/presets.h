@@ -23,5 +23,14 @@ struct Preset {
 const std::vector<Preset>& presets();
 // Throws ModelError listing the preset names.
 const Preset& find_preset(const std::string& name);
+// nullptr when `name` is no preset.
+const Preset* preset_named(const std::string& name);
+
+// The evaluation preprocessing for a model config with no preset: the family's paper
+// pipeline at the config's img_size (default 224) — DeiT-style archs (vit,
+// anchor_deit_distilled, castling_deit) resize the short side to img_size/0.9 (248 for
+// 224), LITv2 and RAVLT to img_size·256/224; bicubic, centre crop img_size, ImageNet
+// mean/std.
+image::Preprocessing default_preprocessing(const Json& config);
 
 }  // namespace attnlab::models

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -25,6 +26,30 @@ int Args::take_positive_int(const std::string& name, int fallback) {
   if (errno != 0 || *end != '\0' || n <= 0 || n > 1'000'000)
     throw UsageError(name + " needs a positive number, got '" + v + "'");
   return static_cast<int>(n);
+}
+
+std::vector<std::string> Args::take_list(const std::string& name) {
+  std::vector<std::string> values;
+  for (auto it = std::find(args_.begin(), args_.end(), name); it != args_.end();
+       it = std::find(args_.begin(), args_.end(), name)) {
+    auto end = it + 1;
+    while (end != args_.end() && end->rfind("--", 0) != 0) ++end;
+    if (end == it + 1) throw UsageError("option " + name + " needs at least one value");
+    values.insert(values.end(), it + 1, end);
+    args_.erase(it, end);
+  }
+  return values;
+}
+
+double Args::take_real(const std::string& name, double fallback) {
+  const std::string v = take_option(name);
+  if (v.empty()) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(v.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(x))
+    throw UsageError(name + " needs a number, got '" + v + "'");
+  return x;
 }
 
 bool Args::take_flag(const std::string& name) {

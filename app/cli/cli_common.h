@@ -25,6 +25,11 @@ class Args {
   // Removes --name N and returns N, or `fallback` when absent. Throws UsageError unless
   // the whole value is a positive integer.
   int take_positive_int(const std::string& name, int fallback);
+  // Removes --name and every value after it up to the next --option; may be repeated
+  // (values accumulate). Throws UsageError when --name is present without a value.
+  std::vector<std::string> take_list(const std::string& name);
+  // Removes --name X and returns X as a real, or `fallback` when absent.
+  double take_real(const std::string& name, double fallback);
   // What remains; throws UsageError if an unknown --option is left.
   std::vector<std::string> positionals() const;
   // Removes and returns the first word if it is not an option ("" otherwise).
@@ -47,5 +52,7 @@ int cmd_mechanisms(Args args, const GlobalOptions& g);
 int cmd_infer(Args args, const GlobalOptions& g);
 int cmd_classify(Args args, const GlobalOptions& g);
 int cmd_presets(Args args, const GlobalOptions& g);
+int cmd_analyze(Args args, const GlobalOptions& g);
+int cmd_analyze_series(Args args, const GlobalOptions& g);
 
 }  // namespace attnlab::cli

@@ -3,8 +3,8 @@
 // assets/imagenet1k_classes.txt when the model has 1000 classes).
 //   attnlab classify --checkpoint FILE [--preset NAME | --config JSON] [--key K] IMAGE...
 // The config comes from --preset / --config or the checkpoint's safetensors metadata; the
-// preprocessing from the preset (or, without one, the family's default: DeiT-style models
-// resize to 248, LITv2 and RAVLT to 256; bicubic, crop 224, ImageNet mean/std).
+// preprocessing from the preset (or, without one, the family's default at the config's
+// img_size: models::default_preprocessing).
 #include <ATen/ATen.h>
 
 #include <cstdio>
@@ -32,11 +32,6 @@ std::vector<std::string> imagenet_names() {
   return names.size() == 1000 ? names : std::vector<std::string>{};
 }
 
-image::Preprocessing default_preprocessing(const std::string& arch) {
-  const bool deit_style =
-      arch == "vit" || arch == "anchor_deit_distilled" || arch == "castling_deit";
-  return image::imagenet_eval(deit_style ? 248 : 256, 224);
-}
 
 }  // namespace
 
@@ -68,7 +63,7 @@ int cmd_classify(Args args, const GlobalOptions& g) {
                          " carries no model config; give --preset NAME or --config JSON");
       config = models::config_from_metadata(f.metadata);
     }
-    pre = default_preprocessing(models::get_string(config, "arch", "model", ""));
+    pre = models::default_preprocessing(config);
   }
   auto model = models::load_model(config, checkpoint, key).model;
   const c10::Device device = runtime::select_device(g.device);

@@ -1,0 +1,189 @@
+// Options, image loop, progress and run description of the analysis commands.
+#include "app/cli/analyze_common.h"
+
+#include <ATen/ATen.h>
+#include <torch/version.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <cstdio>
+#include <sstream>
+
+#include "core/io/image_io.h"
+#include "core/io/tensor_file.h"
+#include "core/runtime/threads.h"
+
+namespace attnlab::cli {
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int64_t parse_index(const std::string& text, const std::string& option) {
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 0)
+    throw UsageError(option + ": '" + text + "' is not a non-negative integer");
+  return v;
+}
+
+// "0,2-4,7" -> {0, 2, 3, 4, 7}
+std::vector<int64_t> parse_layers(const std::string& text) {
+  std::vector<int64_t> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    const auto dash = item.find('-');
+    if (dash == std::string::npos) {
+      out.push_back(parse_index(item, "--layers"));
+      continue;
+    }
+    const int64_t a = parse_index(item.substr(0, dash), "--layers");
+    const int64_t b = parse_index(item.substr(dash + 1), "--layers");
+    if (b < a) throw UsageError("--layers: empty range '" + item + "'");
+    for (int64_t i = a; i <= b; ++i) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+AnalyzeRequest take_analyze_request(Args& args, bool series) {
+  AnalyzeRequest r;
+  if (series) {
+    r.checkpoints = args.take_list("--checkpoints");
+    if (r.checkpoints.empty())
+      throw UsageError("analyze-series needs --checkpoints FILE... (in training order)");
+    if (!args.take_option("--model").empty())
+      throw UsageError("analyze-series takes --checkpoints, not --model");
+    // The model options apply to every checkpoint; the first one stands for all here.
+    std::vector<std::string> model_args{"--checkpoint", r.checkpoints.front()};
+    for (const char* o : {"--preset", "--config", "--key"}) {
+      const std::string v = args.take_option(o);
+      if (!v.empty()) model_args.insert(model_args.end(), {o, v});
+    }
+    Args first(model_args);
+    r.model = take_model_choice(first);
+    r.model.tag = std::filesystem::path(r.checkpoints.front()).stem().string() + "_series";
+  } else {
+    r.model = take_model_choice(args);
+  }
+  std::vector<std::string> images = args.take_list("--images");
+  r.out = args.take_option("--out");
+  const std::string analyses = args.take_option("--analyses");
+  r.settings.analyses = models::parse_analyses(
+      analyses.empty() ? (series ? "mask,rank,locality" : "all") : analyses);
+  const std::string query = args.take_option("--query");
+  if (!query.empty()) {
+    const auto comma = query.find(',');
+    if (comma == std::string::npos) throw UsageError("--query wants y,x (grid row, column)");
+    r.settings.query_y = parse_index(query.substr(0, comma), "--query");
+    r.settings.query_x = parse_index(query.substr(comma + 1), "--query");
+  }
+  const std::string layers = args.take_option("--layers");
+  if (!layers.empty()) r.settings.layers = parse_layers(layers);
+  const std::string fusion = args.take_option("--fusion");
+  try {
+    if (!fusion.empty()) r.settings.rollout.fusion = analysis::parse_head_fusion(fusion);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--fusion: ") + e.what());
+  }
+  r.settings.rollout.residual = args.take_real("--residual", 0.5);
+  r.settings.rollout.discard_ratio = args.take_real("--discard", 0.0);
+  r.settings.rollout.renormalize = !args.take_flag("--no-renormalize");
+  if (r.settings.rollout.residual < 0 || r.settings.rollout.residual > 1)
+    throw UsageError("--residual must lie in [0, 1]");
+  if (r.settings.rollout.discard_ratio < 0 || r.settings.rollout.discard_ratio >= 1)
+    throw UsageError("--discard must lie in [0, 1)");
+  r.settings.rank.rtol = args.take_real("--rank-rtol", 0.0);
+  r.settings.rank.atol = args.take_real("--rank-atol", 0.0);
+  if (r.settings.rank.rtol < 0 || r.settings.rank.atol < 0)
+    throw UsageError("--rank-rtol and --rank-atol must be >= 0");
+  r.settings.mask_threshold = args.take_real("--mask-threshold", -1.0);
+  const auto rest = args.positionals();
+  images.insert(images.end(), rest.begin(), rest.end());
+  if (images.empty()) throw UsageError("name the images: --images FILES|DIR");
+  if (r.out.empty()) throw UsageError("name the output folder: --out DIR");
+  r.images = expand_images(images);
+  return r;
+}
+
+Progress::Progress(std::string label, int64_t total)
+    : label_(std::move(label)), total_(total), start_(now_seconds()), tty_(isatty(2) != 0) {}
+
+void Progress::update(int64_t done, const std::string& item) {
+  const double t = now_seconds();
+  if (!tty_ && done < total_ && t - last_print_ < 1.0) return;
+  last_print_ = t;
+  const double rate = done > 0 ? double(done) / std::max(1e-9, t - start_) : 0.0;
+  const double eta = rate > 0 ? double(total_ - done) / rate : 0.0;
+  std::fprintf(stderr, "%s%s: [%lld/%lld] %s  %.2f img/s  ETA %.0f s%s", tty_ ? "\r\x1b[K" : "",
+               label_.c_str(), static_cast<long long>(done), static_cast<long long>(total_),
+               item.c_str(), rate, eta, tty_ ? "" : "\n");
+  std::fflush(stderr);
+}
+
+void Progress::break_line() {
+  if (tty_ && last_print_ >= 0) std::fputc('\n', stderr);
+}
+
+void Progress::finish() {
+  if (tty_) std::fputc('\n', stderr);
+}
+
+std::vector<std::string> analyse_images(models::AnalysisSession& session, models::Backbone& model,
+                                        const c10::Device& device,
+                                        const image::Preprocessing& preprocessing,
+                                        const std::vector<ImageInput>& images, Progress& progress) {
+  std::vector<std::string> failed;
+  const models::ForwardOptions options = session.settings().forward_options();
+  at::NoGradGuard no_grad;
+  for (size_t i = 0; i < images.size(); ++i) {
+    const auto& im = images[i];
+    try {
+      const at::Tensor x = image::preprocess(io::load_rgb_image(im.path), preprocessing).to(device);
+      session.add(im.tag, model.run(x, options));
+    } catch (const std::exception& e) {
+      progress.break_line();
+      std::fprintf(stderr, "attnlab: error: %s: %s (skipped)\n", im.path.c_str(), e.what());
+      failed.push_back(im.path);
+    }
+    progress.update(static_cast<int64_t>(i + 1), im.tag);
+  }
+  progress.finish();
+  return failed;
+}
+
+nlohmann::json run_description(const GlobalOptions& g, const c10::Device& device,
+                               const models::AnalysisSettings& settings) {
+  return {{"attnlab_version", ATTNLAB_VERSION},
+          {"libtorch_version", std::to_string(TORCH_VERSION_MAJOR) + "." +
+                                   std::to_string(TORCH_VERSION_MINOR) + "." +
+                                   std::to_string(TORCH_VERSION_PATCH)},
+          {"device", device.str()},
+          {"threads", runtime::current_threads()},
+          {"requested_threads", g.threads},
+          {"dtype", "float32"},
+          {"batch", "one image per forward"},
+          {"settings", settings.to_json()}};
+}
+
+nlohmann::json checkpoint_step(const std::string& path) {
+  if (std::filesystem::path(path).extension() != ".safetensors") return nullptr;
+  try {
+    const io::TensorFile f = io::read_tensor_file(path);
+    for (const char* key : {"step", "global_step"}) {
+      auto it = f.metadata.find(key);
+      if (it == f.metadata.end()) continue;
+      const auto j = nlohmann::json::parse(it->second, nullptr, false);
+      if (j.is_number_integer()) return j;
+    }
+  } catch (const std::exception&) {
+    // Unreadable metadata: the loader reports the file itself.
+  }
+  return nullptr;
+}
+
+}  // namespace attnlab::cli

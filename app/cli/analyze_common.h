@@ -1,0 +1,59 @@
+// What `analyze` and `analyze-series` share: their options, the per-image loop with
+// progress on stderr, and the run description that opens every sidecar.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "app/cli/cli_common.h"
+#include "app/cli/image_list.h"
+#include "app/cli/model_choice.h"
+#include "models/analysis_session.h"
+
+namespace attnlab::cli {
+
+struct AnalyzeRequest {
+  ModelChoice model;
+  std::vector<std::string> checkpoints;  // analyze-series only
+  std::vector<ImageInput> images;
+  std::string out;
+  models::AnalysisSettings settings;
+};
+
+// Parses the model, image, output and analysis options (see `attnlab --help`).
+AnalyzeRequest take_analyze_request(Args& args, bool series);
+
+// "name: [12/100] image.png  3.4 img/s  ETA 26 s" on stderr; rewritten in place on a
+// terminal, one line per second otherwise.
+class Progress {
+ public:
+  Progress(std::string label, int64_t total);
+  void update(int64_t done, const std::string& item);
+  void finish();
+  // Ends the in-place line before another message goes to stderr.
+  void break_line();
+
+ private:
+  std::string label_;
+  int64_t total_;
+  double start_, last_print_ = -1.0;
+  bool tty_;
+};
+
+// Runs each image through the model and the session; a failing image (unreadable, wrong
+// size for the model, ...) is reported on stderr and skipped. Returns the failed paths.
+std::vector<std::string> analyse_images(models::AnalysisSession& session, models::Backbone& model,
+                                        const c10::Device& device,
+                                        const image::Preprocessing& preprocessing,
+                                        const std::vector<ImageInput>& images, Progress& progress);
+
+// attnlab version, LibTorch version, device, threads, dtype, and the analysis settings.
+nlohmann::json run_description(const GlobalOptions& g, const c10::Device& device,
+                               const models::AnalysisSettings& settings);
+
+// The 'step' a checkpoint's metadata records (safetensors "step" or "global_step"), or null.
+nlohmann::json checkpoint_step(const std::string& path);
+
+}  // namespace attnlab::cli

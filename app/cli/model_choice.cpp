@@ -1,0 +1,115 @@
+// take_model_choice / load_chosen_model: see model_choice.h.
+#include "app/cli/model_choice.h"
+
+#include <ATen/ATen.h>
+
+#include <filesystem>
+
+#include "core/analysis/export.h"
+#include "core/io/tensor_file.h"
+#include "models/checkpoint_loading.h"
+#include "models/model_registry.h"
+#include "models/presets.h"
+
+namespace attnlab::cli {
+namespace {
+
+nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
+                                     const std::string& config_path) {
+  if (!config_path.empty()) return models::config_from_file(config_path);
+  if (!preset.empty()) return models::find_preset(preset).config;
+  const io::TensorFile f = io::read_tensor_file(checkpoint);
+  if (f.metadata.count("arch")) return models::config_from_metadata(f.metadata);
+  throw UsageError(checkpoint + " carries no model config; give --preset NAME or --config JSON");
+}
+
+}  // namespace
+
+ModelChoice take_model_choice(Args& args) {
+  ModelChoice c;
+  c.model_arg = args.take_option("--model");
+  c.preset = args.take_option("--preset");
+  const std::string config_path = args.take_option("--config");
+  c.checkpoint = args.take_option("--checkpoint");
+  c.key = args.take_option("--key");
+  c.random_init = args.take_flag("--random-init");
+  if (!c.preset.empty() && !config_path.empty())
+    throw UsageError("give either --preset or --config, not both");
+  if (!c.model_arg.empty()) {
+    if (models::preset_named(c.model_arg)) {
+      if (!c.preset.empty() && c.preset != c.model_arg)
+        throw UsageError("--model " + c.model_arg + " and --preset " + c.preset + " disagree");
+      c.preset = c.model_arg;
+    } else if (std::filesystem::exists(c.model_arg)) {
+      if (!c.checkpoint.empty())
+        throw UsageError("--model already names the checkpoint " + c.model_arg);
+      c.checkpoint = c.model_arg;
+    } else {
+      throw UsageError("--model '" + c.model_arg +
+                       "' is neither a preset (see attnlab presets) nor an existing file");
+    }
+  }
+  if (c.random_init && !c.checkpoint.empty())
+    throw UsageError("--random-init and a checkpoint exclude each other");
+  if (c.preset.empty() && config_path.empty() && c.checkpoint.empty() && !c.random_init)
+    throw UsageError("name a model: --model PRESET|CHECKPOINT");
+  if (c.checkpoint.empty() && !c.random_init)
+    throw UsageError("preset " + c.preset +
+                     " carries a config, not weights: give --checkpoint FILE (or --random-init "
+                     "to analyse untrained weights)");
+  if (c.random_init && c.preset.empty() && config_path.empty())
+    throw UsageError("--random-init needs a config: --model PRESET or --config JSON");
+  if (!c.checkpoint.empty()) {
+    c.config = config_for_checkpoint(c.checkpoint, c.preset, config_path);
+  } else {
+    c.config = config_path.empty() ? models::find_preset(c.preset).config
+                                   : models::config_from_file(config_path);
+  }
+  c.preprocessing = c.preset.empty() ? models::default_preprocessing(c.config)
+                                     : models::find_preset(c.preset).preprocessing;
+  c.tag = !c.checkpoint.empty() ? std::filesystem::path(c.checkpoint).stem().string()
+          : !c.preset.empty()   ? c.preset + "_random"
+                                : std::filesystem::path(config_path).stem().string() + "_random";
+  return c;
+}
+
+ModelChoice with_checkpoint(ModelChoice base, const std::string& checkpoint) {
+  base.checkpoint = checkpoint;
+  base.random_init = false;
+  base.tag = std::filesystem::path(checkpoint).stem().string();
+  return base;
+}
+
+ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& device) {
+  ReadyModel r;
+  if (choice.random_init) {
+    at::manual_seed(0);  // the same untrained weights on every run
+    r.model = models::make_backbone(choice.config);
+    r.config = choice.config;
+  } else {
+    models::LoadedModel m = models::load_model(choice.config, choice.checkpoint, choice.key);
+    r.model = m.model;
+    r.config = m.config;
+  }
+  r.model->eval();
+  r.model->to(device);
+  r.describe = {{"arch", models::get_string(r.config, "arch", "model", "")},
+                {"config", r.config},
+                {"preset", choice.preset},
+                {"preprocessing", choice.preprocessing.describe()},
+                {"preprocessing_resize_short", choice.preprocessing.resize_short},
+                {"preprocessing_crop", choice.preprocessing.crop}};
+  if (choice.random_init) {
+    r.describe["checkpoint"] = nullptr;
+    r.describe["weights"] = "random initialisation (no checkpoint), at::manual_seed(0)";
+  } else {
+    r.describe["checkpoint"] = {
+        {"path", std::filesystem::absolute(choice.checkpoint).string()},
+        {"sha256", analysis::sha256_file(choice.checkpoint)},
+        {"bytes", std::filesystem::file_size(choice.checkpoint)},
+        {"container_key", choice.key}};
+  }
+  return r;
+}
+
+}  // namespace attnlab::cli

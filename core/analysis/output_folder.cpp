@@ -1,0 +1,70 @@
+// OutputFolder: naming, subfolders and the sidecar's file list; the bytes go through the
+// atomic writers of export.h.
+#include "core/analysis/output_folder.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "core/analysis/export.h"
+
+namespace attnlab::analysis {
+
+std::string file_safe(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '-' || c == '_';
+    out += ok ? c : '_';
+  }
+  return out.empty() ? "unnamed" : out;
+}
+
+OutputFolder::OutputFolder(std::string dir, std::string model_tag)
+    : dir_(std::move(dir)), model_(file_safe(model_tag)) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec || !std::filesystem::is_directory(dir_))
+    throw std::runtime_error("cannot create the output folder " + dir_ + ": " +
+                             (ec ? ec.message() : "not a directory"));
+}
+
+std::vector<std::string> OutputFolder::write_table(const Table& t) {
+  const std::string stem = dir_ + "/" + model_ + "__" + file_safe(t.name);
+  std::vector<std::string> paths{stem + ".csv", stem + ".json"};
+  write_table_csv(paths[0], t);
+  write_table_json(paths[1], t);
+  if (t.name == "rank_layers") {
+    paths.push_back(stem + ".tex");
+    write_table_latex(paths[2], t);
+  }
+  for (const auto& p : paths)
+    files_.push_back({{"file", std::filesystem::path(p).lexically_relative(dir_).string()},
+                      {"kind", "table"},
+                      {"rows", t.rows.size()},
+                      {"columns", t.columns},
+                      {"caption", t.caption}});
+  return paths;
+}
+
+std::string OutputFolder::write_array(const Array& a) {
+  const std::string name = file_safe(a.name);
+  const std::string sub = name.substr(0, name.find("__"));
+  std::filesystem::create_directories(dir_ + "/" + sub);
+  const std::string path = dir_ + "/" + sub + "/" + model_ + "__" + name + ".npy";
+  write_array_npy(path, a);
+  files_.push_back({{"file", sub + "/" + model_ + "__" + name + ".npy"},
+                    {"kind", "array"},
+                    {"shape", a.shape},
+                    {"axes", a.axes},
+                    {"caption", a.caption}});
+  return path;
+}
+
+std::string OutputFolder::write_sidecar(nlohmann::json settings) {
+  settings["files"] = files_;
+  const std::string path = dir_ + "/" + model_ + "__settings.json";
+  write_json(path, settings);
+  return path;
+}
+
+}  // namespace attnlab::analysis

@@ -1,0 +1,199 @@
+// AnalysisSession: settings, layer selection, accumulation and the plumbing every analysis
+// shares. The analyses themselves are in analysis_session_steps.cpp.
+#include "models/analysis_session.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace attnlab::models {
+
+const std::vector<std::string>& analysis_names() {
+  static const std::vector<std::string> names{"maps", "rollout", "rank",    "spectra",
+                                              "anchors", "mask", "locality"};
+  return names;
+}
+
+std::set<std::string> parse_analyses(const std::string& list) {
+  const auto& known = analysis_names();
+  std::set<std::string> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item.empty()) continue;
+    if (item == "all") {
+      out.insert(known.begin(), known.end());
+      continue;
+    }
+    if (std::find(known.begin(), known.end(), item) == known.end()) {
+      std::string names;
+      for (const auto& n : known) names += (names.empty() ? "" : ", ") + n;
+      throw std::invalid_argument("unknown analysis '" + item + "' (known: " + names + ", all)");
+    }
+    out.insert(item);
+  }
+  if (out.empty()) throw std::invalid_argument("no analysis named in '" + list + "'");
+  return out;
+}
+
+ForwardOptions AnalysisSettings::forward_options() const {
+  ForwardOptions o;
+  o.trace_attention = true;
+  // Non-HiLo spectra read each attention module's output ("out.<path>").
+  o.record_outputs = analyses.count("spectra") > 0;
+  return o;
+}
+
+nlohmann::json AnalysisSettings::to_json() const {
+  nlohmann::json j;
+  j["analyses"] = std::vector<std::string>(analyses.begin(), analyses.end());
+  j["query"] = query_y < 0 ? nlohmann::json("centre of the first layer's grid")
+                           : nlohmann::json({{"y", query_y}, {"x", query_x}});
+  j["layers"] = layers.empty() ? nlohmann::json("all") : nlohmann::json(layers);
+  j["rollout"] = {{"head_fusion", analysis::head_fusion_name(rollout.fusion)},
+                  {"residual_weight", rollout.residual},
+                  {"discard_ratio", rollout.discard_ratio},
+                  {"renormalize_rows", rollout.renormalize},
+                  {"max_tokens_explicit", rollout.max_tokens}};
+  j["rank"] = {{"tolerance", rank.describe()}, {"atol", rank.atol}, {"rtol", rank.rtol}};
+  j["mask_threshold"] = mask_threshold < 0 ? nlohmann::json("each layer's own threshold option")
+                                           : nlohmann::json(mask_threshold);
+  j["lofi_maps"] = "pooled keys' weights shared equally by the s x s tokens they pool";
+  return j;
+}
+
+analysis::Array to_array(const at::Tensor& t, std::string name, std::vector<std::string> axes,
+                         std::string caption) {
+  const at::Tensor c = t.detach().to(at::kCPU, at::kFloat).contiguous();
+  if (static_cast<int64_t>(axes.size()) != c.dim())
+    throw std::invalid_argument("to_array: " + std::to_string(axes.size()) + " axis names for a " +
+                                std::to_string(c.dim()) + "-d tensor (" + name + ")");
+  analysis::Array a;
+  a.name = std::move(name);
+  a.caption = std::move(caption);
+  a.shape = c.sizes().vec();
+  a.axes = std::move(axes);
+  a.data.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+  return a;
+}
+
+AnalysisSession::AnalysisSession(AnalysisSettings settings, ArraySink sink)
+    : settings_(std::move(settings)), sink_(std::move(sink)) {
+  if (!sink_) sink_ = [](const analysis::Array&) {};
+}
+
+std::vector<AnalysisSession::Layer> AnalysisSession::select_layers(
+    const ForwardResult& result) const {
+  const int64_t n = static_cast<int64_t>(result.traces.size());
+  if (n == 0) throw std::runtime_error("the model produced no attention trace: nothing to analyse");
+  std::vector<Layer> out;
+  if (settings_.layers.empty()) {
+    for (int64_t i = 0; i < n; ++i)
+      out.push_back({i, result.traces[size_t(i)].path, result.traces[size_t(i)].trace.get()});
+    return out;
+  }
+  for (int64_t i : settings_.layers) {
+    if (i < 0 || i >= n)
+      throw std::runtime_error("layer " + std::to_string(i) + " does not exist: the model has " +
+                               std::to_string(n) + " attention layers (0.." +
+                               std::to_string(n - 1) + ")");
+    out.push_back({i, result.traces[size_t(i)].path, result.traces[size_t(i)].trace.get()});
+  }
+  return out;
+}
+
+void AnalysisSession::add(const std::string& image_tag, const ForwardResult& result) {
+  if (!result.logits.defined() || result.logits.size(0) != 1)
+    throw std::invalid_argument("AnalysisSession::add takes the result of one image (batch 1)");
+  const std::vector<Layer> layers = select_layers(result);
+  if (layers_json_.is_null()) {
+    layers_json_ = nlohmann::json::array();
+    for (const auto& l : layers)
+      layers_json_.push_back({{"index", l.index},
+                              {"path", l.path},
+                              {"mechanism", l.trace->mechanism},
+                              {"heads", l.trace->heads},
+                              {"head_dim", l.trace->head_dim},
+                              {"layout", l.trace->layout.describe()}});
+  }
+  const auto& a = settings_.analyses;
+  at::NoGradGuard no_grad;
+  if (a.count("maps")) guarded("maps", [&] { add_maps(image_tag, layers); });
+  if (a.count("rollout")) guarded("rollout", [&] { add_rollout(image_tag, result); });
+  if (a.count("rank")) guarded("rank", [&] { add_rank(layers); });
+  if (a.count("spectra")) guarded("spectra", [&] { add_spectra(layers, result); });
+  if (a.count("anchors")) guarded("anchors", [&] { add_anchors(image_tag, layers); });
+  if (a.count("mask")) guarded("mask", [&] { add_mask(layers); });
+  if (a.count("locality")) guarded("locality", [&] { add_locality(layers); });
+  ++images_;
+}
+
+void AnalysisSession::guarded(const std::string& analysis, const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const attention::TraceQueryError& e) {
+    warn(analysis + ": " + e.what());
+  }
+}
+
+void AnalysisSession::warn(const std::string& message) {
+  if (std::find(warnings_.begin(), warnings_.end(), message) == warnings_.end())
+    warnings_.push_back(message);
+}
+
+void AnalysisSession::accumulate(const analysis::Table& per_image) {
+  if (per_image.rows.empty()) return;
+  auto it = tables_.find(per_image.name);
+  if (it == tables_.end()) {
+    table_order_.push_back(per_image.name);
+    it = tables_.emplace(per_image.name, analysis::TableAccumulator{}).first;
+  }
+  it->second.add(per_image);
+}
+
+void AnalysisSession::add_sum(const std::string& name, const std::string& caption,
+                              const std::vector<std::string>& axes, const at::Tensor& value) {
+  const at::Tensor v = value.detach().to(at::kCPU, at::kDouble);
+  auto it = sums_.find(name);
+  if (it == sums_.end()) {
+    sum_order_.push_back(name);
+    sums_[name] = Sum{caption, axes, v.clone(), 1};
+    return;
+  }
+  if (!it->second.total.sizes().equals(v.sizes()))
+    throw attention::TraceQueryError(name + " changed shape between images (" +
+                                     std::to_string(v.numel()) + " values)");
+  it->second.total += v;
+  ++it->second.count;
+}
+
+std::vector<analysis::Table> AnalysisSession::tables() const {
+  std::vector<analysis::Table> out;
+  for (const auto& name : table_order_) out.push_back(tables_.at(name).result());
+  return out;
+}
+
+std::vector<analysis::Array> AnalysisSession::arrays() const {
+  std::vector<analysis::Array> out;
+  for (const auto& key : spectra_order_) {
+    const analysis::Spectrum s = spectra_.at(key).result();
+    const std::string n = std::to_string(s.images);
+    out.push_back(to_array(s.mean_log_amplitude, key + "__log_amplitude",
+                           {"channel", "fy", "fx"},
+                           "mean over " + n +
+                               " images of log|fftshift(fft2)| per channel (shift over the "
+                               "spatial axes only; zero frequency at (H/2, W/2))"));
+    out.push_back(to_array(s.radial, key + "__radial", {"channel", "ring"},
+                           "radial profile of the mean log amplitude; ring k holds radius "
+                           "k/max(H,W) cycles per token"));
+  }
+  for (const auto& name : sum_order_) {
+    const Sum& s = sums_.at(name);
+    out.push_back(to_array(s.total / static_cast<double>(s.count), name, s.axes,
+                           s.caption + " (mean over " + std::to_string(s.count) + " images)"));
+  }
+  return out;
+}
+
+}  // namespace attnlab::models

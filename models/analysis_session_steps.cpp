@@ -1,0 +1,286 @@
+// The analyses of AnalysisSession, one function each: they turn one image's traces into
+// per-image tables (folded into mean/std), arrays for the sink, and image-averaged sums.
+// Every table's caption says what a row is; every array's name says model-independent
+// facts (layer index, query, what the axes are) so a file name alone identifies it.
+#include <ATen/ATen.h>
+
+#include "core/analysis/anchors.h"
+#include "core/analysis/locality.h"
+#include "core/attention/castling.h"
+#include "models/analysis_session.h"
+
+namespace attnlab::models {
+namespace {
+
+using analysis::Cell;
+using analysis::Table;
+
+std::string layer_tag(int64_t index) {
+  std::string s = std::to_string(index);
+  return "L" + std::string(s.size() < 2 ? 2 - s.size() : 0, '0') + s;
+}
+
+std::string grid_text(const attention::TokenLayout& l) {
+  return std::to_string(l.height) + "x" + std::to_string(l.width);
+}
+
+Table make_table(std::string name, std::string caption, std::vector<std::string> columns,
+                 size_t keys) {
+  Table t;
+  t.name = std::move(name);
+  t.caption = std::move(caption);
+  t.columns = std::move(columns);
+  t.key_columns = keys;
+  return t;
+}
+
+}  // namespace
+
+void AnalysisSession::add_maps(const std::string& tag, const std::vector<Layer>& layers) {
+  const auto& first = layers.front().trace->layout;
+  analysis::GridQuery q;
+  q.ref_h = first.height;
+  q.ref_w = first.width;
+  q.y = settings_.query_y < 0 ? first.height / 2 : settings_.query_y;
+  q.x = settings_.query_y < 0 ? first.width / 2 : settings_.query_x;
+  if (q.y >= q.ref_h || q.x < 0 || q.x >= q.ref_w)
+    throw std::invalid_argument("query (" + std::to_string(q.y) + ", " + std::to_string(q.x) +
+                                ") lies outside the first layer's " + grid_text(first) + " grid");
+  const std::string qtag = "q" + std::to_string(q.y) + "-" + std::to_string(q.x);
+  Table prefix = make_table(
+      "maps_prefix",
+      "weight that the query token puts on each prefix token, per layer and head (query " +
+          qtag + " on the first layer's grid, mapped to each layer by area)",
+      {"layer", "path", "head", "prefix", "weight"}, 4);
+  for (const auto& l : layers) {
+    const auto& lay = l.trace->layout;
+    if (lay.tokens() > settings_.map_max_tokens) {
+      warn("maps: layer " + std::to_string(l.index) + " has " + std::to_string(lay.tokens()) +
+           " tokens, above the map limit");
+      continue;
+    }
+    const analysis::QueryMap m = analysis::query_map(*l.trace, 0, analysis::token_for(q, lay));
+    const std::string stem = "maps__" + tag + "__" + layer_tag(l.index) + "__" + qtag;
+    sink_(to_array(m.grid, stem + "__heads", {"head", "y", "x"},
+                   "attention of the query over the " + grid_text(lay) + " grid of " + l.path +
+                       ", one map per head"));
+    const at::Tensor fused = at::stack({analysis::fuse_heads(m.grid, analysis::HeadFusion::Mean),
+                                        analysis::fuse_heads(m.grid, analysis::HeadFusion::Max),
+                                        analysis::fuse_heads(m.grid, analysis::HeadFusion::Min)});
+    sink_(to_array(fused, stem + "__fused", {"fusion", "y", "x"},
+                   "head fusion of the query's maps in " + l.path + ": mean, max, min"));
+    for (int64_t h = 0; h < m.prefix.size(0); ++h)
+      for (int64_t p = 0; p < m.prefix.size(1); ++p)
+        prefix.add_row({l.index, l.path, h, lay.prefix[size_t(p)], m.prefix[h][p].item<double>()});
+  }
+  accumulate(prefix);
+  // The prefix tokens' own rows (CLS attention) in the last selected layer.
+  const auto& last = *layers.back().trace;
+  for (const auto& name : last.layout.prefix) {
+    const analysis::QueryMap m = analysis::prefix_token_map(last, 0, name);
+    sink_(to_array(m.grid, "maps__" + tag + "__" + layer_tag(layers.back().index) + "__" + name +
+                               "__heads",
+                   {"head", "y", "x"},
+                   "attention of the " + name + " token over the " + grid_text(last.layout) +
+                       " grid of " + layers.back().path + ", per head"));
+  }
+}
+
+void AnalysisSession::add_rollout(const std::string& tag, const ForwardResult& result) {
+  const std::vector<Layer> layers = select_layers(result);
+  std::vector<const attention::AttentionTrace*> chain;
+  for (const auto& l : layers) chain.push_back(l.trace);
+  const auto& first = chain.front()->layout;
+  const auto& last = chain.back()->layout;
+  int64_t query = 0;
+  std::string qtag;
+  if (!last.prefix.empty() && last.prefix.front() == "cls") {
+    qtag = "cls";
+  } else {
+    analysis::GridQuery q{settings_.query_y < 0 ? first.height / 2 : settings_.query_y,
+                          settings_.query_y < 0 ? first.width / 2 : settings_.query_x,
+                          first.height, first.width};
+    query = analysis::token_for(q, last);
+    qtag = "q" + std::to_string(q.y) + "-" + std::to_string(q.x);
+  }
+  const analysis::RolloutResult r = analysis::rollout_query(chain, 0, query, settings_.rollout);
+  const int64_t p = r.layout.num_prefix();
+  sink_(to_array(r.weights.slice(0, p).reshape({r.layout.height, r.layout.width}),
+                 "rollout__" + tag + "__" + qtag, {"y", "x"},
+                 "rollout of the " + qtag + " row of the last layer over the first layer's " +
+                     grid_text(r.layout) + " grid (" +
+                     analysis::head_fusion_name(r.options.fusion) + " fusion, residual " +
+                     std::to_string(r.options.residual) + ", discard " +
+                     std::to_string(r.options.discard_ratio) + ")"));
+  Table t = make_table("rollout_summary",
+                       "rollout of the " + qtag +
+                           " row: mass on the first layer's prefix tokens and on its grid",
+                       {"token", "weight"}, 1);
+  for (int64_t i = 0; i < p; ++i) t.add_row({r.layout.prefix[size_t(i)], r.weights[i].item<double>()});
+  t.add_row({"grid", r.weights.slice(0, p).sum().item<double>()});
+  accumulate(t);
+}
+
+void AnalysisSession::add_rank(const std::vector<Layer>& layers) {
+  Table heads = make_table(
+      "rank_heads",
+      "rank statistics per layer, matrix kind and head; tolerance " + settings_.rank.describe(),
+      {"layer", "path", "mechanism", "matrix", "head", "rows", "cols", "rank", "effective_rank",
+       "stable_rank", "sigma_max", "tolerance"},
+      5);
+  Table summary = make_table(
+      "rank_layers",
+      "rank statistics per layer and matrix kind, averaged over heads; full = min(rows, cols); "
+      "tolerance " + settings_.rank.describe(),
+      {"layer", "path", "mechanism", "matrix", "full", "rank", "effective_rank", "stable_rank"}, 4);
+  for (const auto& l : layers) {
+    for (const auto& subject : analysis::rank_subjects(*l.trace, 0)) {
+      const auto stats = analysis::rank_statistics(subject.matrices, settings_.rank);
+      const int64_t rows = subject.matrices.size(-2), cols = subject.matrices.size(-1);
+      double rank = 0, eff = 0, stable = 0;
+      std::vector<at::Tensor> sigmas;
+      for (size_t h = 0; h < stats.size(); ++h) {
+        const auto& s = stats[h];
+        heads.add_row({l.index, l.path, l.trace->mechanism, subject.name, int64_t(h), rows, cols,
+                       s.rank, s.effective_rank, s.stable_rank,
+                       s.sigma.numel() ? s.sigma[0].item<double>() : 0.0, s.tolerance});
+        rank += double(s.rank);
+        eff += s.effective_rank;
+        stable += s.stable_rank;
+        sigmas.push_back(s.sigma);
+      }
+      const double n = double(std::max<size_t>(1, stats.size()));
+      summary.add_row({l.index, l.path, l.trace->mechanism, subject.name,
+                       std::min(rows, cols), rank / n, eff / n, stable / n});
+      add_sum("rank_sigma__" + layer_tag(l.index) + "__" + subject.name,
+              "singular values (descending) of each head's " + subject.name + " matrix in " +
+                  l.path,
+              {"head", "index"}, at::stack(sigmas));
+    }
+  }
+  accumulate(heads);
+  accumulate(summary);
+}
+
+void AnalysisSession::add_spectra(const std::vector<Layer>& layers, const ForwardResult& result) {
+  Table summary = make_table(
+      "spectra_layers",
+      "high-frequency energy ratio (energy beyond half the Nyquist radius / total), mean over "
+      "channels, per layer and branch",
+      {"layer", "path", "branch", "channels", "high_frequency_ratio"}, 3);
+  Table channels = make_table("spectra_channels",
+                              "high-frequency energy ratio per layer, branch and channel",
+                              {"layer", "path", "branch", "channel", "high_frequency_ratio"}, 4);
+  for (const auto& l : layers) {
+    const auto& lay = l.trace->layout;
+    std::vector<std::pair<std::string, at::Tensor>> features;  // branch -> (1, H, W, C)
+    if (l.trace->has_internal("hilo.hifi_out"))
+      features.emplace_back("hifi", l.trace->internal("hilo.hifi_out"));
+    if (l.trace->has_internal("hilo.lofi_out"))
+      features.emplace_back("lofi", l.trace->internal("hilo.lofi_out"));
+    if (features.empty()) {
+      auto it = result.outputs.find("out." + l.path);
+      if (it == result.outputs.end()) {
+        warn("spectra: no recorded output for " + l.path);
+        continue;
+      }
+      at::Tensor t = it->second;
+      if (t.dim() == 4 && t.size(2) == lay.height && t.size(3) == lay.width)
+        t = t.permute({0, 2, 3, 1});  // NCHW (RAVLT) -> NHWC
+      else
+        t = t.slice(1, lay.num_prefix()).reshape({t.size(0), lay.height, lay.width, t.size(-1)});
+      features.emplace_back("output", t);
+    }
+    for (const auto& [branch, f] : features) {
+      const std::string key = "spectra__" + layer_tag(l.index) + "__" + branch;
+      if (!spectra_.count(key)) spectra_order_.push_back(key);
+      spectra_[key].add(f);
+      const at::Tensor hf = analysis::high_frequency_ratio(f)[0];  // (C,)
+      summary.add_row({l.index, l.path, branch, hf.size(0), hf.mean().item<double>()});
+      for (int64_t c = 0; c < hf.size(0); ++c)
+        channels.add_row({l.index, l.path, branch, c, hf[c].item<double>()});
+    }
+  }
+  accumulate(summary);
+  accumulate(channels);
+}
+
+void AnalysisSession::add_anchors(const std::string& tag, const std::vector<Layer>& layers) {
+  Table heads = make_table(
+      "anchors_heads",
+      "anchor assignment per layer and head (\"fused\" = head-mean of A): spatial coherence = "
+      "share of 4-neighbour grid pairs with the same hard anchor; entropy in nats",
+      {"layer", "path", "head", "coherence", "mean_entropy", "anchors_used", "max_usage"}, 3);
+  Table usage = make_table("anchors_usage", "anchor usage Δ_m / N per layer, head and anchor",
+                           {"layer", "path", "head", "anchor", "usage"}, 4);
+  for (const auto& l : layers) {
+    if (!l.trace->has_internal("anchor.A")) continue;
+    const auto a = analysis::anchor_assignment(*l.trace, 0);
+    const auto& lay = l.trace->layout;
+    const int64_t p = lay.num_prefix(), heads_n = a.hard.size(0);
+    const at::Tensor grid_hard =
+        at::cat({a.hard, a.fused_hard.unsqueeze(0)}).slice(1, p).reshape({heads_n + 1, lay.height, lay.width});
+    const std::string stem = "anchors__" + tag + "__" + layer_tag(l.index);
+    sink_(to_array(grid_hard, stem + "__hard", {"head", "y", "x"},
+                   "hard anchor (argmax of A) of every grid token of " + l.path +
+                       "; the last head slot is the head-mean of A"));
+    sink_(to_array(a.soft, stem + "__soft", {"head", "token", "anchor"},
+                   "soft assignment A of every token (prefix tokens first) of " + l.path));
+    auto used = [](const at::Tensor& hard, int64_t m) {
+      return at::bincount(hard, {}, m).gt(0).sum().item<int64_t>();
+    };
+    const int64_t m = a.usage.size(1);
+    for (int64_t h = 0; h < heads_n; ++h) {
+      heads.add_row({l.index, l.path, std::to_string(h), a.coherence[h].item<double>(),
+                     a.entropy[h].mean().item<double>(), used(a.hard[h], m),
+                     a.usage[h].max().item<double>()});
+      for (int64_t k = 0; k < m; ++k)
+        usage.add_row({l.index, l.path, std::to_string(h), k, a.usage[h][k].item<double>()});
+    }
+    heads.add_row({l.index, l.path, "fused", a.fused_coherence,
+                   a.entropy.mean().item<double>(), used(a.fused_hard, m),
+                   a.fused_usage.max().item<double>()});
+  }
+  accumulate(heads);
+  accumulate(usage);
+}
+
+void AnalysisSession::add_mask(const std::vector<Layer>& layers) {
+  Table t = make_table(
+      "mask_heads",
+      "Castling auxiliary mask: share and count of softmax(q·kᵀ/√d) entries above the threshold, "
+      "per layer and head (\"all\" = every head)",
+      {"layer", "path", "head", "threshold", "fraction", "count", "entries"}, 3);
+  for (const auto& l : layers) {
+    if (l.trace->mechanism != "castling") continue;
+    const double thr = settings_.mask_threshold < 0 ? attention::castling_threshold(*l.trace)
+                                                    : settings_.mask_threshold;
+    const auto s = attention::castling_mask_statistics(*l.trace, thr);
+    for (size_t h = 0; h < s.above_per_head.size(); ++h)
+      t.add_row({l.index, l.path, std::to_string(h), thr, s.fraction(int64_t(h)),
+                 s.above_per_head[h], s.entries_per_head});
+    t.add_row({l.index, l.path, "all", thr, s.overall_fraction(), s.above_total,
+               s.entries_per_head * int64_t(s.above_per_head.size())});
+  }
+  accumulate(t);
+}
+
+void AnalysisSession::add_locality(const std::vector<Layer>& layers) {
+  Table heads = make_table("locality_heads",
+                           "mean attention distance (in patches of the layer's grid) per head",
+                           {"layer", "path", "mechanism", "grid", "head", "mean_distance"}, 5);
+  Table summary = make_table("locality_layers",
+                             "mean attention distance (patches) per layer, mean over heads",
+                             {"layer", "path", "mechanism", "grid", "mean_distance"}, 4);
+  for (const auto& l : layers) {
+    const at::Tensor d = analysis::mean_attention_distance(*l.trace, 0);
+    const std::string grid = grid_text(l.trace->layout);
+    for (int64_t h = 0; h < d.size(0); ++h)
+      heads.add_row({l.index, l.path, l.trace->mechanism, grid, h, d[h].item<double>()});
+    summary.add_row({l.index, l.path, l.trace->mechanism, grid, d.mean().item<double>()});
+  }
+  accumulate(heads);
+  accumulate(summary);
+}
+
+}  // namespace attnlab::models

@@ -1,0 +1,102 @@
+// AnalysisSession: statistics over an image set are streamed — the mean and std of a set
+// equal those of the images analysed one by one, per-image arrays reach the sink as each
+// image is added, and nothing the session keeps grows with the number of images.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "models/analysis_session.h"
+#include "models/checkpoint_loading.h"
+#include "models/model_config.h"
+#include "tests/support/fixtures.h"
+
+namespace {
+
+using attnlab::analysis::Table;
+using attnlab::models::AnalysisSession;
+using attnlab::models::AnalysisSettings;
+
+std::shared_ptr<attnlab::models::Backbone> deit_mini() {
+  const std::string dir = attnlab::testing::parity_dir();
+  auto m = attnlab::models::load_model(
+               attnlab::models::config_from_file(dir + "/deit_mini.config.json"),
+               dir + "/deit_mini.safetensors")
+               .model;
+  m->eval();
+  return m;
+}
+
+const Table& find(const std::vector<Table>& tables, const std::string& name) {
+  for (const auto& t : tables)
+    if (t.name == name) return t;
+  throw std::runtime_error("no table " + name);
+}
+
+TEST(AnalysisSession, SetStatisticsEqualThoseOfSingleImages) {
+  auto model = deit_mini();
+  AnalysisSettings s;
+  s.analyses = attnlab::models::parse_analyses("locality,rank,spectra");
+  at::manual_seed(3);
+  const at::Tensor a = at::randn({1, 3, 224, 224}), b = at::randn({1, 3, 224, 224});
+  at::NoGradGuard no_grad;
+  auto run = [&](std::vector<at::Tensor> images) {
+    AnalysisSession session(s, nullptr);
+    for (size_t i = 0; i < images.size(); ++i)
+      session.add("img" + std::to_string(i), model->run(images[i], s.forward_options()));
+    return session.tables();
+  };
+  const auto both = run({a, b}), only_a = run({a}), only_b = run({b});
+  for (const char* name : {"locality_heads", "rank_layers", "spectra_layers"}) {
+    const Table& t = find(both, name);
+    const Table& ta = find(only_a, name);
+    const Table& tb = find(only_b, name);
+    ASSERT_EQ(t.rows.size(), ta.rows.size()) << name;
+    const size_t n_values = (t.columns.size() - t.key_columns - 1) / 2;
+    ASSERT_GT(n_values, 0u);
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+      EXPECT_EQ(t.rows[r].back().i, 2) << name;  // images
+      for (size_t v = 0; v < n_values; ++v) {
+        const size_t mean_col = t.key_columns + 2 * v;
+        const double x = ta.rows[r][mean_col].number(), y = tb.rows[r][mean_col].number();
+        EXPECT_NEAR(t.rows[r][mean_col].number(), (x + y) / 2, 1e-9 * (1 + std::abs(x)))
+            << name << " " << t.columns[mean_col];
+        EXPECT_NEAR(t.rows[r][mean_col + 1].number(), std::abs(x - y) / 2,
+                    1e-9 * (1 + std::abs(x)))
+            << name << " " << t.columns[mean_col + 1];
+      }
+    }
+  }
+}
+
+TEST(AnalysisSession, ArraysReachTheSinkPerImageAndStateDoesNotGrow) {
+  auto model = deit_mini();
+  AnalysisSettings s;
+  s.analyses = attnlab::models::parse_analyses("maps,rollout,locality");
+  std::vector<std::string> seen;
+  AnalysisSession session(s, [&](const attnlab::analysis::Array& arr) { seen.push_back(arr.name); });
+  at::NoGradGuard no_grad;
+  session.add("first", model->run(at::randn({1, 3, 224, 224}), s.forward_options()));
+  const size_t per_image = seen.size();
+  // 2 layers × (heads + fused) + the cls row of the last layer + rollout.
+  EXPECT_EQ(per_image, 2u * 2u + 1u + 1u);
+  const size_t rows_after_one = find(session.tables(), "locality_heads").rows.size();
+  for (int i = 0; i < 3; ++i)
+    session.add("more" + std::to_string(i), model->run(at::randn({1, 3, 224, 224}), s.forward_options()));
+  EXPECT_EQ(seen.size(), 4 * per_image);
+  EXPECT_EQ(find(session.tables(), "locality_heads").rows.size(), rows_after_one);
+  EXPECT_EQ(session.images(), 4);
+  EXPECT_TRUE(session.warnings().empty());
+}
+
+TEST(AnalysisSession, RefusesBatchesAndUnknownNames) {
+  EXPECT_THROW(attnlab::models::parse_analyses("maps,nope"), std::invalid_argument);
+  EXPECT_EQ(attnlab::models::parse_analyses("all").size(), attnlab::models::analysis_names().size());
+  auto model = deit_mini();
+  AnalysisSettings s;
+  s.analyses = {"locality"};
+  AnalysisSession session(s, nullptr);
+  at::NoGradGuard no_grad;
+  EXPECT_THROW(session.add("b", model->run(at::randn({2, 3, 224, 224}), s.forward_options())),
+               std::invalid_argument);
+}
+
+}  // namespace

@@ -1,0 +1,211 @@
+// `attnlab analyze` and `analyze-series` end to end on the fixture checkpoints: the output
+// folder is complete and self-describing (the sidecar lists every file, each file exists
+// and parses back), each backbone family gets its own analyses (anchors, HiLo branches,
+// Castling masks), bad images are skipped without losing the others, and usage errors are
+// refused before anything is written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/analysis/export.h"
+#include "core/io/npy.h"
+#include "tests/support/cli_runner.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/temp_path.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using attnlab::testing::parity_dir;
+using attnlab::testing::run_cli;
+
+std::string demo_image() { return std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png"; }
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// Every file the sidecar lists exists and parses; returns the listed names.
+std::vector<std::string> check_folder(const std::string& dir, const std::string& model) {
+  const nlohmann::json side = read_json(dir + "/" + model + "__settings.json");
+  std::vector<std::string> names;
+  for (const auto& f : side.at("files")) {
+    const std::string name = f.at("file").get<std::string>();
+    names.push_back(name);
+    const std::string path = dir + "/" + name;
+    EXPECT_TRUE(fs::exists(path)) << path;
+    EXPECT_FALSE(f.at("caption").get<std::string>().empty()) << name;
+    if (ends_with(name, ".csv")) {
+      const auto t = attnlab::analysis::read_table_csv(path);
+      EXPECT_EQ(t.rows.size(), f.at("rows").get<size_t>()) << name;
+    } else if (ends_with(name, ".npy")) {
+      const auto a = attnlab::io::read_npy(path);
+      EXPECT_EQ(a.shape, f.at("shape").get<std::vector<int64_t>>()) << name;
+    } else if (ends_with(name, ".json")) {
+      EXPECT_NO_THROW(attnlab::analysis::read_table_json(path)) << name;
+    }
+  }
+  // Nothing else (no temporaries) lies in the folder.
+  size_t on_disk = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) ++on_disk;
+  EXPECT_EQ(on_disk, names.size() + 1);  // + the sidecar
+  return names;
+}
+
+bool listed(const std::vector<std::string>& names, const std::string& part) {
+  for (const auto& n : names)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+TEST(AnalyzeCli, DeitMiniWritesACompleteSelfDescribingFolder) {
+  const std::string out = attnlab::testing::unique_temp_path("deit");
+  const std::string ckpt = parity_dir() + "/deit_mini.safetensors";
+  const auto r = run_cli("analyze --model " + ckpt + " --images " + demo_image() + " " +
+                         demo_image() + " --out " + out + " --query 3,4");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto names = check_folder(out, "deit_mini");
+  for (const char* part : {"deit_mini__rank_heads.csv", "deit_mini__rank_layers.tex",
+                           "deit_mini__locality_heads.json", "deit_mini__maps_prefix.csv",
+                           "maps/deit_mini__maps__demo__L00__q3-4__heads.npy",
+                           "maps/deit_mini__maps__demo_2__L01__q3-4__fused.npy",
+                           "maps/deit_mini__maps__demo__L01__cls__heads.npy",
+                           "rollout/deit_mini__rollout__demo__cls.npy",
+                           "spectra/deit_mini__spectra__L01__output__log_amplitude.npy",
+                           "rank_sigma/deit_mini__rank_sigma__L00__output.npy"})
+    EXPECT_TRUE(listed(names, part)) << part << "\n" << r.out;
+  const nlohmann::json side = read_json(out + "/deit_mini__settings.json");
+  EXPECT_EQ(side["model"]["checkpoint"]["sha256"], attnlab::analysis::sha256_file(ckpt));
+  EXPECT_EQ(side["model"]["arch"], "vit");
+  EXPECT_EQ(side["settings"]["query"]["y"], 3);
+  EXPECT_NE(side["settings"]["rank"]["tolerance"].get<std::string>().find("eps"),
+            std::string::npos);
+  EXPECT_EQ(side["images"].size(), 2u);
+  EXPECT_EQ(side["layers"].size(), 2u);
+  EXPECT_TRUE(side.contains("device") && side.contains("attnlab_version"));
+  // Two images: every statistic has its mean, std and image count.
+  const auto t = attnlab::analysis::read_table_csv(out + "/deit_mini__locality_heads.csv");
+  EXPECT_EQ(t.rows.at(0).at(t.column("images")).i, 2);
+  EXPECT_NEAR(t.rows.at(0).at(t.column("mean_distance_std")).number(), 0.0, 1e-9);  // same image
+  const auto map =
+      attnlab::io::read_npy(out + "/maps/deit_mini__maps__demo__L00__q3-4__heads.npy");
+  EXPECT_EQ(map.shape, (std::vector<int64_t>{2, 14, 14}));
+  fs::remove_all(out);
+}
+
+TEST(AnalyzeCli, EveryBackboneFamilyGetsItsAnalyses) {
+  struct Case {
+    const char* name;
+    std::vector<const char*> expected;
+  };
+  const std::vector<Case> cases = {
+      {"litv2_mini",
+       {"spectra__L00__hifi__log_amplitude", "spectra__L00__lofi__radial",
+        "litv2_mini__spectra_channels.csv", "litv2_mini__rank_layers.csv"}},
+      {"ravlt_mini",
+       {"ravlt_mini__rank_heads.csv", "rank_sigma__L00__kv_plain", "rank_sigma__L00__output_gated",
+        "spectra__L03__output__radial"}},
+      {"anchor_deit_mini",
+       {"anchors__demo__L00__hard", "anchors__demo__L01__soft",
+        "anchor_deit_mini__anchors_usage.csv", "maps__demo__L01__dist__heads"}},
+  };
+  for (const auto& c : cases) {
+    const std::string out = attnlab::testing::unique_temp_path(c.name);
+    const auto r = run_cli("analyze --model " + parity_dir() + "/" + c.name +
+                           ".safetensors --images " + demo_image() + " --out " + out);
+    ASSERT_EQ(r.code, 0) << c.name << "\n" << r.out;
+    EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+    const auto names = check_folder(out, c.name);
+    for (const char* part : c.expected) EXPECT_TRUE(listed(names, part)) << c.name << ": " << part;
+    fs::remove_all(out);
+  }
+}
+
+TEST(AnalyzeCli, CastlingMaskSparsity) {
+  // Castling-DeiT has no released weights: untrained (seeded) weights show the mechanics.
+  const std::string out = attnlab::testing::unique_temp_path("castling");
+  const auto r = run_cli(
+      "analyze --model castling_deit_tiny --random-init --analyses mask --layers 0,11 --images " +
+      demo_image() + " --out " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto t =
+      attnlab::analysis::read_table_csv(out + "/castling_deit_tiny_random__mask_heads.csv");
+  ASSERT_EQ(t.rows.size(), 2u * 4u);  // 2 layers × (3 heads + "all")
+  for (const auto& row : t.rows) {
+    const double f = row.at(t.column("fraction_mean")).number();
+    EXPECT_GE(f, 0.0);
+    EXPECT_LE(f, 1.0);
+    EXPECT_DOUBLE_EQ(row.at(t.column("threshold_mean")).number(), 0.02);
+  }
+  fs::remove_all(out);
+}
+
+TEST(AnalyzeCli, SeriesKeepsCheckpointOrder) {
+  const std::string out = attnlab::testing::unique_temp_path("series");
+  const std::string a = parity_dir() + "/deit_mini.safetensors";
+  const std::string b = parity_dir() + "/deit_mini.pth";
+  const auto r = run_cli("analyze-series --checkpoints " + a + " " + b + " --config " +
+                         parity_dir() + "/deit_mini.config.json --images " + demo_image() +
+                         " --out " + out + " --analyses locality,rank");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto t = attnlab::analysis::read_table_csv(
+      out + "/deit_mini_series__locality_layers_series.csv");
+  ASSERT_EQ(t.rows.size(), 4u);  // 2 checkpoints × 2 layers
+  EXPECT_EQ(t.rows[0].at(t.column("checkpoint_index")).i, 0);
+  EXPECT_EQ(t.rows[3].at(t.column("checkpoint_index")).i, 1);
+  // The same weights in two containers give the same statistics.
+  EXPECT_NEAR(t.rows[0].at(t.column("mean_distance_mean")).number(),
+              t.rows[2].at(t.column("mean_distance_mean")).number(), 1e-6);
+  const nlohmann::json side = read_json(out + "/deit_mini_series__settings.json");
+  EXPECT_EQ(side["checkpoints"].size(), 2u);
+  fs::remove_all(out);
+}
+
+TEST(AnalyzeCli, ABadImageIsSkippedAndTheRestWritten) {
+  const std::string out = attnlab::testing::unique_temp_path("bad");
+  const std::string bad = attnlab::testing::unique_temp_path("broken.png");
+  std::ofstream(bad) << "not a png";
+  const auto r = run_cli("analyze --model " + parity_dir() + "/deit_mini.safetensors --images " +
+                         bad + " " + demo_image() + " --out " + out + " --analyses locality");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("broken.png"), std::string::npos) << r.out;
+  const nlohmann::json side = read_json(out + "/deit_mini__settings.json");
+  EXPECT_EQ(side["images"][0]["status"], "failed");
+  EXPECT_EQ(side["images"][1]["status"], "analysed");
+  check_folder(out, "deit_mini");
+  fs::remove_all(out);
+  fs::remove(bad);
+}
+
+TEST(AnalyzeCli, UsageErrorsWriteNothing) {
+  const std::string out = attnlab::testing::unique_temp_path("usage");
+  const std::string ckpt = parity_dir() + "/deit_mini.safetensors";
+  const std::string img = " --images " + demo_image() + " --out " + out;
+  for (const std::string& args :
+       {"analyze" + img, "analyze --model no_such_model" + img,
+        "analyze --model deit_small_patch16_224" + img,
+        "analyze --model " + ckpt + " --analyses maps,nonsense" + img,
+        "analyze --model " + ckpt + " --query 3" + img,
+        "analyze --model " + ckpt + " --discard 1.5" + img,
+        "analyze --model " + ckpt + " --images " + demo_image()}) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_FALSE(fs::exists(out)) << args;
+  }
+  // A layer that does not exist is found at the first forward: one clear error, no file.
+  const auto r = run_cli("analyze --model " + ckpt + " --layers 7" + img);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("layer 7 does not exist"), std::string::npos) << r.out;
+  if (fs::exists(out)) EXPECT_TRUE(fs::is_empty(out));
+  fs::remove_all(out);
+}
+
+}  // namespace

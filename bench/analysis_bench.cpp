@@ -1,0 +1,122 @@
+// The analysis engine on CPU, against the plain forward pass in the same run: deit_small
+// at 224 (random weights, eval, batch 1): one image through every analysis (forward with
+// traces + AnalysisSession::add with "all"), each analysis alone on a stored forward
+// result, one query's maps in all 12 layers × 6 heads, rank statistics of every head; and
+// a 100-image set through deit_tiny with every analysis (images/s). Arrays go to a sink
+// that drops them (file writing is not timed). Results: docs/BENCHMARKS.md.
+#include <ATen/ATen.h>
+#include <benchmark/benchmark.h>
+
+#include "core/analysis/attention_maps.h"
+#include "core/analysis/rank.h"
+#include "models/analysis_session.h"
+#include "models/model_registry.h"
+#include "models/presets.h"
+
+namespace {
+
+using namespace attnlab;
+
+std::shared_ptr<models::Backbone> make_model(const std::string& preset) {
+  at::manual_seed(0);
+  auto m = models::make_backbone(models::find_preset(preset).config);
+  m->eval();
+  return m;
+}
+
+models::AnalysisSettings settings_for(const std::string& analyses) {
+  models::AnalysisSettings s;
+  s.analyses = models::parse_analyses(analyses);
+  return s;
+}
+
+void BM_Forward(benchmark::State& state) {
+  at::NoGradGuard no_grad;
+  auto model = make_model("deit_small_patch16_224");
+  const at::Tensor x = at::randn({1, 3, 224, 224});
+  model->run(x);
+  for (auto _ : state) benchmark::DoNotOptimize(model->run(x).logits);
+}
+BENCHMARK(BM_Forward)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ForwardAndAllAnalyses(benchmark::State& state) {
+  at::NoGradGuard no_grad;
+  auto model = make_model("deit_small_patch16_224");
+  const at::Tensor x = at::randn({1, 3, 224, 224});
+  const auto s = settings_for("all");
+  model->run(x, s.forward_options());
+  for (auto _ : state) {
+    models::AnalysisSession session(s, nullptr);
+    session.add("image", model->run(x, s.forward_options()));
+    benchmark::DoNotOptimize(session.images());
+  }
+}
+BENCHMARK(BM_ForwardAndAllAnalyses)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_OneAnalysis(benchmark::State& state, const std::string& analysis) {
+  at::NoGradGuard no_grad;
+  auto model = make_model("deit_small_patch16_224");
+  const auto s = settings_for(analysis);
+  const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), s.forward_options());
+  for (auto _ : state) {
+    models::AnalysisSession session(s, nullptr);
+    session.add("image", r);
+    benchmark::DoNotOptimize(session.images());
+  }
+}
+BENCHMARK_CAPTURE(BM_OneAnalysis, maps, std::string("maps"))->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysis, rollout, std::string("rollout"))->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysis, rank, std::string("rank"))->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysis, spectra, std::string("spectra"))->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysis, locality, std::string("locality"))->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_QueryOverview(benchmark::State& state) {
+  at::NoGradGuard no_grad;
+  auto model = make_model("deit_small_patch16_224");
+  models::ForwardOptions o;
+  o.trace_attention = true;
+  const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), o);
+  std::vector<const attention::AttentionTrace*> layers;
+  for (const auto& t : r.traces) layers.push_back(t.trace.get());
+  analysis::GridQuery q{7, 7, 14, 14};
+  for (auto _ : state) {
+    auto maps = analysis::query_overview(layers, 0, q);  // 12 layers × 6 heads
+    benchmark::DoNotOptimize(maps.back().grid.data_ptr<float>());
+  }
+}
+BENCHMARK(BM_QueryOverview)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_RankAllHeads(benchmark::State& state) {
+  at::NoGradGuard no_grad;
+  auto model = make_model("deit_small_patch16_224");
+  models::ForwardOptions o;
+  o.trace_attention = true;
+  const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), o);
+  for (auto _ : state) {
+    int64_t total = 0;
+    for (const auto& t : r.traces)  // 12 layers × 6 heads of (197 × 64) output features
+      for (const auto& subject : analysis::rank_subjects(*t.trace, 0))
+        for (const auto& s : analysis::rank_statistics(subject.matrices)) total += s.rank;
+    benchmark::DoNotOptimize(total);
+  }
+}
+BENCHMARK(BM_RankAllHeads)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ImageSet100(benchmark::State& state) {
+  at::NoGradGuard no_grad;
+  auto model = make_model("deit_tiny_patch16_224");
+  const auto s = settings_for("all");
+  const at::Tensor images = at::randn({100, 3, 224, 224});
+  for (auto _ : state) {
+    models::AnalysisSession session(s, [](const analysis::Array&) {});
+    for (int64_t i = 0; i < images.size(0); ++i)
+      session.add("image", model->run(images.slice(0, i, i + 1), s.forward_options()));
+    benchmark::DoNotOptimize(session.tables());
+  }
+  state.SetItemsProcessed(state.iterations() * images.size(0));
+}
+BENCHMARK(BM_ImageSet100)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();

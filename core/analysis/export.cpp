@@ -1,0 +1,492 @@
+// Writers (CSV, JSON, LaTeX, .npy) and round-trip readers for analysis results, plus the
+// SHA-256 used to fingerprint checkpoints in the settings sidecar.
+//
+// Every writer renders or validates first and only then calls io::write_file_atomic, so a
+// table that cannot be written throws before any temporary exists, and a failure while
+// writing never leaves a partial file under the final name.
+//
+// Non-finite reals: CSV writes nan / inf / -inf (and reads them back); JSON has no such
+// values, so they become null, which reads back as NaN; LaTeX prints "--" for NaN and
+// $\infty$ / $-\infty$. Numbers go through std::to_chars / from_chars (see table.cpp).
+#include "core/analysis/export.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+
+#include "core/io/file_bytes.h"
+#include "core/io/io_error.h"
+#include "core/io/npy.h"
+
+namespace attnlab::analysis {
+
+namespace {
+
+void write_text(const std::string& path, const std::string& text) {
+  io::write_file_atomic(path, [&](const io::ByteSink& sink) { sink(text.data(), text.size()); });
+}
+
+// Writers refuse ragged tables (rows can be pushed directly, bypassing add_row).
+void check_rows(const Table& t, const char* who) {
+  for (size_t r = 0; r < t.rows.size(); ++r)
+    if (t.rows[r].size() != t.columns.size())
+      throw std::invalid_argument(std::string(who) + ": table '" + t.name + "' row " +
+                                  std::to_string(r) + " has " + std::to_string(t.rows[r].size()) +
+                                  " cells for " + std::to_string(t.columns.size()) + " columns");
+}
+
+// ---- CSV ------------------------------------------------------------------------------
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// [+-] d+
+bool looks_int(std::string_view s) {
+  size_t i = (!s.empty() && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
+  if (i == s.size()) return false;
+  for (; i < s.size(); ++i)
+    if (!is_digit(s[i])) return false;
+  return true;
+}
+
+// Strict decimal grammar: [+-] (d+ [. d*] | . d+) [(e|E) [+-] d+], or [+-] inf/infinity/nan
+// in any case. Checked before from_chars so that its extras (hex, "nan(...)") stay text.
+bool looks_real(std::string_view s) {
+  size_t i = (!s.empty() && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
+  std::string rest;
+  for (char c : s.substr(i)) rest += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (rest == "inf" || rest == "infinity" || rest == "nan") return true;
+  size_t int_digits = 0, frac_digits = 0;
+  while (i < s.size() && is_digit(s[i])) ++i, ++int_digits;
+  if (i < s.size() && s[i] == '.')
+    for (++i; i < s.size() && is_digit(s[i]);) ++i, ++frac_digits;
+  if (int_digits + frac_digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    if (++i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    size_t exp_digits = 0;
+    while (i < s.size() && is_digit(s[i])) ++i, ++exp_digits;
+    if (exp_digits == 0) return false;
+  }
+  return i == s.size();
+}
+
+// An unquoted CSV field as a cell: Int when it is an integer that fits int64, Real when it
+// is a number, Text otherwise (including numbers out of double's range).
+Cell classify(std::string_view s) {
+  const char* first = s.data() + ((!s.empty() && s[0] == '+') ? 1 : 0);
+  const char* last = s.data() + s.size();
+  int64_t iv = 0;
+  if (looks_int(s)) {
+    auto ri = std::from_chars(first, last, iv);
+    if (ri.ec == std::errc() && ri.ptr == last) return iv;  // else too big: try as a real
+  }
+  double dv = 0.0;
+  if (looks_real(s)) {
+    auto rd = std::from_chars(first, last, dv);
+    if (rd.ec == std::errc() && rd.ptr == last) return dv;
+  }
+  return std::string(s);
+}
+
+bool needs_quotes(std::string_view s) {
+  return s.find_first_of(",\"\r\n") != s.npos;
+}
+
+std::string csv_quote(std::string_view s) {
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + '"';
+}
+
+// Text is quoted whenever an unquoted field would read back as something else: special
+// characters, the empty string (a bare empty line is ambiguous), or text that looks like
+// a number. The reader treats every quoted field as text.
+std::string csv_field(const Cell& c) {
+  if (c.kind != Cell::Kind::Text) return c.str();
+  if (c.t.empty() || needs_quotes(c.t) || classify(c.t).kind != Cell::Kind::Text)
+    return csv_quote(c.t);
+  return c.t;
+}
+
+[[noreturn]] void csv_error(const std::string& path, size_t line, const std::string& what) {
+  throw std::runtime_error("read_table_csv: " + path + ":" + std::to_string(line) + ": " + what);
+}
+
+// ---- LaTeX ----------------------------------------------------------------------------
+
+std::string latex_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c != '\0' && std::strchr("&%$#_{}", c)) {
+      out += '\\';
+      out += c;
+    } else if (c == '\\') {
+      out += "\\textbackslash{}";
+    } else if (c == '~') {
+      out += "\\textasciitilde{}";
+    } else if (c == '^') {
+      out += "\\textasciicircum{}";
+    } else {
+      out += c == '\n' || c == '\r' ? ' ' : c;  // a newline would end a tabular row's text
+    }
+  }
+  return out;
+}
+
+std::string latex_cell(const Cell& c, int digits) {
+  if (c.kind == Cell::Kind::Int) return std::to_string(c.i);
+  if (c.kind == Cell::Kind::Text) return latex_escape(c.t);
+  if (std::isnan(c.r)) return "--";
+  if (std::isinf(c.r)) return c.r > 0 ? "$\\infty$" : "$-\\infty$";
+  std::array<char, 400> buf{};  // fixed notation of 1e308 with 17 decimals fits
+  auto res =
+      std::to_chars(buf.data(), buf.data() + buf.size(), c.r, std::chars_format::fixed, digits);
+  std::string s(buf.data(), res.ptr);
+  // -0.0004 at 3 digits prints "-0.000": a sign on a printed zero only confuses.
+  if (s[0] == '-' && s.find_first_not_of("-0.") == s.npos) s.erase(0, 1);
+  return s;
+}
+
+// ---- SHA-256 (FIPS 180-4) -------------------------------------------------------------
+
+constexpr uint32_t kRound[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+uint32_t rotr(uint32_t x, int n) {
+  return (x >> n) | (x << (32 - n));
+}
+
+// Incremental hasher: whole 64-byte blocks are compressed as they arrive, so a file is
+// hashed in constant memory.
+class Sha256 {
+ public:
+  void update(const uint8_t* p, size_t n) {
+    bytes_ += n;
+    while (n > 0) {
+      size_t take = std::min(n, size_t(64) - fill_);
+      std::memcpy(block_ + fill_, p, take);
+      fill_ += take, p += take, n -= take;
+      if (fill_ == 64) compress(), fill_ = 0;
+    }
+  }
+  std::string hex() {
+    // Finishes the hash (call once). Padding: 0x80, zeros to 56 mod 64, then the message
+    // length in bits, big-endian.
+    const uint64_t bits = bytes_ * 8;
+    const uint8_t one = 0x80, zero = 0;
+    update(&one, 1);
+    while (fill_ != 56) update(&zero, 1);
+    uint8_t len[8];
+    for (int b = 0; b < 8; ++b) len[b] = static_cast<uint8_t>(bits >> (56 - 8 * b));
+    update(len, 8);
+    static const char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (uint32_t w : h_)
+      for (int s = 28; s >= 0; s -= 4) out += kHex[(w >> s) & 0xf];
+    return out;
+  }
+
+ private:
+  void compress() {
+    uint32_t w[64];
+    for (int t = 0; t < 16; ++t)
+      w[t] = uint32_t(block_[4 * t]) << 24 | uint32_t(block_[4 * t + 1]) << 16 |
+             uint32_t(block_[4 * t + 2]) << 8 | uint32_t(block_[4 * t + 3]);
+    for (int t = 16; t < 64; ++t) {
+      uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
+      uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
+      w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+    }
+    uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4], f = h_[5], g = h_[6], h = h_[7];
+    for (int t = 0; t < 64; ++t) {
+      uint32_t t1 =
+          h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[t] + w[t];
+      uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+      h = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
+    }
+    const uint32_t v[8] = {a, b, c, d, e, f, g, h};
+    for (int i = 0; i < 8; ++i) h_[i] += v[i];
+  }
+
+  uint32_t h_[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  uint8_t block_[64] = {};
+  size_t fill_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace
+
+std::string table_csv(const Table& t) {
+  check_rows(t, "table_csv");
+  // RFC 4180 ends every record with CRLF; the reader accepts LF too.
+  std::string out;
+  for (size_t c = 0; c < t.columns.size(); ++c)
+    out += (c ? "," : "") + (t.columns[c].empty() || needs_quotes(t.columns[c])
+                                 ? csv_quote(t.columns[c])
+                                 : t.columns[c]);
+  out += "\r\n";
+  for (const auto& row : t.rows) {
+    for (size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + csv_field(row[c]);
+    out += "\r\n";
+  }
+  return out;
+}
+
+void write_table_csv(const std::string& path, const Table& t) {
+  write_text(path, table_csv(t));
+}
+
+nlohmann::json table_json(const Table& t) {
+  check_rows(t, "table_json");
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : t.rows) {
+    nlohmann::json r = nlohmann::json::array();
+    for (const Cell& c : row) {
+      if (c.kind == Cell::Kind::Int)
+        r.push_back(c.i);
+      else if (c.kind == Cell::Kind::Text)
+        r.push_back(c.t);
+      else if (std::isfinite(c.r))
+        r.push_back(c.r);
+      else
+        r.push_back(nullptr);
+    }
+    rows.push_back(std::move(r));
+  }
+  return {{"name", t.name},
+          {"caption", t.caption},
+          {"columns", t.columns},
+          {"key_columns", t.key_columns},
+          {"rows", std::move(rows)}};
+}
+
+void write_table_json(const std::string& path, const Table& t) {
+  write_json(path, table_json(t));
+}
+
+std::string table_latex(const Table& t, int digits) {
+  check_rows(t, "table_latex");
+  if (t.columns.empty())
+    throw std::invalid_argument("table_latex: table '" + t.name + "' has no columns");
+  // A guard against typos: 17 decimals already exceed what a float32 statistic holds.
+  if (digits < 0 || digits > 17)
+    throw std::invalid_argument("table_latex: digits must be in [0, 17], got " +
+                                std::to_string(digits));
+  std::string comment = t.caption, label;
+  for (char& ch : comment)
+    if (ch == '\n' || ch == '\r') ch = ' ';  // keep the whole caption inside the comment
+  for (char ch : t.name)  // \label accepts letters, digits and a few marks, not all text
+    label += std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' ? ch : '-';
+  std::string spec;
+  for (size_t c = 0; c < t.columns.size(); ++c) spec += c < t.key_columns ? 'l' : 'r';
+  std::string out = "% " + comment + "\n\\begin{table}[htbp]\n  \\centering\n  \\caption{" +
+                    latex_escape(t.caption) + "}\n  \\label{tab:" + label +
+                    "}\n  \\begin{tabular}{" + spec + "}\n    \\toprule\n    ";
+  for (size_t c = 0; c < t.columns.size(); ++c)
+    out += (c ? " & " : "") + latex_escape(t.columns[c]);
+  out += " \\\\\n    \\midrule\n";
+  for (const auto& row : t.rows) {
+    out += "    ";
+    for (size_t c = 0; c < row.size(); ++c) out += (c ? " & " : "") + latex_cell(row[c], digits);
+    out += " \\\\\n";
+  }
+  return out + "    \\bottomrule\n  \\end{tabular}\n\\end{table}\n";
+}
+
+void write_table_latex(const std::string& path, const Table& t, int digits) {
+  write_text(path, table_latex(t, digits));
+}
+
+void write_array_npy(const std::string& path, const Array& a) {
+  const std::string where = "write_array_npy: array '" + a.name + "'";
+  if (a.axes.size() != a.shape.size())
+    throw std::invalid_argument(where + " has " + std::to_string(a.shape.size()) +
+                                " dimensions but " + std::to_string(a.axes.size()) + " axis names");
+  for (int64_t d : a.shape)
+    if (d < 0) throw std::invalid_argument(where + " has a negative dimension");
+  if (a.numel() != static_cast<int64_t>(a.data.size()))
+    throw std::invalid_argument(where + ": shape holds " + std::to_string(a.numel()) +
+                                " values, data has " + std::to_string(a.data.size()));
+  // .npy stores '<f4': the in-memory floats of a little-endian host, byte for byte.
+  io::RawTensor raw;
+  raw.dtype = io::DType::F32;
+  raw.shape = a.shape;
+  raw.bytes.resize(a.data.size() * sizeof(float));
+  if (!a.data.empty()) std::memcpy(raw.bytes.data(), a.data.data(), raw.bytes.size());
+  io::write_npy(path, raw);  // atomic, through io::write_file_atomic
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  // Dump first: invalid UTF-8 in a string throws here, before any file exists.
+  write_text(path, j.dump(2) + "\n");
+}
+
+Table read_table_csv(const std::string& path) {
+  const std::vector<uint8_t> bytes = io::read_file_bytes(path);
+  const std::string_view s(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  struct Field {
+    std::string text;
+    bool quoted = false;
+  };
+  std::vector<std::pair<size_t, std::vector<Field>>> records;  // (first line, fields)
+  size_t i = 0, line = 1;
+  while (i < s.size()) {
+    std::vector<Field> fields;
+    const size_t first_line = line;
+    for (bool more = true; more;) {
+      Field f;
+      if (i < s.size() && s[i] == '"') {
+        f.quoted = true;
+        const size_t open_line = line;
+        for (++i;; ++i) {
+          if (i >= s.size()) csv_error(path, open_line, "quoted field is never closed");
+          if (s[i] == '"' && (i + 1 >= s.size() || s[i + 1] != '"')) break;
+          if (s[i] == '"') ++i;  // "" is one quote
+          if (s[i] == '\n') ++line;
+          f.text += s[i];
+        }
+        ++i;
+        if (i < s.size() && s[i] != ',' && s[i] != '\r' && s[i] != '\n')
+          csv_error(path, line, "unexpected character after a closing quote");
+      } else {
+        for (; i < s.size() && s[i] != ',' && s[i] != '\r' && s[i] != '\n'; ++i) {
+          if (s[i] == '"') csv_error(path, line, "quote inside an unquoted field");
+          f.text += s[i];
+        }
+      }
+      fields.push_back(std::move(f));
+      more = i < s.size() && s[i] == ',';
+      if (more) ++i;
+    }
+    if (i < s.size() && s[i] == '\r' && (i + 1 >= s.size() || s[i + 1] != '\n'))
+      csv_error(path, line, "carriage return not followed by a newline");
+    if (i < s.size()) {  // past the record's end: LF or CRLF
+      i += s[i] == '\r' ? 2 : 1;
+      ++line;
+    }
+    records.emplace_back(first_line, std::move(fields));
+  }
+  if (records.empty()) csv_error(path, 1, "empty file: no header row");
+
+  Table t;
+  t.name = std::filesystem::path(path).stem().string();
+  for (Field& f : records[0].second) t.columns.push_back(std::move(f.text));
+  for (size_t r = 1; r < records.size(); ++r) {
+    const auto& [at, fields] = records[r];
+    if (fields.size() != t.columns.size())
+      csv_error(path, at,
+                std::to_string(fields.size()) + " fields, the header has " +
+                    std::to_string(t.columns.size()));
+    std::vector<Cell> row;
+    for (const Field& f : fields) row.push_back(f.quoted ? Cell(f.text) : classify(f.text));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+Table read_table_json(const std::string& path) {
+  const std::vector<uint8_t> bytes = io::read_file_bytes(path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(bytes.begin(), bytes.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.what() names the line and column.
+    throw std::runtime_error("read_table_json: " + path + ": " + e.what());
+  }
+  auto fail = [&](const std::string& what) {
+    throw std::runtime_error("read_table_json: " + path + ": " + what);
+  };
+  if (!j.is_object()) fail("top level is not an object");
+  for (const char* key : {"name", "caption", "columns", "key_columns", "rows"})
+    if (!j.contains(key)) fail(std::string("missing \"") + key + "\"");
+  if (!j["name"].is_string() || !j["caption"].is_string()) fail("name/caption are not strings");
+  if (!j["columns"].is_array() || !j["rows"].is_array()) fail("columns/rows are not arrays");
+  if (!j["key_columns"].is_number_unsigned()) fail("key_columns is not a non-negative integer");
+  Table t;
+  t.name = j["name"].get<std::string>();
+  t.caption = j["caption"].get<std::string>();
+  for (const auto& c : j["columns"]) {
+    if (!c.is_string()) fail("a column name is not a string");
+    t.columns.push_back(c.get<std::string>());
+  }
+  t.key_columns = j["key_columns"].get<size_t>();
+  if (t.key_columns > t.columns.size()) fail("key_columns exceeds the number of columns");
+  const auto& rows = j["rows"];
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const std::string at = "row " + std::to_string(r);
+    if (!rows[r].is_array() || rows[r].size() != t.columns.size())
+      fail(at + " is not an array of " + std::to_string(t.columns.size()) + " cells");
+    std::vector<Cell> row;
+    for (const auto& v : rows[r]) {
+      if (v.is_number_unsigned()) {
+        if (v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+          fail(at + ": integer beyond int64");
+        row.emplace_back(v.get<int64_t>());
+      } else if (v.is_number_integer()) {
+        row.emplace_back(v.get<int64_t>());
+      } else if (v.is_number_float()) {
+        row.emplace_back(v.get<double>());
+      } else if (v.is_null()) {
+        row.emplace_back(std::numeric_limits<double>::quiet_NaN());  // written for non-finite
+      } else if (v.is_string()) {
+        row.emplace_back(v.get<std::string>());
+      } else {
+        fail(at + ": a cell is neither a number, null nor a string");
+      }
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+std::string sha256_hex(const void* data, size_t n) {
+  Sha256 h;
+  h.update(static_cast<const uint8_t*>(data), n);
+  return h.hex();
+}
+
+std::string sha256_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw io::IoError(errno == ENOENT ? io::IoErrorKind::NotFound : io::IoErrorKind::ReadFailed,
+                      path, std::string("cannot open: ") + std::strerror(errno));
+  // Streamed in 1 MiB chunks: checkpoints can be gigabytes.
+  std::vector<uint8_t> chunk(size_t(1) << 20);
+  Sha256 h;
+  for (;;) {
+    ssize_t got = ::read(fd, chunk.data(), chunk.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      int e = errno;
+      ::close(fd);
+      throw io::IoError(io::IoErrorKind::ReadFailed, path,
+                        std::string("read: ") + std::strerror(e));
+    }
+    if (got == 0) break;
+    h.update(chunk.data(), static_cast<size_t>(got));
+  }
+  ::close(fd);
+  return h.hex();
+}
+
+}  // namespace attnlab::analysis

@@ -21,8 +21,8 @@ at::Tensor log_amplitude_spectrum(const at::Tensor& bhwc);
 at::Tensor frequency_radius(int64_t h, int64_t w);
 
 // Azimuthal average of maps (..., H, W) over rings of width 1/max(H, W) in radius:
-// returns (..., R) with R = floor(max radius · max(H, W)) + 1; ring k holds bins with
-// round(radius·max(H, W)) == k. Empty rings are NaN.
+// returns (..., R) with R = round(max radius · max(H, W)) + 1; ring k holds bins with
+// round(radius·max(H, W)) == k (halves round up). Empty rings are NaN.
 at::Tensor radial_profile(const at::Tensor& maps);
 
 // Σ|F|² over radius > 0.25 divided by Σ|F|², per image and channel: (B, C) float64.

@@ -1,0 +1,143 @@
+// Rank statistics of stacks of matrices (SPEC §3, RALA Figs. 2, 4, 5, 8) and the per-head
+// matrices each mechanism's trace offers for them (rank.h). The singular values come from
+// one batched at::linalg_svdvals in the matrices' own dtype and device, as
+// torch.linalg.matrix_rank computes them, so our numerical rank is torch's; everything after
+// that (threshold, entropies) is a few scalars per matrix, done in double on the CPU.
+#include "core/analysis/rank.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace attnlab::analysis {
+namespace {
+
+// Shortest %g form that reads back as the same double ("0.001", "1e-05"), so an export's
+// stated tolerance is the one used, without trailing noise digits.
+std::string shortest(double v) {
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::stod(buf) == v) break;
+  }
+  return buf;
+}
+
+// Machine epsilon of the matrices' real value type (complex matrices use their parts').
+double epsilon_of(at::ScalarType type) {
+  switch (c10::toRealValueType(type)) {
+    case at::kFloat:
+      return static_cast<double>(std::numeric_limits<float>::epsilon());
+    case at::kDouble:
+      return std::numeric_limits<double>::epsilon();
+    default:
+      throw std::invalid_argument(std::string("rank_statistics: matrices must be float32 or "
+                                              "float64 (real or complex), got ") +
+                                  c10::toString(type));
+  }
+}
+
+RankStats stats_of(const at::Tensor& sigma, double tolerance) {
+  RankStats s;
+  s.sigma = sigma;
+  s.tolerance = tolerance;
+  const auto* p = sigma.data_ptr<double>();
+  const int64_t n = sigma.numel();
+  double sum = 0.0, sum_sq = 0.0, max = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    sum += p[i];
+    sum_sq += p[i] * p[i];
+    max = std::max(max, p[i]);
+    if (p[i] > tolerance) ++s.rank;
+  }
+  if (max <= 0.0) return s;  // all-zero (or empty) matrix: every rank is 0
+  // exp of the Shannon entropy of σ/Σσ; zero singular values carry no mass (0·log 0 = 0).
+  double entropy = 0.0;
+  for (int64_t i = 0; i < n; ++i)
+    if (p[i] > 0.0) entropy -= (p[i] / sum) * std::log(p[i] / sum);
+  s.effective_rank = std::exp(entropy);
+  s.stable_rank = sum_sq / (max * max);
+  return s;
+}
+
+// (heads, ...) stacked head outputs of one image: the rows·v features of every head.
+at::Tensor head_outputs(const attention::AttentionTrace& trace, int64_t b) {
+  std::vector<at::Tensor> heads;
+  heads.reserve(static_cast<size_t>(trace.heads));
+  for (int64_t h = 0; h < trace.heads; ++h) heads.push_back(trace.head_output(b, h));
+  return at::stack(heads);
+}
+
+}  // namespace
+
+std::string RankOptions::describe() const {
+  if (atol > 0.0) return "atol=" + shortest(atol);
+  if (rtol > 0.0) return "rtol=" + shortest(rtol);
+  // The dtype is the matrices', not known here; RankStats::tolerance holds the number.
+  return "max(m,n)*eps(dtype)*sigma_max";
+}
+
+std::vector<RankStats> rank_statistics(const at::Tensor& matrices, const RankOptions& options) {
+  if (!matrices.defined() || (matrices.dim() != 2 && matrices.dim() != 3))
+    throw std::invalid_argument(
+        "rank_statistics: expected matrices (m, k) or a stack (n, m, k), got " +
+        (matrices.defined() ? std::to_string(matrices.dim()) + "-d" : std::string("none")));
+  if (options.atol < 0.0 || options.rtol < 0.0 || !std::isfinite(options.atol) ||
+      !std::isfinite(options.rtol))
+    throw std::invalid_argument(
+        "rank_statistics: atol and rtol must be finite and >= 0, got atol=" +
+        shortest(options.atol) + ", rtol=" + shortest(options.rtol));
+  const double eps = epsilon_of(matrices.scalar_type());
+  const at::Tensor stack = matrices.dim() == 2 ? matrices.unsqueeze(0) : matrices;
+  const int64_t m = stack.size(1), k = stack.size(2);
+  if (stack.numel() > 0 && !at::isfinite(stack).all().item<bool>())
+    throw std::invalid_argument("rank_statistics: the matrices hold NaN or Inf values");
+
+  // Descending, (n, min(m, k)); an empty matrix has no singular values.
+  const at::Tensor sigma =
+      (std::min(m, k) == 0 ? at::zeros({stack.size(0), 0}, at::kDouble) : at::linalg_svdvals(stack))
+          .to(at::kCPU, at::kDouble)
+          .contiguous();
+  const double rtol = options.rtol > 0.0 ? options.rtol : static_cast<double>(std::max(m, k)) * eps;
+  std::vector<RankStats> out;
+  out.reserve(static_cast<size_t>(stack.size(0)));
+  for (int64_t i = 0; i < stack.size(0); ++i) {
+    const at::Tensor s = sigma[i].clone();
+    const double sigma_max = s.numel() > 0 ? s.max().item<double>() : 0.0;
+    out.push_back(stats_of(s, options.atol > 0.0 ? options.atol : rtol * sigma_max));
+  }
+  return out;
+}
+
+std::vector<RankSubject> rank_subjects(const attention::AttentionTrace& trace, int64_t b) {
+  if (b < 0 || b >= trace.batch)
+    throw attention::TraceQueryError("rank_subjects: image " + std::to_string(b) +
+                                     " is out of range: the trace holds " +
+                                     std::to_string(trace.batch));
+  std::vector<RankSubject> out;
+  const std::string& mech = trace.mechanism;
+  if (mech == "linear") {
+    out.push_back({"kv", trace.internal("linear.kv")[b]});
+  } else if (mech == "rala") {
+    out.push_back({"kv", trace.internal("rala.kv")[b]});
+    out.push_back({"kv_plain", trace.internal("rala.kv_plain")[b]});
+  } else if (mech == "castling") {
+    // The group's k is k̂ (unit rows) and v is as projected: the buffer the forward mixes.
+    const attention::HeadGroup& g = trace.group_of(0);
+    if (g.num_heads != trace.heads)
+      throw attention::TraceQueryError("rank_subjects: a castling trace must have one head group");
+    out.push_back({"kv", at::matmul(g.k[b].transpose(-2, -1), g.v[b])});
+  }
+  out.push_back({"output", head_outputs(trace, b)});
+  if (mech == "rala")
+    // rala.y already includes lepe(v): exactly the tensor the gate multiplies.
+    out.push_back({"output_gated", trace.internal("rala.y")[b] * trace.internal("rala.o")[b]});
+  return out;
+}
+
+}  // namespace attnlab::analysis

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/sha256.h"
 #include "core/analysis/table.h"
 
 namespace attnlab::analysis {
@@ -40,9 +41,5 @@ void write_json(const std::string& path, const nlohmann::json& j);
 // file and line on malformed input.
 Table read_table_csv(const std::string& path);
 Table read_table_json(const std::string& path);
-
-// Lowercase hex SHA-256 of a file's bytes, streamed (for the sidecar's checkpoint hash).
-std::string sha256_file(const std::string& path);
-std::string sha256_hex(const void* data, size_t n);
 
 }  // namespace attnlab::analysis

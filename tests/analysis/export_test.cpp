@@ -1,7 +1,6 @@
 // Tests for core/analysis/export.h: CSV / JSON / .npy round trips to the same numbers,
 // non-finite values, malformed input, the LaTeX booktabs layout and escapes, atomic
-// writes that leave nothing behind when interrupted, and SHA-256 (FIPS 180-2 vectors and
-// the system's sha256sum).
+// writes that leave nothing behind when interrupted.
 #include "core/analysis/export.h"
 
 #include <gtest/gtest.h>
@@ -31,22 +30,7 @@ using attnlab::testing::unique_temp_path;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// A fresh, empty directory for one test, removed at the end.
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& name) : path(unique_temp_path(name)) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  std::vector<std::string> list() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-};
+using attnlab::testing::TempDir;
 
 std::string slurp(const std::string& path) {
   const std::vector<uint8_t> bytes = io::read_file_bytes(path);
@@ -471,49 +455,6 @@ TEST(ExportLatex, FileHoldsTheSameText) {
   TempDir dir("latex");
   write_table_latex(dir.file("t.tex"), latex_table(), 2);
   EXPECT_EQ(slurp(dir.file("t.tex")), table_latex(latex_table(), 2));
-}
-
-// ---- SHA-256 --------------------------------------------------------------------------
-
-TEST(Sha256, StandardVectors) {
-  EXPECT_EQ(sha256_hex("", 0), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(sha256_hex("abc", 3),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  const std::string m448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-  EXPECT_EQ(sha256_hex(m448.data(), m448.size()),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  const std::string million(1000000, 'a');
-  EXPECT_EQ(sha256_hex(million.data(), million.size()),
-            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-}
-
-TEST(Sha256, FileMatchesMemoryAndMissingFileThrows) {
-  TempDir dir("sha_file");
-  const std::string million(1000000, 'a');
-  std::ofstream(dir.file("a.bin"), std::ios::binary) << million;
-  EXPECT_EQ(sha256_file(dir.file("a.bin")),
-            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-  EXPECT_THROW(sha256_file(dir.file("missing.bin")), io::IoError);
-}
-
-// Lengths around the padding boundaries (55/56/64 bytes) and around the 1 MiB read chunk,
-// checked against the system's sha256sum, an independent implementation.
-TEST(Sha256, MatchesSha256sum) {
-  if (std::system("command -v sha256sum > /dev/null 2>&1") != 0)
-    GTEST_SKIP() << "sha256sum is not installed";
-  TempDir dir("sha_tool");
-  std::mt19937 rng(5);
-  for (size_t n : {size_t(1), size_t(55), size_t(56), size_t(63), size_t(64), size_t(65),
-                   size_t(119), size_t(120), size_t(1) << 20, (size_t(5) << 19) + 3}) {
-    std::string bytes(n, '\0');
-    for (char& c : bytes) c = static_cast<char>(rng());
-    const std::string path = dir.file("blob.bin"), out = dir.file("sum.txt");
-    std::ofstream(path, std::ios::binary) << bytes;
-    ASSERT_EQ(std::system(("sha256sum '" + path + "' > '" + out + "'").c_str()), 0);
-    const std::string expected = slurp(out).substr(0, 64);
-    EXPECT_EQ(sha256_file(path), expected) << n << " bytes";
-    EXPECT_EQ(sha256_hex(bytes.data(), bytes.size()), expected) << n << " bytes";
-  }
 }
 
 }  // namespace

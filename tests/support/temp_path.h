@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace attnlab::testing {
 
@@ -19,5 +21,26 @@ inline std::string unique_temp_path(const std::string& name) {
           ("attnlab-" + std::to_string(::getpid()) + "-" + test + "-" + name))
       .string();
 }
+
+// A fresh, empty directory for one test, removed with everything in it at the end.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& name) : path(unique_temp_path(name)) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path / name).string(); }
+  // Names of the directory's entries, sorted.
+  std::vector<std::string> list() const {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(path))
+      names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+};
 
 }  // namespace attnlab::testing

@@ -16,6 +16,7 @@
 //               "anchor.delta_inv" (B, h, M)     Δ⁻¹ as used by the forward (inf -> 0)
 //   rows        S_i = A_i · diag(Δ⁻¹) · Aᵀ over all N tokens (prefix tokens included),
 //               computed in O(N·M) per row from the stored A; S is row-stochastic.
+//   products    S·x = Sᵀ·x (S is symmetric) in O(N·M·c), never forming S.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -34,6 +35,16 @@ class AnchorTrace : public AttentionTrace {
     const at::Tensor a = internal("anchor.A")[b][head];                     // (N, M)
     const at::Tensor inv = internal("anchor.delta_inv")[b][head];           // (M,)
     return at::matmul(a.index_select(0, q_rows) * inv, a.transpose(0, 1));  // (len, N)
+  }
+
+  // S = A diag(Δ⁻¹) Aᵀ is symmetric, so S·x = Sᵀ·x = A(Δ⁻¹ ⊙ (Aᵀx)): O(N·M·c).
+  at::Tensor compute_apply(int64_t b, const HeadGroup& g, int64_t h, const at::Tensor& x,
+                           bool transposed) const override {
+    (void)transposed;
+    const int64_t head = g.first_head + h;
+    const at::Tensor a = internal("anchor.A")[b][head];                         // (N, M)
+    const at::Tensor inv = internal("anchor.delta_inv")[b][head].unsqueeze(1);  // (M, 1)
+    return at::matmul(a, inv * at::matmul(a.t(), x));
   }
 };
 

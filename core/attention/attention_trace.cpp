@@ -122,8 +122,9 @@ at::Tensor row_on_tokens(const AttentionRow& row, const TokenLayout& layout) {
 }
 
 at::Tensor tokens_to_keys(const at::Tensor& x, const KeySpace& ks, const TokenLayout& layout) {
-  const at::Tensor key = grid_token_keys(ks, layout, x.device());
   const int64_t p = ks.prefix;
+  // grid_token_keys counts the prefix keys in; `grid` holds the grid keys only.
+  const at::Tensor key = grid_token_keys(ks, layout, x.device()) - p;
   at::Tensor grid = at::zeros({ks.key_h * ks.key_w, x.size(1)}, x.options());
   grid.index_add_(0, key, x.slice(0, p));
   if (ks.cell > 1) grid = grid / static_cast<double>(ks.cell * ks.cell);

@@ -25,6 +25,8 @@
 //               branch ran: the mixing before the output normalisation, so rows·V is the
 //               pre-normalisation y exactly. dconv's k-tap band (castling.dconv_v) and the
 //               normalisation are not part of the rows.
+//   products    A·x and Aᵀ·y (AttentionTrace::apply) in O(N·d·c) when the sparse branch did not
+//               run; with it, through chunked rows.
 #include "core/attention/castling.h"
 
 #include <ATen/ATen.h>
@@ -71,6 +73,17 @@ class CastlingTrace : public AttentionTrace {
       rows = rows + masked(branch_scores(q_raw[b][h].index_select(0, q_rows), k_raw[b][h], scale),
                            threshold);
     return rows;
+  }
+
+  // Without the sparse branch A = (1/π) Q̂K̂ᵀ + 0.5·I, so A·x = (1/π) Q̂(K̂ᵀx) + 0.5·x (and
+  // the same with Q̂, K̂ swapped for Aᵀ): O(N·d·c). The sparse branch is an N×N softmax by
+  // definition; it falls back to chunked rows.
+  at::Tensor compute_apply(int64_t b, const HeadGroup& g, int64_t h, const at::Tensor& x,
+                           bool transposed) const override {
+    if (sparse_active) return {};
+    const at::Tensor left = transposed ? g.k[b][h] : g.q[b][h];
+    const at::Tensor right = transposed ? g.q[b][h] : g.k[b][h];
+    return at::matmul(left, at::matmul(right.t(), x)) * kInvPi + 0.5 * x;
   }
 };
 

@@ -13,6 +13,7 @@
 //               included). The forward's eps is NOT in the row: the row is the exact
 //               normalised kernel, so it sums to 1; the forward's output equals rows·v
 //               scaled by den/(den + eps), den = κ(q_i)·k_sum (a relative 1e-6/den change).
+//   products    A·x and Aᵀ·y (AttentionTrace::apply) in O(N·d·c) through κK and κQ.
 #include <ATen/ATen.h>
 
 #include "core/attention/kernels.h"
@@ -29,6 +30,16 @@ class LinearTrace : public AttentionTrace {
                           const at::Tensor& q_rows) const override {
     at::Tensor scores = at::matmul(g.q[b][h].index_select(0, q_rows), g.k[b][h].transpose(0, 1));
     return scores / scores.sum(-1, /*keepdim=*/true);
+  }
+
+  // A = diag(1/den) κQ κKᵀ with den = κQ·Σκk, so A·x = κQ(κKᵀx)/den and
+  // Aᵀ·y = κK(κQᵀ(y/den)): O(N·d·c), no row is ever formed.
+  at::Tensor compute_apply(int64_t b, const HeadGroup& g, int64_t h, const at::Tensor& x,
+                           bool transposed) const override {
+    const at::Tensor q = g.q[b][h], k = g.k[b][h];                // (N, d)
+    const at::Tensor den = at::matmul(q, k.sum(0)).unsqueeze(1);  // (N, 1), as the rows' sums
+    if (transposed) return at::matmul(k, at::matmul(q.t(), x / den));
+    return at::matmul(q, at::matmul(k.t(), x)) / den;
   }
 };
 

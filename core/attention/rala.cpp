@@ -19,6 +19,7 @@
 //               R(q), R(k) are recomputed for the rows asked (O(N·d)), and the gated features
 //               y ⊙ o are derived by whoever needs them: a trace stores nothing it can derive
 //               cheaply, which keeps capture within a few percent of the forward.
+//   products    A·x and Aᵀ·y (AttentionTrace::apply) in O(N·d·c), rotating all of q and k once.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -45,6 +46,20 @@ class RalaTrace : public AttentionTrace {
         apply_rope(q, rope.sin.index_select(0, q_rows), rope.cos.index_select(0, q_rows));
     const at::Tensor num = at::matmul(q_rot, apply_rope(k, rope).transpose(0, 1)) * w;
     return num / denom.unsqueeze(1);
+  }
+
+  // A = diag(1/den) R(Q) R(K)ᵀ diag(w), so A·x = R(Q)(R(K)ᵀ(w⊙x))/den and
+  // Aᵀ·y = w⊙(R(K)(R(Q)ᵀ(y/den))): O(N·d·c), no row formed.
+  at::Tensor compute_apply(int64_t b, const HeadGroup& g, int64_t h, const at::Tensor& x,
+                           bool transposed) const override {
+    const at::Tensor w = internal("rala.w")[b][h].unsqueeze(1);  // (L, 1)
+    const at::Tensor q = g.q[b][h], k = g.k[b][h];
+    // The denominator from the un-rotated q, exactly as compute_rows has it.
+    const at::Tensor denom = (at::matmul(q, at::matmul(w.squeeze(1), k)) + 1e-6).unsqueeze(1);
+    const RopeTables rope = rope_tables(layout.height, layout.width, head_dim, k.options());
+    const at::Tensor q_rot = apply_rope(q, rope), k_rot = apply_rope(k, rope);
+    if (transposed) return w * at::matmul(k_rot, at::matmul(q_rot.t(), x / denom));
+    return at::matmul(q_rot, at::matmul(k_rot.t(), w * x)) / denom;
   }
 };
 

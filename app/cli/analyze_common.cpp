@@ -73,8 +73,12 @@ AnalyzeRequest take_analyze_request(Args& args, bool series) {
   std::vector<std::string> images = args.take_list("--images");
   r.out = args.take_option("--out");
   const std::string analyses = args.take_option("--analyses");
-  r.settings.analyses = models::parse_analyses(
-      analyses.empty() ? (series ? "mask,rank,locality" : "all") : analyses);
+  try {
+    r.settings.analyses = models::parse_analyses(
+        analyses.empty() ? (series ? "mask,rank,locality" : "all") : analyses);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--analyses: ") + e.what());
+  }
   const std::string query = args.take_option("--query");
   if (!query.empty()) {
     const auto comma = query.find(',');

@@ -204,7 +204,9 @@ TEST(AnalyzeCli, UsageErrorsWriteNothing) {
   const auto r = run_cli("analyze --model " + ckpt + " --layers 7" + img);
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("layer 7 does not exist"), std::string::npos) << r.out;
-  if (fs::exists(out)) EXPECT_TRUE(fs::is_empty(out));
+  if (fs::exists(out)) {
+    EXPECT_TRUE(fs::is_empty(out));
+  }
   fs::remove_all(out);
 }
 

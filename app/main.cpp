@@ -36,6 +36,7 @@ commands:
   analyze --model PRESET|CHECKPOINT --images FILES|DIR --out DIR
       [--analyses LIST]       maps,rollout,rank,spectra,anchors,mask,locality (default all)
       [--query y,x]           query cell on the first attention layer's grid (default centre)
+      [--query-token N]       or a token index of that layer (prefix first: 0 = cls)
       [--layers LIST]         attention layers by index, e.g. 0,3-5 (default all)
       [--fusion mean|max|min] [--residual R] [--discard F] [--no-renormalize]   rollout
       [--rank-rtol X | --rank-atol X]   rank tolerance (default torch.linalg.matrix_rank's)

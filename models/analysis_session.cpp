@@ -48,8 +48,11 @@ ForwardOptions AnalysisSettings::forward_options() const {
 nlohmann::json AnalysisSettings::to_json() const {
   nlohmann::json j;
   j["analyses"] = std::vector<std::string>(analyses.begin(), analyses.end());
-  j["query"] = query_y < 0 ? nlohmann::json("centre of the first layer's grid")
-                           : nlohmann::json({{"y", query_y}, {"x", query_x}});
+  j["query"] = query_token >= 0 ? nlohmann::json({{"token", query_token}})
+               : query_y < 0    ? nlohmann::json("centre of the first layer's grid")
+                                : nlohmann::json({{"y", query_y}, {"x", query_x}});
+  j["query_mapping"] = "a grid cell of the first layer maps to the cell containing its centre";
+  j["rollout_query"] = "the cls token when the model has one and no query was given";
   j["layers"] = layers.empty() ? nlohmann::json("all") : nlohmann::json(layers);
   j["rollout"] = {{"head_fusion", analysis::head_fusion_name(rollout.fusion)},
                   {"residual_weight", rollout.residual},

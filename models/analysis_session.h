@@ -43,6 +43,9 @@ struct AnalysisSettings {
   std::set<std::string> analyses;
   // Query position on the first selected layer's grid; y < 0 means the grid's centre.
   int64_t query_y = -1, query_x = -1;
+  // Or a token index of the first selected layer (prefix tokens first: 0 = cls); >= 0 wins
+  // over query_y/x. A prefix token is followed by name through the layers.
+  int64_t query_token = -1;
   std::vector<int64_t> layers;  // indices into the traced layers (forward order); empty: all
   analysis::RolloutOptions rollout;
   analysis::RankOptions rank;

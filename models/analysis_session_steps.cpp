@@ -34,23 +34,60 @@ Table make_table(std::string name, std::string caption, std::vector<std::string>
   return t;
 }
 
+// The query of the maps and the rollout: a prefix token by name, or a cell of the first
+// layer's grid (mapped to other grids by area).
+struct Query {
+  std::string prefix;  // non-empty: the prefix token of this name
+  analysis::GridQuery grid;
+  std::string tag;  // "cls", "q7-3"
+  // This query's token in `layout`, or -1 when the layout has no such prefix token.
+  int64_t token_in(const attention::TokenLayout& layout) const {
+    if (prefix.empty()) return analysis::token_for(grid, layout);
+    for (int64_t i = 0; i < layout.num_prefix(); ++i)
+      if (layout.prefix[size_t(i)] == prefix) return i;
+    return -1;
+  }
+};
+
+Query resolve_query(const AnalysisSettings& s, const attention::TokenLayout& first) {
+  Query q;
+  q.grid.ref_h = first.height;
+  q.grid.ref_w = first.width;
+  if (s.query_token >= 0) {
+    if (s.query_token >= first.tokens())
+      throw std::invalid_argument("query token " + std::to_string(s.query_token) +
+                                  " does not exist: the first layer has " +
+                                  std::to_string(first.tokens()) + " tokens (" +
+                                  first.describe() + ")");
+    if (first.is_prefix(s.query_token)) {
+      q.prefix = first.prefix[size_t(s.query_token)];
+      q.tag = q.prefix;
+      return q;
+    }
+    const int64_t g = s.query_token - first.num_prefix();
+    q.grid.y = g / first.width;
+    q.grid.x = g % first.width;
+  } else {
+    q.grid.y = s.query_y < 0 ? first.height / 2 : s.query_y;
+    q.grid.x = s.query_y < 0 ? first.width / 2 : s.query_x;
+  }
+  if (q.grid.y >= q.grid.ref_h || q.grid.x < 0 || q.grid.x >= q.grid.ref_w)
+    throw std::invalid_argument("query (" + std::to_string(q.grid.y) + ", " +
+                                std::to_string(q.grid.x) + ") lies outside the first layer's " +
+                                grid_text(first) + " grid");
+  q.tag = "q" + std::to_string(q.grid.y) + "-" + std::to_string(q.grid.x);
+  return q;
+}
+
 }  // namespace
 
 void AnalysisSession::add_maps(const std::string& tag, const std::vector<Layer>& layers) {
-  const auto& first = layers.front().trace->layout;
-  analysis::GridQuery q;
-  q.ref_h = first.height;
-  q.ref_w = first.width;
-  q.y = settings_.query_y < 0 ? first.height / 2 : settings_.query_y;
-  q.x = settings_.query_y < 0 ? first.width / 2 : settings_.query_x;
-  if (q.y >= q.ref_h || q.x < 0 || q.x >= q.ref_w)
-    throw std::invalid_argument("query (" + std::to_string(q.y) + ", " + std::to_string(q.x) +
-                                ") lies outside the first layer's " + grid_text(first) + " grid");
-  const std::string qtag = "q" + std::to_string(q.y) + "-" + std::to_string(q.x);
+  const Query q = resolve_query(settings_, layers.front().trace->layout);
+  const std::string& qtag = q.tag;
   Table prefix = make_table(
       "maps_prefix",
       "weight that the query token puts on each prefix token, per layer and head (query " +
-          qtag + " on the first layer's grid, mapped to each layer by area)",
+          qtag + ", a cell of the first layer's grid is mapped to each layer by area)",
       {"layer", "path", "head", "prefix", "weight"}, 4);
   for (const auto& l : layers) {
     const auto& lay = l.trace->layout;
@@ -59,7 +96,12 @@ void AnalysisSession::add_maps(const std::string& tag, const std::vector<Layer>&
            " tokens, above the map limit");
       continue;
     }
-    const analysis::QueryMap m = analysis::query_map(*l.trace, 0, analysis::token_for(q, lay));
+    const int64_t token = q.token_in(lay);
+    if (token < 0) {
+      warn("maps: layer " + std::to_string(l.index) + " has no " + q.prefix + " token");
+      continue;
+    }
+    const analysis::QueryMap m = analysis::query_map(*l.trace, 0, token);
     const std::string stem = "maps__" + tag + "__" + layer_tag(l.index) + "__" + qtag;
     sink_(to_array(m.grid, stem + "__heads", {"head", "y", "x"},
                    "attention of the query over the " + grid_text(lay) + " grid of " + l.path +
@@ -77,6 +119,7 @@ void AnalysisSession::add_maps(const std::string& tag, const std::vector<Layer>&
   // The prefix tokens' own rows (CLS attention) in the last selected layer.
   const auto& last = *layers.back().trace;
   for (const auto& name : last.layout.prefix) {
+    if (name == q.prefix) continue;  // already written as the query's own maps
     const analysis::QueryMap m = analysis::prefix_token_map(last, 0, name);
     sink_(to_array(m.grid, "maps__" + tag + "__" + layer_tag(layers.back().index) + "__" + name +
                                "__heads",
@@ -92,17 +135,17 @@ void AnalysisSession::add_rollout(const std::string& tag, const ForwardResult& r
   for (const auto& l : layers) chain.push_back(l.trace);
   const auto& first = chain.front()->layout;
   const auto& last = chain.back()->layout;
-  int64_t query = 0;
-  std::string qtag;
-  if (!last.prefix.empty() && last.prefix.front() == "cls") {
-    qtag = "cls";
+  // The cls row unless the user asked for a query (then that query, in the last layer).
+  const bool asked = settings_.query_token >= 0 || settings_.query_y >= 0;
+  Query q;
+  if (!asked && !last.prefix.empty() && last.prefix.front() == "cls") {
+    q.prefix = q.tag = "cls";
   } else {
-    analysis::GridQuery q{settings_.query_y < 0 ? first.height / 2 : settings_.query_y,
-                          settings_.query_y < 0 ? first.width / 2 : settings_.query_x,
-                          first.height, first.width};
-    query = analysis::token_for(q, last);
-    qtag = "q" + std::to_string(q.y) + "-" + std::to_string(q.x);
+    q = resolve_query(settings_, first);
   }
+  const int64_t query = q.token_in(last);
+  if (query < 0) throw attention::TraceQueryError("the last layer has no " + q.prefix + " token");
+  const std::string& qtag = q.tag;
   const analysis::RolloutResult r = analysis::rollout_query(chain, 0, query, settings_.rollout);
   const int64_t p = r.layout.num_prefix();
   sink_(to_array(r.weights.slice(0, p).reshape({r.layout.height, r.layout.width}),

@@ -86,6 +86,11 @@ AnalyzeRequest take_analyze_request(Args& args, bool series) {
     r.settings.query_y = parse_index(query.substr(0, comma), "--query");
     r.settings.query_x = parse_index(query.substr(comma + 1), "--query");
   }
+  const std::string token = args.take_option("--query-token");
+  if (!token.empty()) {
+    if (!query.empty()) throw UsageError("give --query y,x or --query-token N, not both");
+    r.settings.query_token = parse_index(token, "--query-token");
+  }
   const std::string layers = args.take_option("--layers");
   if (!layers.empty()) r.settings.layers = parse_layers(layers);
   const std::string fusion = args.take_option("--fusion");

@@ -78,7 +78,7 @@ TEST(AnalyzeCli, DeitMiniWritesACompleteSelfDescribingFolder) {
                            "maps/deit_mini__maps__demo__L00__q3-4__heads.npy",
                            "maps/deit_mini__maps__demo_2__L01__q3-4__fused.npy",
                            "maps/deit_mini__maps__demo__L01__cls__heads.npy",
-                           "rollout/deit_mini__rollout__demo__cls.npy",
+                           "rollout/deit_mini__rollout__demo__q3-4.npy",  // a query was given
                            "spectra/deit_mini__spectra__L01__output__log_amplitude.npy",
                            "rank_sigma/deit_mini__rank_sigma__L00__output.npy"})
     EXPECT_TRUE(listed(names, part)) << part << "\n" << r.out;
@@ -99,6 +99,26 @@ TEST(AnalyzeCli, DeitMiniWritesACompleteSelfDescribingFolder) {
       attnlab::io::read_npy(out + "/maps/deit_mini__maps__demo__L00__q3-4__heads.npy");
   EXPECT_EQ(map.shape, (std::vector<int64_t>{2, 14, 14}));
   fs::remove_all(out);
+}
+
+TEST(AnalyzeCli, QueryByTokenIndex) {
+  const std::string out = attnlab::testing::unique_temp_path("token");
+  const std::string model = "analyze --model " + parity_dir() + "/deit_mini.safetensors --images " +
+                            demo_image() + " --analyses maps,rollout --out " + out;
+  auto r = run_cli(model + " --query-token 0");  // the cls token, followed through the layers
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto names = check_folder(out, "deit_mini");
+  EXPECT_TRUE(listed(names, "maps__demo__L00__cls__heads")) << r.out;
+  EXPECT_TRUE(listed(names, "maps__demo__L01__cls__heads")) << r.out;
+  EXPECT_TRUE(listed(names, "rollout__demo__cls")) << r.out;
+  fs::remove_all(out);
+  r = run_cli(model + " --query-token 17");  // 1 + 16: grid row 1, column 2 of 14
+  ASSERT_EQ(r.code, 0) << r.out;
+  names = check_folder(out, "deit_mini");
+  EXPECT_TRUE(listed(names, "maps__demo__L01__q1-2__fused")) << r.out;
+  EXPECT_TRUE(listed(names, "rollout__demo__q1-2")) << r.out;
+  fs::remove_all(out);
+  EXPECT_EQ(run_cli(model + " --query-token 17 --query 1,2").code, 2);
 }
 
 TEST(AnalyzeCli, EveryBackboneFamilyGetsItsAnalyses) {

@@ -64,11 +64,21 @@ void BM_OneAnalysis(benchmark::State& state, const std::string& analysis) {
     benchmark::DoNotOptimize(session.images());
   }
 }
-BENCHMARK_CAPTURE(BM_OneAnalysis, maps, std::string("maps"))->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysis, rollout, std::string("rollout"))->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysis, rank, std::string("rank"))->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysis, spectra, std::string("spectra"))->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysis, locality, std::string("locality"))->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysis, maps, std::string("maps"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysis, rollout, std::string("rollout"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysis, rank, std::string("rank"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysis, spectra, std::string("spectra"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysis, locality, std::string("locality"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_QueryOverview(benchmark::State& state) {
   at::NoGradGuard no_grad;
@@ -101,6 +111,18 @@ void BM_RankAllHeads(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_RankAllHeads)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The baseline for the image set: the same 100 images through the plain forward.
+void BM_ImageSet100Forward(benchmark::State& state) {
+  at::NoGradGuard no_grad;
+  auto model = make_model("deit_tiny_patch16_224");
+  const at::Tensor images = at::randn({100, 3, 224, 224});
+  for (auto _ : state)
+    for (int64_t i = 0; i < images.size(0); ++i)
+      benchmark::DoNotOptimize(model->run(images.slice(0, i, i + 1)).logits);
+  state.SetItemsProcessed(state.iterations() * images.size(0));
+}
+BENCHMARK(BM_ImageSet100Forward)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
 
 void BM_ImageSet100(benchmark::State& state) {
   at::NoGradGuard no_grad;

@@ -11,8 +11,8 @@
 namespace attnlab::models {
 
 const std::vector<std::string>& analysis_names() {
-  static const std::vector<std::string> names{"maps", "rollout", "rank",    "spectra",
-                                              "anchors", "mask", "locality"};
+  static const std::vector<std::string> names{"maps",    "rollout", "rank",    "spectra",
+                                              "anchors", "mask",    "locality"};
   return names;
 }
 
@@ -182,8 +182,7 @@ std::vector<analysis::Array> AnalysisSession::arrays() const {
   for (const auto& key : spectra_order_) {
     const analysis::Spectrum s = spectra_.at(key).result();
     const std::string n = std::to_string(s.images);
-    out.push_back(to_array(s.mean_log_amplitude, key + "__log_amplitude",
-                           {"channel", "fy", "fx"},
+    out.push_back(to_array(s.mean_log_amplitude, key + "__log_amplitude", {"channel", "fy", "fx"},
                            "mean over " + n +
                                " images of log|fftshift(fft2)| per channel (shift over the "
                                "spatial axes only; zero frequency at (H/2, W/2))"));

@@ -49,7 +49,7 @@ struct AnalysisSettings {
   std::vector<int64_t> layers;  // indices into the traced layers (forward order); empty: all
   analysis::RolloutOptions rollout;
   analysis::RankOptions rank;
-  double mask_threshold = -1.0;  // < 0: each castling layer's own threshold option
+  double mask_threshold = -1.0;      // < 0: each castling layer's own threshold option
   int64_t map_max_tokens = 1 << 16;  // refuse per-image maps above this many tokens
 
   // The forward options these analyses need (traces; layer outputs for spectra).

@@ -55,10 +55,9 @@ Query resolve_query(const AnalysisSettings& s, const attention::TokenLayout& fir
   q.grid.ref_w = first.width;
   if (s.query_token >= 0) {
     if (s.query_token >= first.tokens())
-      throw std::invalid_argument("query token " + std::to_string(s.query_token) +
-                                  " does not exist: the first layer has " +
-                                  std::to_string(first.tokens()) + " tokens (" +
-                                  first.describe() + ")");
+      throw std::invalid_argument(
+          "query token " + std::to_string(s.query_token) + " does not exist: the first layer has " +
+          std::to_string(first.tokens()) + " tokens (" + first.describe() + ")");
     if (first.is_prefix(s.query_token)) {
       q.prefix = first.prefix[size_t(s.query_token)];
       q.tag = q.prefix;
@@ -86,8 +85,8 @@ void AnalysisSession::add_maps(const std::string& tag, const std::vector<Layer>&
   const std::string& qtag = q.tag;
   Table prefix = make_table(
       "maps_prefix",
-      "weight that the query token puts on each prefix token, per layer and head (query " +
-          qtag + ", a cell of the first layer's grid is mapped to each layer by area)",
+      "weight that the query token puts on each prefix token, per layer and head (query " + qtag +
+          ", a cell of the first layer's grid is mapped to each layer by area)",
       {"layer", "path", "head", "prefix", "weight"}, 4);
   for (const auto& l : layers) {
     const auto& lay = l.trace->layout;
@@ -121,8 +120,8 @@ void AnalysisSession::add_maps(const std::string& tag, const std::vector<Layer>&
   for (const auto& name : last.layout.prefix) {
     if (name == q.prefix) continue;  // already written as the query's own maps
     const analysis::QueryMap m = analysis::prefix_token_map(last, 0, name);
-    sink_(to_array(m.grid, "maps__" + tag + "__" + layer_tag(layers.back().index) + "__" + name +
-                               "__heads",
+    sink_(to_array(m.grid,
+                   "maps__" + tag + "__" + layer_tag(layers.back().index) + "__" + name + "__heads",
                    {"head", "y", "x"},
                    "attention of the " + name + " token over the " + grid_text(last.layout) +
                        " grid of " + layers.back().path + ", per head"));
@@ -155,11 +154,12 @@ void AnalysisSession::add_rollout(const std::string& tag, const ForwardResult& r
                      analysis::head_fusion_name(r.options.fusion) + " fusion, residual " +
                      std::to_string(r.options.residual) + ", discard " +
                      std::to_string(r.options.discard_ratio) + ")"));
-  Table t = make_table("rollout_summary",
-                       "rollout of the " + qtag +
-                           " row: mass on the first layer's prefix tokens and on its grid",
-                       {"token", "weight"}, 1);
-  for (int64_t i = 0; i < p; ++i) t.add_row({r.layout.prefix[size_t(i)], r.weights[i].item<double>()});
+  Table t = make_table(
+      "rollout_summary",
+      "rollout of the " + qtag + " row: mass on the first layer's prefix tokens and on its grid",
+      {"token", "weight"}, 1);
+  for (int64_t i = 0; i < p; ++i)
+    t.add_row({r.layout.prefix[size_t(i)], r.weights[i].item<double>()});
   t.add_row({"grid", r.weights.slice(0, p).sum().item<double>()});
   accumulate(t);
 }
@@ -174,7 +174,8 @@ void AnalysisSession::add_rank(const std::vector<Layer>& layers) {
   Table summary = make_table(
       "rank_layers",
       "rank statistics per layer and matrix kind, averaged over heads; full = min(rows, cols); "
-      "tolerance " + settings_.rank.describe(),
+      "tolerance " +
+          settings_.rank.describe(),
       {"layer", "path", "mechanism", "matrix", "full", "rank", "effective_rank", "stable_rank"}, 4);
   for (const auto& l : layers) {
     for (const auto& subject : analysis::rank_subjects(*l.trace, 0)) {
@@ -193,12 +194,12 @@ void AnalysisSession::add_rank(const std::vector<Layer>& layers) {
         sigmas.push_back(s.sigma);
       }
       const double n = double(std::max<size_t>(1, stats.size()));
-      summary.add_row({l.index, l.path, l.trace->mechanism, subject.name,
-                       std::min(rows, cols), rank / n, eff / n, stable / n});
-      add_sum("rank_sigma__" + layer_tag(l.index) + "__" + subject.name,
-              "singular values (descending) of each head's " + subject.name + " matrix in " +
-                  l.path,
-              {"head", "index"}, at::stack(sigmas));
+      summary.add_row({l.index, l.path, l.trace->mechanism, subject.name, std::min(rows, cols),
+                       rank / n, eff / n, stable / n});
+      add_sum(
+          "rank_sigma__" + layer_tag(l.index) + "__" + subject.name,
+          "singular values (descending) of each head's " + subject.name + " matrix in " + l.path,
+          {"head", "index"}, at::stack(sigmas));
     }
   }
   accumulate(heads);
@@ -211,9 +212,9 @@ void AnalysisSession::add_spectra(const std::vector<Layer>& layers, const Forwar
       "high-frequency energy ratio (energy beyond half the Nyquist radius / total), mean over "
       "channels, per layer and branch",
       {"layer", "path", "branch", "channels", "high_frequency_ratio"}, 3);
-  Table channels = make_table("spectra_channels",
-                              "high-frequency energy ratio per layer, branch and channel",
-                              {"layer", "path", "branch", "channel", "high_frequency_ratio"}, 4);
+  Table channels =
+      make_table("spectra_channels", "high-frequency energy ratio per layer, branch and channel",
+                 {"layer", "path", "branch", "channel", "high_frequency_ratio"}, 4);
   for (const auto& l : layers) {
     const auto& lay = l.trace->layout;
     std::vector<std::pair<std::string, at::Tensor>> features;  // branch -> (1, H, W, C)
@@ -238,10 +239,12 @@ void AnalysisSession::add_spectra(const std::vector<Layer>& layers, const Forwar
       const std::string key = "spectra__" + layer_tag(l.index) + "__" + branch;
       if (!spectra_.count(key)) spectra_order_.push_back(key);
       spectra_[key].add(f);
-      const at::Tensor hf = analysis::high_frequency_ratio(f)[0];  // (C,)
+      const at::Tensor hf =
+          analysis::high_frequency_ratio(f)[0].to(at::kCPU, at::kDouble).contiguous();
       summary.add_row({l.index, l.path, branch, hf.size(0), hf.mean().item<double>()});
+      const double* ratio = hf.data_ptr<double>();  // (C,): one row per channel, no per-item op
       for (int64_t c = 0; c < hf.size(0); ++c)
-        channels.add_row({l.index, l.path, branch, c, hf[c].item<double>()});
+        channels.add_row({l.index, l.path, branch, c, ratio[c]});
     }
   }
   accumulate(summary);
@@ -261,8 +264,9 @@ void AnalysisSession::add_anchors(const std::string& tag, const std::vector<Laye
     const auto a = analysis::anchor_assignment(*l.trace, 0);
     const auto& lay = l.trace->layout;
     const int64_t p = lay.num_prefix(), heads_n = a.hard.size(0);
-    const at::Tensor grid_hard =
-        at::cat({a.hard, a.fused_hard.unsqueeze(0)}).slice(1, p).reshape({heads_n + 1, lay.height, lay.width});
+    const at::Tensor grid_hard = at::cat({a.hard, a.fused_hard.unsqueeze(0)})
+                                     .slice(1, p)
+                                     .reshape({heads_n + 1, lay.height, lay.width});
     const std::string stem = "anchors__" + tag + "__" + layer_tag(l.index);
     sink_(to_array(grid_hard, stem + "__hard", {"head", "y", "x"},
                    "hard anchor (argmax of A) of every grid token of " + l.path +
@@ -280,9 +284,8 @@ void AnalysisSession::add_anchors(const std::string& tag, const std::vector<Laye
       for (int64_t k = 0; k < m; ++k)
         usage.add_row({l.index, l.path, std::to_string(h), k, a.usage[h][k].item<double>()});
     }
-    heads.add_row({l.index, l.path, "fused", a.fused_coherence,
-                   a.entropy.mean().item<double>(), used(a.fused_hard, m),
-                   a.fused_usage.max().item<double>()});
+    heads.add_row({l.index, l.path, "fused", a.fused_coherence, a.entropy.mean().item<double>(),
+                   used(a.fused_hard, m), a.fused_usage.max().item<double>()});
   }
   accumulate(heads);
   accumulate(usage);
@@ -312,9 +315,9 @@ void AnalysisSession::add_locality(const std::vector<Layer>& layers) {
   Table heads = make_table("locality_heads",
                            "mean attention distance (in patches of the layer's grid) per head",
                            {"layer", "path", "mechanism", "grid", "head", "mean_distance"}, 5);
-  Table summary = make_table("locality_layers",
-                             "mean attention distance (patches) per layer, mean over heads",
-                             {"layer", "path", "mechanism", "grid", "mean_distance"}, 4);
+  Table summary =
+      make_table("locality_layers", "mean attention distance (patches) per layer, mean over heads",
+                 {"layer", "path", "mechanism", "grid", "mean_distance"}, 4);
   for (const auto& l : layers) {
     const at::Tensor d = analysis::mean_attention_distance(*l.trace, 0);
     const std::string grid = grid_text(l.trace->layout);

@@ -82,8 +82,8 @@ image::Preprocessing default_preprocessing(const Json& config) {
   const bool deit_style =
       arch == "vit" || arch == "anchor_deit_distilled" || arch == "castling_deit";
   // timm's DeiT eval uses crop_pct 0.9: int(224 / 0.9) = 248.
-  const double resize = deit_style ? static_cast<double>(size) / 0.9
-                                   : static_cast<double>(size) * 256.0 / 224.0;
+  const double resize =
+      deit_style ? static_cast<double>(size) / 0.9 : static_cast<double>(size) * 256.0 / 224.0;
   return image::imagenet_eval(static_cast<int>(resize), static_cast<int>(size));
 }
 

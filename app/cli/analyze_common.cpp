@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "core/io/image_io.h"

@@ -19,7 +19,8 @@
 namespace attnlab::cli {
 namespace {
 
-nlohmann::json images_json(const std::vector<ImageInput>& images, const std::vector<std::string>& failed) {
+nlohmann::json images_json(const std::vector<ImageInput>& images,
+                           const std::vector<std::string>& failed) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& im : images) {
     const bool bad = std::find(failed.begin(), failed.end(), im.path) != failed.end();
@@ -52,10 +53,10 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
   sidecar["images"] = images_json(req.images, failed);
   sidecar["layers"] = session.layers_json();
   sidecar["warnings"] = session.warnings();
-  sidecar["seconds"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  sidecar["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string sidecar_path = folder.write_sidecar(sidecar);
-  for (const auto& w : session.warnings()) std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
+  for (const auto& w : session.warnings())
+    std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
   std::printf("%s: %lld image(s) analysed, %zu files in %s (settings: %s)\n", req.model.tag.c_str(),
               static_cast<long long>(session.images()), folder.files_written() + 1,
               folder.dir().c_str(), sidecar_path.c_str());
@@ -82,8 +83,7 @@ int cmd_analyze_series(Args args, const GlobalOptions& g) {
     const auto failed = analyse_images(session, *model.model, device, req.model.preprocessing,
                                        req.images, progress);
     any_failed = any_failed || !failed.empty();
-    if (session.images() == 0)
-      throw std::runtime_error("no image could be analysed with " + path);
+    if (session.images() == 0) throw std::runtime_error("no image could be analysed with " + path);
     const nlohmann::json step = checkpoint_step(path);
     for (const auto& t : session.tables()) {
       if (!series.count(t.name)) {
@@ -97,9 +97,9 @@ int cmd_analyze_series(Args args, const GlobalOptions& g) {
         series[t.name] = s;
       }
       for (const auto& row : t.rows) {
-        std::vector<analysis::Cell> r{int64_t(i), std::filesystem::path(path).filename().string(),
-                                      step.is_number() ? analysis::Cell(step.get<int64_t>())
-                                                       : analysis::Cell(int64_t(i))};
+        std::vector<analysis::Cell> r{
+            int64_t(i), std::filesystem::path(path).filename().string(),
+            step.is_number() ? analysis::Cell(step.get<int64_t>()) : analysis::Cell(int64_t(i))};
         r.insert(r.end(), row.begin(), row.end());
         series[t.name].add_row(std::move(r));
       }
@@ -121,8 +121,7 @@ int cmd_analyze_series(Args args, const GlobalOptions& g) {
   sidecar["images"] = images_json(req.images, {});
   sidecar["warnings"] = warnings;
   sidecar["step_column"] = "the checkpoint's 'step' metadata when it has one, else its index";
-  sidecar["seconds"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  sidecar["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string sidecar_path = folder.write_sidecar(sidecar);
   for (const auto& w : warnings) std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
   std::printf("%zu checkpoints analysed, %zu files in %s (settings: %s)\n", req.checkpoints.size(),

@@ -13,9 +13,10 @@ namespace {
 
 bool looks_like_image(const std::filesystem::path& p) {
   std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  static const char* kExts[] = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff",
-                                ".webp", ".ppm", ".pgm", ".pbm", ".pnm"};
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  static const char* kExts[] = {".png",  ".jpg", ".jpeg", ".bmp", ".tif", ".tiff",
+                                ".webp", ".ppm", ".pgm",  ".pbm", ".pnm"};
   return std::find(std::begin(kExts), std::end(kExts), ext) != std::end(kExts);
 }
 

@@ -103,11 +103,10 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& devic
     r.describe["checkpoint"] = nullptr;
     r.describe["weights"] = "random initialisation (no checkpoint), at::manual_seed(0)";
   } else {
-    r.describe["checkpoint"] = {
-        {"path", std::filesystem::absolute(choice.checkpoint).string()},
-        {"sha256", analysis::sha256_file(choice.checkpoint)},
-        {"bytes", std::filesystem::file_size(choice.checkpoint)},
-        {"container_key", choice.key}};
+    r.describe["checkpoint"] = {{"path", std::filesystem::absolute(choice.checkpoint).string()},
+                                {"sha256", analysis::sha256_file(choice.checkpoint)},
+                                {"bytes", std::filesystem::file_size(choice.checkpoint)},
+                                {"container_key", choice.key}};
   }
   return r;
 }

@@ -35,7 +35,7 @@ ModelChoice with_checkpoint(ModelChoice base, const std::string& checkpoint);
 
 struct ReadyModel {
   std::shared_ptr<models::Backbone> model;
-  nlohmann::json config;  // as fitted to the weights
+  nlohmann::json config;    // as fitted to the weights
   nlohmann::json describe;  // for the sidecar: arch, config, preset, checkpoint + sha256, ...
 };
 // Builds and loads the model (eval mode) on `device`.

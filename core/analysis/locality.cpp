@@ -45,14 +45,16 @@ at::Tensor mean_attention_distance(const attention::AttentionTrace& trace, int64
   for (int64_t g0 = 0; g0 < grid; g0 += chunk_rows) {
     const int64_t g1 = std::min(grid, g0 + chunk_rows);
     const at::Tensor queries = at::arange(p + g0, p + g1, at::kLong);
+    at::Tensor dist;  // (n, grid), the same for every head: computed once per chunk
     for (int64_t h = 0; h < trace.heads; ++h) {
       const at::Tensor rows = trace.rows(b, h, queries);  // (n, K) on the trace's device
       // Only grid keys have a position: prefix columns are dropped, not renormalised away.
       const at::Tensor on_grid = attention::rows_on_tokens(rows, trace.group_of(h).keys, layout)
                                      .slice(1, p)
                                      .to(at::kDouble);
-      const at::Tensor dist = distances(grid_positions(layout, g0, g1, rows.device()),
-                                        grid_positions(layout, 0, grid, rows.device()));
+      if (!dist.defined())
+        dist = distances(grid_positions(layout, g0, g1, rows.device()),
+                         grid_positions(layout, 0, grid, rows.device()));
       total[h] += (on_grid * dist).sum().cpu();
     }
   }

@@ -17,10 +17,10 @@ using attnlab::models::AnalysisSettings;
 
 std::shared_ptr<attnlab::models::Backbone> deit_mini() {
   const std::string dir = attnlab::testing::parity_dir();
-  auto m = attnlab::models::load_model(
-               attnlab::models::config_from_file(dir + "/deit_mini.config.json"),
-               dir + "/deit_mini.safetensors")
-               .model;
+  auto m =
+      attnlab::models::load_model(attnlab::models::config_from_file(dir + "/deit_mini.config.json"),
+                                  dir + "/deit_mini.safetensors")
+          .model;
   m->eval();
   return m;
 }
@@ -59,8 +59,7 @@ TEST(AnalysisSession, SetStatisticsEqualThoseOfSingleImages) {
         const double x = ta.rows[r][mean_col].number(), y = tb.rows[r][mean_col].number();
         EXPECT_NEAR(t.rows[r][mean_col].number(), (x + y) / 2, 1e-9 * (1 + std::abs(x)))
             << name << " " << t.columns[mean_col];
-        EXPECT_NEAR(t.rows[r][mean_col + 1].number(), std::abs(x - y) / 2,
-                    1e-9 * (1 + std::abs(x)))
+        EXPECT_NEAR(t.rows[r][mean_col + 1].number(), std::abs(x - y) / 2, 1e-9 * (1 + std::abs(x)))
             << name << " " << t.columns[mean_col + 1];
       }
     }
@@ -72,7 +71,8 @@ TEST(AnalysisSession, ArraysReachTheSinkPerImageAndStateDoesNotGrow) {
   AnalysisSettings s;
   s.analyses = attnlab::models::parse_analyses("maps,rollout,locality");
   std::vector<std::string> seen;
-  AnalysisSession session(s, [&](const attnlab::analysis::Array& arr) { seen.push_back(arr.name); });
+  AnalysisSession session(s,
+                          [&](const attnlab::analysis::Array& arr) { seen.push_back(arr.name); });
   at::NoGradGuard no_grad;
   session.add("first", model->run(at::randn({1, 3, 224, 224}), s.forward_options()));
   const size_t per_image = seen.size();
@@ -80,7 +80,8 @@ TEST(AnalysisSession, ArraysReachTheSinkPerImageAndStateDoesNotGrow) {
   EXPECT_EQ(per_image, 2u * 2u + 1u + 1u);
   const size_t rows_after_one = find(session.tables(), "locality_heads").rows.size();
   for (int i = 0; i < 3; ++i)
-    session.add("more" + std::to_string(i), model->run(at::randn({1, 3, 224, 224}), s.forward_options()));
+    session.add("more" + std::to_string(i),
+                model->run(at::randn({1, 3, 224, 224}), s.forward_options()));
   EXPECT_EQ(seen.size(), 4 * per_image);
   EXPECT_EQ(find(session.tables(), "locality_heads").rows.size(), rows_after_one);
   EXPECT_EQ(session.images(), 4);
@@ -89,7 +90,8 @@ TEST(AnalysisSession, ArraysReachTheSinkPerImageAndStateDoesNotGrow) {
 
 TEST(AnalysisSession, RefusesBatchesAndUnknownNames) {
   EXPECT_THROW(attnlab::models::parse_analyses("maps,nope"), std::invalid_argument);
-  EXPECT_EQ(attnlab::models::parse_analyses("all").size(), attnlab::models::analysis_names().size());
+  EXPECT_EQ(attnlab::models::parse_analyses("all").size(),
+            attnlab::models::analysis_names().size());
   auto model = deit_mini();
   AnalysisSettings s;
   s.analyses = {"locality"};

@@ -3,6 +3,7 @@
 // and parses back), each backbone family gets its own analyses (anchors, HiLo branches,
 // Castling masks), bad images are skipped without losing the others, and usage errors are
 // refused before anything is written.
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,6 +12,10 @@
 
 #include "core/analysis/export.h"
 #include "core/io/npy.h"
+#include "core/io/safetensors.h"
+#include "core/io/torch_bridge.h"
+#include "models/model_registry.h"
+#include "models/presets.h"
 #include "tests/support/cli_runner.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_path.h"
@@ -21,7 +26,9 @@ namespace fs = std::filesystem;
 using attnlab::testing::parity_dir;
 using attnlab::testing::run_cli;
 
-std::string demo_image() { return std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png"; }
+std::string demo_image() {
+  return std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png";
+}
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
@@ -73,14 +80,14 @@ TEST(AnalyzeCli, DeitMiniWritesACompleteSelfDescribingFolder) {
                          demo_image() + " --out " + out + " --query 3,4");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto names = check_folder(out, "deit_mini");
-  for (const char* part : {"deit_mini__rank_heads.csv", "deit_mini__rank_layers.tex",
-                           "deit_mini__locality_heads.json", "deit_mini__maps_prefix.csv",
-                           "maps/deit_mini__maps__demo__L00__q3-4__heads.npy",
-                           "maps/deit_mini__maps__demo_2__L01__q3-4__fused.npy",
-                           "maps/deit_mini__maps__demo__L01__cls__heads.npy",
-                           "rollout/deit_mini__rollout__demo__q3-4.npy",  // a query was given
-                           "spectra/deit_mini__spectra__L01__output__log_amplitude.npy",
-                           "rank_sigma/deit_mini__rank_sigma__L00__output.npy"})
+  for (const char* part :
+       {"deit_mini__rank_heads.csv", "deit_mini__rank_layers.tex", "deit_mini__locality_heads.json",
+        "deit_mini__maps_prefix.csv", "maps/deit_mini__maps__demo__L00__q3-4__heads.npy",
+        "maps/deit_mini__maps__demo_2__L01__q3-4__fused.npy",
+        "maps/deit_mini__maps__demo__L01__cls__heads.npy",
+        "rollout/deit_mini__rollout__demo__q3-4.npy",  // a query was given
+        "spectra/deit_mini__spectra__L01__output__log_amplitude.npy",
+        "rank_sigma/deit_mini__rank_sigma__L00__output.npy"})
     EXPECT_TRUE(listed(names, part)) << part << "\n" << r.out;
   const nlohmann::json side = read_json(out + "/deit_mini__settings.json");
   EXPECT_EQ(side["model"]["checkpoint"]["sha256"], attnlab::analysis::sha256_file(ckpt));
@@ -95,8 +102,7 @@ TEST(AnalyzeCli, DeitMiniWritesACompleteSelfDescribingFolder) {
   const auto t = attnlab::analysis::read_table_csv(out + "/deit_mini__locality_heads.csv");
   EXPECT_EQ(t.rows.at(0).at(t.column("images")).i, 2);
   EXPECT_NEAR(t.rows.at(0).at(t.column("mean_distance_std")).number(), 0.0, 1e-9);  // same image
-  const auto map =
-      attnlab::io::read_npy(out + "/maps/deit_mini__maps__demo__L00__q3-4__heads.npy");
+  const auto map = attnlab::io::read_npy(out + "/maps/deit_mini__maps__demo__L00__q3-4__heads.npy");
   EXPECT_EQ(map.shape, (std::vector<int64_t>{2, 14, 14}));
   fs::remove_all(out);
 }
@@ -168,6 +174,50 @@ TEST(AnalyzeCli, CastlingMaskSparsity) {
   fs::remove_all(out);
 }
 
+// Castling's Fig. 6 data: two checkpoints (different seeds) with 'step' metadata, saved as
+// safetensors with their config; analyze-series writes one block of mask rows per
+// checkpoint, in order, with the step column from the metadata.
+TEST(AnalyzeCli, CastlingMaskSeriesFollowsTheCheckpoints) {
+  const auto& preset = attnlab::models::find_preset("castling_deit_tiny");
+  std::vector<std::string> paths;
+  for (int step : {100, 200}) {
+    at::manual_seed(step);
+    auto model = attnlab::models::make_backbone(preset.config);
+    attnlab::io::TensorDict dict;
+    for (const auto& p : model->named_parameters())
+      dict.add(p.key(), attnlab::io::from_torch(p.value().detach()));
+    for (const auto& b : model->named_buffers())
+      dict.add(b.key(), attnlab::io::from_torch(b.value().detach()));
+    std::map<std::string, std::string> meta;
+    for (const auto& [k, v] : preset.config.items()) meta[k] = v.dump();
+    meta["step"] = std::to_string(step);
+    paths.push_back(attnlab::testing::unique_temp_path("castling_step" + std::to_string(step) +
+                                                       ".safetensors"));
+    attnlab::io::write_safetensors(paths.back(), dict, meta);
+  }
+  const std::string out = attnlab::testing::unique_temp_path("castling_series");
+  const auto r =
+      run_cli("analyze-series --checkpoints " + paths[0] + " " + paths[1] + " --images " +
+              demo_image() + " --out " + out + " --analyses mask --layers 0,5" +
+              // Untrained attention is near uniform (1/197 ≈ 0.0051 per entry): a
+              // threshold there splits the entries, so the seeds differ.
+              " --mask-threshold 0.005");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto t = attnlab::analysis::read_table_csv(out + "/" + fs::path(paths[0]).stem().string() +
+                                                   "_series__mask_heads_series.csv");
+  ASSERT_EQ(t.rows.size(), 2u * 2u * 4u);  // 2 checkpoints × 2 layers × (3 heads + all)
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const int64_t ckpt = static_cast<int64_t>(i / 8);
+    EXPECT_EQ(t.rows[i].at(t.column("checkpoint_index")).i, ckpt);
+    EXPECT_EQ(t.rows[i].at(t.column("step")).i, ckpt == 0 ? 100 : 200);
+  }
+  // Different weights, different masks.
+  EXPECT_NE(t.rows[3].at(t.column("fraction_mean")).number(),
+            t.rows[11].at(t.column("fraction_mean")).number());
+  fs::remove_all(out);
+  for (const auto& p : paths) fs::remove(p);
+}
+
 TEST(AnalyzeCli, SeriesKeepsCheckpointOrder) {
   const std::string out = attnlab::testing::unique_temp_path("series");
   const std::string a = parity_dir() + "/deit_mini.safetensors";
@@ -176,8 +226,8 @@ TEST(AnalyzeCli, SeriesKeepsCheckpointOrder) {
                          parity_dir() + "/deit_mini.config.json --images " + demo_image() +
                          " --out " + out + " --analyses locality,rank");
   ASSERT_EQ(r.code, 0) << r.out;
-  const auto t = attnlab::analysis::read_table_csv(
-      out + "/deit_mini_series__locality_layers_series.csv");
+  const auto t =
+      attnlab::analysis::read_table_csv(out + "/deit_mini_series__locality_layers_series.csv");
   ASSERT_EQ(t.rows.size(), 4u);  // 2 checkpoints × 2 layers
   EXPECT_EQ(t.rows[0].at(t.column("checkpoint_index")).i, 0);
   EXPECT_EQ(t.rows[3].at(t.column("checkpoint_index")).i, 1);
@@ -209,13 +259,12 @@ TEST(AnalyzeCli, UsageErrorsWriteNothing) {
   const std::string out = attnlab::testing::unique_temp_path("usage");
   const std::string ckpt = parity_dir() + "/deit_mini.safetensors";
   const std::string img = " --images " + demo_image() + " --out " + out;
-  for (const std::string& args :
-       {"analyze" + img, "analyze --model no_such_model" + img,
-        "analyze --model deit_small_patch16_224" + img,
-        "analyze --model " + ckpt + " --analyses maps,nonsense" + img,
-        "analyze --model " + ckpt + " --query 3" + img,
-        "analyze --model " + ckpt + " --discard 1.5" + img,
-        "analyze --model " + ckpt + " --images " + demo_image()}) {
+  for (const std::string& args : {"analyze" + img, "analyze --model no_such_model" + img,
+                                  "analyze --model deit_small_patch16_224" + img,
+                                  "analyze --model " + ckpt + " --analyses maps,nonsense" + img,
+                                  "analyze --model " + ckpt + " --query 3" + img,
+                                  "analyze --model " + ckpt + " --discard 1.5" + img,
+                                  "analyze --model " + ckpt + " --images " + demo_image()}) {
     const auto r = run_cli(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_FALSE(fs::exists(out)) << args;

@@ -9,31 +9,15 @@
 #include <cstdio>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/model_choice.h"
 #include "core/io/safetensors.h"
-#include "core/io/tensor_file.h"
 #include "core/io/torch_bridge.h"
 #include "core/runtime/device.h"
 #include "models/attention_module.h"
 #include "models/checkpoint_loading.h"
 #include "models/model_registry.h"
-#include "models/presets.h"
 
 namespace attnlab::cli {
-namespace {
-
-models::Json choose_config(const std::string& config_path, const std::string& preset,
-                           const std::string& checkpoint) {
-  if (!config_path.empty() && !preset.empty())
-    throw UsageError("give either --config or --preset, not both");
-  if (!config_path.empty()) return models::config_from_file(config_path);
-  if (!preset.empty()) return models::find_preset(preset).config;
-  const io::TensorFile f = io::read_tensor_file(checkpoint);
-  if (f.metadata.count("arch")) return models::config_from_metadata(f.metadata);
-  throw UsageError(checkpoint + " carries no model config; give --config JSON or --preset NAME");
-}
-
-}  // namespace
-
 int cmd_infer(Args args, const GlobalOptions& g) {
   const std::string checkpoint = args.take_option("--checkpoint");
   const std::string config_path = args.take_option("--config");
@@ -49,7 +33,7 @@ int cmd_infer(Args args, const GlobalOptions& g) {
   if (half && !runtime::select_device(g.device).is_cuda())
     throw UsageError("--half keeps half-precision weights on a CUDA device; this run is on " +
                      runtime::select_device(g.device).str());
-  const models::Json config = choose_config(config_path, preset, checkpoint);
+  const models::Json config = config_for_checkpoint(checkpoint, preset, config_path);
   const auto inputs = nn::read_tensor_map(input_path);
   if (!inputs.count("input")) throw std::runtime_error(input_path + " has no tensor named 'input'");
   const at::Tensor input = inputs.at("input").to(at::kFloat);

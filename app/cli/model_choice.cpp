@@ -12,18 +12,17 @@
 #include "models/presets.h"
 
 namespace attnlab::cli {
-namespace {
 
 nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
                                      const std::string& config_path) {
+  if (!config_path.empty() && !preset.empty())
+    throw UsageError("give either --config or --preset, not both");
   if (!config_path.empty()) return models::config_from_file(config_path);
   if (!preset.empty()) return models::find_preset(preset).config;
   const io::TensorFile f = io::read_tensor_file(checkpoint);
   if (f.metadata.count("arch")) return models::config_from_metadata(f.metadata);
   throw UsageError(checkpoint + " carries no model config; give --preset NAME or --config JSON");
 }
-
-}  // namespace
 
 ModelChoice take_model_choice(Args& args) {
   ModelChoice c;

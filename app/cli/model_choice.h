@@ -28,6 +28,11 @@ struct ModelChoice {
   std::string tag;  // for file names: preset or checkpoint stem
 };
 
+// A checkpoint's model config: --config, else --preset, else its safetensors metadata;
+// UsageError when none says what the model is.
+nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
+                                     const std::string& config_path);
+
 // Takes the options above from `args`. Throws UsageError for contradictory or missing ones.
 ModelChoice take_model_choice(Args& args);
 // For a series: the same options, but the checkpoint comes from each file.

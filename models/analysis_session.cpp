@@ -123,7 +123,7 @@ void AnalysisSession::add(const std::string& image_tag, const ForwardResult& res
   const auto& a = settings_.analyses;
   at::NoGradGuard no_grad;
   if (a.count("maps")) guarded("maps", [&] { add_maps(image_tag, layers); });
-  if (a.count("rollout")) guarded("rollout", [&] { add_rollout(image_tag, result); });
+  if (a.count("rollout")) guarded("rollout", [&] { add_rollout(image_tag, layers); });
   if (a.count("rank")) guarded("rank", [&] { add_rank(layers); });
   if (a.count("spectra")) guarded("spectra", [&] { add_spectra(layers, result); });
   if (a.count("anchors")) guarded("anchors", [&] { add_anchors(image_tag, layers); });

@@ -89,7 +89,7 @@ class AnalysisSession {
   };
   std::vector<Layer> select_layers(const ForwardResult& result) const;
   void add_maps(const std::string& tag, const std::vector<Layer>& layers);
-  void add_rollout(const std::string& tag, const ForwardResult& result);
+  void add_rollout(const std::string& tag, const std::vector<Layer>& layers);
   void add_rank(const std::vector<Layer>& layers);
   void add_spectra(const std::vector<Layer>& layers, const ForwardResult& result);
   void add_anchors(const std::string& tag, const std::vector<Layer>& layers);

@@ -128,8 +128,7 @@ void AnalysisSession::add_maps(const std::string& tag, const std::vector<Layer>&
   }
 }
 
-void AnalysisSession::add_rollout(const std::string& tag, const ForwardResult& result) {
-  const std::vector<Layer> layers = select_layers(result);
+void AnalysisSession::add_rollout(const std::string& tag, const std::vector<Layer>& layers) {
   std::vector<const attention::AttentionTrace*> chain;
   for (const auto& l : layers) chain.push_back(l.trace);
   const auto& first = chain.front()->layout;

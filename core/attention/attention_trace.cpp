@@ -131,40 +131,42 @@ at::Tensor tokens_to_keys(const at::Tensor& x, const KeySpace& ks, const TokenLa
   return at::cat({x.slice(0, 0, p), grid}, 0);
 }
 
+at::Tensor AttentionTrace::operand(const char* who, const HeadGroup& g, const at::Tensor& x) const {
+  if (x.dim() < 1 || x.dim() > 2 || x.size(0) != layout.tokens())
+    throw TraceQueryError(std::string(who) + ": the operand must have one row per token (" +
+                          std::to_string(layout.tokens()) + "), got " +
+                          std::to_string(x.dim() ? x.size(0) : 0) + " rows");
+  return (x.dim() == 1 ? x.unsqueeze(1) : x).to(g.q.device(), g.q.scalar_type());
+}
+
+at::Tensor AttentionTrace::rows_times(int64_t b, int64_t head, const at::Tensor& on_keys) const {
+  const int64_t n = layout.tokens();
+  at::Tensor out = at::empty({n, on_keys.size(1)}, on_keys.options());
+  for (int64_t t0 = 0; t0 < n; t0 += kApplyChunkRows) {
+    const int64_t t1 = std::min(n, t0 + kApplyChunkRows);
+    out.slice(0, t0, t1).copy_(at::matmul(rows(b, head, at::arange(t0, t1, at::kLong)), on_keys));
+  }
+  return out;
+}
+
 at::Tensor AttentionTrace::apply(int64_t b, int64_t head, const at::Tensor& x) const {
   check_batch_head(b, head);
   const HeadGroup& g = group_of(head);
-  const int64_t n = layout.tokens();
-  if (x.size(0) != n)
-    throw TraceQueryError("apply: the operand has " + std::to_string(x.size(0)) +
-                          " rows, the layer has " + std::to_string(n) + " tokens");
-  const bool vec = x.dim() == 1;
-  at::Tensor xs = (vec ? x.unsqueeze(1) : x).to(g.q.device(), g.q.scalar_type());
+  const at::Tensor xs = operand("apply", g, x);
   at::Tensor out;
   if (keys_are_tokens(g, layout)) out = compute_apply(b, g, head - g.first_head, xs, false);
-  if (!out.defined()) {
-    const at::Tensor xk = tokens_to_keys(xs, g.keys, layout);
-    out = at::empty({n, xs.size(1)}, xs.options());
-    for (int64_t t0 = 0; t0 < n; t0 += kApplyChunkRows) {
-      const int64_t t1 = std::min(n, t0 + kApplyChunkRows);
-      out.slice(0, t0, t1).copy_(at::matmul(rows(b, head, at::arange(t0, t1, at::kLong)), xk));
-    }
-  }
-  return vec ? out.squeeze(1) : out;
+  if (!out.defined()) out = rows_times(b, head, tokens_to_keys(xs, g.keys, layout));
+  return x.dim() == 1 ? out.squeeze(1) : out;
 }
 
 at::Tensor AttentionTrace::apply_transposed(int64_t b, int64_t head, const at::Tensor& y) const {
   check_batch_head(b, head);
   const HeadGroup& g = group_of(head);
-  const int64_t n = layout.tokens();
-  if (y.size(0) != n)
-    throw TraceQueryError("apply_transposed: the operand has " + std::to_string(y.size(0)) +
-                          " rows, the layer has " + std::to_string(n) + " tokens");
-  const bool vec = y.dim() == 1;
-  at::Tensor ys = (vec ? y.unsqueeze(1) : y).to(g.q.device(), g.q.scalar_type());
+  const at::Tensor ys = operand("apply_transposed", g, y);
   at::Tensor out;
   if (keys_are_tokens(g, layout)) out = compute_apply(b, g, head - g.first_head, ys, true);
   if (!out.defined()) {
+    const int64_t n = layout.tokens();
     at::Tensor acc = at::zeros({g.keys.size(), ys.size(1)}, ys.options());
     for (int64_t t0 = 0; t0 < n; t0 += kApplyChunkRows) {
       const int64_t t1 = std::min(n, t0 + kApplyChunkRows);
@@ -172,25 +174,19 @@ at::Tensor AttentionTrace::apply_transposed(int64_t b, int64_t head, const at::T
     }
     out = rows_on_tokens(acc.t(), g.keys, layout).t().contiguous();
   }
-  return vec ? out.squeeze(1) : out;
+  return y.dim() == 1 ? out.squeeze(1) : out;
 }
 
 at::Tensor AttentionTrace::head_output(int64_t b, int64_t head) const {
   check_batch_head(b, head);
   const HeadGroup& g = group_of(head);
   const int64_t hg = head - g.first_head;
-  const at::Tensor v = g.v[b][hg];
+  const at::Tensor v = g.v[b][hg];  // already in the head's key space
   if (keys_are_tokens(g, layout)) {
     at::Tensor fast = compute_apply(b, g, hg, v, false);
     if (fast.defined()) return fast;
   }
-  const int64_t n = layout.tokens();
-  at::Tensor out = at::empty({n, v.size(1)}, v.options());
-  for (int64_t t0 = 0; t0 < n; t0 += kApplyChunkRows) {
-    const int64_t t1 = std::min(n, t0 + kApplyChunkRows);
-    out.slice(0, t0, t1).copy_(at::matmul(rows(b, head, at::arange(t0, t1, at::kLong)), v));
-  }
-  return out;
+  return rows_times(b, head, v);
 }
 
 }  // namespace attnlab::attention

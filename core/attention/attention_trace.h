@@ -118,6 +118,10 @@ class AttentionTrace {
 
  private:
   void check_batch_head(int64_t b, int64_t head) const;
+  // x (N,) or (N, c) checked against the layer's tokens, as (N, c) on the group's device.
+  at::Tensor operand(const char* who, const HeadGroup& g, const at::Tensor& x) const;
+  // rows · on_keys for every token, a chunk of rows at a time: (N, c) from (K, c).
+  at::Tensor rows_times(int64_t b, int64_t head, const at::Tensor& on_keys) const;
 };
 
 // A row spread over the layer's tokens (length layout.tokens()): prefix keys stay, a key

@@ -47,6 +47,17 @@ commands:
   analyze-series --checkpoints FILES... --images FILES|DIR --out DIR [options as analyze]
                                             the statistics of each checkpoint in order
                                             (default mask,rank,locality: Castling Fig. 6)
+  train --mechanism NAME | --config JSON | --preset NAME --out RUN_DIR [--export FILE]
+      [--dataset fashion-mnist:train|folder:DIR] [--epochs E | --steps N] [--batch B]
+      [--lr LR] [--warmup N] [--seed S] [--checkpoint-every K] [--series DIR]
+      [--threshold EPS] [--sparse-penalty L] [--option NAME=VALUE...] [--resume [CKPT]]
+                                            train (AdamW, warm-up + cosine, label smoothing,
+                                            light augmentation); docs/TRAINING.md
+  eval --model CHECKPOINT|PRESET --dataset fashion-mnist:test [--limit N]
+                                            classification accuracy in percent
+  export-samples --dataset SPEC --out DIR [--per-class N]
+                                            the first N images of each class as PNGs
+  zoo [DIR] [--write-index]                 list the trained zoo / rewrite its zoo.json
 
 global options:
   --threads N     LibTorch intra-op threads (default: ATTNLAB_THREADS or all cores)
@@ -105,6 +116,10 @@ int main(int argc, char** argv) {
     if (command == "presets") return cmd_presets(all, g);
     if (command == "analyze") return cmd_analyze(all, g);
     if (command == "analyze-series") return cmd_analyze_series(all, g);
+    if (command == "train") return cmd_train(all, g);
+    if (command == "eval") return cmd_eval(all, g);
+    if (command == "export-samples") return cmd_export_samples(all, g);
+    if (command == "zoo") return cmd_zoo(all, g);
     throw UsageError("unknown command '" + command + "'");
   } catch (const UsageError& e) {
     std::fprintf(stderr, "attnlab: %s\n(see attnlab --help)\n", e.what());

@@ -35,6 +35,7 @@ Json config_from_file(const std::string& path) {
 Json config_from_metadata(const std::map<std::string, std::string>& metadata) {
   Json c = Json::object();
   for (const auto& [key, value] : metadata) {
+    if (key.rfind("attnlab.", 0) == 0) continue;  // training records, not model config
     Json v = Json::parse(value, nullptr, false);
     // Plain strings are stored as themselves by some writers ("vit" rather than "\"vit\"").
     c[key] = v.is_discarded() ? Json(value) : v;

@@ -74,7 +74,43 @@ const Preset& find_preset(const std::string& name) {
   throw ModelError("unknown preset '" + name + "' (known: " + known + ")");
 }
 
+namespace {
+
+// A config's own "preprocessing": {"resize": 28, "crop": 28, "filter": "bilinear",
+// "mean": [m, m, m], "std": [s, s, s]} (models trained here record theirs).
+image::Preprocessing preprocessing_from_config(const Json& j) {
+  auto bad = [](const std::string& what) -> ModelError {
+    return ModelError("config 'preprocessing': " + what);
+  };
+  if (!j.is_object()) throw bad("must be an object");
+  image::Preprocessing p;
+  p.resize_short = static_cast<int>(get_int(j, "resize", "preprocessing", 0));
+  p.crop = static_cast<int>(get_int(j, "crop", "preprocessing", 0));
+  if (p.resize_short < 0 || p.resize_short > 8192 || p.crop < 0 || p.crop > 8192)
+    throw bad("resize and crop must be between 0 and 8192");
+  const std::string filter = get_string(j, "filter", "preprocessing", "bicubic");
+  if (filter != "bicubic" && filter != "bilinear")
+    throw bad("filter must be bicubic or bilinear (got '" + filter + "')");
+  p.filter = filter == "bicubic" ? image::Filter::Bicubic : image::Filter::Bilinear;
+  for (const char* key : {"mean", "std"}) {
+    if (!j.contains(key)) continue;
+    const Json& v = j.at(key);
+    if (!v.is_array() || v.size() != 3) throw bad(std::string(key) + " must be 3 numbers");
+    auto& dst = std::string(key) == "mean" ? p.mean : p.std;
+    for (size_t i = 0; i < 3; ++i) {
+      if (!v[i].is_number()) throw bad(std::string(key) + " must be 3 numbers");
+      dst[i] = v[i].get<float>();
+    }
+  }
+  for (float s : p.std)
+    if (!(s > 0)) throw bad("std must be positive");
+  return p;
+}
+
+}  // namespace
+
 image::Preprocessing default_preprocessing(const Json& config) {
+  if (config.contains("preprocessing")) return preprocessing_from_config(config.at("preprocessing"));
   const std::string arch = get_string(config, "arch", "model", "");
   const int64_t size = get_int(config, "img_size", arch, 224);
   if (size <= 0 || size > 8192)

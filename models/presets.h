@@ -30,7 +30,8 @@ const Preset* preset_named(const std::string& name);
 // pipeline at the config's img_size (default 224) — DeiT-style archs (vit,
 // anchor_deit_distilled, castling_deit) resize the short side to img_size/0.9 (248 for
 // 224), LITv2 and RAVLT to img_size·256/224; bicubic, centre crop img_size, ImageNet
-// mean/std.
+// mean/std. A config with its own "preprocessing" object ({"resize", "crop", "filter",
+// "mean", "std"}; models trained by `attnlab train` record one) gets exactly that.
 image::Preprocessing default_preprocessing(const Json& config);
 
 }  // namespace attnlab::models

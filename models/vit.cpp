@@ -12,7 +12,8 @@
 //
 // Config keys (defaults): img_size (224), patch_size (16), embed_dim, depth, num_heads,
 // mlp_ratio (4.0), class_token (true; false for grid-only mechanisms), num_classes (1000),
-// ln_eps (1e-6), attention ("softmax"; fixed "anchor" / "castling" for the other archs),
+// ln_eps (1e-6), pos_embed_init ("normal": timm's 0.02 normal; "sincos": 2-D sin-cos, for
+// training from scratch), attention ("softmax"; fixed "anchor" / "castling" for the other archs),
 // attention_options ({}), and, for mechanisms with the matching option, qkv_bias (true;
 // castling_deit false) -> qkv_bias, num_anchors (30) -> anchors, sparse_threshold (0.02)
 // -> threshold, res_kernel_size (9) -> kernel. A key given beside a different value of its
@@ -51,6 +52,7 @@ struct VitSpec {
   int64_t img_size = 224, patch_size = 16, embed_dim = 0, depth = 0, num_heads = 0;
   int64_t num_classes = 1000, mlp_hidden = 0;
   double ln_eps = 1e-6;
+  bool sincos_positions = false;  // pos_embed_init "sincos": start from 2-D sin-cos positions
   bool class_token = true, distilled = false;  // distilled: a dist token and head_dist
   std::string attention;
   std::map<std::string, double> attention_options;
@@ -110,6 +112,10 @@ VitSpec parse_vit_spec(const Json& c) {
   if (!(ratio > 0) || s.mlp_hidden < 1) refuse("mlp_ratio", "must give a hidden width >= 1");
   s.num_classes = positive(c, "num_classes", 1000);
   s.ln_eps = get_real(c, "ln_eps", kFamily, 1e-6);
+  const std::string pos_init = get_string(c, "pos_embed_init", kFamily, "normal");
+  if (pos_init != "normal" && pos_init != "sincos")
+    refuse("pos_embed_init", "must be normal or sincos (got '" + pos_init + "')");
+  s.sincos_positions = pos_init == "sincos";
   if (!(s.ln_eps > 0)) refuse("ln_eps", "must be positive");
 
   const std::string fixed = anchor ? "anchor" : castling ? "castling" : "";
@@ -168,6 +174,23 @@ std::shared_ptr<attention::AttentionMechanism> make_vit_attention(const VitSpec&
   }
 }
 
+// 2-D sin-cos position embeddings (as MAE initialises them): a quarter of the channels each
+// for sin(y·ω), cos(y·ω), sin(x·ω), cos(x·ω), ω_k = 10000^(-k/(C/4)); prefix tokens get 0.
+// Training from scratch on small images needs the positions to be visible from the first
+// step: with 2×2 patches the content of one token says little, and 0.02-scale random
+// positions take hundreds of steps to grow (the zoo's models learned ~10 points slower).
+at::Tensor sincos_positions(const VitSpec& s) {
+  const int64_t c = s.embed_dim, g = s.grid(), quarter = s.embed_dim / 4;
+  const at::Tensor omega = at::pow(10000.0, -at::arange(quarter, at::kDouble) / static_cast<double>(quarter));
+  const at::Tensor pos = at::arange(g, at::kDouble);
+  const at::Tensor ys = pos.repeat_interleave(g).unsqueeze(1) * omega;  // token y·W + x
+  const at::Tensor xs = pos.repeat({g}).unsqueeze(1) * omega;
+  at::Tensor grid = at::cat({ys.sin(), ys.cos(), xs.sin(), xs.cos()}, 1);  // (g², 4·quarter)
+  at::Tensor out = at::zeros({s.layout().tokens(), c}, at::kDouble);
+  out.slice(0, s.layout().num_prefix(), s.layout().tokens()).slice(1, 0, 4 * quarter).copy_(grid);
+  return out.to(at::kFloat).unsqueeze(0);
+}
+
 class VisionTransformer : public Backbone {
  public:
   explicit VisionTransformer(VitSpec spec) : spec_(std::move(spec)) {
@@ -178,7 +201,9 @@ class VisionTransformer : public Backbone {
     // positions and dist ~0.02); checkpoints overwrite them.
     if (spec_.class_token)
       cls_token_ = register_parameter("cls_token", at::randn({1, 1, c}) * 1e-6);
-    pos_embed_ = register_parameter("pos_embed", at::randn({1, spec_.layout().tokens(), c}) * 0.02);
+    pos_embed_ = register_parameter(
+        "pos_embed", spec_.sincos_positions ? sincos_positions(spec_)
+                                            : at::randn({1, spec_.layout().tokens(), c}) * 0.02);
     if (spec_.distilled)
       dist_token_ = register_parameter("dist_token", at::randn({1, 1, c}) * 0.02);
     patch_embed_ =

@@ -183,7 +183,7 @@ nlohmann::json checkpoint_step(const std::string& path) {
   if (std::filesystem::path(path).extension() != ".safetensors") return nullptr;
   try {
     const io::TensorFile f = io::read_tensor_file(path);
-    for (const char* key : {"step", "global_step"}) {
+    for (const char* key : {"attnlab.step", "step", "global_step"}) {
       auto it = f.metadata.find(key);
       if (it == f.metadata.end()) continue;
       const auto j = nlohmann::json::parse(it->second, nullptr, false);

@@ -59,6 +59,20 @@ bool Args::take_flag(const std::string& name) {
   return true;
 }
 
+bool Args::has_flag(const std::string& name) const {
+  return std::find(args_.begin(), args_.end(), name) != args_.end();
+}
+
+std::string Args::take_optional_value(const std::string& name) {
+  auto it = std::find(args_.begin(), args_.end(), name);
+  if (it == args_.end()) return {};
+  it = args_.erase(it);
+  if (it == args_.end() || (it->size() > 1 && (*it)[0] == '-')) return {};
+  std::string v = *it;
+  args_.erase(it);
+  return v;
+}
+
 std::vector<std::string> Args::positionals() const {
   for (const auto& a : args_)
     if (a.size() > 1 && a[0] == '-') throw UsageError("unknown option " + a);

@@ -22,6 +22,12 @@ class Args {
   // the option is present without a value.
   std::string take_option(const std::string& name);
   bool take_flag(const std::string& name);
+  bool has_flag(const std::string& name) const;
+  // Removes --name and, when the next word is not an option, that word, which it returns
+  // ("" when --name is absent or has no value).
+  std::string take_optional_value(const std::string& name);
+  // Every argument not taken yet (for recording the command line).
+  const std::vector<std::string>& remaining() const { return args_; }
   // Removes --name N and returns N, or `fallback` when absent. Throws UsageError unless
   // the whole value is a positive integer.
   int take_positive_int(const std::string& name, int fallback);
@@ -54,5 +60,9 @@ int cmd_classify(Args args, const GlobalOptions& g);
 int cmd_presets(Args args, const GlobalOptions& g);
 int cmd_analyze(Args args, const GlobalOptions& g);
 int cmd_analyze_series(Args args, const GlobalOptions& g);
+int cmd_train(Args args, const GlobalOptions& g);
+int cmd_eval(Args args, const GlobalOptions& g);
+int cmd_export_samples(Args args, const GlobalOptions& g);
+int cmd_zoo(Args args, const GlobalOptions& g);
 
 }  // namespace attnlab::cli

@@ -14,6 +14,8 @@
 //               1/2 term would); released weights follow the code, so we do.
 //               sparse = (S > ε) ⊙ S with S = softmax(q·d^-0.5 kᵀ) over raw q, k, not
 //               renormalised: the training-only branch, on when the module is_training().
+//               A training forward also leaves training_penalty() = mean over (B, h, N) of
+//               Σ_j sparse_ij, the optional sparsity regulariser of `attnlab train`.
 //   trace       one head group "all": q = q̂, k = k̂ (unit rows), v as projected; internals
 //                 castling.q, castling.k   raw q, k (B, h, N, d) — for S and its statistics
 //                 castling.dconv_v         dconv(v) (B, h, N, d), added after normalisation
@@ -131,7 +133,13 @@ class CastlingAttention : public AttentionMechanism {
     at::Tensor kv = at::matmul(kn.transpose(-2, -1), v);  // (B, h, d, d)
     // Summed in the reference's order: [sparse·v] + 0.5·v + (1/π)·q̂ (k̂ᵀ v).
     at::Tensor y = 0.5 * v;
-    if (sparse_active) y = at::matmul(masked(scores, threshold_), v) + y;
+    if (sparse_active) {
+      at::Tensor sparse = masked(scores, threshold_);
+      set_training_penalty(sparse.sum(-1).mean());
+      y = at::matmul(sparse, v) + y;
+    } else {
+      set_training_penalty({});
+    }
     y = unit_rows(y + kInvPi * at::matmul(qn, kv)) + dconv_v;
 
     if (request) {

@@ -65,6 +65,12 @@ class AttentionMechanism : public torch::nn::Module {
   TracedOutput forward_traced(const at::Tensor& tokens, const TokenLayout& layout,
                               const TraceOptions& options = {});
 
+  // A regulariser the last training-mode forward produced (with autograd history), or an
+  // undefined tensor. Only Castling has one: the mean mass its masked softmax branch kept
+  // (per head and query, Σ_j (S_ij > ε)·S_ij), which a trainer may weight to push the
+  // auxiliary mask towards sparsity.
+  const at::Tensor& training_penalty() const { return penalty_; }
+
  protected:
   // A trace request: the options, and where the mechanism puts the trace it builds.
   struct TraceRequest {
@@ -79,11 +85,13 @@ class AttentionMechanism : public torch::nn::Module {
   void init_trace(AttentionTrace& trace, const at::Tensor& tokens, const TokenLayout& layout) const;
   // Throws unless the layout has no prefix tokens (RoPE, windows, pooling need a grid).
   void require_pure_grid(const TokenLayout& layout) const;
+  void set_training_penalty(at::Tensor penalty) { penalty_ = std::move(penalty); }
 
  private:
   void check_input(const at::Tensor& tokens, const TokenLayout& layout) const;
   std::string name_;
   MechanismConfig config_;
+  at::Tensor penalty_;
 };
 
 // (B, N, h·d) head-major channels -> (B, h, N, d), and back.

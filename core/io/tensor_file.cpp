@@ -230,6 +230,30 @@ void add_flat(TensorFile& out, const std::string& name, RawTensor t) {
   out.name_in_container.push_back(name);
 }
 
+// An attnlab training checkpoint: "model.<name>" and "optimizer.<name>" tensors are the
+// two containers, like a .pth's {'model': ..., 'optimizer': ...}, so the loaders take the
+// weights from "model" by the usual rule.
+void add_training_container(TensorFile& out, SafetensorsFile& st) {
+  std::map<std::string, size_t> counts;
+  for (size_t i = 0; i < st.tensors.size(); ++i) {
+    const std::string name = st.tensors.entries()[i].name;
+    const size_t dot = name.find('.');
+    const std::string key = dot == std::string::npos ? "" : name.substr(0, dot);
+    out.tensors.add(name, st.tensors.take(i));
+    out.container_key.push_back(key);
+    out.name_in_container.push_back(dot == std::string::npos ? name : name.substr(dot + 1));
+    ++counts[key];
+  }
+  for (const auto& [key, n] : counts) {
+    ContainerEntry e;
+    e.key = key;
+    e.kind = "state dict";
+    e.summary = std::to_string(n) + " tensors";
+    e.tensor_count = n;
+    out.container.push_back(e);
+  }
+}
+
 }  // namespace
 
 TensorFile parse_tensor_file(ByteView data, const std::string& path) {
@@ -241,8 +265,13 @@ TensorFile parse_tensor_file(ByteView data, const std::string& path) {
     case FileFormat::Safetensors: {
       SafetensorsFile st = parse_safetensors(data, path);
       out.metadata = std::move(st.metadata);
-      for (size_t i = 0; i < st.tensors.size(); ++i)
-        add_flat(out, st.tensors.entries()[i].name, st.tensors.take(i));
+      const auto container = out.metadata.find("attnlab.container");
+      if (container != out.metadata.end() && container->second == "training") {
+        add_training_container(out, st);
+      } else {
+        for (size_t i = 0; i < st.tensors.size(); ++i)
+          add_flat(out, st.tensors.entries()[i].name, st.tensors.take(i));
+      }
       break;
     }
     case FileFormat::TorchZip:

@@ -1,0 +1,84 @@
+// The zoo directory and its index.
+#include "models/zoo.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+#include "core/io/safetensors.h"
+#include "models/model_config.h"
+
+namespace attnlab::models {
+namespace fs = std::filesystem;
+
+std::string zoo_dir() {
+  const char* env = std::getenv("ATTNLAB_ZOO");
+  if (env && *env) return env;
+#ifdef ATTNLAB_SOURCE_ZOO_DIR
+  if (fs::is_directory(ATTNLAB_SOURCE_ZOO_DIR)) return ATTNLAB_SOURCE_ZOO_DIR;
+#endif
+  return "";
+}
+
+namespace {
+
+// Reads only the header (metadata) of a safetensors file's worth: the files are small.
+std::map<std::string, std::string> metadata_of(const std::string& path) {
+  return io::read_safetensors(path).metadata;
+}
+
+int64_t step_of(const std::map<std::string, std::string>& meta, const std::string& path) {
+  const auto it = meta.find("attnlab.step");
+  if (it == meta.end()) throw std::runtime_error(path + ": no attnlab.step in its metadata");
+  return std::stoll(it->second);
+}
+
+}  // namespace
+
+std::vector<std::string> zoo_series_files(const std::string& dir, const std::string& name) {
+  std::vector<std::string> files;
+  const fs::path sd = fs::path(dir) / (name + "_series");
+  if (!fs::is_directory(sd)) return files;
+  for (const auto& e : fs::directory_iterator(sd))
+    if (e.path().extension() == ".safetensors") files.push_back(fs::absolute(e.path()).string());
+  std::sort(files.begin(), files.end());  // step_NNNNNN: name order is step order
+  return files;
+}
+
+nlohmann::json build_zoo_index(const std::string& dir) {
+  nlohmann::json models = nlohmann::json::array(), series = nlohmann::json::array();
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".safetensors") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    const auto meta = metadata_of(f.string());
+    const auto rec = meta.find("attnlab.training");
+    if (rec == meta.end())
+      throw std::runtime_error(f.string() + ": no attnlab.training record in its metadata");
+    nlohmann::json r = nlohmann::json::parse(rec->second, nullptr, false);
+    if (r.is_discarded() || !r.contains("accuracy"))
+      throw std::runtime_error(f.string() + ": its attnlab.training record is malformed");
+    const std::string name = f.stem().string();
+    nlohmann::json entry = {{"name", name},
+                            {"file", f.filename().string()},
+                            {"size_bytes", fs::file_size(f)},
+                            {"config", config_from_metadata(meta)}};
+    for (const char* k : {"mechanism", "accuracy", "parameters", "command", "seed", "steps",
+                          "epochs", "batch", "wall_time_s", "machine", "train_set"})
+      if (r.contains(k)) entry[k] = r[k];
+    models.push_back(entry);
+    const auto series_files = zoo_series_files(dir, name);
+    if (!series_files.empty()) {
+      nlohmann::json cps = nlohmann::json::array();
+      for (const std::string& s : series_files)
+        cps.push_back({{"file", fs::relative(s, fs::absolute(dir)).string()},
+                       {"step", step_of(metadata_of(s), s)}});
+      series.push_back({{"name", name}, {"dir", name + "_series"}, {"checkpoints", cps}});
+    }
+  }
+  return {{"format", "attnlab zoo 1"}, {"models", models}, {"series", series}};
+}
+
+}  // namespace attnlab::models

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Trains the shipped zoo (models/zoo/, docs/ZOO.md): one model per mechanism on the shared
+# skeleton (attnlab train --mechanism: 28×28, patch 2, width 128, 2 heads, depth 4), one
+# epoch of Fashion-MNIST each, seed 0, and Castling's checkpoint series; then rewrites
+# models/zoo/zoo.json from the models' own training records.
+# Resumable: rerun after an interruption and every run continues from its last checkpoint;
+# finished models are skipped. Run directories (full checkpoints, metrics) go to
+# $ATTNLAB_RUNS (default runs/zoo, not committed).
+#   bash scripts/train_zoo.sh [MECHANISM...]      (default: all six)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bin="${ATTNLAB_BIN:-$root/build/app/attnlab}"
+runs="${ATTNLAB_RUNS:-$root/runs/zoo}"
+zoo="$root/models/zoo"
+mechanisms=("$@")
+[ ${#mechanisms[@]} -gt 0 ] || mechanisms=(softmax castling linear rala hilo anchor)
+mkdir -p "$runs" "$zoo"
+
+# One epoch is 937 steps of 64. No augmentation: one epoch is far from overfitting, and
+# shifts and flips slowed the first epoch down (docs/ZOO.md, "How the recipe was chosen").
+common=(--dataset fashion-mnist:train --epochs 1 --batch 64 --lr 2e-3 --min-lr 1e-5
+        --warmup 50 --weight-decay 0.05 --label-smoothing 0.1 --shift 0 --no-flip --seed 0)
+for m in "${mechanisms[@]}"; do
+  if [ -f "$zoo/$m.safetensors" ]; then echo "train_zoo: $m done ($zoo/$m.safetensors)"; continue; fi
+  extra=(--checkpoint-every 100)
+  # Castling's series: the fp16 weights at every checkpoint, step 0 to the end (12 files).
+  [ "$m" = castling ] && extra=(--checkpoint-every 90 --series "$zoo/castling_series")
+  resume=()
+  ls "$runs/$m/checkpoints"/step_*.safetensors >/dev/null 2>&1 && resume=(--resume)
+  echo "train_zoo: $m"
+  "$bin" --threads "${THREADS:-2}" train --mechanism "$m" --out "$runs/$m" \
+    --export "$zoo/$m.safetensors" "${common[@]}" "${extra[@]}" "${resume[@]}"
+done
+"$bin" zoo "$zoo" --write-index
+"$bin" zoo "$zoo"

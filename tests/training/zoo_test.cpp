@@ -1,0 +1,109 @@
+// The shipped zoo (models/zoo/): every model loads strictly with the config zoo.json
+// records, reaches the 82% bar by its own record, and `attnlab eval` on the first
+// 1000 test images reproduces the number zoo.json records for that subset; Castling's
+// series is complete and in order; the whole zoo stays within 40 MB.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "core/data/image_dataset.h"
+#include "core/io/safetensors.h"
+#include "models/backbone.h"
+#include "models/checkpoint_loading.h"
+#include "models/model_config.h"
+#include "models/zoo.h"
+#include "tests/support/cli_runner.h"
+
+namespace attnlab::models {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kZoo = std::string(ATTNLAB_SOURCE_DIR) + "/models/zoo";
+
+nlohmann::json zoo_index() {
+  std::ifstream in(kZoo + "/zoo.json");
+  return nlohmann::json::parse(in);
+}
+
+TEST(Zoo, IndexListsTheSixMechanismsAndMatchesTheFiles) {
+  const nlohmann::json index = zoo_index();
+  // zoo.json is exactly what the files say (attnlab zoo --write-index rebuilds it).
+  EXPECT_EQ(index, build_zoo_index(kZoo));
+  std::set<std::string> mechanisms;
+  for (const auto& m : index["models"]) mechanisms.insert(m["mechanism"].get<std::string>());
+  EXPECT_EQ(mechanisms,
+            (std::set<std::string>{"softmax", "linear", "castling", "rala", "hilo", "anchor"}));
+  for (const auto& m : index["models"]) {
+    SCOPED_TRACE(m["name"].get<std::string>());
+    for (const char* k : {"accuracy", "parameters", "command", "seed", "steps", "wall_time_s", "machine"})
+      EXPECT_TRUE(m.contains(k)) << k;
+    EXPECT_GE(m["accuracy"]["test_percent"].get<double>(), 82.0);
+    EXPECT_EQ(m["accuracy"]["test_total"].get<int64_t>(), 10000);
+  }
+}
+
+TEST(Zoo, EveryModelLoadsStrictlyWithTheRecordedConfig) {
+  for (const auto& m : zoo_index()["models"]) {
+    const std::string path = kZoo + "/" + m["file"].get<std::string>();
+    SCOPED_TRACE(path);
+    const io::SafetensorsFile f = io::read_safetensors(path);
+    const Json config = config_from_metadata(f.metadata);
+    EXPECT_EQ(config, m["config"]);
+    EXPECT_EQ(config["attention"], m["mechanism"]);
+    for (const auto& entry : f.tensors.entries())
+      if (entry.tensor.dtype != io::DType::I64) EXPECT_EQ(entry.tensor.dtype, io::DType::F16) << entry.name;
+    const LoadedModel loaded = load_model(config, path);  // strict: throws on any mismatch
+    int64_t params = 0;
+    for (const auto& p : loaded.model->parameters()) params += p.numel();
+    EXPECT_EQ(params, m["parameters"].get<int64_t>());
+  }
+}
+
+TEST(Zoo, EvalOnTheFirstThousandTestImagesGivesTheRecordedNumber) {
+  if (data::fashion_mnist_dir().empty()) GTEST_SKIP() << "dataset-fashion-mnist is not installed";
+  for (const auto& m : zoo_index()["models"]) {
+    const std::string path = kZoo + "/" + m["file"].get<std::string>();
+    const auto r = testing::run_cli("--threads 2 eval --model " + path +
+                                    " --dataset fashion-mnist:test --limit 1000");
+    ASSERT_EQ(r.code, 0) << r.out;
+    char expected[64];
+    std::snprintf(expected, sizeof expected, "accuracy %.2f%% (%lld/1000)",
+                  m["accuracy"]["first1000_percent"].get<double>(),
+                  m["accuracy"]["first1000_correct"].get<long long>());
+    EXPECT_NE(r.out.find(expected), std::string::npos) << m["name"] << ": " << r.out;
+  }
+}
+
+TEST(Zoo, CastlingSeriesHasTenOrMoreCheckpointsFromStepZeroInOrder) {
+  const nlohmann::json index = zoo_index();
+  const nlohmann::json* castling = nullptr;
+  for (const auto& s : index["series"])
+    if (s["name"] == "castling") castling = &s;
+  ASSERT_NE(castling, nullptr);
+  const auto& cps = (*castling)["checkpoints"];
+  ASSERT_GE(cps.size(), 10u);
+  EXPECT_EQ(cps.front()["step"].get<int64_t>(), 0);
+  for (size_t i = 1; i < cps.size(); ++i)
+    EXPECT_GT(cps[i]["step"].get<int64_t>(), cps[i - 1]["step"].get<int64_t>());
+  int64_t final_steps = 0;
+  for (const auto& m : index["models"])
+    if (m["name"] == "castling") final_steps = m["steps"].get<int64_t>();
+  EXPECT_EQ(cps.back()["step"].get<int64_t>(), final_steps);
+  // Each checkpoint is a loadable model of the same config.
+  const Json config = config_from_metadata(io::read_safetensors(kZoo + "/castling.safetensors").metadata);
+  for (const auto& cp : cps) EXPECT_NO_THROW(load_model(config, kZoo + "/" + cp["file"].get<std::string>()));
+}
+
+TEST(Zoo, TotalSizeIsAtMostFortyMegabytes) {
+  uintmax_t total = 0;
+  for (const auto& e : fs::recursive_directory_iterator(kZoo))
+    if (e.is_regular_file()) total += e.file_size();
+  EXPECT_LE(total, 40u * 1000 * 1000);
+}
+
+}  // namespace
+}  // namespace attnlab::models

@@ -254,8 +254,11 @@ void AnalysisSession::add_anchors(const std::string& tag, const std::vector<Laye
   Table heads = make_table(
       "anchors_heads",
       "anchor assignment per layer and head (\"fused\" = head-mean of A): spatial coherence = "
-      "share of 4-neighbour grid pairs with the same hard anchor; entropy in nats",
-      {"layer", "path", "head", "coherence", "mean_entropy", "anchors_used", "max_usage"}, 3);
+      "share of 4-neighbour grid pairs with the same hard anchor (coherence_chance: the same "
+      "labels at random positions); entropy in nats",
+      {"layer", "path", "head", "coherence", "coherence_chance", "mean_entropy", "anchors_used",
+       "max_usage"},
+      3);
   Table usage = make_table("anchors_usage", "anchor usage Δ_m / N per layer, head and anchor",
                            {"layer", "path", "head", "anchor", "usage"}, 4);
   for (const auto& l : layers) {
@@ -278,13 +281,14 @@ void AnalysisSession::add_anchors(const std::string& tag, const std::vector<Laye
     const int64_t m = a.usage.size(1);
     for (int64_t h = 0; h < heads_n; ++h) {
       heads.add_row({l.index, l.path, std::to_string(h), a.coherence[h].item<double>(),
-                     a.entropy[h].mean().item<double>(), used(a.hard[h], m),
-                     a.usage[h].max().item<double>()});
+                     a.coherence_chance[h].item<double>(), a.entropy[h].mean().item<double>(),
+                     used(a.hard[h], m), a.usage[h].max().item<double>()});
       for (int64_t k = 0; k < m; ++k)
         usage.add_row({l.index, l.path, std::to_string(h), k, a.usage[h][k].item<double>()});
     }
-    heads.add_row({l.index, l.path, "fused", a.fused_coherence, a.entropy.mean().item<double>(),
-                   used(a.fused_hard, m), a.fused_usage.max().item<double>()});
+    heads.add_row({l.index, l.path, "fused", a.fused_coherence, a.fused_coherence_chance,
+                   a.entropy.mean().item<double>(), used(a.fused_hard, m),
+                   a.fused_usage.max().item<double>()});
   }
   accumulate(heads);
   accumulate(usage);

@@ -181,7 +181,8 @@ std::shared_ptr<attention::AttentionMechanism> make_vit_attention(const VitSpec&
 // positions take hundreds of steps to grow (the zoo's models learned ~10 points slower).
 at::Tensor sincos_positions(const VitSpec& s) {
   const int64_t c = s.embed_dim, g = s.grid(), quarter = s.embed_dim / 4;
-  const at::Tensor omega = at::pow(10000.0, -at::arange(quarter, at::kDouble) / static_cast<double>(quarter));
+  const at::Tensor omega =
+      at::pow(10000.0, -at::arange(quarter, at::kDouble) / static_cast<double>(quarter));
   const at::Tensor pos = at::arange(g, at::kDouble);
   const at::Tensor ys = pos.repeat_interleave(g).unsqueeze(1) * omega;  // token y·W + x
   const at::Tensor xs = pos.repeat({g}).unsqueeze(1) * omega;

@@ -1,6 +1,6 @@
 // `attnlab classify`: preprocess images exactly as the model's preset says, run the model,
-// print the top-5 classes with probabilities (ImageNet-1k names from
-// assets/imagenet1k_classes.txt when the model has 1000 classes).
+// print the top-5 classes with probabilities (the config's class_names when it has them,
+// else ImageNet-1k names from assets/imagenet1k_classes.txt for 1000-class models).
 //   attnlab classify --checkpoint FILE [--preset NAME | --config JSON] [--key K] IMAGE...
 // The config comes from --preset / --config or the checkpoint's safetensors metadata; the
 // preprocessing from the preset (or, without one, the family's default at the config's
@@ -68,7 +68,11 @@ int cmd_classify(Args args, const GlobalOptions& g) {
   auto model = models::load_model(config, checkpoint, key).model;
   const c10::Device device = runtime::select_device(g.device);
   model->to(device);
-  const auto names = imagenet_names();
+  // Class names: the config's own (models trained here record them), else ImageNet's.
+  std::vector<std::string> names;
+  if (config.contains("class_names") && config["class_names"].is_array())
+    for (const auto& n : config["class_names"]) names.push_back(n.is_string() ? n.get<std::string>() : "");
+  if (names.empty()) names = imagenet_names();
   std::printf("preprocessing: %s\n", pre.describe().c_str());
 
   int rc = kExitOk;

@@ -20,7 +20,8 @@ namespace {
 
 std::string slug(const std::string& name) {
   std::string s;
-  for (char c : name) s += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+  for (char c : name)
+    s += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
   return s;
 }
 
@@ -33,7 +34,7 @@ void write_png(const std::string& path, const at::Tensor& chw) {
   if (c == 3) cv::cvtColor(img, out, cv::COLOR_RGB2BGR);
   std::vector<uchar> bytes;
   if (!cv::imencode(".png", out, bytes)) throw std::runtime_error("could not encode " + path);
-  io::write_file_atomic(path, [&](const io::ByteSink& sink) { sink(bytes.data(), bytes.size()); });
+  io::write_file_atomic(path, bytes.data(), bytes.size());
 }
 
 }  // namespace
@@ -57,14 +58,14 @@ int cmd_export_samples(Args args, const GlobalOptions&) {
     ++taken[static_cast<size_t>(label)];
     char name[128];
     std::snprintf(name, sizeof name, "%02lld-%s-%05lld.png", static_cast<long long>(label),
-                  slug(set.class_names[static_cast<size_t>(label)]).c_str(), static_cast<long long>(i));
+                  slug(set.class_names[static_cast<size_t>(label)]).c_str(),
+                  static_cast<long long>(i));
     write_png((fs::path(out) / name).string(), set.images[i]);
-    index << name << "," << i << "," << label << ",\"" << set.class_names[static_cast<size_t>(label)] << "\"\n";
+    index << name << "," << i << "," << label << ",\""
+          << set.class_names[static_cast<size_t>(label)] << "\"\n";
     ++written;
   }
-  const std::string text = index.str();
-  io::write_file_atomic((fs::path(out) / "index.csv").string(),
-                        [&](const io::ByteSink& sink) { sink(text.data(), text.size()); });
+  io::write_file_atomic((fs::path(out) / "index.csv").string(), index.str());
   std::printf("wrote %d images of %s to %s\n", written, spec.c_str(), out.c_str());
   return kExitOk;
 }

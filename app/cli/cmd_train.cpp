@@ -12,10 +12,11 @@
 // --resume (no value: the run's newest checkpoint) continues exactly.
 #include <ATen/ATen.h>
 
+#include <unistd.h>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/train_report.h"
@@ -45,7 +46,8 @@ nlohmann::json model_config(Args& args, const data::ImageDataset& train_set) {
   nlohmann::json options = nlohmann::json::object();
   for (const std::string& kv : args.take_list("--option")) {
     const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) throw UsageError("--option wants NAME=VALUE, got '" + kv + "'");
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError("--option wants NAME=VALUE, got '" + kv + "'");
     options[kv.substr(0, eq)] = parse_value(kv.substr(eq + 1));
   }
   const double threshold = args.take_real("--threshold", -1.0);
@@ -56,7 +58,8 @@ nlohmann::json model_config(Args& args, const data::ImageDataset& train_set) {
   shape.heads = args.take_positive_int("--heads", static_cast<int>(shape.heads));
   shape.patch_size = args.take_positive_int("--patch", static_cast<int>(shape.patch_size));
   shape.mlp_ratio = args.take_real("--mlp-ratio", shape.mlp_ratio);
-  shape.img_size = args.take_positive_int("--image-size", static_cast<int>(train_set.images.size(2)));
+  shape.img_size =
+      args.take_positive_int("--image-size", static_cast<int>(train_set.images.size(2)));
   if (!mechanism.empty())
     return training::zoo_skeleton_config(mechanism, train_set.class_names, shape, options);
   nlohmann::json c = config_path.empty() ? models::find_preset(preset).config
@@ -106,7 +109,10 @@ int cmd_train(Args args, const GlobalOptions& g) {
   s.label_smoothing = args.take_real("--label-smoothing", s.label_smoothing);
   s.augment.max_shift = static_cast<int>(args.take_real("--shift", s.augment.max_shift));
   s.augment.hflip = !args.take_flag("--no-flip");
-  s.seed = static_cast<uint64_t>(args.take_real("--seed", 0));
+  const double seed = args.take_real("--seed", 0);
+  if (seed < 0 || seed != std::floor(seed) || seed > 9.0e15)
+    throw UsageError("--seed needs a whole number >= 0");
+  s.seed = static_cast<uint64_t>(seed);
   s.checkpoint_every = static_cast<int64_t>(args.take_real("--checkpoint-every", 0));
   s.keep_last = args.take_positive_int("--keep-last", static_cast<int>(s.keep_last));
   s.sparse_penalty = args.take_real("--sparse-penalty", 0.0);
@@ -115,11 +121,11 @@ int cmd_train(Args args, const GlobalOptions& g) {
   const std::string export_path = args.take_option("--export");
   const bool resume = args.has_flag("--resume");
   std::string resume_from = resume ? args.take_optional_value("--resume") : "";
-  if (!(s.lr > 0) || s.min_lr < 0 || s.warmup < 0 || s.weight_decay < 0 ||
-      s.label_smoothing < 0 || s.label_smoothing >= 1 || s.augment.max_shift < 0 ||
-      !(s.epochs > 0) || s.sparse_penalty < 0)
-    throw UsageError("train: a numeric option is out of range (lr > 0, min-lr/warmup/"
-                     "weight-decay/shift/sparse-penalty >= 0, 0 <= label-smoothing < 1, epochs > 0)");
+  if (!(s.lr > 0) || s.min_lr < 0 || s.warmup < 0 || s.weight_decay < 0 || s.label_smoothing < 0 ||
+      s.label_smoothing >= 1 || s.augment.max_shift < 0 || !(s.epochs > 0) || s.sparse_penalty < 0)
+    throw UsageError(
+        "train: a numeric option is out of range (lr > 0, min-lr/warmup/"
+        "weight-decay/shift/sparse-penalty >= 0, 0 <= label-smoothing < 1, epochs > 0)");
   if (!args.positionals().empty()) throw UsageError("train takes no positional arguments");
 
   training::Trainer trainer(s, std::move(train_set), out, series);
@@ -130,7 +136,8 @@ int cmd_train(Args args, const GlobalOptions& g) {
     std::fprintf(stderr, "train: resumed from %s at step %lld\n", resume_from.c_str(),
                  static_cast<long long>(trainer.step()));
   } else if (!training::Trainer::latest_checkpoint(out).empty()) {
-    throw UsageError(out + " already holds checkpoints: add --resume to continue that run, or "
+    throw UsageError(out +
+                     " already holds checkpoints: add --resume to continue that run, or "
                      "choose another --out");
   }
   std::fprintf(stderr, "train: %s, %lld steps (%lld per epoch, batch %lld), device %s, %s\n",

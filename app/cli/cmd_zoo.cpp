@@ -26,7 +26,7 @@ int cmd_zoo(Args args, const GlobalOptions&) {
   if (write) {
     const std::string text = index.dump(2) + "\n";
     const std::string path = (fs::path(dir) / "zoo.json").string();
-    io::write_file_atomic(path, [&](const io::ByteSink& s) { s(text.data(), text.size()); });
+    io::write_file_atomic(path, text);
     std::printf("wrote %s (%zu models, %zu series)\n", path.c_str(), index["models"].size(),
                 index["series"].size());
     return kExitOk;
@@ -37,11 +37,12 @@ int cmd_zoo(Args args, const GlobalOptions&) {
     std::printf("%-10s %-10s %8.2f%% %8.2f%% %10lld %8.2f\n", m["name"].get<std::string>().c_str(),
                 m["mechanism"].get<std::string>().c_str(),
                 m["accuracy"]["test_percent"].get<double>(),
-                m["accuracy"]["first1000_percent"].get<double>(),
-                m["parameters"].get<long long>(), m["size_bytes"].get<double>() / 1e6);
+                m["accuracy"]["first1000_percent"].get<double>(), m["parameters"].get<long long>(),
+                m["size_bytes"].get<double>() / 1e6);
   for (const auto& s : index["series"])
-    std::printf("series %-10s %zu checkpoints, steps %lld..%lld\n", s["name"].get<std::string>().c_str(),
-                s["checkpoints"].size(), s["checkpoints"].front()["step"].get<long long>(),
+    std::printf("series %-10s %zu checkpoints, steps %lld..%lld\n",
+                s["name"].get<std::string>().c_str(), s["checkpoints"].size(),
+                s["checkpoints"].front()["step"].get<long long>(),
                 s["checkpoints"].back()["step"].get<long long>());
   return kExitOk;
 }

@@ -34,10 +34,6 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  io::write_file_atomic(path, [&](const io::ByteSink& sink) { sink(text.data(), text.size()); });
-}
-
 }  // namespace
 
 TrainProgress::TrainProgress(int64_t total_steps, int64_t start_step)
@@ -61,13 +57,16 @@ void TrainProgress::update(const training::StepRecord& r) {
   const double rate = done / std::max(1e-9, t - started_);  // steps/s including checkpoints
   const double eta = rate > 0 ? static_cast<double>(total_ - r.step) / rate : 0.0;
   const int width = 24;
-  const int filled = static_cast<int>(width * static_cast<double>(r.step) / static_cast<double>(total_));
+  const int filled =
+      static_cast<int>(width * static_cast<double>(r.step) / static_cast<double>(total_));
   std::string bar(static_cast<size_t>(filled), '#');
   bar.resize(static_cast<size_t>(width), '.');
-  std::fprintf(stderr, "%strain [%s] %lld/%lld  epoch %.2f  loss %.4f  acc %.1f%%  lr %.2e  %.0f img/s  ETA %s%s",
-               tty_ ? "\r\x1b[K" : "", bar.c_str(), static_cast<long long>(r.step),
-               static_cast<long long>(total_), r.epoch, loss, 100.0 * acc, r.lr,
-               r.images_per_second, clock_text(eta).c_str(), tty_ ? "" : "\n");
+  std::fprintf(
+      stderr,
+      "%strain [%s] %lld/%lld  epoch %.2f  loss %.4f  acc %.1f%%  lr %.2e  %.0f img/s  ETA %s%s",
+      tty_ ? "\r\x1b[K" : "", bar.c_str(), static_cast<long long>(r.step),
+      static_cast<long long>(total_), r.epoch, loss, 100.0 * acc, r.lr, r.images_per_second,
+      clock_text(eta).c_str(), tty_ ? "" : "\n");
   std::fflush(stderr);
 }
 
@@ -94,9 +93,10 @@ void write_metrics(const std::string& run_dir, const training::Trainer& trainer)
                     {"images_per_second", r.images_per_second},
                     {"elapsed_s", r.elapsed_s}});
   }
-  write_text((fs::path(run_dir) / "metrics.csv").string(), csv.str());
-  write_text((fs::path(run_dir) / "metrics.json").string(),
-             nlohmann::json{{"settings", trainer.settings().to_json()}, {"steps", rows}}.dump(1) + "\n");
+  io::write_file_atomic((fs::path(run_dir) / "metrics.csv").string(), csv.str());
+  io::write_file_atomic(
+      (fs::path(run_dir) / "metrics.json").string(),
+      nlohmann::json{{"settings", trainer.settings().to_json()}, {"steps", rows}}.dump(1) + "\n");
 }
 
 std::string machine_description(const std::string& device) {
@@ -120,7 +120,8 @@ void finish_training_run(training::Trainer& trainer, const std::string& run_dir,
   double final_loss = 0;
   const auto& h = trainer.history();
   const size_t tail = std::min<size_t>(50, h.size());
-  for (size_t i = h.size() - tail; i < h.size(); ++i) final_loss += h[i].loss / static_cast<double>(tail);
+  for (size_t i = h.size() - tail; i < h.size(); ++i)
+    final_loss += h[i].loss / static_cast<double>(tail);
 
   nlohmann::json record = {{"mechanism", s.model.value("attention", "")},
                            {"arch", s.model.value("arch", "")},
@@ -140,13 +141,15 @@ void finish_training_run(training::Trainer& trainer, const std::string& run_dir,
   // The model evaluated is the one users get: the exported float16 weights, reloaded.
   std::shared_ptr<models::Backbone> evaluated;
   if (!export_path.empty()) {
-    if (fs::path(export_path).has_parent_path()) fs::create_directories(fs::path(export_path).parent_path());
+    if (fs::path(export_path).has_parent_path())
+      fs::create_directories(fs::path(export_path).parent_path());
     training::write_weights(export_path, trainer.model(), s.model, at::kHalf,
                             {{"attnlab.step", std::to_string(trainer.step())}});
     evaluated = models::load_model(s.model, export_path).model;
   }
   if (!s.test_set.empty()) {
-    const data::ImageDataset test = data::load_dataset(s.test_set, static_cast<int>(s.model.value("img_size", 28)));
+    const data::ImageDataset test =
+        data::load_dataset(s.test_set, static_cast<int>(s.model.value("img_size", 28)));
     models::Backbone& m = evaluated ? *evaluated : trainer.model();
     const auto norm = training::normalisation_for(s.model);
     const training::Accuracy full = training::evaluate(m, test, norm);
@@ -163,12 +166,12 @@ void finish_training_run(training::Trainer& trainer, const std::string& run_dir,
                  static_cast<long long>(full.total), first.percent());
   }
   if (!export_path.empty()) {
-    training::write_weights(export_path, trainer.model(), s.model, at::kHalf,
-                            {{"attnlab.step", std::to_string(trainer.step())},
-                             {"attnlab.training", record.dump()}});
+    training::write_weights(
+        export_path, trainer.model(), s.model, at::kHalf,
+        {{"attnlab.step", std::to_string(trainer.step())}, {"attnlab.training", record.dump()}});
     std::fprintf(stderr, "train: wrote %s\n", export_path.c_str());
   }
-  write_text((fs::path(run_dir) / "summary.json").string(), record.dump(2) + "\n");
+  io::write_file_atomic((fs::path(run_dir) / "summary.json").string(), record.dump(2) + "\n");
 }
 
 }  // namespace attnlab::cli

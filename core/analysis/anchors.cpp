@@ -19,7 +19,19 @@ double grid_coherence(const at::Tensor& labels, const attention::TokenLayout& la
       labels.slice(0, layout.num_prefix()).reshape({layout.height, layout.width}));
 }
 
+double grid_chance(const at::Tensor& labels, const attention::TokenLayout& layout) {
+  return shuffled_coherence(
+      labels.slice(0, layout.num_prefix()).reshape({layout.height, layout.width}));
+}
+
 }  // namespace
+
+double shuffled_coherence(const at::Tensor& grid) {
+  const int64_t n = grid.numel();
+  if (n < 2) return 1.0;
+  const at::Tensor counts = at::bincount(grid.flatten().cpu()).to(at::kDouble);
+  return (counts * (counts - 1)).sum().item<double>() / static_cast<double>(n * (n - 1));
+}
 
 double spatial_coherence(const at::Tensor& grid) {
   if (!grid.defined() || grid.dim() != 2)
@@ -56,13 +68,18 @@ AnchorAssignment anchor_assignment(const attention::AttentionTrace& trace, int64
   r.usage = a.sum(1) / n;                        // (h, M): Δ_m / N
   r.entropy = -at::special_xlogy(a, a).sum(-1);  // (h, N); 0·log 0 = 0
   r.coherence = at::empty({a.size(0)}, at::kDouble);
-  for (int64_t h = 0; h < a.size(0); ++h) r.coherence[h] = grid_coherence(r.hard[h], layout);
+  r.coherence_chance = at::empty({a.size(0)}, at::kDouble);
+  for (int64_t h = 0; h < a.size(0); ++h) {
+    r.coherence[h] = grid_coherence(r.hard[h], layout);
+    r.coherence_chance[h] = grid_chance(r.hard[h], layout);
+  }
 
   // The head-mean of A: one assignment for the layer (the argmax of the fused soft rows).
   const at::Tensor fused = a.mean(0);  // (N, M)
   r.fused_hard = fused.argmax(-1);
   r.fused_usage = fused.sum(0) / n;
   r.fused_coherence = grid_coherence(r.fused_hard, layout);
+  r.fused_coherence_chance = grid_chance(r.fused_hard, layout);
   return r;
 }
 

@@ -12,15 +12,17 @@
 namespace attnlab::analysis {
 
 struct AnchorAssignment {
-  at::Tensor soft;       // (heads, N, M) float32 on CPU: A for image b
-  at::Tensor hard;       // (heads, N) int64
-  at::Tensor usage;      // (heads, M) Δ_m / N (sums to 1 per head)
-  at::Tensor entropy;    // (heads, N) nats
-  at::Tensor coherence;  // (heads,) float64
+  at::Tensor soft;              // (heads, N, M) float32 on CPU: A for image b
+  at::Tensor hard;              // (heads, N) int64
+  at::Tensor usage;             // (heads, M) Δ_m / N (sums to 1 per head)
+  at::Tensor entropy;           // (heads, N) nats
+  at::Tensor coherence;         // (heads,) float64
+  at::Tensor coherence_chance;  // (heads,) float64: shuffled_coherence of the same labels
   // The same from the head-mean of A.
-  at::Tensor fused_hard;     // (N,)
-  at::Tensor fused_usage;    // (M,)
+  at::Tensor fused_hard;   // (N,)
+  at::Tensor fused_usage;  // (M,)
   double fused_coherence = 0.0;
+  double fused_coherence_chance = 0.0;
 };
 
 // Throws TraceQueryError for a trace without "anchor.A".
@@ -29,5 +31,11 @@ AnchorAssignment anchor_assignment(const attention::AttentionTrace& trace, int64
 // Share of horizontally or vertically adjacent cells of `grid` (H, W) with equal labels;
 // 1 for grids with no adjacent pair.
 double spatial_coherence(const at::Tensor& grid);
+
+// The coherence the same labels would have on average if placed at random: over random
+// permutations of the cells, the chance that two distinct cells share a label,
+// Σ_m c_m (c_m − 1) / (n (n − 1)) with c_m the count of label m among n cells (1 when
+// n < 2). The baseline against which spatial_coherence says "regions, not noise".
+double shuffled_coherence(const at::Tensor& grid);
 
 }  // namespace attnlab::analysis

@@ -33,7 +33,7 @@ namespace attnlab::analysis {
 namespace {
 
 void write_text(const std::string& path, const std::string& text) {
-  io::write_file_atomic(path, [&](const io::ByteSink& sink) { sink(text.data(), text.size()); });
+  io::write_file_atomic(path, text);
 }
 
 // Writers refuse ragged tables (rows can be pushed directly, bypassing add_row).

@@ -17,8 +17,8 @@ namespace attnlab::data {
 namespace fs = std::filesystem;
 
 const std::vector<std::string>& fashion_mnist_classes() {
-  static const std::vector<std::string> names = {"T-shirt/top", "Trouser", "Pullover", "Dress",
-                                                 "Coat",        "Sandal",  "Shirt",    "Sneaker",
+  static const std::vector<std::string> names = {"T-shirt/top", "Trouser",   "Pullover", "Dress",
+                                                 "Coat",        "Sandal",    "Shirt",    "Sneaker",
                                                  "Bag",         "Ankle boot"};
   return names;
 }
@@ -123,8 +123,9 @@ ImageDataset load_dataset(const std::string& spec, int size) {
   if (spec.rfind(fm, 0) == 0) {
     const std::string dir = fashion_mnist_dir();
     if (dir.empty())
-      throw DatasetError("fashion-mnist: the IDX files are not installed (apt-get install "
-                         "dataset-fashion-mnist, or set ATTNLAB_FASHION_MNIST=DIR)");
+      throw DatasetError(
+          "fashion-mnist: the IDX files are not installed (apt-get install "
+          "dataset-fashion-mnist, or set ATTNLAB_FASHION_MNIST=DIR)");
     return load_fashion_mnist(dir, spec.substr(fm.size()));
   }
   if (spec.rfind("folder:", 0) == 0) return load_image_folder(spec.substr(7), size);

@@ -81,4 +81,8 @@ void write_file_atomic(const std::string& path, const std::function<void(const B
   }
 }
 
+void write_file_atomic(const std::string& path, const void* data, size_t size) {
+  write_file_atomic(path, [&](const ByteSink& sink) { sink(data, size); });
+}
+
 }  // namespace attnlab::io

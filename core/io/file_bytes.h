@@ -20,5 +20,10 @@ std::vector<uint8_t> read_file_bytes(const std::string& path, uint64_t max_bytes
 // the destination is untouched.
 using ByteSink = std::function<void(const void* data, size_t n)>;
 void write_file_atomic(const std::string& path, const std::function<void(const ByteSink&)>& fill);
+// The same for content already in memory.
+void write_file_atomic(const std::string& path, const void* data, size_t size);
+inline void write_file_atomic(const std::string& path, const std::string& text) {
+  write_file_atomic(path, text.data(), text.size());
+}
 
 }  // namespace attnlab::io

@@ -74,7 +74,8 @@ void AdamW::load_state(const std::map<std::string, at::Tensor>& state, int64_t s
   if (state.size() != 2 * slots_.size())
     problems += " " + std::to_string(state.size()) + " moment tensors for " +
                 std::to_string(slots_.size()) + " parameters;";
-  if (!problems.empty()) throw std::runtime_error("optimizer state does not fit the model:" + problems);
+  if (!problems.empty())
+    throw std::runtime_error("optimizer state does not fit the model:" + problems);
   c10::NoGradGuard no_grad;
   for (Slot& s : slots_) {
     s.exp_avg.copy_(state.at("exp_avg." + s.name));

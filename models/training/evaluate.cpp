@@ -14,8 +14,8 @@ Accuracy evaluate(models::Backbone& model, const data::ImageDataset& set,
   at::NoGradGuard no_grad;
   model.eval();
   const int64_t n = limit > 0 ? std::min(limit, set.size()) : set.size();
-  const auto device = model.parameters().empty() ? c10::Device(c10::kCPU)
-                                                 : model.parameters().front().device();
+  const auto device =
+      model.parameters().empty() ? c10::Device(c10::kCPU) : model.parameters().front().device();
   Accuracy acc;
   for (int64_t start = 0; start < n; start += batch) {
     std::vector<int64_t> indices(static_cast<size_t>(std::min(batch, n - start)));

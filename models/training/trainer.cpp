@@ -11,10 +11,10 @@
 #include <stdexcept>
 
 #include "core/attention/mechanism.h"
+#include "core/nn/state_loading.h"
 #include "core/runtime/device.h"
 #include "models/model_registry.h"
 #include "models/presets.h"
-#include "core/nn/state_loading.h"
 #include "models/training/training_checkpoint.h"
 
 namespace attnlab::training {
@@ -71,12 +71,21 @@ Trainer::Trainer(TrainSettings settings, data::ImageDataset train_set, std::stri
     throw std::invalid_argument("the training set has " + std::to_string(train_set_.classes()) +
                                 " classes but the model config has num_classes " +
                                 std::to_string(classes));
+  const int64_t size = models::get_int(settings_.model, "img_size", "model", 224);
+  if (train_set_.images.size(2) != size || train_set_.images.size(3) != size)
+    throw std::invalid_argument(
+        "the training images are " + std::to_string(train_set_.images.size(3)) + "×" +
+        std::to_string(train_set_.images.size(2)) + " but the model takes " + std::to_string(size) +
+        "×" + std::to_string(size) + " (img_size): load a folder set at that size " +
+        "(--folder-image-size) or give a config with img_size " +
+        std::to_string(train_set_.images.size(2)));
   norm_ = normalisation_for(settings_.model);
   steps_per_epoch_ = train_set_.size() / settings_.batch;  // the last partial batch is dropped
-  total_steps_ = settings_.steps > 0
-                     ? settings_.steps
-                     : std::max<int64_t>(1, static_cast<int64_t>(settings_.epochs *
-                                                                 static_cast<double>(steps_per_epoch_)));
+  total_steps_ =
+      settings_.steps > 0
+          ? settings_.steps
+          : std::max<int64_t>(
+                1, static_cast<int64_t>(settings_.epochs * static_cast<double>(steps_per_epoch_)));
   at::manual_seed(settings_.seed);
   model_ = models::make_backbone(settings_.model);
   model_->to(runtime::select_device(settings_.device));
@@ -130,8 +139,8 @@ void Trainer::train_step() {
   const at::Tensor labels = data::batch_labels(train_set_, indices).to(device);
 
   const auto start = std::chrono::steady_clock::now();
-  const double lr = warmup_cosine_lr(step_, total_steps_, settings_.warmup, settings_.lr,
-                                     settings_.min_lr);
+  const double lr =
+      warmup_cosine_lr(step_, total_steps_, settings_.warmup, settings_.lr, settings_.min_lr);
   model_->train();
   optimizer_->zero_grad();
   const at::Tensor logits = model_->run(images).logits;
@@ -141,7 +150,8 @@ void Trainer::train_step() {
     for (const auto& m : model_->modules(false))
       if (const auto* attn = dynamic_cast<const attention::AttentionMechanism*>(m.get()))
         if (attn->training_penalty().defined())
-          penalty = penalty.defined() ? penalty + attn->training_penalty() : attn->training_penalty();
+          penalty =
+              penalty.defined() ? penalty + attn->training_penalty() : attn->training_penalty();
     if (penalty.defined()) loss = loss + settings_.sparse_penalty * penalty;
   }
   loss.backward();
@@ -194,7 +204,8 @@ std::string Trainer::write_checkpoint() {
   // Keep the newest keep_last full checkpoints (names sort by step).
   std::vector<fs::path> all;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().rfind("step_", 0) == 0 && e.path().extension() == ".safetensors")
+    if (e.path().filename().string().rfind("step_", 0) == 0 &&
+        e.path().extension() == ".safetensors")
       all.push_back(e.path());
   std::sort(all.begin(), all.end());
   const auto keep = static_cast<size_t>(std::max<int64_t>(1, settings_.keep_last));

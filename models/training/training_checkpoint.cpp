@@ -16,8 +16,8 @@ namespace {
 nlohmann::json history_json(const std::vector<StepRecord>& history) {
   nlohmann::json rows = nlohmann::json::array();
   for (const StepRecord& r : history)
-    rows.push_back({r.step, r.epoch, r.lr, r.loss, r.accuracy, r.penalty, r.images_per_second,
-                    r.elapsed_s});
+    rows.push_back(
+        {r.step, r.epoch, r.lr, r.loss, r.accuracy, r.penalty, r.images_per_second, r.elapsed_s});
   return rows;
 }
 
@@ -57,7 +57,8 @@ std::map<std::string, at::Tensor> module_state(torch::nn::Module& module) {
 
 void write_training_checkpoint(const std::string& path, const TrainingCheckpoint& c) {
   io::TensorDict tensors;
-  for (const auto& [name, t] : c.model) tensors.add("model." + name, io::from_torch(t.contiguous()));
+  for (const auto& [name, t] : c.model)
+    tensors.add("model." + name, io::from_torch(t.contiguous()));
   for (const auto& [name, t] : c.optimizer)
     tensors.add("optimizer." + name, io::from_torch(t.cpu().contiguous()));
   auto meta = config_metadata(c.settings.model);
@@ -82,7 +83,8 @@ TrainingCheckpoint read_training_checkpoint(const std::string& path) {
     c.wall_s = nlohmann::json::parse(f.metadata.at("attnlab.wall_s")).get<double>();
     c.history = history_from_json(nlohmann::json::parse(f.metadata.at("attnlab.history")));
   } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": training checkpoint metadata is malformed (" + e.what() + ")");
+    throw std::runtime_error(path + ": training checkpoint metadata is malformed (" + e.what() +
+                             ")");
   }
   for (const auto& entry : f.tensors.entries()) {
     const std::string& name = entry.name;
@@ -91,14 +93,14 @@ TrainingCheckpoint read_training_checkpoint(const std::string& path) {
     else if (name.rfind("optimizer.", 0) == 0)
       c.optimizer[name.substr(10)] = io::to_torch(entry.tensor);
     else
-      throw std::runtime_error(path + ": unexpected tensor '" + name + "' in a training checkpoint");
+      throw std::runtime_error(path + ": unexpected tensor '" + name +
+                               "' in a training checkpoint");
   }
   return c;
 }
 
-void write_weights(const std::string& path, torch::nn::Module& module,
-                   const nlohmann::json& config, at::ScalarType dtype,
-                   const std::map<std::string, std::string>& extra_metadata) {
+void write_weights(const std::string& path, torch::nn::Module& module, const nlohmann::json& config,
+                   at::ScalarType dtype, const std::map<std::string, std::string>& extra_metadata) {
   io::TensorDict tensors;
   for (auto& [name, t] : module_state(module)) {
     at::Tensor out = at::isFloatingType(t.scalar_type()) ? t.to(dtype) : t;

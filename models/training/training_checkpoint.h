@@ -42,8 +42,8 @@ TrainingCheckpoint read_training_checkpoint(const std::string& path);
 std::map<std::string, at::Tensor> module_state(torch::nn::Module& module);
 
 // Weights only, converted to `dtype` (floating tensors; others as they are).
-void write_weights(const std::string& path, torch::nn::Module& module,
-                   const nlohmann::json& config, at::ScalarType dtype,
+void write_weights(const std::string& path, torch::nn::Module& module, const nlohmann::json& config,
+                   at::ScalarType dtype,
                    const std::map<std::string, std::string>& extra_metadata = {});
 
 // The config as safetensors metadata: one JSON-encoded string per key.

@@ -69,6 +69,11 @@ TEST(SpatialCoherence, HandMadeGrids) {
                    2.0 / 3.0);
   EXPECT_EQ(spatial_coherence(at::zeros({1, 1}, at::kLong)), 1.0);  // no adjacent pair
   EXPECT_THROW(spatial_coherence(at::zeros({4}, at::kLong)), std::invalid_argument);
+  // Chance level: two distinct cells share a label with probability Σ c(c−1) / (n(n−1)).
+  EXPECT_DOUBLE_EQ(analysis::shuffled_coherence(at::tensor({0, 0, 1, 1}, at::kLong).reshape({2, 2})),
+                   4.0 / 12.0);
+  EXPECT_DOUBLE_EQ(analysis::shuffled_coherence(at::full({3, 3}, 5, at::kLong)), 1.0);
+  EXPECT_DOUBLE_EQ(analysis::shuffled_coherence(at::arange(6).reshape({2, 3})), 0.0);
 }
 
 TEST(AnchorAssignment, HandMadeAssignment) {

@@ -18,7 +18,8 @@ namespace {
 TEST(FashionMnist, DebianFilesHaveTheDocumentedCountsShapesAndLabels) {
   const std::string dir = fashion_mnist_dir();
   if (dir.empty()) GTEST_SKIP() << "dataset-fashion-mnist is not installed";
-  for (const auto& [split, n] : {std::pair<std::string, int64_t>{"train", 60000}, {"test", 10000}}) {
+  for (const auto& [split, n] :
+       {std::pair<std::string, int64_t>{"train", 60000}, {"test", 10000}}) {
     const ImageDataset d = load_fashion_mnist(dir, split);
     EXPECT_EQ(d.name, "fashion-mnist:" + split);
     ASSERT_EQ(d.images.sizes(), (std::vector<int64_t>{n, 1, 28, 28}));

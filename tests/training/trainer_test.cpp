@@ -94,7 +94,8 @@ TEST(Schedule, WarmupThenCosineToTheFloor) {
 }
 
 TEST(Loss, LabelSmoothedCrossEntropyMatchesItsDefinition) {
-  const at::Tensor logits = at::tensor({2.0, 0.0, -1.0, 0.5, 0.5, 3.0}, at::kDouble).reshape({2, 3});
+  const at::Tensor logits =
+      at::tensor({2.0, 0.0, -1.0, 0.5, 0.5, 3.0}, at::kDouble).reshape({2, 3});
   const at::Tensor labels = at::tensor({0, 1}, at::kLong);
   const at::Tensor logp = at::log_softmax(logits, 1);
   const double eps = 0.1;
@@ -154,7 +155,8 @@ TEST(Trainer, ResumingFromACheckpointReachesTheUninterruptedState) {
 
   // The checkpoint holds exactly the in-memory state, and opens as a model (its weights
   // come from the "model" container) with the config in its metadata.
-  const TrainingCheckpoint c = read_training_checkpoint(Trainer::latest_checkpoint(a.path.string()));
+  const TrainingCheckpoint c =
+      read_training_checkpoint(Trainer::latest_checkpoint(a.path.string()));
   EXPECT_EQ(c.step, 20);
   for (const auto& [name, t] : sa) EXPECT_TRUE(t.equal(c.model.at(name))) << name;
   const auto loaded = models::load_model(s.model, Trainer::latest_checkpoint(a.path.string()));
@@ -226,6 +228,14 @@ TEST(Trainer, RefusesABatchLargerThanTheSetAndTooFewClasses) {
   s = tiny_settings();
   s.model["num_classes"] = 1;
   EXPECT_THROW(Trainer(s, left_right_set(64), dir.path.string()), std::invalid_argument);
+  s = tiny_settings();
+  s.model["img_size"] = 16;  // the set is 8×8
+  try {
+    Trainer(s, left_right_set(64), dir.path.string());
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("8×8"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ TEST(Zoo, IndexListsTheSixMechanismsAndMatchesTheFiles) {
             (std::set<std::string>{"softmax", "linear", "castling", "rala", "hilo", "anchor"}));
   for (const auto& m : index["models"]) {
     SCOPED_TRACE(m["name"].get<std::string>());
-    for (const char* k : {"accuracy", "parameters", "command", "seed", "steps", "wall_time_s", "machine"})
+    for (const char* k :
+         {"accuracy", "parameters", "command", "seed", "steps", "wall_time_s", "machine"})
       EXPECT_TRUE(m.contains(k)) << k;
     EXPECT_GE(m["accuracy"]["test_percent"].get<double>(), 82.0);
     EXPECT_EQ(m["accuracy"]["test_total"].get<int64_t>(), 10000);
@@ -55,7 +56,8 @@ TEST(Zoo, EveryModelLoadsStrictlyWithTheRecordedConfig) {
     EXPECT_EQ(config, m["config"]);
     EXPECT_EQ(config["attention"], m["mechanism"]);
     for (const auto& entry : f.tensors.entries())
-      if (entry.tensor.dtype != io::DType::I64) EXPECT_EQ(entry.tensor.dtype, io::DType::F16) << entry.name;
+      if (entry.tensor.dtype != io::DType::I64)
+        EXPECT_EQ(entry.tensor.dtype, io::DType::F16) << entry.name;
     const LoadedModel loaded = load_model(config, path);  // strict: throws on any mismatch
     int64_t params = 0;
     for (const auto& p : loaded.model->parameters()) params += p.numel();
@@ -94,8 +96,10 @@ TEST(Zoo, CastlingSeriesHasTenOrMoreCheckpointsFromStepZeroInOrder) {
     if (m["name"] == "castling") final_steps = m["steps"].get<int64_t>();
   EXPECT_EQ(cps.back()["step"].get<int64_t>(), final_steps);
   // Each checkpoint is a loadable model of the same config.
-  const Json config = config_from_metadata(io::read_safetensors(kZoo + "/castling.safetensors").metadata);
-  for (const auto& cp : cps) EXPECT_NO_THROW(load_model(config, kZoo + "/" + cp["file"].get<std::string>()));
+  const Json config =
+      config_from_metadata(io::read_safetensors(kZoo + "/castling.safetensors").metadata);
+  for (const auto& cp : cps)
+    EXPECT_NO_THROW(load_model(config, kZoo + "/" + cp["file"].get<std::string>()));
 }
 
 TEST(Zoo, TotalSizeIsAtMostFortyMegabytes) {

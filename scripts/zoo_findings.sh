@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs the analyses behind docs/FINDINGS.md on the shipped zoo and the 30 Fashion-MNIST
+# demo images (assets/fashion-mnist), writing every output folder under OUT
+# (default runs/findings):
+#   hilo/       spectra of HiLo's Hi-Fi and Lo-Fi branches            (finding a)
+#   rank/       KV-buffer and output-feature rank: softmax, linear, RALA (finding b)
+#   castling/   Castling's auxiliary-mask share along its training series (finding c)
+#   anchor/     anchor assignments, usage and spatial coherence        (finding d)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bin="${ATTNLAB_BIN:-$root/build/app/attnlab}"
+out="${1:-$root/runs/findings}"
+zoo="$root/models/zoo"
+images="$root/assets/fashion-mnist"
+threads=(--threads "${THREADS:-2}")
+set -x
+"$bin" "${threads[@]}" analyze --model "$zoo/hilo.safetensors" --images "$images" \
+  --analyses spectra --out "$out/hilo"
+for m in softmax linear rala; do
+  "$bin" "${threads[@]}" analyze --model "$zoo/$m.safetensors" --images "$images" \
+    --analyses rank --out "$out/rank"
+done
+"$bin" "${threads[@]}" analyze-series --checkpoints "$zoo"/castling_series/step_*.safetensors \
+  --images "$images" --analyses mask --out "$out/castling"
+"$bin" "${threads[@]}" analyze --model "$zoo/anchor.safetensors" --images "$images" \
+  --analyses anchors --out "$out/anchor"

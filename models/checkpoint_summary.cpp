@@ -22,12 +22,24 @@ bool any_key_contains(const Names& names, const char* needle) {
   return false;
 }
 
+bool any_key_starts_with(const Names& names, const std::string& prefix) {
+  for (const auto& n : names)
+    if (n.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
 std::string guess_architecture(const Names& t) {
-  if (any_key_contains(t, ".attn.qkvo.")) return "ravlt";
-  if (any_key_contains(t, ".attn.h_qkv.") || any_key_contains(t, ".attn.l_q.")) return "litv2";
-  if (any_key_contains(t, ".attn.x_to_emb.")) return "anchor_deit";
+  // RAVLT and LITv2 keep their blocks inside stages (layers.i.blocks.j); the DeiT skeleton
+  // has top-level blocks.j, whatever attention it runs — "DeiT with attention X" (the zoo)
+  // carries RALA's qkvo or HiLo's l_q / h_qkv keys there and is still a vit.
+  const bool deit_skeleton = any_key_starts_with(t, "blocks.0.");
+  if (!deit_skeleton && any_key_contains(t, ".attn.qkvo.")) return "ravlt";
+  if (!deit_skeleton && (any_key_contains(t, ".attn.h_qkv.") || any_key_contains(t, ".attn.l_q.")))
+    return "litv2";
+  if (any_key_contains(t, ".attn.x_to_emb.") && any_key_contains(t, "dist_token"))
+    return "anchor_deit";
   if (any_key_contains(t, ".attn.dconv.")) return "castling_deit";
-  if (any_key_contains(t, "cls_token") && any_key_contains(t, "blocks.0.attn.qkv.")) return "vit";
+  if (deit_skeleton && any_key_contains(t, "patch_embed.proj.")) return "vit";
   return "unknown";
 }
 
@@ -69,6 +81,18 @@ CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
                                        ? std::string("flat state dict")
                                        : "container key '" + s.weights_key + "'"));
   s.lines.push_back("architecture (from key names): " + s.architecture);
+  // Files written by attnlab (and other safetensors writers) may say what they are.
+  const auto arch = file.metadata.find("arch");
+  if (arch != file.metadata.end()) {
+    const auto attention = file.metadata.find("attention");
+    auto unquote = [](std::string v) {
+      return v.size() >= 2 && v.front() == '"' && v.back() == '"' ? v.substr(1, v.size() - 2) : v;
+    };
+    s.lines.push_back("model config in its metadata: " + unquote(arch->second) +
+                      (attention != file.metadata.end()
+                           ? " with " + unquote(attention->second) + " attention"
+                           : ""));
+  }
   s.lines.push_back("tensors: " + std::to_string(s.tensor_count) + ", floating-point elements: " +
                     std::to_string(s.parameter_count) + " (parameters and float buffers)");
   if (dropped > 0)

@@ -1,6 +1,8 @@
 // The architecture family is recognised from key names for every parity checkpoint.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "core/io/tensor_file.h"
 #include "models/checkpoint_summary.h"
 #include "tests/support/fixtures.h"
@@ -22,6 +24,20 @@ TEST(CheckpointSummary, RecognisesEachFamily) {
     EXPECT_EQ(s.architecture, arch) << file;
     EXPECT_GT(s.tensor_count, 0u) << file;
     EXPECT_GT(s.parameter_count, 0) << file;
+  }
+}
+
+// "DeiT with attention X": RALA's and HiLo's attention keys under top-level blocks are a
+// vit, not RAVLT or LITv2 (whose blocks sit inside stages). The zoo has such models.
+TEST(CheckpointSummary, DeitSkeletonWithAnyAttentionIsVit) {
+  for (const char* m : {"rala", "hilo", "linear", "anchor", "softmax"}) {
+    const std::string path = std::string(ATTNLAB_SOURCE_DIR) + "/models/zoo/" + m + ".safetensors";
+    const CheckpointSummary s = summarize_checkpoint(io::read_tensor_file(path));
+    EXPECT_EQ(s.architecture, "vit") << m;
+    bool said = false;
+    for (const auto& line : s.lines)
+      said |= line == "model config in its metadata: vit with " + std::string(m) + " attention";
+    EXPECT_TRUE(said) << m;
   }
 }
 

@@ -55,9 +55,11 @@ TEST(Zoo, EveryModelLoadsStrictlyWithTheRecordedConfig) {
     const Json config = config_from_metadata(f.metadata);
     EXPECT_EQ(config, m["config"]);
     EXPECT_EQ(config["attention"], m["mechanism"]);
-    for (const auto& entry : f.tensors.entries())
-      if (entry.tensor.dtype != io::DType::I64)
+    for (const auto& entry : f.tensors.entries()) {
+      if (entry.tensor.dtype != io::DType::I64) {
         EXPECT_EQ(entry.tensor.dtype, io::DType::F16) << entry.name;
+      }
+    }
     const LoadedModel loaded = load_model(config, path);  // strict: throws on any mismatch
     int64_t params = 0;
     for (const auto& p : loaded.model->parameters()) params += p.numel();

@@ -45,6 +45,22 @@ Json config_from_metadata(const std::map<std::string, std::string>& metadata) {
   return c;
 }
 
+std::map<std::string, std::string> config_to_metadata(const Json& config) {
+  std::map<std::string, std::string> meta;
+  for (const auto& [key, value] : config.items()) meta[key] = value.dump();
+  return meta;
+}
+
+int64_t metadata_step(const std::map<std::string, std::string>& metadata) {
+  for (const char* key : {"attnlab.step", "step", "global_step"}) {
+    const auto it = metadata.find(key);
+    if (it == metadata.end()) continue;
+    const Json j = Json::parse(it->second, nullptr, false);
+    if (j.is_number_integer()) return j.get<int64_t>();
+  }
+  return -1;
+}
+
 int64_t get_int(const Json& c, const std::string& key, const std::string& family) {
   const Json& v = need(c, key, family);
   if (!v.is_number_integer()) bad(family, key, "must be an integer");

@@ -18,6 +18,11 @@ using Json = nlohmann::json;
 Json config_from_file(const std::string& path);
 // Throws ModelError when a value is not valid JSON or "arch" is missing.
 Json config_from_metadata(const std::map<std::string, std::string>& metadata);
+// The inverse: one JSON-encoded string per config key.
+std::map<std::string, std::string> config_to_metadata(const Json& config);
+// The training step a checkpoint's metadata records ("attnlab.step", else "step" or
+// "global_step"), or -1 when none holds an integer.
+int64_t metadata_step(const std::map<std::string, std::string>& metadata);
 
 // Typed access: `family` is used in messages ("vit config: 'depth' must be an integer").
 int64_t get_int(const Json& c, const std::string& key, const std::string& family);

@@ -23,15 +23,15 @@ std::string zoo_dir() {
 
 namespace {
 
-// Reads only the header (metadata) of a safetensors file's worth: the files are small.
+// The whole file is read (the zoo's files are ~1 MB); only its metadata is used.
 std::map<std::string, std::string> metadata_of(const std::string& path) {
   return io::read_safetensors(path).metadata;
 }
 
-int64_t step_of(const std::map<std::string, std::string>& meta, const std::string& path) {
-  const auto it = meta.find("attnlab.step");
-  if (it == meta.end()) throw std::runtime_error(path + ": no attnlab.step in its metadata");
-  return std::stoll(it->second);
+int64_t step_of(const std::string& path) {
+  const int64_t step = metadata_step(metadata_of(path));
+  if (step < 0) throw std::runtime_error(path + ": no training step in its metadata");
+  return step;
 }
 
 }  // namespace
@@ -73,8 +73,8 @@ nlohmann::json build_zoo_index(const std::string& dir) {
     if (!series_files.empty()) {
       nlohmann::json cps = nlohmann::json::array();
       for (const std::string& s : series_files)
-        cps.push_back({{"file", fs::relative(s, fs::absolute(dir)).string()},
-                       {"step", step_of(metadata_of(s), s)}});
+        cps.push_back(
+            {{"file", fs::relative(s, fs::absolute(dir)).string()}, {"step", step_of(s)}});
       series.push_back({{"name", name}, {"dir", name + "_series"}, {"checkpoints", cps}});
     }
   }

@@ -14,6 +14,7 @@
 #include "core/io/image_io.h"
 #include "core/io/tensor_file.h"
 #include "core/runtime/threads.h"
+#include "models/model_config.h"
 
 namespace attnlab::cli {
 namespace {
@@ -182,13 +183,8 @@ nlohmann::json run_description(const GlobalOptions& g, const c10::Device& device
 nlohmann::json checkpoint_step(const std::string& path) {
   if (std::filesystem::path(path).extension() != ".safetensors") return nullptr;
   try {
-    const io::TensorFile f = io::read_tensor_file(path);
-    for (const char* key : {"attnlab.step", "step", "global_step"}) {
-      auto it = f.metadata.find(key);
-      if (it == f.metadata.end()) continue;
-      const auto j = nlohmann::json::parse(it->second, nullptr, false);
-      if (j.is_number_integer()) return j;
-    }
+    const int64_t step = models::metadata_step(io::read_tensor_file(path).metadata);
+    if (step >= 0) return step;
   } catch (const std::exception&) {
     // Unreadable metadata: the loader reports the file itself.
   }

@@ -53,7 +53,7 @@ std::vector<std::string> analyse_images(models::AnalysisSession& session, models
 nlohmann::json run_description(const GlobalOptions& g, const c10::Device& device,
                                const models::AnalysisSettings& settings);
 
-// The 'step' a checkpoint's metadata records (safetensors "step" or "global_step"), or null.
+// The step a checkpoint's safetensors metadata records (models::metadata_step), or null.
 nlohmann::json checkpoint_step(const std::string& path);
 
 }  // namespace attnlab::cli

@@ -34,10 +34,8 @@ int cmd_eval(Args args, const GlobalOptions& g) {
   if (set.classes() > classes)
     throw std::runtime_error(spec + " has " + std::to_string(set.classes()) +
                              " classes; the model predicts " + std::to_string(classes));
-  data::Normalisation norm;
-  norm.mean = choice.preprocessing.mean;
-  norm.std = choice.preprocessing.std;
-  const training::Accuracy acc = training::evaluate(*ready.model, set, norm, limit, batch);
+  const training::Accuracy acc = training::evaluate(
+      *ready.model, set, data::normalisation_of(choice.preprocessing), limit, batch);
   std::printf("accuracy %.2f%% (%lld/%lld) on %s%s\n", acc.percent(),
               static_cast<long long>(acc.correct), static_cast<long long>(acc.total), spec.c_str(),
               limit > 0 ? (" (first " + std::to_string(acc.total) + " images)").c_str() : "");

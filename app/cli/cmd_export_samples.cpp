@@ -6,13 +6,12 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 #include <sstream>
 
 #include "app/cli/cli_common.h"
 #include "core/data/image_dataset.h"
 #include "core/io/file_bytes.h"
+#include "core/io/image_io.h"
 
 namespace attnlab::cli {
 namespace fs = std::filesystem;
@@ -26,15 +25,9 @@ std::string slug(const std::string& name) {
 }
 
 void write_png(const std::string& path, const at::Tensor& chw) {
-  at::Tensor hwc = chw.permute({1, 2, 0}).contiguous();
-  const int h = static_cast<int>(hwc.size(0)), w = static_cast<int>(hwc.size(1));
-  const int c = static_cast<int>(hwc.size(2));
-  cv::Mat img(h, w, c == 1 ? CV_8UC1 : CV_8UC3, hwc.data_ptr<uint8_t>());
-  cv::Mat out = img;
-  if (c == 3) cv::cvtColor(img, out, cv::COLOR_RGB2BGR);
-  std::vector<uchar> bytes;
-  if (!cv::imencode(".png", out, bytes)) throw std::runtime_error("could not encode " + path);
-  io::write_file_atomic(path, bytes.data(), bytes.size());
+  const at::Tensor hwc = chw.permute({1, 2, 0}).contiguous();
+  io::save_png(path, static_cast<int>(hwc.size(1)), static_cast<int>(hwc.size(0)),
+               static_cast<int>(hwc.size(2)), hwc.data_ptr<uint8_t>());
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "core/runtime/device.h"
 #include "models/attention_module.h"
 #include "models/checkpoint_loading.h"
+#include "models/model_config.h"
 #include "models/model_registry.h"
 
 namespace attnlab::cli {
@@ -58,9 +59,7 @@ int cmd_infer(Args args, const GlobalOptions& g) {
 
   io::TensorDict dict;
   for (const auto& [name, t] : outputs) dict.add(name, io::from_torch(t.to(at::kCPU, at::kFloat)));
-  std::map<std::string, std::string> metadata;
-  for (const auto& [k, v] : config.items()) metadata[k] = v.dump();
-  io::write_safetensors(out_path, dict, metadata);
+  io::write_safetensors(out_path, dict, models::config_to_metadata(config));
   std::printf("%s: %s, %zu tensors written to %s\n", checkpoint.c_str(), arch.c_str(), dict.size(),
               out_path.c_str());
   return kExitOk;

@@ -1,15 +1,13 @@
-// glReadPixels -> flipped BGR cv::Mat -> PNG bytes -> io::write_file_atomic; see screenshot.h.
+// glReadPixels -> rows flipped top-down -> io::save_png (atomic); see screenshot.h.
 #include "app/gui/screenshot.h"
 
 #include <GL/gl.h>
 
-#include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
-
+#include <algorithm>
 #include <exception>
 #include <vector>
 
-#include "core/io/file_bytes.h"
+#include "core/io/image_io.h"
 
 namespace attnlab::gui {
 
@@ -29,26 +27,12 @@ bool save_framebuffer_png(int width, int height, const std::string& path, std::s
     return false;
   }
 
-  // GL's rows run bottom-up and OpenCV wants BGR: flip and swap in one pass.
-  cv::Mat bgr(height, width, CV_8UC3);
-  for (int y = 0; y < height; ++y) {
-    const uint8_t* src = rgb.data() + size_t(height - 1 - y) * row;
-    uint8_t* dst = bgr.ptr<uint8_t>(y);
-    for (int x = 0; x < width; ++x) {
-      dst[3 * x + 0] = src[3 * x + 2];
-      dst[3 * x + 1] = src[3 * x + 1];
-      dst[3 * x + 2] = src[3 * x + 0];
-    }
-  }
-
-  // Encode in memory, then core's atomic writer: no partial PNG under `path`, ever.
-  std::vector<uint8_t> png;
+  // GL's rows run bottom-up: flip, then core's PNG writer (atomic: no partial file).
+  std::vector<uint8_t> top_down(rgb.size());
+  for (int y = 0; y < height; ++y)
+    std::copy_n(rgb.data() + size_t(height - 1 - y) * row, row, top_down.data() + size_t(y) * row);
   try {
-    if (!cv::imencode(".png", bgr, png)) {
-      *error = "cannot encode the screenshot as PNG";
-      return false;
-    }
-    io::write_file_atomic(path, [&](const io::ByteSink& sink) { sink(png.data(), png.size()); });
+    io::save_png(path, width, height, 3, top_down.data());
   } catch (const std::exception& e) {
     *error = std::string("cannot write the screenshot: ") + e.what();
     return false;

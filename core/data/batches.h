@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/data/image_dataset.h"
+#include "core/image/preprocess.h"
 
 namespace attnlab::data {
 
@@ -22,6 +23,14 @@ struct Normalisation {
   std::array<float, 3> mean{0.5f, 0.5f, 0.5f};
   std::array<float, 3> std{0.5f, 0.5f, 0.5f};
 };
+
+// The mean/std part of an evaluation preprocessing.
+inline Normalisation normalisation_of(const image::Preprocessing& p) {
+  Normalisation n;
+  n.mean = p.mean;
+  n.std = p.std;
+  return n;
+}
 
 struct Augmentation {
   int max_shift = 2;  // pixels, each direction, zero fill; 0 = off

@@ -56,4 +56,18 @@ RgbImage load_rgb_image(const std::string& path, const ImageLimits& limits) {
   return out;
 }
 
+void save_png(const std::string& path, int width, int height, int channels, const uint8_t* pixels) {
+  if (width <= 0 || height <= 0 || (channels != 1 && channels != 3))
+    throw IoError(IoErrorKind::BadHeader, path,
+                  "cannot write a " + std::to_string(width) + "x" + std::to_string(height) + "x" +
+                      std::to_string(channels) + " image as PNG (1 or 3 channels)");
+  const cv::Mat in(height, width, channels == 1 ? CV_8UC1 : CV_8UC3, const_cast<uint8_t*>(pixels));
+  cv::Mat out = in;
+  if (channels == 3) cv::cvtColor(in, out, cv::COLOR_RGB2BGR);  // OpenCV writes BGR
+  std::vector<uint8_t> png;
+  if (!cv::imencode(".png", out, png))
+    throw IoError(IoErrorKind::BadHeader, path, "OpenCV could not encode the image as PNG");
+  write_file_atomic(path, png.data(), png.size());
+}
+
 }  // namespace attnlab::io

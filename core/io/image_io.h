@@ -21,4 +21,9 @@ struct ImageLimits {
 
 RgbImage load_rgb_image(const std::string& path, const ImageLimits& limits = {});
 
+// Writes `pixels` (height rows of width·channels bytes, top row first; channels 1 = grey or
+// 3 = R G B) as a PNG, atomically: encoded in memory first, so a failure leaves no file.
+// Throws IoError naming the file.
+void save_png(const std::string& path, int width, int height, int channels, const uint8_t* pixels);
+
 }  // namespace attnlab::io

@@ -37,6 +37,18 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b) {
   return "";
 }
 
+// A run's step_NNNNNN.safetensors files in step order (zero-padded names sort by step).
+std::vector<fs::path> checkpoint_files(const fs::path& dir) {
+  std::vector<fs::path> all;
+  if (!fs::is_directory(dir)) return all;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("step_", 0) == 0 &&
+        e.path().extension() == ".safetensors")
+      all.push_back(e.path());
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
 }  // namespace
 
 at::Tensor smoothed_cross_entropy(const at::Tensor& logits, const at::Tensor& labels,
@@ -48,11 +60,7 @@ at::Tensor smoothed_cross_entropy(const at::Tensor& logits, const at::Tensor& la
 }
 
 data::Normalisation normalisation_for(const nlohmann::json& config) {
-  const image::Preprocessing p = models::default_preprocessing(config);
-  data::Normalisation n;
-  n.mean = p.mean;
-  n.std = p.std;
-  return n;
+  return data::normalisation_of(models::default_preprocessing(config));
 }
 
 Trainer::Trainer(TrainSettings settings, data::ImageDataset train_set, std::string run_dir,
@@ -88,7 +96,8 @@ Trainer::Trainer(TrainSettings settings, data::ImageDataset train_set, std::stri
                 1, static_cast<int64_t>(settings_.epochs * static_cast<double>(steps_per_epoch_)));
   at::manual_seed(settings_.seed);
   model_ = models::make_backbone(settings_.model);
-  model_->to(runtime::select_device(settings_.device));
+  device_ = runtime::select_device(settings_.device);
+  model_->to(device_);
   std::vector<std::pair<std::string, at::Tensor>> params;
   for (const auto& p : model_->named_parameters(true)) params.emplace_back(p.key(), p.value());
   AdamWOptions o;
@@ -110,16 +119,8 @@ void Trainer::resume(const std::string& checkpoint) {
 }
 
 std::string Trainer::latest_checkpoint(const std::string& run_dir) {
-  const fs::path dir = fs::path(run_dir) / "checkpoints";
-  if (!fs::is_directory(dir)) return "";
-  std::string best;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("step_", 0) == 0 && e.path().extension() == ".safetensors" &&
-        (best.empty() || name > fs::path(best).filename().string()))
-      best = e.path().string();
-  }
-  return best;
+  const auto all = checkpoint_files(fs::path(run_dir) / "checkpoints");
+  return all.empty() ? "" : all.back().string();
 }
 
 void Trainer::train_step() {
@@ -131,12 +132,11 @@ void Trainer::train_step() {
   }
   const auto first = order_.begin() + pos * settings_.batch;
   const std::vector<int64_t> indices(first, first + settings_.batch);
-  const c10::Device device = runtime::select_device(settings_.device);
   const at::Tensor images =
       data::make_batch(train_set_, indices, norm_, &settings_.augment,
                        data::mix_seed(settings_.seed ^ 0xA5A5A5A5ull, static_cast<uint64_t>(step_)))
-          .to(device);
-  const at::Tensor labels = data::batch_labels(train_set_, indices).to(device);
+          .to(device_);
+  const at::Tensor labels = data::batch_labels(train_set_, indices).to(device_);
 
   const auto start = std::chrono::steady_clock::now();
   const double lr =

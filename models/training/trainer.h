@@ -23,14 +23,9 @@
 #include "models/backbone.h"
 #include "models/training/adamw.h"
 #include "models/training/train_settings.h"
+#include "models/training/training_checkpoint.h"
 
 namespace attnlab::training {
-
-struct StepRecord {
-  int64_t step = 0;  // updates done after this one (1-based)
-  double epoch = 0, lr = 0, loss = 0, accuracy = 0, penalty = 0;
-  double images_per_second = 0, elapsed_s = 0;
-};
 
 class Trainer {
  public:
@@ -68,6 +63,7 @@ class Trainer {
   data::Normalisation norm_;
   std::string run_dir_, series_dir_;
   std::shared_ptr<models::Backbone> model_;
+  c10::Device device_{c10::kCPU};
   std::unique_ptr<AdamW> optimizer_;
   int64_t step_ = 0, total_steps_ = 0, steps_per_epoch_ = 0;
   std::vector<int64_t> order_;

@@ -8,7 +8,7 @@
 
 #include "core/io/safetensors.h"
 #include "core/io/torch_bridge.h"
-#include "models/training/trainer.h"
+#include "models/model_config.h"
 
 namespace attnlab::training {
 namespace {
@@ -42,12 +42,6 @@ const char* kContainer = "attnlab.container";
 
 }  // namespace
 
-std::map<std::string, std::string> config_metadata(const nlohmann::json& config) {
-  std::map<std::string, std::string> meta;
-  for (const auto& [key, value] : config.items()) meta[key] = value.dump();
-  return meta;
-}
-
 std::map<std::string, at::Tensor> module_state(torch::nn::Module& module) {
   std::map<std::string, at::Tensor> out;
   for (const auto& p : module.named_parameters(true)) out[p.key()] = p.value().detach().cpu();
@@ -61,7 +55,7 @@ void write_training_checkpoint(const std::string& path, const TrainingCheckpoint
     tensors.add("model." + name, io::from_torch(t.contiguous()));
   for (const auto& [name, t] : c.optimizer)
     tensors.add("optimizer." + name, io::from_torch(t.cpu().contiguous()));
-  auto meta = config_metadata(c.settings.model);
+  auto meta = models::config_to_metadata(c.settings.model);
   meta[kContainer] = "training";
   meta["attnlab.step"] = std::to_string(c.step);
   meta["attnlab.wall_s"] = nlohmann::json(c.wall_s).dump();
@@ -106,7 +100,7 @@ void write_weights(const std::string& path, torch::nn::Module& module, const nlo
     at::Tensor out = at::isFloatingType(t.scalar_type()) ? t.to(dtype) : t;
     tensors.add(name, io::from_torch(out.contiguous()));
   }
-  auto meta = config_metadata(config);
+  auto meta = models::config_to_metadata(config);
   for (const auto& [k, v] : extra_metadata) meta[k] = v;
   io::write_safetensors(path, tensors, meta);
 }

@@ -23,7 +23,11 @@
 
 namespace attnlab::training {
 
-struct StepRecord;
+struct StepRecord {
+  int64_t step = 0;  // updates done after this one (1-based)
+  double epoch = 0, lr = 0, loss = 0, accuracy = 0, penalty = 0;
+  double images_per_second = 0, elapsed_s = 0;
+};
 
 struct TrainingCheckpoint {
   TrainSettings settings;
@@ -45,8 +49,5 @@ std::map<std::string, at::Tensor> module_state(torch::nn::Module& module);
 void write_weights(const std::string& path, torch::nn::Module& module, const nlohmann::json& config,
                    at::ScalarType dtype,
                    const std::map<std::string, std::string>& extra_metadata = {});
-
-// The config as safetensors metadata: one JSON-encoded string per key.
-std::map<std::string, std::string> config_metadata(const nlohmann::json& config);
 
 }  // namespace attnlab::training

@@ -65,7 +65,7 @@ TEST(Colormap, ImageAndNames) {
   EXPECT_EQ(img.width, 3);
   EXPECT_EQ(img.rgba.size(), 24u);
   for (Colormap cm : kAllColormaps) EXPECT_EQ(colormap_from_name(colormap_name(cm)), cm);
-  EXPECT_FALSE(colormap_from_name("jet").has_value());
+  EXPECT_FALSE(colormap_from_name("hot").has_value());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config ccache python3
   libtorch-dev libopenblas0-openmp libopencv-dev nlohmann-json3-dev zlib1g-dev
   libglfw3-dev libimgui-dev libgl-dev libcairo2-dev fonts-dejavu-core
+  libxml2-utils poppler-utils
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth libgl1-mesa-dri
   dataset-fashion-mnist

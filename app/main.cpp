@@ -47,6 +47,14 @@ commands:
   analyze-series --checkpoints FILES... --images FILES|DIR --out DIR [options as analyze]
                                             the statistics of each checkpoint in order
                                             (default mask,rank,locality: Castling Fig. 6)
+  report --models M1 M2... --images FILES|DIR --out DIR   every paper figure (maps, rollout,
+      [--formats svg,pdf,png] [--dpi N]       models side by side, spectra, ranks, anchors,
+      [--series CKPT...]                      mask sparsity, locality), the statistics of
+      [--colormap NAME] [--alpha A]           analyze and an index.html with captions;
+      [--upsample nearest|bilinear]           colormaps: viridis magma inferno plasma cividis
+      [analysis options as analyze]           turbo jet gray RdBu coolwarm
+  report --demo [--out DIR] [--images ...]  the zoo's six models on four demo images, and
+                                            Castling's checkpoint series
   train --mechanism NAME | --config JSON | --preset NAME --out RUN_DIR [--export FILE]
       [--dataset fashion-mnist:train|folder:DIR] [--epochs E | --steps N] [--batch B]
       [--lr LR] [--warmup N] [--seed S] [--checkpoint-every K] [--series DIR]
@@ -116,6 +124,7 @@ int main(int argc, char** argv) {
     if (command == "presets") return cmd_presets(all, g);
     if (command == "analyze") return cmd_analyze(all, g);
     if (command == "analyze-series") return cmd_analyze_series(all, g);
+    if (command == "report") return cmd_report(all, g);
     if (command == "train") return cmd_train(all, g);
     if (command == "eval") return cmd_eval(all, g);
     if (command == "export-samples") return cmd_export_samples(all, g);

@@ -68,6 +68,13 @@ void draw_text(Target& t, const std::string& s, double x, double y, double size,
   }
 }
 
+// The font size at which `text` fits `width` points: `size`, or smaller (never below 60%,
+// where text stops being readable; a longer text then overflows rather than vanishes).
+double fitting_size(const std::string& text, double size, double width, bool bold = false) {
+  const double w = text_width_pt(text, size, bold);
+  return w <= width || w <= 0 ? size : std::max(size * 0.6, size * width / w);
+}
+
 void line(cairo_t* cr, double x0, double y0, double x1, double y1) {
   cairo_move_to(cr, x0, y0);
   cairo_line_to(cr, x1, y1);
@@ -404,7 +411,9 @@ void draw_panel(Target& t, const Figure& f, const style::Metrics& m, const Panel
     draw_text(t, p.y.label, box.cell.x + m.pad * 0.6 + m.line_h * 0.5, r.y + r.h / 2,
               m.label_pt, 0.5, 0.35, false, true);
   (void)ytick_w;
-  if (!p.title.empty()) draw_text(t, p.title, r.x + r.w / 2, r.y - m.pad * 0.5, m.title_pt, 0.5, 0);
+  if (!p.title.empty())
+    draw_text(t, p.title, r.x + r.w / 2, r.y - m.pad * 0.5,
+              fitting_size(p.title, m.title_pt, std::max(r.w, box.cell.w - m.pad)), 0.5, 0);
   if (p.legend) draw_legend(t, m, p, box);
   if (p.colorbar)
     draw_colorbar(t, m, *p.colorbar, Rect{r.x + r.w + m.pad, r.y, m.colorbar_w, r.h});
@@ -427,14 +436,16 @@ void draw_figure(Target& t, const Figure& f) {
   }
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
   if (L.title.h > 0)
-    draw_text(t, f.title, L.width_pt / 2, L.title.y + m.figure_title_pt, m.figure_title_pt, 0.5, 0, true);
+    draw_text(t, f.title, L.width_pt / 2, L.title.y + m.figure_title_pt,
+              fitting_size(f.title, m.figure_title_pt, L.width_pt - 2 * m.pad, true), 0.5, 0, true);
   const int cols = std::max(1, f.cols);
   for (size_t i = 0; i < f.panels.size(); ++i) {
     const PanelLayout& box = L.panels[i];
     const int r = int(i) / cols, c = int(i) % cols;
     if (r == 0 && size_t(c) < f.col_labels.size()) {
       const double y = box.cell.y - m.line_h * 0.35;
-      draw_text(t, f.col_labels[size_t(c)], box.plot.x + box.plot.w / 2, y, m.header_pt, 0.5, 0, true);
+      draw_text(t, f.col_labels[size_t(c)], box.plot.x + box.plot.w / 2, y,
+                fitting_size(f.col_labels[size_t(c)], m.header_pt, box.cell.w - m.pad, true), 0.5, 0, true);
     }
     if (c == 0 && size_t(r) < f.row_labels.size())
       draw_text(t, f.row_labels[size_t(r)], box.cell.x - m.line_h * 0.55,

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "core/io/image_io.h"
@@ -51,6 +52,50 @@ std::vector<int64_t> parse_layers(const std::string& text) {
 
 }  // namespace
 
+models::AnalysisSettings take_analysis_settings(Args& args, const std::string& default_analyses) {
+  models::AnalysisSettings st;
+  const std::string analyses = args.take_option("--analyses");
+  try {
+    st.analyses = models::parse_analyses(
+        analyses.empty() ? default_analyses : analyses);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--analyses: ") + e.what());
+  }
+  const std::string query = args.take_option("--query");
+  if (!query.empty()) {
+    const auto comma = query.find(',');
+    if (comma == std::string::npos) throw UsageError("--query wants y,x (grid row, column)");
+    st.query_y = parse_index(query.substr(0, comma), "--query");
+    st.query_x = parse_index(query.substr(comma + 1), "--query");
+  }
+  const std::string token = args.take_option("--query-token");
+  if (!token.empty()) {
+    if (!query.empty()) throw UsageError("give --query y,x or --query-token N, not both");
+    st.query_token = parse_index(token, "--query-token");
+  }
+  const std::string layers = args.take_option("--layers");
+  if (!layers.empty()) st.layers = parse_layers(layers);
+  const std::string fusion = args.take_option("--fusion");
+  try {
+    if (!fusion.empty()) st.rollout.fusion = analysis::parse_head_fusion(fusion);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--fusion: ") + e.what());
+  }
+  st.rollout.residual = args.take_real("--residual", 0.5);
+  st.rollout.discard_ratio = args.take_real("--discard", 0.0);
+  st.rollout.renormalize = !args.take_flag("--no-renormalize");
+  if (st.rollout.residual < 0 || st.rollout.residual > 1)
+    throw UsageError("--residual must lie in [0, 1]");
+  if (st.rollout.discard_ratio < 0 || st.rollout.discard_ratio >= 1)
+    throw UsageError("--discard must lie in [0, 1)");
+  st.rank.rtol = args.take_real("--rank-rtol", 0.0);
+  st.rank.atol = args.take_real("--rank-atol", 0.0);
+  if (st.rank.rtol < 0 || st.rank.atol < 0)
+    throw UsageError("--rank-rtol and --rank-atol must be >= 0");
+  st.mask_threshold = args.take_real("--mask-threshold", -1.0);
+  return st;
+}
+
 AnalyzeRequest take_analyze_request(Args& args, bool series) {
   AnalyzeRequest r;
   if (series) {
@@ -73,45 +118,7 @@ AnalyzeRequest take_analyze_request(Args& args, bool series) {
   }
   std::vector<std::string> images = args.take_list("--images");
   r.out = args.take_option("--out");
-  const std::string analyses = args.take_option("--analyses");
-  try {
-    r.settings.analyses = models::parse_analyses(
-        analyses.empty() ? (series ? "mask,rank,locality" : "all") : analyses);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--analyses: ") + e.what());
-  }
-  const std::string query = args.take_option("--query");
-  if (!query.empty()) {
-    const auto comma = query.find(',');
-    if (comma == std::string::npos) throw UsageError("--query wants y,x (grid row, column)");
-    r.settings.query_y = parse_index(query.substr(0, comma), "--query");
-    r.settings.query_x = parse_index(query.substr(comma + 1), "--query");
-  }
-  const std::string token = args.take_option("--query-token");
-  if (!token.empty()) {
-    if (!query.empty()) throw UsageError("give --query y,x or --query-token N, not both");
-    r.settings.query_token = parse_index(token, "--query-token");
-  }
-  const std::string layers = args.take_option("--layers");
-  if (!layers.empty()) r.settings.layers = parse_layers(layers);
-  const std::string fusion = args.take_option("--fusion");
-  try {
-    if (!fusion.empty()) r.settings.rollout.fusion = analysis::parse_head_fusion(fusion);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--fusion: ") + e.what());
-  }
-  r.settings.rollout.residual = args.take_real("--residual", 0.5);
-  r.settings.rollout.discard_ratio = args.take_real("--discard", 0.0);
-  r.settings.rollout.renormalize = !args.take_flag("--no-renormalize");
-  if (r.settings.rollout.residual < 0 || r.settings.rollout.residual > 1)
-    throw UsageError("--residual must lie in [0, 1]");
-  if (r.settings.rollout.discard_ratio < 0 || r.settings.rollout.discard_ratio >= 1)
-    throw UsageError("--discard must lie in [0, 1)");
-  r.settings.rank.rtol = args.take_real("--rank-rtol", 0.0);
-  r.settings.rank.atol = args.take_real("--rank-atol", 0.0);
-  if (r.settings.rank.rtol < 0 || r.settings.rank.atol < 0)
-    throw UsageError("--rank-rtol and --rank-atol must be >= 0");
-  r.settings.mask_threshold = args.take_real("--mask-threshold", -1.0);
+  r.settings = take_analysis_settings(args, series ? "mask,rank,locality" : "all");
   const auto rest = args.positionals();
   images.insert(images.end(), rest.begin(), rest.end());
   if (images.empty()) throw UsageError("name the images: --images FILES|DIR");
@@ -146,15 +153,18 @@ void Progress::finish() {
 std::vector<std::string> analyse_images(models::AnalysisSession& session, models::Backbone& model,
                                         const c10::Device& device,
                                         const image::Preprocessing& preprocessing,
-                                        const std::vector<ImageInput>& images, Progress& progress) {
+                                        const std::vector<ImageInput>& images, Progress& progress,
+                                        const InputSink& on_input) {
   std::vector<std::string> failed;
   const models::ForwardOptions options = session.settings().forward_options();
   at::NoGradGuard no_grad;
   for (size_t i = 0; i < images.size(); ++i) {
     const auto& im = images[i];
     try {
-      const at::Tensor x = image::preprocess(io::load_rgb_image(im.path), preprocessing).to(device);
-      session.add(im.tag, model.run(x, options));
+      const at::Tensor x = image::preprocess(io::load_rgb_image(im.path), preprocessing);
+      const models::ForwardResult result = model.run(x.to(device), options);
+      session.add(im.tag, result);
+      if (on_input) on_input(im, x);
     } catch (const std::exception& e) {
       progress.break_line();
       std::fprintf(stderr, "attnlab: error: %s: %s (skipped)\n", im.path.c_str(), e.what());
@@ -189,6 +199,59 @@ nlohmann::json checkpoint_step(const std::string& path) {
     // Unreadable metadata: the loader reports the file itself.
   }
   return nullptr;
+}
+
+}  // namespace attnlab::cli
+
+namespace attnlab::cli {
+
+SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::string>& checkpoints,
+                            const std::vector<ImageInput>& images,
+                            const models::AnalysisSettings& settings, const c10::Device& device) {
+  SeriesResult out;
+  std::map<std::string, analysis::Table> series;  // table name -> rows of every checkpoint
+  std::vector<std::string> order;
+  for (size_t i = 0; i < checkpoints.size(); ++i) {
+    const std::string& path = checkpoints[i];
+    std::fprintf(stderr, "series: checkpoint %zu/%zu %s\n", i + 1, checkpoints.size(), path.c_str());
+    ReadyModel model = load_chosen_model(with_checkpoint(base, path), device);
+    models::AnalysisSession session(settings, nullptr);  // series keep statistics only
+    Progress progress("  images", static_cast<int64_t>(images.size()));
+    const auto failed =
+        analyse_images(session, *model.model, device, base.preprocessing, images, progress);
+    out.any_failed = out.any_failed || !failed.empty();
+    if (session.images() == 0) throw std::runtime_error("no image could be analysed with " + path);
+    const nlohmann::json step = checkpoint_step(path);
+    for (const auto& t : session.tables()) {
+      if (!series.count(t.name)) {
+        order.push_back(t.name);
+        analysis::Table s;
+        s.name = t.name + "_series";
+        s.caption = t.caption + "; one block of rows per checkpoint, in the order given";
+        s.columns = {"checkpoint_index", "checkpoint", "step"};
+        s.columns.insert(s.columns.end(), t.columns.begin(), t.columns.end());
+        s.key_columns = t.key_columns + 3;
+        series[t.name] = s;
+      }
+      for (const auto& row : t.rows) {
+        std::vector<analysis::Cell> r{
+            int64_t(i), std::filesystem::path(path).filename().string(),
+            step.is_number() ? analysis::Cell(step.get<int64_t>()) : analysis::Cell(int64_t(i))};
+        r.insert(r.end(), row.begin(), row.end());
+        series[t.name].add_row(std::move(r));
+      }
+    }
+    nlohmann::json c = model.describe["checkpoint"];
+    c["index"] = i;
+    c["step"] = step;
+    c["images_analysed"] = session.images();
+    out.checkpoints.push_back(c);
+    for (const auto& w : session.warnings())
+      if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
+        out.warnings.push_back(w);
+  }
+  for (const auto& name : order) out.tables.push_back(series.at(name));
+  return out;
 }
 
 }  // namespace attnlab::cli

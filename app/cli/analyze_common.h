@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct AnalyzeRequest {
   std::string out;
   models::AnalysisSettings settings;
 };
+
+// Parses the analysis options (--analyses, --query, --layers, rollout, rank and mask
+// switches); `default_analyses` when --analyses is absent.
+models::AnalysisSettings take_analysis_settings(Args& args, const std::string& default_analyses);
 
 // Parses the model, image, output and analysis options (see `attnlab --help`).
 AnalyzeRequest take_analyze_request(Args& args, bool series);
@@ -42,12 +47,29 @@ class Progress {
   bool tty_;
 };
 
+// Receives each analysed image's preprocessed input (1, 3, H, W) on the CPU.
+using InputSink = std::function<void(const ImageInput&, const at::Tensor&)>;
+
 // Runs each image through the model and the session; a failing image (unreadable, wrong
 // size for the model, ...) is reported on stderr and skipped. Returns the failed paths.
 std::vector<std::string> analyse_images(models::AnalysisSession& session, models::Backbone& model,
                                         const c10::Device& device,
                                         const image::Preprocessing& preprocessing,
-                                        const std::vector<ImageInput>& images, Progress& progress);
+                                        const std::vector<ImageInput>& images, Progress& progress,
+                                        const InputSink& on_input = nullptr);
+
+// The statistics of every checkpoint of a training series, in order: each table of the
+// session becomes "<name>_series" with checkpoint_index, checkpoint and step columns first.
+struct SeriesResult {
+  std::vector<analysis::Table> tables;
+  nlohmann::json checkpoints = nlohmann::json::array();
+  std::vector<std::string> warnings;
+  bool any_failed = false;
+};
+// Throws std::runtime_error when a checkpoint cannot analyse any image.
+SeriesResult analyse_series(const ModelChoice& model, const std::vector<std::string>& checkpoints,
+                            const std::vector<ImageInput>& images,
+                            const models::AnalysisSettings& settings, const c10::Device& device);
 
 // attnlab version, LibTorch version, device, threads, dtype, and the analysis settings.
 nlohmann::json run_description(const GlobalOptions& g, const c10::Device& device,

@@ -64,5 +64,6 @@ int cmd_train(Args args, const GlobalOptions& g);
 int cmd_eval(Args args, const GlobalOptions& g);
 int cmd_export_samples(Args args, const GlobalOptions& g);
 int cmd_zoo(Args args, const GlobalOptions& g);
+int cmd_report(Args args, const GlobalOptions& g);
 
 }  // namespace attnlab::cli

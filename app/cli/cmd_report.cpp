@@ -1,0 +1,202 @@
+// `attnlab report`: run the analyses of several models over images and write every paper
+// figure (SVG, PDF, PNG), the statistics of `analyze`, and an index.html with captions.
+//   report --models M1 M2 ... --images FILES|DIR --out DIR [--formats svg,pdf,png] [--dpi N]
+//          [--series CKPT...] [--colormap NAME] [--upsample nearest|bilinear] [--alpha A]
+//          [analysis options as analyze]
+//   report --demo [--out DIR] [--images ...]   the zoo's six models, four demo images and
+//                                              Castling's checkpoint series
+// A model, image or figure that fails is reported (stderr and index.html) and the rest is
+// still written; the exit status is then 1. Every file is written atomically.
+#include <ATen/ATen.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "app/cli/report_figures.h"
+#include "app/cli/report_index.h"
+#include "app/cli/report_run.h"
+#include "core/analysis/output_folder.h"
+#include "core/io/file_bytes.h"
+#include "core/runtime/device.h"
+#include "models/zoo.h"
+#include "viz/render.h"
+
+namespace fs = std::filesystem;
+
+namespace attnlab::cli {
+namespace {
+
+// The demo: one image per class family that reads well at 28x28.
+const char* kDemoImages[] = {"fashion-mnist/09-ankle-boot-00000.png", "fashion-mnist/00-t-shirt-top-00019.png",
+                             "fashion-mnist/08-bag-00030.png", "fashion-mnist/07-sneaker-00009.png"};
+const char* kDemoModels[] = {"softmax", "linear", "castling", "rala", "hilo", "anchor"};
+
+std::vector<viz::FigureFormat> parse_formats(const std::string& text) {
+  std::vector<viz::FigureFormat> out;
+  std::string item;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != ',') {
+      item.push_back(text[i]);
+      continue;
+    }
+    const auto f = viz::figure_format_from_name(item);
+    if (!f) throw UsageError("--formats: '" + item + "' is not svg, pdf or png");
+    if (std::find(out.begin(), out.end(), *f) == out.end()) out.push_back(*f);
+    item.clear();
+  }
+  return out;
+}
+
+std::string demo_asset(const std::string& rel) {
+  return (fs::path(ATTNLAB_ASSETS_DIR) / rel).string();
+}
+
+}  // namespace
+
+int cmd_report(Args args, const GlobalOptions& g) {
+  const bool demo = args.take_flag("--demo");
+  std::vector<std::string> model_args = args.take_list("--models");
+  std::vector<std::string> image_args = args.take_list("--images");
+  std::vector<std::string> series_files = args.take_list("--series");
+  std::string out = args.take_option("--out");
+  const std::string formats_text = args.take_option("--formats");
+  const std::vector<viz::FigureFormat> formats = parse_formats(formats_text.empty() ? "svg,pdf,png" : formats_text);
+  const double dpi = args.take_real("--dpi", 200);
+  if (!(dpi >= 30 && dpi <= 1200)) throw UsageError("--dpi must lie in [30, 1200]");
+  ReportFigureOptions fig;
+  const std::string cmap = args.take_option("--colormap");
+  if (!cmap.empty()) {
+    const auto c = viz::colormap_from_name(cmap);
+    if (!c) throw UsageError("--colormap: unknown map '" + cmap + "' (see attnlab --help)");
+    fig.style.overlay.cmap = *c;
+  }
+  const std::string up = args.take_option("--upsample");
+  if (!up.empty()) {
+    if (up != "nearest" && up != "bilinear") throw UsageError("--upsample: nearest or bilinear");
+    fig.style.overlay.upsample = up == "nearest" ? viz::Upsample::Nearest : viz::Upsample::Bilinear;
+  }
+  fig.style.overlay.alpha = args.take_real("--alpha", 0.6);
+  if (!(fig.style.overlay.alpha >= 0 && fig.style.overlay.alpha <= 1)) throw UsageError("--alpha must lie in [0, 1]");
+  models::AnalysisSettings settings = take_analysis_settings(args, "all");
+  const auto rest = args.positionals();
+  image_args.insert(image_args.end(), rest.begin(), rest.end());
+
+  if (demo) {
+    const std::string zoo = models::zoo_dir();
+    if (zoo.empty()) throw UsageError("--demo needs the model zoo (models/zoo or $ATTNLAB_ZOO)");
+    if (model_args.empty())
+      for (const char* m : kDemoModels) model_args.push_back((fs::path(zoo) / (std::string(m) + ".safetensors")).string());
+    if (image_args.empty())
+      for (const char* im : kDemoImages) image_args.push_back(demo_asset(im));
+    if (series_files.empty()) series_files = models::zoo_series_files(zoo, "castling_series");
+    if (out.empty()) out = "attnlab-report";
+  }
+  if (model_args.empty()) throw UsageError("name the models: --models PRESET|CHECKPOINT... (or --demo)");
+  if (image_args.empty()) throw UsageError("name the images: --images FILES|DIR");
+  if (out.empty()) throw UsageError("name the output folder: --out DIR");
+  const std::vector<ImageInput> images = expand_images(image_args);
+  std::vector<ModelChoice> choices;
+  for (const auto& m : model_args) {
+    Args one({"--model", m});
+    choices.push_back(take_model_choice(one));
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const c10::Device device = runtime::select_device(g.device);
+  fs::create_directories(fs::path(out) / "figures");
+  const std::string stats_dir = (fs::path(out) / "stats").string();
+  fs::create_directories(stats_dir);
+  const nlohmann::json run = run_description(g, device, settings);
+  std::vector<std::string> errors;
+
+  std::vector<ModelResults> results;
+  for (const auto& c : choices) {
+    try {
+      results.push_back(run_report_model(c, images, settings, device, stats_dir, run));
+      for (const auto& f : results.back().failed_images) errors.push_back(c.tag + ": image " + f + " could not be analysed");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attnlab: error: model %s: %s (skipped)\n", c.model_arg.c_str(), e.what());
+      errors.push_back("model " + c.model_arg + ": " + e.what());
+    }
+  }
+  std::optional<SeriesResults> series;
+  if (!series_files.empty()) {
+    try {
+      models::AnalysisSettings ss = settings;
+      ss.analyses = {"mask"};
+      ModelChoice base;
+      {
+        Args one({"--model", series_files.front()});
+        base = take_model_choice(one);
+      }
+      SeriesResults s;
+      s.name = fs::path(series_files.front()).parent_path().filename().string();
+      if (s.name.empty()) s.name = "series";
+      const SeriesResult r = analyse_series(base, series_files, images, ss, device);
+      analysis::OutputFolder folder(stats_dir, s.name);
+      for (const auto& t : r.tables) folder.write_table(t);
+      s.tables = r.tables;
+      series = std::move(s);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attnlab: error: checkpoint series: %s (skipped)\n", e.what());
+      errors.push_back(std::string("checkpoint series: ") + e.what());
+    }
+  }
+
+  fig.rollout_switches = analysis::head_fusion_name(settings.rollout.fusion) + std::string(" head fusion, residual ") +
+                         std::to_string(settings.rollout.residual).substr(0, 4) + ", discard ratio " +
+                         std::to_string(settings.rollout.discard_ratio).substr(0, 4) +
+                         (settings.rollout.renormalize ? ", rows renormalised" : ", rows not renormalised");
+  const std::vector<FigureJob> jobs = report_figure_jobs(results, series, fig);
+  IndexPage page;
+  Progress progress("report: figures", int64_t(jobs.size()));
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const FigureJob& job = jobs[i];
+    try {
+      const viz::CaptionedFigure cf = job.build();
+      IndexEntry e{job.kind, job.stem, cf.caption, {}};
+      for (const auto f : formats) {
+        viz::write_figure(cf.figure, (fs::path(out) / "figures" / (job.stem + "." + viz::figure_format_name(f))).string(), f, dpi);
+        e.formats.push_back(viz::figure_format_name(f));
+      }
+      page.figures.push_back(std::move(e));
+    } catch (const std::exception& e) {
+      progress.break_line();
+      std::fprintf(stderr, "attnlab: error: figure %s: %s (skipped)\n", job.stem.c_str(), e.what());
+      errors.push_back("figure " + job.stem + ": " + e.what());
+    }
+    progress.update(int64_t(i + 1), job.stem);
+  }
+  progress.finish();
+
+  page.title = demo ? "attnlab report — the model zoo on the demo images" : "attnlab report";
+  std::string model_names;
+  for (const auto& r : results) model_names += (model_names.empty() ? "" : ", ") + r.name;
+  page.settings = "Models: " + model_names + ". Images: " + std::to_string(images.size()) +
+                  ", preprocessed as each model's preset says (" +
+                  (results.empty() ? std::string("-") : results.front().preprocessing) +
+                  "). Query: " + (settings.query_y >= 0 ? "(" + std::to_string(settings.query_y) + ", " + std::to_string(settings.query_x) + ")" : std::string("the centre of the first layer's grid")) +
+                  ". Maps: " + viz::describe_style(fig.style) + ". Rollout: " + fig.rollout_switches +
+                  ". Rank tolerance: " + (settings.rank.rtol > 0 || settings.rank.atol > 0 ? "user-set" : "torch.linalg.matrix_rank's default") +
+                  ". Figures at " + std::to_string(int(dpi)) + " dpi (PNG); device " + device.str() + ".";
+  for (const auto& entry : fs::directory_iterator(stats_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && (entry.path().extension() == ".csv" || (name.size() > 14 && name.substr(name.size() - 14) == "_settings.json")))
+      page.stats_files.push_back("stats/" + name);
+  }
+  std::sort(page.stats_files.begin(), page.stats_files.end());
+  page.errors = errors;
+  page.run = run;
+  page.run["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  page.run["figures"] = page.figures.size();
+  const std::string index = (fs::path(out) / "index.html").string();
+  io::write_file_atomic(index, render_index_html(page));
+  std::printf("report: %zu figures (%zu files) for %zu model(s) x %zu image(s) in %s (%.1f s)%s\n",
+              page.figures.size(), page.figures.size() * formats.size(), results.size(), images.size(),
+              index.c_str(), page.run["seconds"].get<double>(),
+              errors.empty() ? "" : (" — " + std::to_string(errors.size()) + " problem(s), listed in the index").c_str());
+  return errors.empty() ? kExitOk : kExitFailure;
+}
+
+}  // namespace attnlab::cli

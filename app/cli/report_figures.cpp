@@ -1,0 +1,177 @@
+// Report figure jobs: find each figure's inputs among the session's arrays and tables
+// (by the names analysis_session gives them) and wire them to viz/figures.
+#include "app/cli/report_figures.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "viz/figures/attention_maps.h"
+#include "viz/figures/model_compare.h"
+#include "viz/figures/rollout.h"
+
+namespace attnlab::cli {
+namespace {
+
+// "maps__<image>__L03__q7-7__heads" -> layer 3, query "q7-7".
+struct MapName {
+  int layer = -1;
+  std::string query, kind;
+};
+std::optional<MapName> parse_map_name(const std::string& name, const std::string& prefix) {
+  if (name.rfind(prefix, 0) != 0) return std::nullopt;
+  const std::string rest = name.substr(prefix.size());  // "L03__q7-7__heads"
+  const size_t a = rest.find("__"), b = rest.rfind("__");
+  if (a == std::string::npos || b == a || rest[0] != 'L') return std::nullopt;
+  MapName m;
+  m.layer = std::atoi(rest.substr(1, a - 1).c_str());
+  m.query = rest.substr(a + 2, b - a - 2);
+  m.kind = rest.substr(b + 2);
+  return m;
+}
+
+// "q7-7" on the first layer's grid -> a cell; prefix tokens ("cls") have none.
+viz::MapQuery map_query(const std::string& qtag, int ref_rows, int ref_cols) {
+  viz::MapQuery q;
+  const size_t dash = qtag.find('-');
+  if (qtag.size() > 1 && qtag[0] == 'q' && dash != std::string::npos) {
+    viz::GridCell c{std::atoi(qtag.substr(1, dash - 1).c_str()), std::atoi(qtag.substr(dash + 1).c_str())};
+    q.cell = c;
+    q.ref_rows = ref_rows;
+    q.ref_cols = ref_cols;
+    q.label = "query (" + std::to_string(c.row) + ", " + std::to_string(c.col) + ")";
+  } else {
+    q.label = "the " + qtag + " token";
+  }
+  return q;
+}
+
+std::string layer_label(int layer) { return "layer " + std::to_string(layer); }
+
+// The query maps of one image of one model, by layer; prefix-token rows separately.
+struct ImageMaps {
+  std::vector<std::pair<MapName, const analysis::Array*>> query_heads;  // layer order
+  std::vector<std::pair<MapName, const analysis::Array*>> prefix_heads;
+  std::optional<std::pair<MapName, const analysis::Array*>> last_fused;
+};
+ImageMaps image_maps(const ModelResults& m, const std::string& image) {
+  ImageMaps out;
+  const std::string prefix = "maps__" + image + "__";
+  for (const auto& name : m.arrays_with_prefix(prefix)) {
+    const auto parsed = parse_map_name(name, prefix);
+    if (!parsed) continue;
+    const analysis::Array* a = m.array(name);
+    // Query maps come with a head fusion ("__fused"); a prefix token's own row does not.
+    const bool has_fused = parsed->kind == "heads" &&
+                           m.array(name.substr(0, name.size() - 5) + "fused") != nullptr;
+    if (parsed->kind == "heads" && has_fused) out.query_heads.emplace_back(*parsed, a);
+    else if (parsed->kind == "heads") out.prefix_heads.emplace_back(*parsed, a);
+    else if (parsed->kind == "fused") out.last_fused = std::make_pair(*parsed, a);  // sorted: last wins
+  }
+  const auto by_layer = [](const auto& x, const auto& y) { return x.first.layer < y.first.layer; };
+  std::sort(out.query_heads.begin(), out.query_heads.end(), by_layer);
+  return out;
+}
+
+void add_model_map_jobs(std::vector<FigureJob>& jobs, const ModelResults& m,
+                        const ReportFigureOptions& o) {
+  for (const auto& im : m.images) {
+    const ImageMaps maps = image_maps(m, im.tag);
+    const std::string suffix = "__" + m.name + "__" + im.tag;
+    const viz::RgbaImage* picture = &im.picture;
+    int ref_rows = 0, ref_cols = 0;
+    if (!maps.query_heads.empty()) {
+      const auto& first = *maps.query_heads.front().second;
+      ref_rows = int(first.shape[1]);
+      ref_cols = int(first.shape[2]);
+      const auto last = maps.query_heads.back();
+      const viz::MapQuery q = map_query(last.first.query, ref_rows, ref_cols);
+      jobs.push_back({"head_maps", "head_maps" + suffix, [=, &m] {
+                        return viz::head_maps_figure(*picture, *last.second, q, m.name,
+                                                     layer_label(last.first.layer), o.style);
+                      }});
+      std::vector<viz::LayerMaps> layers;
+      for (const auto& [name, a] : maps.query_heads) layers.push_back({layer_label(name.layer), a});
+      jobs.push_back({"layers_heads", "layers_heads" + suffix, [=, &m] {
+                        return viz::layers_heads_figure(*picture, layers, q, m.name, o.style);
+                      }});
+    }
+    for (const auto& [name, a] : maps.prefix_heads) {
+      const viz::MapQuery q = map_query(name.query, ref_rows, ref_cols);
+      const analysis::Array* arr = a;
+      const MapName nm = name;
+      jobs.push_back({"prefix_maps", "prefix_maps__" + name.query + suffix, [=, &m] {
+                        return viz::head_maps_figure(*picture, *arr, q, m.name, layer_label(nm.layer),
+                                                     o.style);
+                      }});
+    }
+    for (const auto& name : m.arrays_with_prefix("rollout__" + im.tag + "__")) {
+      const analysis::Array* a = m.array(name);
+      const viz::MapQuery q = map_query(name.substr(("rollout__" + im.tag + "__").size()), ref_rows, ref_cols);
+      jobs.push_back({"rollout", "rollout" + suffix, [=, &m] {
+                        return viz::rollout_figure(*picture, *a, q, m.name, o.rollout_switches, o.style);
+                      }});
+    }
+  }
+}
+
+void add_compare_jobs(std::vector<FigureJob>& jobs, const std::vector<ModelResults>& models,
+                      const ReportFigureOptions& o) {
+  if (models.size() < 2) return;
+  for (const auto& im : models.front().images) {
+    std::vector<viz::ModelMap> maps;
+    viz::MapQuery q;
+    for (const auto& m : models) {
+      const ImageMaps found = image_maps(m, im.tag);
+      if (!found.last_fused || found.query_heads.empty()) continue;
+      if (maps.empty()) {
+        const auto& first = *found.query_heads.front().second;
+        q = map_query(found.last_fused->first.query, int(first.shape[1]), int(first.shape[2]));
+      }
+      maps.push_back({m.name, found.last_fused->second, 0});
+    }
+    if (maps.size() < 2) continue;
+    const viz::RgbaImage* picture = &im.picture;
+    jobs.push_back({"compare", "compare__" + im.tag, [=] {
+                      return viz::model_compare_figure(
+                          *picture, maps, q, "Head-mean attention of " + q.label + ", last layer", o.style);
+                    }});
+  }
+}
+
+}  // namespace
+
+const std::vector<FigureKind>& figure_kinds() {
+  static const std::vector<FigureKind> kinds = {
+      {"head_maps", "Per-head attention maps of the query (last layer)"},
+      {"prefix_maps", "Attention of the prefix tokens (CLS), per head (last layer)"},
+      {"layers_heads", "Every layer and head"},
+      {"rollout", "Attention rollout"},
+      {"compare", "Models side by side"},
+      {"hilo_spectra", "HiLo Hi-Fi / Lo-Fi frequency spectra"},
+      {"rank", "Rank of the KV buffer and of the output"},
+      {"anchors", "Anchor assignments"},
+      {"castling_mask", "Castling auxiliary-mask sparsity over training"},
+      {"locality", "Mean attention distance per head"},
+  };
+  return kinds;
+}
+
+std::vector<FigureJob> report_figure_jobs(const std::vector<ModelResults>& models,
+                                          const std::optional<SeriesResults>& series,
+                                          const ReportFigureOptions& options) {
+  std::vector<FigureJob> jobs;
+  for (const auto& m : models) add_model_map_jobs(jobs, m, options);
+  add_compare_jobs(jobs, models, options);
+  (void)series;
+  // Order by kind as the index shows them, keeping the order within a kind.
+  std::stable_sort(jobs.begin(), jobs.end(), [](const FigureJob& a, const FigureJob& b) {
+    const auto rank = [](const std::string& id) {
+      const auto& k = figure_kinds();
+      return std::find_if(k.begin(), k.end(), [&](const FigureKind& f) { return f.id == id; }) - k.begin();
+    };
+    return rank(a.kind) < rank(b.kind);
+  });
+  return jobs;
+}
+
+}  // namespace attnlab::cli

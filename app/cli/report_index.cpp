@@ -1,0 +1,77 @@
+// The report's index.html.
+#include "app/cli/report_index.h"
+
+#include <algorithm>
+
+#include "app/cli/report_figures.h"
+
+namespace attnlab::cli {
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
+}
+
+const char* kStyle = R"(body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
+figure{margin:1.2em 0;padding:.6em;border:1px solid #eee;border-radius:4px}
+figure img{max-width:100%;height:auto;display:block;margin:0 auto}
+figcaption{font-size:.9em;margin-top:.5em;line-height:1.35}figcaption a{margin-right:.6em}
+.settings{background:#f6f6f6;padding:.6em 1em;border-radius:4px;font-size:.92em}
+.errors{background:#fff0f0;border:1px solid #e99;padding:.6em 1em;border-radius:4px}
+pre{font-size:.8em;overflow:auto}code{font-size:.9em})";
+
+}  // namespace
+
+std::string render_index_html(const IndexPage& page) {
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+                  esc(page.title) + "</title>\n<style>\n" + kStyle + "\n</style>\n</head>\n<body>\n";
+  h += "<h1>" + esc(page.title) + "</h1>\n<p class=\"settings\">" + esc(page.settings) + "</p>\n";
+  if (!page.errors.empty()) {
+    h += "<div class=\"errors\"><strong>Not everything could be made:</strong><ul>\n";
+    for (const auto& e : page.errors) h += "<li>" + esc(e) + "</li>\n";
+    h += "</ul></div>\n";
+  }
+  for (const auto& kind : figure_kinds()) {
+    std::vector<const IndexEntry*> entries;
+    for (const auto& f : page.figures)
+      if (f.kind == kind.id) entries.push_back(&f);
+    if (entries.empty()) continue;
+    h += "<h2 id=\"" + esc(kind.id) + "\">" + esc(kind.title) + "</h2>\n";
+    for (const auto* e : entries) {
+      // Show the PNG when there is one (fast in every browser), else the SVG.
+      std::string shown;
+      for (const char* pref : {"png", "svg"})
+        if (shown.empty() && std::find(e->formats.begin(), e->formats.end(), pref) != e->formats.end())
+          shown = pref;
+      h += "<figure id=\"" + esc(e->stem) + "\">\n";
+      if (!shown.empty())
+        h += "<img src=\"figures/" + esc(e->stem) + "." + shown + "\" alt=\"" + esc(e->caption) +
+             "\" loading=\"lazy\">\n";
+      h += "<figcaption>" + esc(e->caption) + "<br>";
+      for (const auto& fmt : e->formats)
+        h += "<a href=\"figures/" + esc(e->stem) + "." + esc(fmt) + "\">" + esc(fmt) + "</a>";
+      h += "<code>" + esc(e->stem) + "</code></figcaption>\n</figure>\n";
+    }
+  }
+  if (!page.stats_files.empty()) {
+    h += "<h2 id=\"statistics\">Statistics</h2>\n<p>The tables and arrays of <code>attnlab analyze</code>, one settings sidecar per model.</p>\n<ul>\n";
+    for (const auto& s : page.stats_files)
+      h += "<li><a href=\"" + esc(s) + "\">" + esc(s) + "</a></li>\n";
+    h += "</ul>\n";
+  }
+  h += "<h2 id=\"run\">Run</h2>\n<pre>" + esc(page.run.dump(2)) + "</pre>\n</body>\n</html>\n";
+  return h;
+}
+
+}  // namespace attnlab::cli

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "viz/figure.h"
+#include "viz/figure_layout.h"
 #include "viz/overlay.h"
 
 namespace attnlab::viz::testing {
@@ -91,6 +92,7 @@ inline Figure sample_map_figure() {
   heat.items = {h};
   heat.colorbar = ColorbarSpec{Colormap::Magma, 0, 1, "weight"};
   f.panels = {over, heat};
+  f.height_in = fitted_height_in(f);
   return f;
 }
 

@@ -1,0 +1,131 @@
+// `attnlab report` end to end: --demo on a small subset (all six zoo models, one image,
+// Castling's series) produces every figure kind in every format, the SVG and PDF parse,
+// index.html shows every figure with its caption; a failing image or model is reported
+// and the rest is still written; usage errors write nothing.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "tests/support/cli_runner.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/temp_path.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using attnlab::testing::run_cli;
+
+std::string asset(const std::string& rel) { return std::string(ATTNLAB_SOURCE_DIR) + "/assets/" + rel; }
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Figure stems (file names without extension) in <dir>/figures, and their extensions.
+std::map<std::string, std::set<std::string>> figures_in(const fs::path& dir) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& e : fs::directory_iterator(dir / "figures"))
+    out[e.path().stem().string()].insert(e.path().extension().string());
+  return out;
+}
+
+bool has_tool(const char* name) {
+  return std::system((std::string("command -v ") + name + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+TEST(ReportCli, DemoSubsetProducesEveryFigureKind) {
+  attnlab::testing::TempDir dir("report_demo");
+  const std::string out = dir.file("r");
+  const auto r = run_cli("report --demo --images " + asset("fashion-mnist/09-ankle-boot-00000.png") +
+                         " --out " + out + " --formats svg,pdf,png --dpi 72");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto figs = figures_in(out);
+  for (const char* kind : {"head_maps__", "layers_heads__", "rollout__", "compare__", "hilo_spectra__",
+                           "rank__", "anchors__", "castling_mask__", "locality"}) {
+    bool found = false;
+    for (const auto& [stem, exts] : figs) {
+      if (stem.rfind(kind, 0) != 0) continue;
+      found = true;
+      EXPECT_EQ(exts, (std::set<std::string>{".pdf", ".png", ".svg"})) << stem;
+    }
+    EXPECT_TRUE(found) << "no " << kind << " figure";
+  }
+  // Every model of the zoo has its maps, and the statistics of analyze are there.
+  for (const char* model : {"softmax", "linear", "castling", "rala", "hilo", "anchor"}) {
+    EXPECT_TRUE(figs.count(std::string("head_maps__") + model + "__09-ankle-boot-00000")) << model;
+    EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (std::string(model) + "__settings.json"))) << model;
+    EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (std::string(model) + "__locality_heads.csv"))) << model;
+  }
+  EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / "castling_series__mask_layers_series.csv"));
+  // The index shows every figure, each with a caption.
+  const std::string index = read_text(fs::path(out) / "index.html");
+  for (const auto& [stem, exts] : figs)
+    EXPECT_NE(index.find("figures/" + stem + ".png"), std::string::npos) << stem;
+  EXPECT_NE(index.find("<figcaption>"), std::string::npos);
+  EXPECT_EQ(index.find("Not everything could be made"), std::string::npos) << index;
+  // Vector outputs parse and carry their labels.
+  const fs::path svg = fs::path(out) / "figures" / "rollout__hilo__09-ankle-boot-00000.svg";
+  EXPECT_NE(read_text(svg).find(">rollout<"), std::string::npos);
+  if (has_tool("xmllint"))
+    EXPECT_EQ(std::system(("xmllint --noout '" + svg.string() + "'").c_str()), 0);
+  const fs::path pdf = fs::path(out) / "figures" / "compare__09-ankle-boot-00000.pdf";
+  if (has_tool("pdftotext"))
+    EXPECT_EQ(std::system(("pdftotext '" + pdf.string() + "' - | grep -q castling").c_str()), 0);
+}
+
+TEST(ReportCli, ClsTokenModelsGetPrefixTokenMaps) {
+  attnlab::testing::TempDir dir("report_cls");
+  const std::string out = dir.file("r");
+  const auto r = run_cli("report --models " + attnlab::testing::parity_dir() +
+                         "/deit_mini.safetensors --images " + asset("demo.png") + " --out " + out +
+                         " --formats png --dpi 60");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto figs = figures_in(out);
+  EXPECT_TRUE(figs.count("prefix_maps__cls__deit_mini__demo")) << r.out;
+  EXPECT_TRUE(figs.count("rollout__deit_mini__demo"));  // the cls row's rollout
+  EXPECT_FALSE(figs.count("compare__demo"));            // one model: nothing to compare
+}
+
+TEST(ReportCli, FailuresAreReportedAndTheRestIsWritten) {
+  attnlab::testing::TempDir dir("report_fail");
+  const std::string bad_image = dir.file("broken.png");
+  std::ofstream(bad_image) << "not a png";
+  const std::string bad_model = dir.file("truncated.safetensors");
+  std::ofstream(bad_model) << "\x10\x00\x00\x00";
+  const std::string out = dir.file("r");
+  const std::string zoo = std::string(ATTNLAB_SOURCE_DIR) + "/models/zoo/";
+  const auto r = run_cli("report --models " + zoo + "softmax.safetensors " + bad_model + " " + zoo +
+                         "hilo.safetensors --images " + asset("fashion-mnist/09-ankle-boot-00000.png") +
+                         " " + bad_image + " --out " + out + " --formats png --dpi 60");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("truncated.safetensors"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("broken.png"), std::string::npos) << r.out;
+  const auto figs = figures_in(out);
+  EXPECT_TRUE(figs.count("head_maps__softmax__09-ankle-boot-00000"));
+  EXPECT_TRUE(figs.count("head_maps__hilo__09-ankle-boot-00000"));
+  EXPECT_TRUE(figs.count("compare__09-ankle-boot-00000"));
+  const std::string index = read_text(fs::path(out) / "index.html");
+  EXPECT_NE(index.find("Not everything could be made"), std::string::npos);
+  EXPECT_NE(index.find("truncated.safetensors"), std::string::npos);
+  // No temporary files are left behind.
+  for (const auto& e : fs::recursive_directory_iterator(out))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+}
+
+TEST(ReportCli, UsageErrorsWriteNothing) {
+  attnlab::testing::TempDir dir("report_usage");
+  const std::string out = dir.file("r");
+  EXPECT_EQ(run_cli("report --images " + asset("demo.png") + " --out " + out).code, 2);
+  EXPECT_EQ(run_cli("report --demo --out " + out + " --formats svg,jpg").code, 2);
+  EXPECT_EQ(run_cli("report --demo --out " + out + " --dpi 5").code, 2);
+  EXPECT_EQ(run_cli("report --demo --out " + out + " --colormap nosuchmap").code, 2);
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace

@@ -34,6 +34,14 @@ std::vector<const analysis::Array*> branch_arrays(const std::vector<analysis::Ar
   return out;
 }
 
+// One colour and dash per branch in every figure: Hi-Fi solid, Lo-Fi dashed, output green.
+void style_branch(LineSeries& s, const std::string& branch) {
+  const auto& b = known_branches();
+  s.color = cycle_color(int(std::find(b.begin(), b.end(), branch) - b.begin()));
+  s.dashed = branch == "lofi";
+  s.label = branch_label(branch);
+}
+
 std::vector<int64_t> pick_channels(const analysis::Array& a, int n, ChannelPick pick) {
   const int64_t c = a.shape[0], hw = a.shape[1] * a.shape[2];
   n = int(std::min<int64_t>(std::max(1, n), c));
@@ -121,15 +129,8 @@ FigureWithCaption hilo_spectra_grid(const std::vector<analysis::Array>& arrays,
       if (i < int(picked[b].size())) {
         const int64_t c = picked[b][size_t(i)];
         p.title = "ch " + std::to_string(c);
-        HeatmapLayer layer;
-        layer.rows = h;
-        layer.cols = w;
-        layer.values.assign(a.data.begin() + c * h * w, a.data.begin() + (c + 1) * h * w);
-        layer.cmap = options.cmap;
-        layer.vmin = lo;
-        layer.vmax = hi;
-        layer.x1 = w;
-        layer.y1 = h;
+        HeatmapLayer layer{h, w, {a.data.begin() + c * h * w, a.data.begin() + (c + 1) * h * w},
+                           options.cmap, lo, hi, Upsample::Nearest, 0, 0, double(w), double(h)};
         p.items.push_back(layer);
       }
       f.panels.push_back(p);
@@ -182,17 +183,14 @@ FigureWithCaption hilo_spectra_profiles(const std::vector<analysis::Array>& arra
       const analysis::Array& a = *radial[b];
       require_axes(a, {"channel", "ring"}, who);
       const int64_t c = a.shape[0], rings = a.shape[1];
-      // Ring k holds radius k / max(H, W): the maps' grid is needed for the unit; take it
-      // from the matching log-amplitude array when there is one, else assume a square grid
-      // whose largest ring reaches the corner (rings − 1 = ceil(H/√2)).
+      // Ring k is at radius k / max(H, W): H, W from the layer's maps, else a square grid
+      // whose last ring reaches the corner.
       double side = double(rings - 1) * std::sqrt(2.0);
       const std::string stem = "spectra__" + layer_tag(l) + "__" + branches[b] + "__log_amplitude";
       if (const auto* m = find_array_or_null(arrays, stem); m && m->shape.size() == 3)
         side = double(std::max(m->shape[1], m->shape[2]));
       LineSeries s;
-      s.color = cycle_color(int(std::find(known_branches().begin(), known_branches().end(), branches[b]) - known_branches().begin()));
-      s.dashed = branches[b] == "lofi";
-      s.label = branch_label(branches[b]);
+      style_branch(s, branches[b]);
       for (int64_t k = 0; k < rings; ++k) {
         double sum = 0;
         int n = 0;
@@ -244,10 +242,8 @@ FigureWithCaption hilo_spectra_profiles(const std::vector<analysis::Array>& arra
       auto it = by_branch.find(b);
       if (it == by_branch.end()) continue;
       LineSeries s;
-      s.color = cycle_color(int(std::find(known_branches().begin(), known_branches().end(), b) - known_branches().begin()));
-      s.dashed = b == "lofi";
+      style_branch(s, b);
       s.markers = true;
-      s.label = branch_label(b);
       std::vector<double> err;
       for (const auto& [x, y, e] : it->second) s.x.push_back(x), s.y.push_back(y), err.push_back(e);
       add_error_bars(p, s.x, s.y, err, s.color, 0.08);

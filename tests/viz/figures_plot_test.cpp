@@ -98,7 +98,7 @@ std::vector<Array> rank_arrays(bool with_kv) {
 }
 
 TEST(RankFigure, LinesAreTheTableValues) {
-  const FigureWithCaption r = rank_figure(rank_tables(true), rank_arrays(true));
+  const CaptionedFigure r = rank_figure(rank_tables(true), rank_arrays(true));
   ASSERT_EQ(r.figure.panels.size(), 4u);  // rank, effective rank, σ of kv, σ of output
   const Panel& rank = r.figure.panels[0];
   EXPECT_EQ(rank.title, "numerical rank");
@@ -129,7 +129,7 @@ TEST(RankFigure, LinesAreTheTableValues) {
 }
 
 TEST(RankFigure, OutputOnlyModels) {
-  const FigureWithCaption r = rank_figure(rank_tables(false), rank_arrays(false));
+  const CaptionedFigure r = rank_figure(rank_tables(false), rank_arrays(false));
   ASSERT_EQ(r.figure.panels.size(), 3u);
   EXPECT_EQ(labelled(r.figure.panels[0]).size(), 1u);
   expect_renders(r.figure);
@@ -164,7 +164,7 @@ TEST(HiloSpectra, GridRowsChannelsAndSharedScale) {
   const auto arrays = spectra_arrays({"hifi", "lofi"});
   HiloSpectraOptions o;
   o.channels = 4;
-  const FigureWithCaption r = hilo_spectra_grid(arrays, o);
+  const CaptionedFigure r = hilo_spectra_grid(arrays, o);
   EXPECT_EQ(r.figure.cols, 4);
   ASSERT_EQ(r.figure.panels.size(), 8u);
   EXPECT_EQ(r.figure.row_labels, (std::vector<std::string>{"Hi-Fi", "Lo-Fi"}));
@@ -184,12 +184,12 @@ TEST(HiloSpectra, GridRowsChannelsAndSharedScale) {
   EXPECT_NE(r.caption.find("highest total energy"), std::string::npos);
   expect_renders(r.figure);
   o.pick = ChannelPick::EvenlySpaced;
-  const FigureWithCaption even = hilo_spectra_grid(arrays, o);
+  const CaptionedFigure even = hilo_spectra_grid(arrays, o);
   EXPECT_EQ(even.figure.panels[1].title, "ch 2");  // 0, 2, 5, 7 of 10
 }
 
 TEST(HiloSpectra, OtherModelsHaveOneOutputRow) {
-  const FigureWithCaption r = hilo_spectra_grid(spectra_arrays({"output"}));
+  const CaptionedFigure r = hilo_spectra_grid(spectra_arrays({"output"}));
   EXPECT_EQ(r.figure.rows(), 1);
   EXPECT_EQ(r.figure.row_labels, (std::vector<std::string>{"output"}));
   expect_renders(r.figure);
@@ -203,7 +203,7 @@ TEST(HiloSpectra, ProfilesAreChannelMeansAndRatioPanel) {
     t.add_row({l, "b", "hifi", 10.0, 0.0, 0.15 + 0.01 * l, 0.02, 3});
     t.add_row({l, "b", "lofi", 10.0, 0.0, 0.09, 0.03, 3});
   }
-  const FigureWithCaption r = hilo_spectra_profiles(arrays, {t});
+  const CaptionedFigure r = hilo_spectra_profiles(arrays, {t});
   ASSERT_EQ(r.figure.panels.size(), 3u);  // layer 0, layer 1, ratio
   const auto lines = labelled(r.figure.panels[0]);
   ASSERT_EQ(lines.size(), 2u);
@@ -236,7 +236,7 @@ Table locality_table(double base) {
 }
 
 TEST(LocalityFigure, DotsPerHeadAndLayerMeans) {
-  const FigureWithCaption r = locality_figure({{"softmax", locality_table(1)}, {"rala", locality_table(3)}});
+  const CaptionedFigure r = locality_figure({{"softmax", locality_table(1)}, {"rala", locality_table(3)}});
   ASSERT_EQ(r.figure.panels.size(), 1u);
   const Panel& p = r.figure.panels[0];
   EXPECT_EQ(p.x.label, "layer");
@@ -267,7 +267,7 @@ TEST(CastlingMaskFigure, OneLinePerLayerAlongSteps) {
       t.add_row({c, "s", steps[c], l, "b", "0", 0.02, 0.0, 0.5, 0.0, 1.0, 0.0, 2.0, 0.0, 3});  // ignored
       t.add_row({c, "s", steps[c], l, "b", "all", 0.02, 0.0, 0.01 * c + 0.001 * l, 0.002, 1.0, 0.0, 2.0, 0.0, 3});
     }
-  const FigureWithCaption r = castling_mask_figure({t});
+  const CaptionedFigure r = castling_mask_figure({t});
   const Panel& p = r.figure.panels.at(0);
   EXPECT_EQ(p.x.label, "training step");
   const auto lines = labelled(p);
@@ -307,7 +307,7 @@ TEST(AnchorFigure, MapsAndTokenShares) {
   for (int l = 0; l < 2; ++l)
     for (int h = 0; h < 2; ++h)
       for (int m = 0; m < 6; ++m) usage.add_row({l, "b", std::to_string(h), m, 0.1 + 0.02 * h, 0.0, 3});
-  const FigureWithCaption r = anchor_figure(arrays, "img7", grey_image(8), {usage});
+  const CaptionedFigure r = anchor_figure(arrays, "img7", grey_image(8), {usage});
   ASSERT_EQ(r.figure.panels.size(), 4u);  // two maps, two bar panels
   EXPECT_TRUE(r.figure.panels[0].image);
   EXPECT_EQ(r.figure.panels[1].title, "layer 1");
@@ -324,7 +324,7 @@ TEST(AnchorFigure, MapsAndTokenShares) {
   AnchorFigureOptions one;
   one.layers = {1};
   one.head = 0;
-  const FigureWithCaption single = anchor_figure(arrays, "", grey_image(8), {}, one);
+  const CaptionedFigure single = anchor_figure(arrays, "", grey_image(8), {}, one);
   EXPECT_EQ(single.figure.cols, 2);  // the map beside its bars
   expect_renders(single.figure);
 

@@ -73,7 +73,7 @@ Color anchor_color(int m, int anchors) {
   return anchors <= 9 ? color_hex(kTab9[i % 9]) : color_hex(kTab18[i % 18]);
 }
 
-FigureWithCaption anchor_figure(const std::vector<analysis::Array>& image_arrays,
+CaptionedFigure anchor_figure(const std::vector<analysis::Array>& image_arrays,
                                 const std::string& image_tag, const RgbaImage& image,
                                 const std::vector<analysis::Table>& tables,
                                 const AnchorFigureOptions& options) {

@@ -31,7 +31,7 @@ struct AnchorFigureOptions {
 // mean soft usage is drawn over the bars; without it, the bars alone.
 // image_tag empty: the first image that has hard maps. Throws std::invalid_argument for
 // an empty image, no hard map for the image/layer, a head out of range or missing columns.
-FigureWithCaption anchor_figure(const std::vector<analysis::Array>& image_arrays,
+CaptionedFigure anchor_figure(const std::vector<analysis::Array>& image_arrays,
                                 const std::string& image_tag, const RgbaImage& image,
                                 const std::vector<analysis::Table>& tables,
                                 const AnchorFigureOptions& options = {});

@@ -10,7 +10,7 @@
 
 namespace attnlab::viz::figures {
 
-FigureWithCaption castling_mask_figure(const std::vector<analysis::Table>& tables,
+CaptionedFigure castling_mask_figure(const std::vector<analysis::Table>& tables,
                                        const CastlingMaskFigureOptions& options) {
   const std::string who = "castling mask figure";
   const analysis::Table& t = find_table(tables, "mask_heads_series", who);

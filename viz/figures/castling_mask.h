@@ -22,7 +22,7 @@ struct CastlingMaskFigureOptions {
 // step, layer, head, fraction_mean, fraction_std; threshold_mean used in the caption when
 // present). Rows whose head is "all" are plotted; per-head rows are ignored.
 // Throws std::invalid_argument naming a missing table or column, or when no "all" rows exist.
-FigureWithCaption castling_mask_figure(const std::vector<analysis::Table>& tables,
+CaptionedFigure castling_mask_figure(const std::vector<analysis::Table>& tables,
                                        const CastlingMaskFigureOptions& options = {});
 
 }  // namespace attnlab::viz::figures

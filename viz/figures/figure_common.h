@@ -1,6 +1,6 @@
 // What the paper figures (viz/figures/*) share: finding a result table or array by name,
 // reading its columns by name with errors that say what is missing, the layer tag of
-// array names, error bars, a figure with its caption, and sizing a figure whose rows mix
+// array names, error bars, and sizing a figure whose rows mix
 // image panels with plot panels. Plain analysis results in (analysis::Table/Array, as
 // AnalysisSession::tables()/arrays() or the exported files give them), nothing else.
 #pragma once
@@ -11,14 +11,12 @@
 
 #include "core/analysis/table.h"
 #include "viz/figure.h"
+#include "viz/figures/captioned_figure.h"
 
 namespace attnlab::viz::figures {
 
-// A figure and the one-sentence caption that says what it shows and with which settings.
-struct FigureWithCaption {
-  Figure figure;
-  std::string caption;
-};
+// The figure functions return viz::CaptionedFigure (viz/figures/captioned_figure.h): the
+// figure and one sentence saying what it shows and with which settings.
 
 // The table or array called `name`. Exported files carry a model prefix
 // ("rala__rank_layers"), so a name ending in "__" + name matches too. Throws

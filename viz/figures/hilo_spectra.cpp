@@ -87,7 +87,7 @@ std::string branch_label(const std::string& branch) {
   return branch;
 }
 
-FigureWithCaption hilo_spectra_grid(const std::vector<analysis::Array>& arrays,
+CaptionedFigure hilo_spectra_grid(const std::vector<analysis::Array>& arrays,
                                     const HiloSpectraOptions& options) {
   const std::string who = "HiLo spectra figure";
   const std::string tag = layer_tag(options.layer);
@@ -156,7 +156,7 @@ FigureWithCaption hilo_spectra_grid(const std::vector<analysis::Array>& arrays,
   return {f, caption};
 }
 
-FigureWithCaption hilo_spectra_profiles(const std::vector<analysis::Array>& arrays,
+CaptionedFigure hilo_spectra_profiles(const std::vector<analysis::Array>& arrays,
                                         const std::vector<analysis::Table>& tables,
                                         const HiloProfilesOptions& options) {
   const std::string who = "HiLo spectra profiles figure";

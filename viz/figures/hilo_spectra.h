@@ -32,7 +32,7 @@ struct HiloSpectraOptions {
 // (channel, fy, fx), already fftshift-centred (zero frequency at (H/2, W/2)) — or
 // "spectra__L<ll>__output__log_amplitude" for other models. Throws std::invalid_argument
 // when the layer has none of them.
-FigureWithCaption hilo_spectra_grid(const std::vector<analysis::Array>& arrays,
+CaptionedFigure hilo_spectra_grid(const std::vector<analysis::Array>& arrays,
                                     const HiloSpectraOptions& options = {});
 
 struct HiloProfilesOptions {
@@ -46,7 +46,7 @@ struct HiloProfilesOptions {
 // when `tables` holds "spectra_layers" (columns layer, branch, high_frequency_ratio_mean,
 // high_frequency_ratio_std) — a last panel with the high-frequency ratio per layer.
 // Throws std::invalid_argument when there is no radial array, or spectra_layers lacks a column.
-FigureWithCaption hilo_spectra_profiles(const std::vector<analysis::Array>& arrays,
+CaptionedFigure hilo_spectra_profiles(const std::vector<analysis::Array>& arrays,
                                         const std::vector<analysis::Table>& tables,
                                         const HiloProfilesOptions& options = {});
 

@@ -8,7 +8,7 @@
 
 namespace attnlab::viz::figures {
 
-FigureWithCaption locality_figure(
+CaptionedFigure locality_figure(
     const std::vector<std::pair<std::string, analysis::Table>>& models,
     const LocalityFigureOptions& options) {
   const std::string who = "locality figure";

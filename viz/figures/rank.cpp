@@ -54,7 +54,7 @@ std::string rank_matrix_label(const std::string& matrix) {
   return matrix;
 }
 
-FigureWithCaption rank_figure(const std::vector<analysis::Table>& tables,
+CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
                               const std::vector<analysis::Array>& arrays,
                               const RankFigureOptions& options) {
   const analysis::Table& table = find_table(tables, "rank_layers", kWho);

@@ -27,7 +27,7 @@ struct RankFigureOptions {
 // effective_rank_mean, effective_rank_std; images optional) and, for the spectra, the
 // arrays "rank_sigma__L<ll>__<matrix>" (head, index) of the layers in that table.
 // Throws std::invalid_argument naming a missing table, column or array.
-FigureWithCaption rank_figure(const std::vector<analysis::Table>& tables,
+CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
                               const std::vector<analysis::Array>& arrays,
                               const RankFigureOptions& options = {});
 

@@ -285,11 +285,14 @@ void draw_legend(Target& t, const style::Metrics& m, const Panel& p, const Panel
     std::string label;
     Color color;
     bool bar, dashed;
+    bool line = true, marker = false;  // a scatter series (width 0) shows its marker alone
+    double marker_pt = 0;
   };
   std::vector<Entry> entries;
   for (const auto& item : p.items) {
     if (const auto* s = std::get_if<LineSeries>(&item); s && !s->label.empty())
-      entries.push_back({s->label, s->color, false, s->dashed});
+      entries.push_back({s->label, s->color, false, s->dashed, s->width_pt > 0,
+                         s->markers || s->width_pt <= 0, s->marker_pt});
     if (const auto* b = std::get_if<BarSeries>(&item); b && !b->label.empty())
       entries.push_back({b->label, b->color, true, false});
   }
@@ -348,12 +351,19 @@ void draw_legend(Target& t, const style::Metrics& m, const Panel& p, const Panel
       cairo_rectangle(cr, sx, cy - fs * 0.35, sample, fs * 0.7);
       cairo_fill(cr);
     } else {
-      const double dash[2] = {3.7, 1.6};
-      cairo_set_dash(cr, dash, entries[i].dashed ? 2 : 0, 0);
-      line(cr, sx, cy, sx + sample, cy);
-      cairo_set_line_width(cr, 1.25);
-      cairo_stroke(cr);
-      cairo_set_dash(cr, nullptr, 0, 0);
+      if (entries[i].line) {
+        const double dash[2] = {3.7, 1.6};
+        cairo_set_dash(cr, dash, entries[i].dashed ? 2 : 0, 0);
+        line(cr, sx, cy, sx + sample, cy);
+        cairo_set_line_width(cr, 1.25);
+        cairo_stroke(cr);
+        cairo_set_dash(cr, nullptr, 0, 0);
+      }
+      if (entries[i].marker) {
+        cairo_new_sub_path(cr);
+        cairo_arc(cr, sx + sample / 2, cy, entries[i].marker_pt / 2, 0, 2 * M_PI);
+        cairo_fill(cr);
+      }
     }
     draw_text(t, entries[i].label, sx + sample + m.pad * 0.6, cy, fs, 0, 0.35);
   }

@@ -1,0 +1,345 @@
+// The "plot" paper figures (viz/figures/): built from small synthetic results with the
+// names and columns the analysis session produces, each figure has the panels, titles,
+// axis labels and series its inputs say (the plotted numbers are the table's numbers),
+// no NaN reaches its axes, it renders to a picture that is not blank, and missing inputs
+// give a std::invalid_argument that names what is missing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "viz/figures/anchors.h"
+#include "viz/figures/castling_mask.h"
+#include "viz/figures/hilo_spectra.h"
+#include "viz/figures/locality.h"
+#include "viz/figures/rank.h"
+#include "viz/render.h"
+
+namespace attnlab::viz::figures {
+namespace {
+
+using analysis::Array;
+using analysis::Cell;
+using analysis::Table;
+
+Table table(std::string name, std::vector<std::string> cols, size_t keys) {
+  Table t;
+  t.name = std::move(name);
+  t.columns = std::move(cols);
+  t.key_columns = keys;
+  return t;
+}
+
+Array array(std::string name, std::vector<int64_t> shape, std::vector<std::string> axes, float base) {
+  Array a;
+  a.name = std::move(name);
+  a.shape = std::move(shape);
+  a.axes = std::move(axes);
+  a.data.resize(size_t(a.numel()));
+  for (size_t i = 0; i < a.data.size(); ++i) a.data[i] = base + float(std::sin(double(i) * 0.37));
+  return a;
+}
+
+// Line series of a panel that carry a legend label.
+std::vector<const LineSeries*> labelled(const Panel& p) {
+  std::vector<const LineSeries*> out;
+  for (const auto& item : p.items)
+    if (const auto* s = std::get_if<LineSeries>(&item); s && !s->label.empty()) out.push_back(s);
+  return out;
+}
+
+// Rendered, the figure has its pixel size and is not one flat colour; axes are finite.
+void expect_renders(const Figure& f) {
+  for (const auto& p : f.panels) {
+    EXPECT_TRUE(std::isfinite(p.x.min) && std::isfinite(p.x.max) && p.x.max > p.x.min) << p.title;
+    EXPECT_TRUE(std::isfinite(p.y.min) && std::isfinite(p.y.max) && p.y.max > p.y.min) << p.title;
+  }
+  const RgbaImage img = render_rgba(f, 100);
+  ASSERT_EQ(img.width, int(std::lround(f.width_in * 100)));
+  size_t non_white = 0;
+  for (size_t i = 0; i < img.pixel_count(); ++i)
+    non_white += img.rgba[i * 4] < 200 || img.rgba[i * 4 + 1] < 200 || img.rgba[i * 4 + 2] < 200;
+  EXPECT_GT(non_white, img.pixel_count() / 100) << "the figure is (almost) blank";
+}
+
+template <typename F>
+void expect_invalid(F&& build, const std::string& names) {
+  try {
+    build();
+    ADD_FAILURE() << "no exception; expected one naming " << names;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
+  }
+}
+
+// rank_layers and rank_sigma as a RALA session makes them (2 layers, kv and output).
+std::vector<Table> rank_tables(bool with_kv) {
+  Table t = table("rank_layers", {"layer", "path", "mechanism", "matrix", "full_mean", "full_std", "rank_mean",
+                                  "rank_std", "effective_rank_mean", "effective_rank_std", "stable_rank_mean",
+                                  "stable_rank_std", "images"}, 4);
+  for (int l = 0; l < 2; ++l) {
+    if (with_kv) t.add_row({l, "blocks.0.attn", "rala", "kv", 64.0, 0.0, 27.5 - l, 6.0, 1.7, 0.4, 1.0, 0.0, 30});
+    t.add_row({l, "blocks.0.attn", "rala", "output", 64.0, 0.0, 14.0 + l, 1.2, 2.7, 0.7, 1.0, 0.0, 30});
+  }
+  t.caption = "rank statistics; tolerance max(m,n)*eps(dtype)*sigma_max";
+  return {t};
+}
+std::vector<Array> rank_arrays(bool with_kv) {
+  std::vector<Array> v;
+  for (int l = 0; l < 2; ++l)
+    for (std::string m : {"kv", "output"}) {
+      if (m == "kv" && !with_kv) continue;
+      Array a = array("rank_sigma__" + layer_tag(l) + "__" + m, {2, 8}, {"head", "index"}, 0);
+      for (int h = 0; h < 2; ++h)
+        for (int i = 0; i < 8; ++i) a.data[size_t(h * 8 + i)] = float((h + 1) * std::pow(0.5, i));
+      v.push_back(a);
+    }
+  return v;
+}
+
+TEST(RankFigure, LinesAreTheTableValues) {
+  const CaptionedFigure r = rank_figure(rank_tables(true), rank_arrays(true));
+  ASSERT_EQ(r.figure.panels.size(), 4u);  // rank, effective rank, σ of kv, σ of output
+  const Panel& rank = r.figure.panels[0];
+  EXPECT_EQ(rank.title, "numerical rank");
+  EXPECT_EQ(rank.x.label, "layer");
+  const auto lines = labelled(rank);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]->label, "KV buffer");
+  EXPECT_EQ(lines[0]->y, (std::vector<double>{27.5, 26.5}));
+  EXPECT_EQ(lines[1]->label, "output");
+  EXPECT_EQ(lines[1]->y, (std::vector<double>{14.0, 15.0}));
+  EXPECT_EQ(lines[1]->x, (std::vector<double>{0, 1}));
+  bool full_line = false;
+  for (const auto& item : rank.items)
+    if (const auto* s = std::get_if<LineSeries>(&item); s && s->dashed) full_line = s->y == std::vector<double>{64, 64};
+  EXPECT_TRUE(full_line) << "dashed full-rank line at d = 64";
+  EXPECT_GT(rank.y.max, 64.0);
+  EXPECT_TRUE(r.figure.panels[1].y.log);
+  const Panel& sigma = r.figure.panels[2];
+  EXPECT_TRUE(sigma.y.log);
+  EXPECT_NE(sigma.title.find("KV buffer"), std::string::npos);
+  const auto layers = labelled(sigma);
+  ASSERT_EQ(layers.size(), 2u);
+  EXPECT_EQ(layers[0]->label, "layer 0");
+  EXPECT_DOUBLE_EQ(layers[0]->y[0], 1.0);   // normalised by σ_max
+  EXPECT_DOUBLE_EQ(layers[0]->y[3], 0.125);  // mean over heads of 0.5^3
+  EXPECT_NE(r.caption.find("tolerance"), std::string::npos);
+  expect_renders(r.figure);
+}
+
+TEST(RankFigure, OutputOnlyModels) {
+  const CaptionedFigure r = rank_figure(rank_tables(false), rank_arrays(false));
+  ASSERT_EQ(r.figure.panels.size(), 3u);
+  EXPECT_EQ(labelled(r.figure.panels[0]).size(), 1u);
+  expect_renders(r.figure);
+}
+
+TEST(RankFigure, MissingInputsAreNamed) {
+  expect_invalid([] { rank_figure({}, {}); }, "rank_layers");
+  auto t = rank_tables(true);
+  t[0].columns[6] = "rank";  // rank_mean renamed
+  expect_invalid([&] { rank_figure(t, rank_arrays(true)); }, "rank_mean");
+  auto a = rank_arrays(true);
+  a.pop_back();
+  expect_invalid([&] { rank_figure(rank_tables(true), a); }, "rank_sigma__L01__output");
+}
+
+std::vector<Array> spectra_arrays(const std::vector<std::string>& branches) {
+  std::vector<Array> v;
+  for (int l = 0; l < 2; ++l)
+    for (const auto& b : branches) {
+      v.push_back(array("spectra__" + layer_tag(l) + "__" + b + "__log_amplitude", {10, 6, 6},
+                        {"channel", "fy", "fx"}, b == "lofi" ? -1.0f : 0.0f));
+      v.push_back(array("spectra__" + layer_tag(l) + "__" + b + "__radial", {10, 5}, {"channel", "ring"}, 1.0f));
+    }
+  // Channel 7 of every map is the loudest.
+  for (auto& a : v)
+    if (a.axes.size() == 3)
+      for (int i = 0; i < 36; ++i) a.data[size_t(7 * 36 + i)] += 3.0f;
+  return v;
+}
+
+TEST(HiloSpectra, GridRowsChannelsAndSharedScale) {
+  const auto arrays = spectra_arrays({"hifi", "lofi"});
+  HiloSpectraOptions o;
+  o.channels = 4;
+  const CaptionedFigure r = hilo_spectra_grid(arrays, o);
+  EXPECT_EQ(r.figure.cols, 4);
+  ASSERT_EQ(r.figure.panels.size(), 8u);
+  EXPECT_EQ(r.figure.row_labels, (std::vector<std::string>{"Hi-Fi", "Lo-Fi"}));
+  bool has7 = false;
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& p : r.figure.panels) {
+    EXPECT_TRUE(p.image);
+    has7 |= p.title == "ch 7";
+    const auto& h = std::get<HeatmapLayer>(p.items.at(0));
+    EXPECT_EQ(h.rows, 6);
+    for (float v : h.values) lo = std::min(lo, double(v)), hi = std::max(hi, double(v));
+  }
+  EXPECT_TRUE(has7) << "the highest-energy channel is shown";
+  ASSERT_TRUE(r.figure.colorbar.has_value());
+  EXPECT_DOUBLE_EQ(r.figure.colorbar->vmin, lo);
+  EXPECT_DOUBLE_EQ(r.figure.colorbar->vmax, hi);
+  EXPECT_NE(r.caption.find("highest total energy"), std::string::npos);
+  expect_renders(r.figure);
+  o.pick = ChannelPick::EvenlySpaced;
+  const CaptionedFigure even = hilo_spectra_grid(arrays, o);
+  EXPECT_EQ(even.figure.panels[1].title, "ch 2");  // 0, 2, 5, 7 of 10
+}
+
+TEST(HiloSpectra, OtherModelsHaveOneOutputRow) {
+  const CaptionedFigure r = hilo_spectra_grid(spectra_arrays({"output"}));
+  EXPECT_EQ(r.figure.rows(), 1);
+  EXPECT_EQ(r.figure.row_labels, (std::vector<std::string>{"output"}));
+  expect_renders(r.figure);
+}
+
+TEST(HiloSpectra, ProfilesAreChannelMeansAndRatioPanel) {
+  const auto arrays = spectra_arrays({"hifi", "lofi"});
+  Table t = table("spectra_layers", {"layer", "path", "branch", "channels_mean", "channels_std",
+                                     "high_frequency_ratio_mean", "high_frequency_ratio_std", "images"}, 3);
+  for (int l = 0; l < 2; ++l) {
+    t.add_row({l, "b", "hifi", 10.0, 0.0, 0.15 + 0.01 * l, 0.02, 3});
+    t.add_row({l, "b", "lofi", 10.0, 0.0, 0.09, 0.03, 3});
+  }
+  const CaptionedFigure r = hilo_spectra_profiles(arrays, {t});
+  ASSERT_EQ(r.figure.panels.size(), 3u);  // layer 0, layer 1, ratio
+  const auto lines = labelled(r.figure.panels[0]);
+  ASSERT_EQ(lines.size(), 2u);
+  const Array& radial = arrays[1];  // L00 hifi radial (10, 5)
+  double mean0 = 0;
+  for (int c = 0; c < 10; ++c) mean0 += double(radial.data[size_t(c * 5)]) / 10.0;
+  EXPECT_NEAR(lines[0]->y[0], mean0, 1e-6);
+  EXPECT_DOUBLE_EQ(lines[0]->x[1], 1.0 / 6.0);  // ring 1 of a 6x6 grid
+  const auto ratio = labelled(r.figure.panels[2]);
+  ASSERT_EQ(ratio.size(), 2u);
+  EXPECT_EQ(ratio[0]->y, (std::vector<double>{0.15, 0.16}));
+  expect_renders(r.figure);
+  Table bad = t;
+  bad.columns[5] = "hf";
+  expect_invalid([&] { hilo_spectra_profiles(arrays, {bad}); }, "high_frequency_ratio_mean");
+  expect_invalid([] { hilo_spectra_profiles({}, {}); }, "radial");
+  expect_invalid([&] { hilo_spectra_grid(arrays, HiloSpectraOptions{5}); }, "spectra__L05__hifi__log_amplitude");
+  auto wrong = arrays;
+  wrong[0].axes = {"channel", "y"};
+  wrong[0].shape = {10, 36};
+  expect_invalid([&] { hilo_spectra_grid(wrong); }, "channel, fy, fx");
+}
+
+Table locality_table(double base) {
+  Table t = table("locality_heads", {"layer", "path", "mechanism", "grid", "head", "mean_distance_mean",
+                                     "mean_distance_std", "images"}, 5);
+  for (int l = 0; l < 3; ++l)
+    for (int h = 0; h < 2; ++h) t.add_row({l, "b", "softmax", "14x14", h, base + l + h, 0.1, 30});
+  return t;
+}
+
+TEST(LocalityFigure, DotsPerHeadAndLayerMeans) {
+  const CaptionedFigure r = locality_figure({{"softmax", locality_table(1)}, {"rala", locality_table(3)}});
+  ASSERT_EQ(r.figure.panels.size(), 1u);
+  const Panel& p = r.figure.panels[0];
+  EXPECT_EQ(p.x.label, "layer");
+  EXPECT_NE(p.y.label.find("patches"), std::string::npos);
+  const auto means = labelled(p);
+  ASSERT_EQ(means.size(), 2u);
+  EXPECT_EQ(means[0]->label, "softmax");
+  EXPECT_EQ(means[0]->y, (std::vector<double>{1.5, 2.5, 3.5}));
+  const auto& dots = std::get<LineSeries>(p.items[0]);
+  EXPECT_EQ(dots.width_pt, 0);
+  EXPECT_EQ(dots.y, (std::vector<double>{1, 2, 2, 3, 3, 4}));
+  EXPECT_LT(dots.x[0], 0.0);  // models offset within a layer
+  EXPECT_NE(r.caption.find("14x14"), std::string::npos);
+  expect_renders(r.figure);
+  expect_invalid([] { locality_figure({}); }, "no model");
+  Table bad = locality_table(1);
+  bad.columns[5] = "distance";
+  expect_invalid([&] { locality_figure({{"m", bad}}); }, "mean_distance_mean");
+}
+
+TEST(CastlingMaskFigure, OneLinePerLayerAlongSteps) {
+  Table t = table("mask_heads_series", {"checkpoint_index", "checkpoint", "step", "layer", "path", "head",
+                                        "threshold_mean", "threshold_std", "fraction_mean", "fraction_std",
+                                        "count_mean", "count_std", "entries_mean", "entries_std", "images"}, 6);
+  const int steps[3] = {0, 90, 180};
+  for (int c = 0; c < 3; ++c)
+    for (int l = 0; l < 2; ++l) {
+      t.add_row({c, "s", steps[c], l, "b", "0", 0.02, 0.0, 0.5, 0.0, 1.0, 0.0, 2.0, 0.0, 3});  // ignored
+      t.add_row({c, "s", steps[c], l, "b", "all", 0.02, 0.0, 0.01 * c + 0.001 * l, 0.002, 1.0, 0.0, 2.0, 0.0, 3});
+    }
+  const CaptionedFigure r = castling_mask_figure({t});
+  const Panel& p = r.figure.panels.at(0);
+  EXPECT_EQ(p.x.label, "training step");
+  const auto lines = labelled(p);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1]->label, "layer 1");
+  EXPECT_EQ(lines[1]->x, (std::vector<double>{0, 90, 180}));
+  EXPECT_NEAR(lines[1]->y[2], (0.02 + 0.001) * 100, 1e-9);  // percent
+  EXPECT_NE(r.caption.find("0.02"), std::string::npos);
+  expect_renders(r.figure);
+  CastlingMaskFigureOptions o;
+  o.percent = false;
+  EXPECT_NEAR(labelled(castling_mask_figure({t}, o).figure.panels[0])[0]->y[1], 0.01, 1e-12);
+  expect_invalid([] { castling_mask_figure({}); }, "mask_heads_series");
+  Table bad = t;
+  bad.columns[8] = "frac";
+  expect_invalid([&] { castling_mask_figure({bad}); }, "fraction_mean");
+}
+
+RgbaImage grey_image(int side) {
+  RgbaImage img;
+  img.width = img.height = side;
+  img.rgba.assign(size_t(side * side * 4), 255);
+  for (int i = 0; i < side * side; ++i) img.rgba[size_t(i * 4)] = uint8_t(i % 256);
+  return img;
+}
+
+TEST(AnchorFigure, MapsAndTokenShares) {
+  std::vector<Array> arrays;
+  for (int l = 0; l < 2; ++l) {
+    Array hard = array("anchors__img7__" + layer_tag(l) + "__hard", {3, 4, 4}, {"head", "y", "x"}, 0);
+    for (int s = 0; s < 3; ++s)
+      for (int i = 0; i < 16; ++i) hard.data[size_t(s * 16 + i)] = float(i < 12 ? 1 : 3);  // 3/4 on anchor 1
+    arrays.push_back(hard);
+    arrays.push_back(array("anchors__img7__" + layer_tag(l) + "__soft", {2, 16, 6}, {"head", "token", "anchor"}, 0));
+  }
+  Table usage = table("anchors_usage", {"layer", "path", "head", "anchor", "usage_mean", "usage_std", "images"}, 4);
+  for (int l = 0; l < 2; ++l)
+    for (int h = 0; h < 2; ++h)
+      for (int m = 0; m < 6; ++m) usage.add_row({l, "b", std::to_string(h), m, 0.1 + 0.02 * h, 0.0, 3});
+  const CaptionedFigure r = anchor_figure(arrays, "img7", grey_image(8), {usage});
+  ASSERT_EQ(r.figure.panels.size(), 4u);  // two maps, two bar panels
+  EXPECT_TRUE(r.figure.panels[0].image);
+  EXPECT_EQ(r.figure.panels[1].title, "layer 1");
+  const Panel& bars = r.figure.panels[2];
+  std::vector<double> heights;
+  for (const auto& item : bars.items)
+    if (const auto* b = std::get_if<BarSeries>(&item)) heights.push_back(b->height.at(0));
+  EXPECT_EQ(heights, (std::vector<double>{0, 0.75, 0, 0.25, 0, 0}));  // 6 anchors (soft axis)
+  const auto dots = labelled(bars);
+  ASSERT_EQ(dots.size(), 2u);
+  EXPECT_NEAR(dots[1]->y[0], 0.11, 1e-12);  // mean over heads of usage_mean
+  expect_renders(r.figure);
+
+  AnchorFigureOptions one;
+  one.layers = {1};
+  one.head = 0;
+  const CaptionedFigure single = anchor_figure(arrays, "", grey_image(8), {}, one);
+  EXPECT_EQ(single.figure.cols, 2);  // the map beside its bars
+  expect_renders(single.figure);
+
+  expect_invalid([&] { anchor_figure(arrays, "other", grey_image(8), {}); }, "anchors__other__L<ll>__hard");
+  expect_invalid([&] { anchor_figure(arrays, "img7", RgbaImage{}, {}); }, "image is empty");
+  AnchorFigureOptions far;
+  far.layers = {0, 4};
+  expect_invalid([&] { anchor_figure(arrays, "img7", grey_image(8), {}, far); }, "anchors__img7__L04__hard");
+  far.layers.clear();
+  far.head = 5;
+  expect_invalid([&] { anchor_figure(arrays, "img7", grey_image(8), {}, far); }, "head 5");
+  Table bad = usage;
+  bad.columns[4] = "usage";
+  expect_invalid([&] { anchor_figure(arrays, "img7", grey_image(8), {bad}); }, "usage_mean");
+}
+
+}  // namespace
+}  // namespace attnlab::viz::figures

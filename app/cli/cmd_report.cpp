@@ -89,18 +89,13 @@ int cmd_report(Args args, const GlobalOptions& g) {
       for (const char* m : kDemoModels) model_args.push_back((fs::path(zoo) / (std::string(m) + ".safetensors")).string());
     if (image_args.empty())
       for (const char* im : kDemoImages) image_args.push_back(demo_asset(im));
-    if (series_files.empty()) series_files = models::zoo_series_files(zoo, "castling_series");
+    if (series_files.empty()) series_files = models::zoo_series_files(zoo, "castling");
     if (out.empty()) out = "attnlab-report";
   }
   if (model_args.empty()) throw UsageError("name the models: --models PRESET|CHECKPOINT... (or --demo)");
   if (image_args.empty()) throw UsageError("name the images: --images FILES|DIR");
   if (out.empty()) throw UsageError("name the output folder: --out DIR");
   const std::vector<ImageInput> images = expand_images(image_args);
-  std::vector<ModelChoice> choices;
-  for (const auto& m : model_args) {
-    Args one({"--model", m});
-    choices.push_back(take_model_choice(one));
-  }
 
   const auto t0 = std::chrono::steady_clock::now();
   const c10::Device device = runtime::select_device(g.device);
@@ -111,13 +106,16 @@ int cmd_report(Args args, const GlobalOptions& g) {
   std::vector<std::string> errors;
 
   std::vector<ModelResults> results;
-  for (const auto& c : choices) {
-    try {
+  for (const auto& m : model_args) {
+    try {  // a bad checkpoint (unreadable, foreign, wrong architecture) skips that model only
+      Args one({"--model", m});
+      const ModelChoice c = take_model_choice(one);
       results.push_back(run_report_model(c, images, settings, device, stats_dir, run));
-      for (const auto& f : results.back().failed_images) errors.push_back(c.tag + ": image " + f + " could not be analysed");
+      for (const auto& f : results.back().failed_images)
+        errors.push_back(c.tag + ": image " + f + " could not be analysed");
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "attnlab: error: model %s: %s (skipped)\n", c.model_arg.c_str(), e.what());
-      errors.push_back("model " + c.model_arg + ": " + e.what());
+      std::fprintf(stderr, "attnlab: error: model %s: %s (skipped)\n", m.c_str(), e.what());
+      errors.push_back("model " + m + ": " + e.what());
     }
   }
   std::optional<SeriesResults> series;

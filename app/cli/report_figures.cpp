@@ -5,8 +5,13 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "viz/figures/anchors.h"
 #include "viz/figures/attention_maps.h"
+#include "viz/figures/castling_mask.h"
+#include "viz/figures/hilo_spectra.h"
+#include "viz/figures/locality.h"
 #include "viz/figures/model_compare.h"
+#include "viz/figures/rank.h"
 #include "viz/figures/rollout.h"
 
 namespace attnlab::cli {
@@ -138,6 +143,42 @@ void add_compare_jobs(std::vector<FigureJob>& jobs, const std::vector<ModelResul
   }
 }
 
+std::vector<analysis::Array> all_arrays(const ModelResults& m) {
+  std::vector<analysis::Array> out;
+  out.reserve(m.arrays.size());
+  for (const auto& [name, a] : m.arrays) out.push_back(a);
+  return out;
+}
+
+// Per-model statistics figures: rank, HiLo spectra, anchors.
+void add_model_plot_jobs(std::vector<FigureJob>& jobs, const ModelResults& m) {
+  if (m.table("rank_layers"))
+    jobs.push_back({"rank", "rank__" + m.name, [&m] { return viz::rank_figure(m.tables, all_arrays(m)); }});
+  // HiLo's two branches (other models record only their output's spectrum).
+  std::vector<int64_t> hilo_layers;
+  for (const auto& name : m.arrays_with_prefix("spectra__L")) {
+    const size_t at = name.find("__hifi__log_amplitude");
+    if (at != std::string::npos) hilo_layers.push_back(std::atoll(name.substr(10, at - 10).c_str()));
+  }
+  for (const int64_t layer : hilo_layers) {
+    jobs.push_back({"hilo_spectra", "hilo_spectra__" + m.name + "__L" + std::to_string(layer), [&m, layer] {
+                      viz::HiloSpectraOptions o;
+                      o.layer = layer;
+                      return viz::hilo_spectra_grid(all_arrays(m), o);
+                    }});
+  }
+  if (!hilo_layers.empty())
+    jobs.push_back({"hilo_spectra", "hilo_spectra__" + m.name + "__profiles",
+                    [&m] { return viz::hilo_spectra_profiles(all_arrays(m), m.tables); }});
+  for (const auto& im : m.images) {
+    if (m.arrays_with_prefix("anchors__" + im.tag + "__").empty()) continue;
+    const ReportImage* image = &im;
+    jobs.push_back({"anchors", "anchors__" + m.name + "__" + im.tag, [&m, image] {
+                      return viz::anchor_figure(all_arrays(m), image->tag, image->picture, m.tables);
+                    }});
+  }
+}
+
 }  // namespace
 
 const std::vector<FigureKind>& figure_kinds() {
@@ -162,7 +203,17 @@ std::vector<FigureJob> report_figure_jobs(const std::vector<ModelResults>& model
   std::vector<FigureJob> jobs;
   for (const auto& m : models) add_model_map_jobs(jobs, m, options);
   add_compare_jobs(jobs, models, options);
-  (void)series;
+  for (const auto& m : models) add_model_plot_jobs(jobs, m);
+  std::vector<std::pair<std::string, analysis::Table>> locality;
+  for (const auto& m : models)
+    if (const analysis::Table* t = m.table("locality_heads")) locality.emplace_back(m.name, *t);
+  if (!locality.empty())
+    jobs.push_back({"locality", "locality", [locality] { return viz::locality_figure(locality); }});
+  if (series) {
+    const SeriesResults s = *series;
+    jobs.push_back({"castling_mask", "castling_mask__" + s.name,
+                    [s] { return viz::castling_mask_figure(s.tables); }});
+  }
   // Order by kind as the index shows them, keeping the order within a kind.
   std::stable_sort(jobs.begin(), jobs.end(), [](const FigureJob& a, const FigureJob& b) {
     const auto rank = [](const std::string& id) {

@@ -62,7 +62,7 @@ TEST(ReportCli, DemoSubsetProducesEveryFigureKind) {
     EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (std::string(model) + "__settings.json"))) << model;
     EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (std::string(model) + "__locality_heads.csv"))) << model;
   }
-  EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / "castling_series__mask_layers_series.csv"));
+  EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / "castling_series__mask_heads_series.csv"));
   // The index shows every figure, each with a caption.
   const std::string index = read_text(fs::path(out) / "index.html");
   for (const auto& [stem, exts] : figs)
@@ -72,11 +72,13 @@ TEST(ReportCli, DemoSubsetProducesEveryFigureKind) {
   // Vector outputs parse and carry their labels.
   const fs::path svg = fs::path(out) / "figures" / "rollout__hilo__09-ankle-boot-00000.svg";
   EXPECT_NE(read_text(svg).find(">rollout<"), std::string::npos);
-  if (has_tool("xmllint"))
+  if (has_tool("xmllint")) {
     EXPECT_EQ(std::system(("xmllint --noout '" + svg.string() + "'").c_str()), 0);
+  }
   const fs::path pdf = fs::path(out) / "figures" / "compare__09-ankle-boot-00000.pdf";
-  if (has_tool("pdftotext"))
+  if (has_tool("pdftotext")) {
     EXPECT_EQ(std::system(("pdftotext '" + pdf.string() + "' - | grep -q castling").c_str()), 0);
+  }
 }
 
 TEST(ReportCli, ClsTokenModelsGetPrefixTokenMaps) {

@@ -15,7 +15,7 @@
 #include "viz/figures/rank.h"
 #include "viz/render.h"
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 namespace {
 
 using analysis::Array;
@@ -342,4 +342,4 @@ TEST(AnchorFigure, MapsAndTokenShares) {
 }
 
 }  // namespace
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

@@ -9,7 +9,7 @@
 
 #include "viz/overlay.h"
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 namespace {
 
 const char* kWho = "anchor figure";
@@ -216,4 +216,4 @@ CaptionedFigure anchor_figure(const std::vector<analysis::Array>& image_arrays,
   return {f, caption};
 }
 
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

@@ -13,7 +13,7 @@
 #include "viz/figures/figure_common.h"
 #include "viz/rgba_image.h"
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 
 struct AnchorFigureOptions {
   std::vector<int64_t> layers;  // empty: every layer with a hard map for the image
@@ -40,4 +40,4 @@ CaptionedFigure anchor_figure(const std::vector<analysis::Array>& image_arrays,
 // both without their greys.
 Color anchor_color(int m, int anchors);
 
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

@@ -8,7 +8,7 @@
 #include <set>
 #include <stdexcept>
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 
 CaptionedFigure castling_mask_figure(const std::vector<analysis::Table>& tables,
                                        const CastlingMaskFigureOptions& options) {
@@ -91,4 +91,4 @@ CaptionedFigure castling_mask_figure(const std::vector<analysis::Table>& tables,
   return {f, caption};
 }
 
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

@@ -8,7 +8,7 @@
 #include "core/analysis/table.h"
 #include "viz/figures/figure_common.h"
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 
 struct CastlingMaskFigureOptions {
   double width_in = kColumnWidthIn;
@@ -25,4 +25,4 @@ struct CastlingMaskFigureOptions {
 CaptionedFigure castling_mask_figure(const std::vector<analysis::Table>& tables,
                                        const CastlingMaskFigureOptions& options = {});
 
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

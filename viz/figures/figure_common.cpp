@@ -11,7 +11,7 @@
 #include "viz/figure_layout.h"
 #include "viz/figure_style.h"
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 namespace {
 
 bool name_matches(const std::string& have, const std::string& want) {
@@ -182,4 +182,4 @@ void fit_height_to_images(Figure& figure) {
   figure.height_in = std::max(0.5, figure.height_in - cut / 72.0);
 }
 
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

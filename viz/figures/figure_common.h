@@ -13,7 +13,7 @@
 #include "viz/figure.h"
 #include "viz/figures/captioned_figure.h"
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 
 // The figure functions return viz::CaptionedFigure (viz/figures/captioned_figure.h): the
 // figure and one sentence saying what it shows and with which settings.
@@ -69,4 +69,4 @@ void log_ticks_125(Axis& axis);
 // height). Start from a generous height_in; the figure is changed in place.
 void fit_height_to_images(Figure& figure);
 
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

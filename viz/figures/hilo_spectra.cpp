@@ -11,7 +11,7 @@
 
 #include "viz/figure_layout.h"
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 namespace {
 
 const std::vector<std::string>& known_branches() {
@@ -271,4 +271,4 @@ CaptionedFigure hilo_spectra_profiles(const std::vector<analysis::Array>& arrays
   return {f, caption};
 }
 
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

@@ -12,7 +12,7 @@
 #include "core/analysis/table.h"
 #include "viz/figures/figure_common.h"
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 
 enum class ChannelPick {
   HighestEnergy,  // the channels with the largest Σ exp(2·log amplitude), per branch
@@ -53,4 +53,4 @@ CaptionedFigure hilo_spectra_profiles(const std::vector<analysis::Array>& arrays
 // "hifi" -> "Hi-Fi", "lofi" -> "Lo-Fi", others as they are.
 std::string branch_label(const std::string& branch);
 
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

@@ -6,7 +6,7 @@
 #include <map>
 #include <stdexcept>
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 
 CaptionedFigure locality_figure(
     const std::vector<std::pair<std::string, analysis::Table>>& models,
@@ -22,7 +22,25 @@ CaptionedFigure locality_figure(
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   std::vector<std::string> grids, negative;
   const double spread = models.size() > 1 ? std::min(0.5, 0.16 * double(models.size())) : 0.0;
+  // Signed attention rows (Castling's linear-angular kernel) make Σ a_ij·d_ij a signed
+  // number, not a distance: such models are left out (and named) when others remain, so
+  // that their hundreds of "patches" do not flatten everyone else's curves.
+  std::vector<bool> signed_rows(models.size(), false);
   for (size_t m = 0; m < models.size(); ++m) {
+    const analysis::Table& t = models[m].second;
+    const auto it = std::find(t.columns.begin(), t.columns.end(), "mean_distance_mean");
+    if (it == t.columns.end()) continue;  // reported below
+    const size_t c = size_t(it - t.columns.begin());
+    for (const auto& row : t.rows)
+      if (c < row.size() && row[c].numeric() && row[c].number() < 0) signed_rows[m] = true;
+  }
+  const bool leave_out = std::count(signed_rows.begin(), signed_rows.end(), false) > 0;
+  std::vector<std::string> left_out;
+  for (size_t m = 0; m < models.size(); ++m) {
+    if (leave_out && signed_rows[m]) {
+      left_out.push_back(models[m].first);
+      continue;
+    }
     const analysis::Table& t = models[m].second;
     const Columns cols(t, who + " (" + models[m].first + ")");
     for (const char* c : {"layer", "head", "mean_distance_mean"}) cols.index(c);
@@ -78,9 +96,12 @@ CaptionedFigure locality_figure(
   f.height_in = options.height_in;
   f.font_pt = options.font_pt;
   f.panels = {p};
-  std::string names;
+  std::vector<std::string> shown;
   for (size_t m = 0; m < models.size(); ++m)
-    names += (m ? (m + 1 == models.size() ? " and " : ", ") : "") + models[m].first;
+    if (!(leave_out && signed_rows[m])) shown.push_back(models[m].first);
+  std::string names;
+  for (size_t m = 0; m < shown.size(); ++m)
+    names += (m ? (m + 1 == shown.size() ? " and " : ", ") : "") + shown[m];
   std::string grid_text;
   for (size_t i = 0; i < grids.size(); ++i) grid_text += (i ? ", " : "") + grids[i];
   std::string caption =
@@ -93,8 +114,14 @@ CaptionedFigure locality_figure(
     for (size_t i = 0; i < negative.size(); ++i) caption += (i ? ", " : "") + negative[i];
     caption += ") mean that mechanism's attention rows are not probability distributions";
   }
+  if (!left_out.empty()) {
+    caption += "; left out: ";
+    for (size_t i = 0; i < left_out.size(); ++i) caption += (i ? ", " : "") + left_out[i];
+    caption += " (signed attention rows, so the weighted distance is not a distance; the "
+               "values are in the statistics tables)";
+  }
   caption += ".";
   return {f, caption};
 }
 
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

@@ -11,7 +11,7 @@
 #include "core/analysis/table.h"
 #include "viz/figures/figure_common.h"
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 
 struct LocalityFigureOptions {
   double width_in = kColumnWidthIn;
@@ -27,4 +27,4 @@ CaptionedFigure locality_figure(
     const std::vector<std::pair<std::string, analysis::Table>>& models,
     const LocalityFigureOptions& options = {});
 
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

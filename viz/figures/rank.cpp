@@ -10,7 +10,7 @@
 #include "viz/figure_layout.h"
 #include "viz/figure_style.h"
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 namespace {
 
 const char* kWho = "rank figure";
@@ -223,4 +223,4 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
   return {f, caption};
 }
 
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

@@ -12,7 +12,7 @@
 #include "core/analysis/table.h"
 #include "viz/figures/figure_common.h"
 
-namespace attnlab::viz::figures {
+namespace attnlab::viz {
 
 struct RankFigureOptions {
   // Matrix kinds that get a singular-value panel, when the results have them.
@@ -34,4 +34,4 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
 // Legend text of a matrix kind ("kv" -> "KV buffer"); unknown kinds are returned as is.
 std::string rank_matrix_label(const std::string& matrix);
 
-}  // namespace attnlab::viz::figures
+}  // namespace attnlab::viz

@@ -43,24 +43,39 @@ ValueRange union_range(const std::vector<const std::vector<float>*>& maps, bool 
 std::vector<float> upsample_map(const float* values, int rows, int cols, int out_h, int out_w,
                                 Upsample mode) {
   std::vector<float> out(size_t(out_h) * size_t(out_w));
-  const double sy = double(rows) / out_h, sx = double(cols) / out_w;
-  for (int y = 0; y < out_h; ++y) {
-    for (int x = 0; x < out_w; ++x) {
-      float v;
+  if (rows <= 0 || cols <= 0 || out_h <= 0 || out_w <= 0) return out;
+  // Per output column (and row): the two source cells and the weight of the second.
+  // Nearest is the bilinear form with weight 0 on the cell containing the pixel centre.
+  struct Tap {
+    int i0, i1;
+    float w;
+  };
+  const auto taps = [mode](int n_in, int n_out) {
+    std::vector<Tap> t(static_cast<size_t>(n_out));
+    const double scale = double(n_in) / n_out;
+    for (int o = 0; o < n_out; ++o) {
       if (mode == Upsample::Nearest) {
-        const int r = std::min(rows - 1, int((y + 0.5) * sy)), c = std::min(cols - 1, int((x + 0.5) * sx));
-        v = values[size_t(r) * cols + c];
+        const int i = std::min(n_in - 1, int((o + 0.5) * scale));
+        t[size_t(o)] = Tap{i, i, 0.f};
       } else {
-        const double fy = std::clamp((y + 0.5) * sy - 0.5, 0.0, double(rows - 1));
-        const double fx = std::clamp((x + 0.5) * sx - 0.5, 0.0, double(cols - 1));
-        const int r0 = int(fy), c0 = int(fx);
-        const int r1 = std::min(rows - 1, r0 + 1), c1 = std::min(cols - 1, c0 + 1);
-        const double wy = fy - r0, wx = fx - c0;
-        const auto at = [&](int r, int c) { return double(values[size_t(r) * cols + c]); };
-        v = float((1 - wy) * ((1 - wx) * at(r0, c0) + wx * at(r0, c1)) +
-                  wy * ((1 - wx) * at(r1, c0) + wx * at(r1, c1)));
+        const double f = std::clamp((o + 0.5) * scale - 0.5, 0.0, double(n_in - 1));
+        const int i0 = int(f);
+        t[size_t(o)] = Tap{i0, std::min(n_in - 1, i0 + 1), float(f - i0)};
       }
-      out[size_t(y) * out_w + x] = v;
+    }
+    return t;
+  };
+  const std::vector<Tap> ty = taps(rows, out_h), tx = taps(cols, out_w);
+  for (int y = 0; y < out_h; ++y) {
+    const Tap& r = ty[size_t(y)];
+    const float* row0 = values + size_t(r.i0) * cols;
+    const float* row1 = values + size_t(r.i1) * cols;
+    float* o = out.data() + size_t(y) * out_w;
+    for (int x = 0; x < out_w; ++x) {
+      const Tap& c = tx[size_t(x)];
+      const float top = row0[c.i0] + c.w * (row0[c.i1] - row0[c.i0]);
+      const float bottom = row1[c.i0] + c.w * (row1[c.i1] - row1[c.i0]);
+      o[x] = top + r.w * (bottom - top);
     }
   }
   return out;
@@ -82,8 +97,8 @@ RgbaImage scale_image_nearest(const RgbaImage& image, int scale) {
 RgbaImage greyscale(const RgbaImage& image) {
   RgbaImage out = image;
   for (size_t i = 0; i + 3 < out.rgba.size(); i += 4) {
-    const auto l = uint8_t(std::lround(0.299 * out.rgba[i] + 0.587 * out.rgba[i + 1] +
-                                       0.114 * out.rgba[i + 2]));
+    // ITU-R BT.601 luma in fixed point (weights * 1000), rounded.
+    const auto l = uint8_t((299u * out.rgba[i] + 587u * out.rgba[i + 1] + 114u * out.rgba[i + 2] + 500u) / 1000u);
     out.rgba[i] = out.rgba[i + 1] = out.rgba[i + 2] = l;
   }
   return out;
@@ -102,12 +117,12 @@ RgbaImage overlay_map(const RgbaImage& image, const float* map, int rows, int co
   std::vector<uint8_t> colours(up.size() * 4);
   apply_colormap(up.data(), int(up.size()), float(range.lo), float(range.hi), style.cmap,
                  colours.data());
-  const double a = std::clamp(style.alpha, 0.0, 1.0);
+  const float a = float(std::clamp(style.alpha, 0.0, 1.0));
   for (size_t i = 0; i < up.size(); ++i) {
-    const double ai = a * colours[i * 4 + 3] / 255.0;  // NaN cells are transparent
-    for (int ch = 0; ch < 3; ++ch) {
-      const double v = (1 - ai) * out.rgba[i * 4 + ch] + ai * colours[i * 4 + ch];
-      out.rgba[i * 4 + ch] = uint8_t(std::lround(v));
+    const float ai = a * float(colours[i * 4 + 3]) / 255.f;  // NaN cells are transparent
+    for (size_t ch = 0; ch < 3; ++ch) {
+      const float v = (1 - ai) * float(out.rgba[i * 4 + ch]) + ai * float(colours[i * 4 + ch]);
+      out.rgba[i * 4 + ch] = uint8_t(v + 0.5f);  // v is in [0, 255]: rounds to nearest
     }
     out.rgba[i * 4 + 3] = 255;
   }

@@ -91,6 +91,10 @@ cairo_surface_t* surface_from_rgba(const RgbaImage& img) {
     for (int x = 0; x < img.width; ++x) {
       const uint8_t* p = &img.rgba[(size_t(y) * img.width + x) * 4];
       const uint32_t a = p[3];
+      if (a == 255) {
+        row[x] = 0xFF000000u | (uint32_t(p[0]) << 16) | (uint32_t(p[1]) << 8) | p[2];
+        continue;
+      }
       const auto pm = [a](uint32_t c) { return (c * a + 127) / 255; };
       row[x] = (a << 24) | (pm(p[0]) << 16) | (pm(p[1]) << 8) | pm(p[2]);
     }
@@ -109,7 +113,7 @@ void paint_image(Target& t, const RgbaImage& img, double x0, double y0, double x
   cairo_translate(cr, std::min(x0, x1), std::min(y0, y1));
   cairo_scale(cr, std::abs(x1 - x0) / img.width, std::abs(y1 - y0) / img.height);
   cairo_set_source_surface(cr, s, 0, 0);
-  cairo_pattern_set_filter(cairo_get_source(cr), smooth ? CAIRO_FILTER_GOOD : CAIRO_FILTER_NEAREST);
+  cairo_pattern_set_filter(cairo_get_source(cr), smooth ? CAIRO_FILTER_BILINEAR : CAIRO_FILTER_NEAREST);
   cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD);
   cairo_rectangle(cr, 0, 0, img.width, img.height);
   cairo_fill(cr);
@@ -610,6 +614,13 @@ RgbaImage render_rgba(const Figure& figure, double dpi) {
     for (int x = 0; x < img.width; ++x) {
       const uint32_t p = row[x], a = p >> 24;
       uint8_t* o = &img.rgba[(size_t(y) * img.width + x) * 4];
+      if (a == 255) {  // opaque (nearly every pixel of a figure): nothing to un-premultiply
+        o[0] = uint8_t(p >> 16);
+        o[1] = uint8_t(p >> 8);
+        o[2] = uint8_t(p);
+        o[3] = 255;
+        continue;
+      }
       // Un-premultiply exactly as cairo's PNG writer does, so the two agree bit for bit.
       const auto un = [a](uint32_t c) { return a == 0 ? 0u : (c * 255 + a / 2) / a; };
       o[0] = uint8_t(un((p >> 16) & 0xFF));

@@ -3,6 +3,7 @@
 #include "viz/figures/anchors.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -43,17 +44,24 @@ RgbaImage blend_labels(const RgbaImage& picture, const analysis::Array& hard, in
   RgbaImage out = greyscale(picture);
   for (size_t i = 0; i < out.pixel_count(); ++i)
     for (int k = 0; k < 3; ++k) out.rgba[i * 4 + k] = uint8_t(96 + out.rgba[i * 4 + k] * 159 / 255);
+  // The palette once, premultiplied by alpha (the blend runs per pixel).
+  std::vector<std::array<float, 3>> tint(size_t(std::max(anchors, 1)));
+  for (int m = 0; m < anchors; ++m) {
+    const Color col = anchor_color(m, anchors);
+    tint[size_t(m)] = {float(alpha * 255 * col.r), float(alpha * 255 * col.g), float(alpha * 255 * col.b)};
+  }
+  const auto keep = float(1 - alpha);
   for (int y = 0; y < out.height; ++y)
     for (int x = 0; x < out.width; ++x) {
       const int64_t r = std::min<int64_t>(h - 1, int64_t(y) * h / out.height);
       const int64_t c = std::min<int64_t>(w - 1, int64_t(x) * w / out.width);
       const float v = hard.data[size_t((slot * h + r) * w + c)];
       if (!std::isfinite(v)) continue;
-      const Color col = anchor_color(int(std::lround(v)), anchors);
+      const long m = std::lround(v);
+      if (m < 0 || m >= anchors) continue;
+      const auto& t = tint[size_t(m)];
       uint8_t* p = &out.rgba[(size_t(y) * out.width + x) * 4];
-      p[0] = uint8_t(std::lround((1 - alpha) * p[0] + alpha * 255 * col.r));
-      p[1] = uint8_t(std::lround((1 - alpha) * p[1] + alpha * 255 * col.g));
-      p[2] = uint8_t(std::lround((1 - alpha) * p[2] + alpha * 255 * col.b));
+      for (size_t k = 0; k < 3; ++k) p[k] = uint8_t(keep * float(p[k]) + t[k] + 0.5f);
       p[3] = 255;
     }
   return out;

@@ -31,7 +31,8 @@ Inputs& inputs() {
   static Inputs in = [] {
     Inputs r;
     const std::string zoo = models::zoo_dir();
-    const std::string image = std::string(ATTNLAB_SOURCE_DIR) + "/assets/fashion-mnist/09-ankle-boot-00000.png";
+    const std::string image =
+        std::string(ATTNLAB_SOURCE_DIR) + "/assets/fashion-mnist/09-ankle-boot-00000.png";
     const auto images = cli::expand_images({image});
     models::AnalysisSettings settings;
     settings.analyses = models::parse_analyses("all");
@@ -40,19 +41,23 @@ Inputs& inputs() {
     const c10::Device cpu(c10::kCPU);
     for (const char* m : {"softmax", "linear", "castling", "rala", "hilo", "anchor"}) {
       cli::Args a({"--model", (fs::path(zoo) / (std::string(m) + ".safetensors")).string()});
-      r.models.push_back(cli::run_report_model(cli::take_model_choice(a), images, settings, cpu, stats, {}));
+      r.models.push_back(
+          cli::run_report_model(cli::take_model_choice(a), images, settings, cpu, stats, {}));
     }
     auto files = models::zoo_series_files(zoo, "castling");
     cli::Args a({"--model", files.front()});
     models::AnalysisSettings mask = settings;
     mask.analyses = {"mask"};
-    const cli::SeriesResult s = cli::analyse_series(cli::take_model_choice(a), files, images, mask, cpu);
+    const cli::SeriesResult s =
+        cli::analyse_series(cli::take_model_choice(a), files, images, mask, cpu);
     r.series = cli::SeriesResults{"castling_series", s.tables};
     for (auto& job : cli::report_figure_jobs(r.models, r.series, {}))
       if (!r.first_job.count(job.kind)) r.first_job.emplace(job.kind, job);
     // The zoo has no cls token: the prefix-token maps come from the DeiT fixture checkpoint.
-    cli::Args deit({"--model", std::string(ATTNLAB_SHARED_DIR) + "/fixtures/parity/deit_mini.safetensors"});
-    r.cls_model.push_back(cli::run_report_model(cli::take_model_choice(deit), images, settings, cpu, stats, {}));
+    cli::Args deit(
+        {"--model", std::string(ATTNLAB_SHARED_DIR) + "/fixtures/parity/deit_mini.safetensors"});
+    r.cls_model.push_back(
+        cli::run_report_model(cli::take_model_choice(deit), images, settings, cpu, stats, {}));
     for (auto& job : cli::report_figure_jobs(r.cls_model, std::nullopt, {}))
       if (!r.first_job.count(job.kind)) r.first_job.emplace(job.kind, job);
     fs::remove_all(stats);
@@ -87,7 +92,8 @@ void BM_Figure(benchmark::State& state, const std::string& kind) {
 
 int main(int argc, char** argv) {
   for (const auto& k : cli::figure_kinds())
-    benchmark::RegisterBenchmark(("BM_Figure/" + k.id).c_str(), BM_Figure, k.id)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("BM_Figure/" + k.id).c_str(), BM_Figure, k.id)
+        ->Unit(benchmark::kMillisecond);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   return 0;

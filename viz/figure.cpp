@@ -18,7 +18,9 @@ Color cycle_color(int i) {
   return color_hex(kTab10[((i % 10) + 10) % 10]);
 }
 
-const char* upsample_name(Upsample u) { return u == Upsample::Nearest ? "nearest" : "bilinear"; }
+const char* upsample_name(Upsample u) {
+  return u == Upsample::Nearest ? "nearest" : "bilinear";
+}
 
 void fit_axis(Axis& axis, const std::vector<double>& values, bool include_zero, double margin) {
   double lo = include_zero ? 0.0 : double(INFINITY), hi = include_zero ? 0.0 : -double(INFINITY);

@@ -108,9 +108,8 @@ struct TextLabel {
   double size_pt = 0;
 };
 
-using PlotItem =
-    std::variant<LineSeries, BarSeries, HeatmapLayer, ImageLayer, GridLines, RectOutline, Marker,
-                 TextLabel>;
+using PlotItem = std::variant<LineSeries, BarSeries, HeatmapLayer, ImageLayer, GridLines,
+                              RectOutline, Marker, TextLabel>;
 
 struct Axis {
   std::string label;
@@ -135,8 +134,8 @@ struct Panel {
   bool image = false;
   Axis x, y;
   std::vector<PlotItem> items;
-  bool legend = false;  // legend of the labelled series, top right inside the axes
-  bool grid = false;    // light lines at the ticks
+  bool legend = false;                   // legend of the labelled series, top right inside the axes
+  bool grid = false;                     // light lines at the ticks
   std::optional<ColorbarSpec> colorbar;  // a colorbar just right of this panel
 };
 

@@ -146,8 +146,7 @@ Ticks axis_ticks(const Axis& axis) {
       const double v = axis.ticks[i];
       if (v < lo - span * 1e-9 || v > hi + span * 1e-9) continue;
       t.at.push_back(v);
-      t.labels.push_back(i < axis.tick_labels.size() ? axis.tick_labels[i]
-                                                     : format_tick(v, step));
+      t.labels.push_back(i < axis.tick_labels.size() ? axis.tick_labels[i] : format_tick(v, step));
     }
     return t;
   }
@@ -157,7 +156,7 @@ Ticks axis_ticks(const Axis& axis) {
 
 double fitted_height_in(const Figure& figure) {
   const FigureLayout L = layout_figure(figure);
-  const int rows = figure.rows(), cols = std::max(1, figure.cols);
+  const int rows = figure.rows();
   if (rows == 0) return figure.height_in;
   // Rows share one height, so all of them shrink by the smallest slack below an image
   // panel's picture; a panel of plots has no slack (it would be squeezed).
@@ -171,7 +170,6 @@ double fitted_height_in(const Figure& figure) {
     slack = std::min(slack, std::max(0.0, below - need));
   }
   const double slack_total = std::isfinite(slack) ? slack * rows : 0.0;
-  (void)cols;
   return std::max(0.5, figure.height_in - slack_total / 72.0);
 }
 
@@ -212,7 +210,6 @@ FigureLayout layout_figure(const Figure& figure) {
     L.title = Rect{0, top, L.width_pt, m.line_h * 1.25};
     top += L.title.h + m.pad * 0.3;
   }
-  const double header_top = top;
   bool any_col_label = false, any_row_label = false;
   for (const auto& s : figure.col_labels) any_col_label |= !s.empty();
   for (const auto& s : figure.row_labels) any_row_label |= !s.empty();
@@ -245,7 +242,6 @@ FigureLayout layout_figure(const Figure& figure) {
     grid_top = std::min(grid_top, plot.y);
     grid_bottom = std::max(grid_bottom, plot.y + plot.h);
   }
-  (void)header_top;
   if (figure.colorbar && n > 0) {
     L.colorbar = Rect{L.width_pt - right + m.pad, grid_top, m.colorbar_w,
                       std::max(1.0, grid_bottom - grid_top)};
@@ -261,12 +257,13 @@ PointXY data_to_points(const Panel& panel, const PanelLayout& box, double x, dou
 
 PointXY points_to_data(const Panel& panel, const PanelLayout& box, double px, double py) {
   const double u = (px - box.plot.x) / box.plot.w;
-  const double v = panel.image ? (py - box.plot.y) / box.plot.h : 1 - (py - box.plot.y) / box.plot.h;
+  const double v =
+      panel.image ? (py - box.plot.y) / box.plot.h : 1 - (py - box.plot.y) / box.plot.h;
   return PointXY{axis_value(panel.x, u), axis_value(panel.y, v)};
 }
 
-std::optional<FigureHit> hit_test(const Figure& figure, const FigureLayout& layout,
-                                  double pixel_x, double pixel_y, double dpi) {
+std::optional<FigureHit> hit_test(const Figure& figure, const FigureLayout& layout, double pixel_x,
+                                  double pixel_y, double dpi) {
   const double px = pixel_x * 72.0 / dpi, py = pixel_y * 72.0 / dpi;
   for (size_t i = 0; i < layout.panels.size() && i < figure.panels.size(); ++i) {
     if (!layout.panels[i].plot.contains(px, py)) continue;

@@ -65,7 +65,7 @@ struct FigureHit {
   int panel = -1;
   double x = 0, y = 0;
 };
-std::optional<FigureHit> hit_test(const Figure& figure, const FigureLayout& layout,
-                                  double pixel_x, double pixel_y, double dpi);
+std::optional<FigureHit> hit_test(const Figure& figure, const FigureLayout& layout, double pixel_x,
+                                  double pixel_y, double dpi);
 
 }  // namespace attnlab::viz

@@ -8,9 +8,12 @@ namespace attnlab::viz {
 
 const char* normalisation_name(MapNormalisation n) {
   switch (n) {
-    case MapNormalisation::MinMax: return "min-max";
-    case MapNormalisation::DivideByMax: return "divide-by-max";
-    case MapNormalisation::Shared: return "shared range";
+    case MapNormalisation::MinMax:
+      return "min-max";
+    case MapNormalisation::DivideByMax:
+      return "divide-by-max";
+    case MapNormalisation::Shared:
+      return "shared range";
   }
   return "?";
 }
@@ -98,7 +101,8 @@ RgbaImage greyscale(const RgbaImage& image) {
   RgbaImage out = image;
   for (size_t i = 0; i + 3 < out.rgba.size(); i += 4) {
     // ITU-R BT.601 luma in fixed point (weights * 1000), rounded.
-    const auto l = uint8_t((299u * out.rgba[i] + 587u * out.rgba[i + 1] + 114u * out.rgba[i + 2] + 500u) / 1000u);
+    const auto l = uint8_t(
+        (299u * out.rgba[i] + 587u * out.rgba[i + 1] + 114u * out.rgba[i + 2] + 500u) / 1000u);
     out.rgba[i] = out.rgba[i + 1] = out.rgba[i + 2] = l;
   }
   return out;
@@ -113,7 +117,8 @@ RgbaImage overlay_map(const RgbaImage& image, const float* map, int rows, int co
                       ValueRange range, const OverlayStyle& style) {
   RgbaImage out = style.grey_background ? greyscale(image) : image;
   if (out.empty() || rows <= 0 || cols <= 0) return out;
-  const std::vector<float> up = upsample_map(map, rows, cols, out.height, out.width, style.upsample);
+  const std::vector<float> up =
+      upsample_map(map, rows, cols, out.height, out.width, style.upsample);
   std::vector<uint8_t> colours(up.size() * 4);
   apply_colormap(up.data(), int(up.size()), float(range.lo), float(range.hi), style.cmap,
                  colours.data());

@@ -24,8 +24,7 @@ struct ValueRange {
   double lo = 0, hi = 1;
 };
 // The range a map is drawn with; NaN values are ignored. `shared` is used for Shared.
-ValueRange map_range(const float* values, size_t n, MapNormalisation norm,
-                     ValueRange shared = {});
+ValueRange map_range(const float* values, size_t n, MapNormalisation norm, ValueRange shared = {});
 // The union of several maps' [min, max] (or [0, max] with from_zero): a shared scale.
 ValueRange union_range(const std::vector<const std::vector<float>*>& maps, bool from_zero);
 

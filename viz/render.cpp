@@ -18,6 +18,7 @@
 #include "viz/figure_layout.h"
 #include "viz/figure_style.h"
 #include "viz/overlay.h"
+#include "viz/xml_escape.h"
 
 namespace attnlab::viz {
 namespace {
@@ -36,7 +37,9 @@ struct Target {
   std::vector<DrawnText>* texts = nullptr;
 };
 
-void set_color(cairo_t* cr, const Color& c) { cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a); }
+void set_color(cairo_t* cr, const Color& c) {
+  cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a);
+}
 
 void set_font(cairo_t* cr, double size, bool bold = false) {
   cairo_select_font_face(cr, style::kFontFamily, CAIRO_FONT_SLANT_NORMAL,
@@ -113,7 +116,8 @@ void paint_image(Target& t, const RgbaImage& img, double x0, double y0, double x
   cairo_translate(cr, std::min(x0, x1), std::min(y0, y1));
   cairo_scale(cr, std::abs(x1 - x0) / img.width, std::abs(y1 - y0) / img.height);
   cairo_set_source_surface(cr, s, 0, 0);
-  cairo_pattern_set_filter(cairo_get_source(cr), smooth ? CAIRO_FILTER_BILINEAR : CAIRO_FILTER_NEAREST);
+  cairo_pattern_set_filter(cairo_get_source(cr),
+                           smooth ? CAIRO_FILTER_BILINEAR : CAIRO_FILTER_NEAREST);
   cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD);
   cairo_rectangle(cr, 0, 0, img.width, img.height);
   cairo_fill(cr);
@@ -138,7 +142,8 @@ void draw_heatmap(Target& t, const Panel& p, const PanelLayout& box, const Heatm
       (out_h == h.rows && out_w == h.cols)
           ? h.values
           : upsample_map(h.values.data(), h.rows, h.cols, out_h, out_w, h.upsample);
-  const RgbaImage img = colormap_image(v.data(), out_w, out_h, float(h.vmin), float(h.vmax), h.cmap);
+  const RgbaImage img =
+      colormap_image(v.data(), out_w, out_h, float(h.vmin), float(h.vmax), h.cmap);
   // Row 0 is at y0: flip when y0 is drawn below y1 (a non-image panel, y up).
   if (a.y > b.y) {
     RgbaImage flipped = img;
@@ -165,7 +170,10 @@ void draw_item(Target& t, const Figure& f, const Panel& p, const PanelLayout& bo
           continue;
         }
         const PointXY q = pt(s->x[i], s->y[i]);
-        if (pen) cairo_line_to(cr, q.x, q.y); else cairo_move_to(cr, q.x, q.y);
+        if (pen)
+          cairo_line_to(cr, q.x, q.y);
+        else
+          cairo_move_to(cr, q.x, q.y);
         pen = true;
       }
       set_color(cr, s->color);
@@ -191,7 +199,8 @@ void draw_item(Target& t, const Figure& f, const Panel& p, const PanelLayout& bo
     const double base = p.y.log ? p.y.min : 0.0;
     for (size_t i = 0; i < std::min(b->x.size(), b->height.size()); ++i) {
       if (!std::isfinite(b->height[i])) continue;
-      const PointXY q0 = pt(b->x[i] - b->width / 2, base), q1 = pt(b->x[i] + b->width / 2, b->height[i]);
+      const PointXY q0 = pt(b->x[i] - b->width / 2, base),
+                    q1 = pt(b->x[i] + b->width / 2, b->height[i]);
       cairo_rectangle(cr, std::min(q0.x, q1.x), std::min(q0.y, q1.y), std::abs(q1.x - q0.x),
                       std::abs(q1.y - q0.y));
     }
@@ -226,8 +235,10 @@ void draw_item(Target& t, const Figure& f, const Panel& p, const PanelLayout& bo
   } else if (const auto* m = std::get_if<Marker>(&item)) {
     const PointXY q = pt(m->x, m->y);
     const double hs = m->size_pt / 2;
-    if (m->shape == Marker::Shape::Circle) cairo_arc(cr, q.x, q.y, hs, 0, 2 * M_PI);
-    else if (m->shape == Marker::Shape::Square) cairo_rectangle(cr, q.x - hs, q.y - hs, 2 * hs, 2 * hs);
+    if (m->shape == Marker::Shape::Circle)
+      cairo_arc(cr, q.x, q.y, hs, 0, 2 * M_PI);
+    else if (m->shape == Marker::Shape::Square)
+      cairo_rectangle(cr, q.x - hs, q.y - hs, 2 * hs, 2 * hs);
     if (m->shape == Marker::Shape::Cross) {
       line(cr, q.x - hs, q.y - hs, q.x + hs, q.y + hs);
       line(cr, q.x - hs, q.y + hs, q.x + hs, q.y - hs);
@@ -246,9 +257,11 @@ void draw_item(Target& t, const Figure& f, const Panel& p, const PanelLayout& bo
     }
   } else if (const auto* l = std::get_if<TextLabel>(&item)) {
     const PointXY q = pt(l->x, l->y);
-    const double hx = l->anchor == TextLabel::Anchor::Left ? 0 : l->anchor == TextLabel::Anchor::Right ? 1 : 0.5;
-    draw_text(t, l->text, q.x, q.y, l->size_pt > 0 ? l->size_pt : f.font_pt, hx, 0.35, false,
-              false, l->color);
+    const double hx = l->anchor == TextLabel::Anchor::Left    ? 0
+                      : l->anchor == TextLabel::Anchor::Right ? 1
+                                                              : 0.5;
+    draw_text(t, l->text, q.x, q.y, l->size_pt > 0 ? l->size_pt : f.font_pt, hx, 0.35, false, false,
+              l->color);
   }
 }
 
@@ -258,7 +271,8 @@ void draw_colorbar(Target& t, const style::Metrics& m, const ColorbarSpec& cb, c
   std::vector<float> ramp(kSteps);
   for (int i = 0; i < kSteps; ++i)
     ramp[size_t(i)] = float(cb.vmax - (cb.vmax - cb.vmin) * (i + 0.5) / kSteps);  // top = vmax
-  const RgbaImage img = colormap_image(ramp.data(), 1, kSteps, float(cb.vmin), float(cb.vmax), cb.cmap);
+  const RgbaImage img =
+      colormap_image(ramp.data(), 1, kSteps, float(cb.vmin), float(cb.vmax), cb.cmap);
   paint_image(t, img, bar.x, bar.y, bar.x + bar.w, bar.y + bar.h, false);
   cairo_t* cr = t.cr;
   cairo_rectangle(cr, bar.x, bar.y, bar.w, bar.h);
@@ -309,9 +323,10 @@ void draw_legend(Target& t, const style::Metrics& m, const Panel& p, const Panel
   double x = 0, y = 0;
   size_t best = SIZE_MAX;
   for (int corner = 0; corner < 4; ++corner) {
-    const double cx = corner % 2 == 0 ? box.plot.x + box.plot.w - bw - m.pad * 0.5
-                                      : box.plot.x + m.pad * 0.5;
-    const double cy = corner < 2 ? box.plot.y + m.pad * 0.5 : box.plot.y + box.plot.h - bh - m.pad * 0.5;
+    const double cx =
+        corner % 2 == 0 ? box.plot.x + box.plot.w - bw - m.pad * 0.5 : box.plot.x + m.pad * 0.5;
+    const double cy =
+        corner < 2 ? box.plot.y + m.pad * 0.5 : box.plot.y + box.plot.h - bh - m.pad * 0.5;
     const Rect r{cx - m.pad, cy - m.pad, bw + 2 * m.pad, bh + 2 * m.pad};
     size_t covered = 0;
     for (const auto& item : p.items) {
@@ -406,14 +421,13 @@ void draw_panel(Target& t, const Figure& f, const style::Metrics& m, const Panel
   for (size_t i = 0; i < box.xticks.at.size(); ++i) {
     const double x = data_to_points(p, box, box.xticks.at[i], p.y.min).x;
     line(cr, x, r.y + r.h, x, r.y + r.h + m.tick_len);
-    draw_text(t, box.xticks.labels[i], x, r.y + r.h + m.tick_len + 2 + m.tick_pt * 0.8, m.tick_pt, 0.5, 0);
+    draw_text(t, box.xticks.labels[i], x, r.y + r.h + m.tick_len + 2 + m.tick_pt * 0.8, m.tick_pt,
+              0.5, 0);
   }
-  double ytick_w = 0;
   for (size_t i = 0; i < box.yticks.at.size(); ++i) {
     const double y = data_to_points(p, box, p.x.min, box.yticks.at[i]).y;
     line(cr, r.x - m.tick_len, y, r.x, y);
     draw_text(t, box.yticks.labels[i], r.x - m.tick_len - 2, y, m.tick_pt, 1, 0.35);
-    ytick_w = std::max(ytick_w, text_width_pt(box.yticks.labels[i], m.tick_pt));
   }
   set_color(cr, kBlack);
   cairo_set_line_width(cr, style::kTickWidth);
@@ -422,15 +436,13 @@ void draw_panel(Target& t, const Figure& f, const style::Metrics& m, const Panel
     draw_text(t, p.x.label, r.x + r.w / 2,
               r.y + r.h + m.tick_len + 2 + m.line_h + m.label_pt * 0.85, m.label_pt, 0.5, 0);
   if (p.y.show)
-    draw_text(t, p.y.label, box.cell.x + m.pad * 0.6 + m.line_h * 0.5, r.y + r.h / 2,
-              m.label_pt, 0.5, 0.35, false, true);
-  (void)ytick_w;
+    draw_text(t, p.y.label, box.cell.x + m.pad * 0.6 + m.line_h * 0.5, r.y + r.h / 2, m.label_pt,
+              0.5, 0.35, false, true);
   if (!p.title.empty())
     draw_text(t, p.title, r.x + r.w / 2, r.y - m.pad * 0.5,
               fitting_size(p.title, m.title_pt, std::max(r.w, box.cell.w - m.pad)), 0.5, 0);
   if (p.legend) draw_legend(t, m, p, box);
-  if (p.colorbar)
-    draw_colorbar(t, m, *p.colorbar, Rect{r.x + r.w + m.pad, r.y, m.colorbar_w, r.h});
+  if (p.colorbar) draw_colorbar(t, m, *p.colorbar, Rect{r.x + r.w + m.pad, r.y, m.colorbar_w, r.h});
 }
 
 void draw_figure(Target& t, const Figure& f) {
@@ -459,7 +471,8 @@ void draw_figure(Target& t, const Figure& f) {
     if (r == 0 && size_t(c) < f.col_labels.size()) {
       const double y = box.cell.y - m.line_h * 0.35;
       draw_text(t, f.col_labels[size_t(c)], box.plot.x + box.plot.w / 2, y,
-                fitting_size(f.col_labels[size_t(c)], m.header_pt, box.cell.w - m.pad, true), 0.5, 0, true);
+                fitting_size(f.col_labels[size_t(c)], m.header_pt, box.cell.w - m.pad, true), 0.5,
+                0, true);
     }
     if (c == 0 && size_t(r) < f.row_labels.size())
       draw_text(t, f.row_labels[size_t(r)], box.cell.x - m.line_h * 0.55,
@@ -476,8 +489,8 @@ cairo_status_t append_to_string(void* closure, const unsigned char* data, unsign
 
 void check(cairo_status_t s, const char* what) {
   if (s != CAIRO_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("figure rendering failed (") + what + "): " +
-                             cairo_status_to_string(s));
+    throw std::runtime_error(std::string("figure rendering failed (") + what +
+                             "): " + cairo_status_to_string(s));
 }
 
 cairo_surface_t* render_surface(const Figure& f, double dpi) {
@@ -501,9 +514,6 @@ cairo_surface_t* render_surface(const Figure& f, double dpi) {
   return s;
 }
 
-uint32_t be32(const unsigned char* p) {
-  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
-}
 void put_be32(std::string& s, uint32_t v) {
   for (int i = 3; i >= 0; --i) s.push_back(char((v >> (8 * i)) & 0xFF));
 }
@@ -520,23 +530,9 @@ std::string with_resolution(const std::string& png, double dpi) {
   body.push_back(1);  // unit: metre
   put_be32(chunk, 9);
   chunk += body;
-  put_be32(chunk, uint32_t(crc32(0L, reinterpret_cast<const Bytef*>(body.data()), uInt(body.size()))));
-  (void)be32;
+  put_be32(chunk,
+           uint32_t(crc32(0L, reinterpret_cast<const Bytef*>(body.data()), uInt(body.size()))));
   return png.substr(0, kIhdrEnd) + chunk + png.substr(kIhdrEnd);
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
 }
 
 std::string render_vector(const Figure& f, bool pdf) {
@@ -548,7 +544,8 @@ std::string render_vector(const Figure& f, bool pdf) {
   check(cairo_surface_status(s), pdf ? "pdf surface" : "svg surface");
   if (pdf) {
     cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "attnlab");
-    if (!f.title.empty()) cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, f.title.c_str());
+    if (!f.title.empty())
+      cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, f.title.c_str());
   } else {
     cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
   }
@@ -569,8 +566,9 @@ std::string render_vector(const Figure& f, bool pdf) {
     std::string layer = "<g id=\"text\" fill-opacity=\"0\" font-family=\"DejaVu Sans\">\n";
     char buf[160];
     for (const auto& d : texts) {
-      std::snprintf(buf, sizeof buf, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.2f\" text-anchor=\"%s\"",
-                    d.x, d.y, d.size, d.anchor);
+      std::snprintf(buf, sizeof buf,
+                    "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.2f\" text-anchor=\"%s\"", d.x, d.y,
+                    d.size, d.anchor);
       layer += buf;
       if (d.vertical) {
         std::snprintf(buf, sizeof buf, " transform=\"rotate(-90 %.2f %.2f)\"", d.x, d.y);
@@ -588,9 +586,12 @@ std::string render_vector(const Figure& f, bool pdf) {
 
 const char* figure_format_name(FigureFormat f) {
   switch (f) {
-    case FigureFormat::Png: return "png";
-    case FigureFormat::Svg: return "svg";
-    case FigureFormat::Pdf: return "pdf";
+    case FigureFormat::Png:
+      return "png";
+    case FigureFormat::Svg:
+      return "svg";
+    case FigureFormat::Pdf:
+      return "pdf";
   }
   return "?";
 }
@@ -642,15 +643,25 @@ std::string render_png(const Figure& figure, double dpi) {
   return with_resolution(png, dpi);
 }
 
-std::string render_svg(const Figure& figure) { return render_vector(figure, false); }
-std::string render_pdf(const Figure& figure) { return render_vector(figure, true); }
+std::string render_svg(const Figure& figure) {
+  return render_vector(figure, false);
+}
+std::string render_pdf(const Figure& figure) {
+  return render_vector(figure, true);
+}
 
 void write_figure(const Figure& figure, const std::string& path, FigureFormat format, double dpi) {
   std::string bytes;
   switch (format) {
-    case FigureFormat::Png: bytes = render_png(figure, dpi); break;
-    case FigureFormat::Svg: bytes = render_svg(figure); break;
-    case FigureFormat::Pdf: bytes = render_pdf(figure); break;
+    case FigureFormat::Png:
+      bytes = render_png(figure, dpi);
+      break;
+    case FigureFormat::Svg:
+      bytes = render_svg(figure);
+      break;
+    case FigureFormat::Pdf:
+      bytes = render_pdf(figure);
+      break;
   }
   io::write_file_atomic(path, bytes);
 }

@@ -56,8 +56,7 @@ models::AnalysisSettings take_analysis_settings(Args& args, const std::string& d
   models::AnalysisSettings st;
   const std::string analyses = args.take_option("--analyses");
   try {
-    st.analyses = models::parse_analyses(
-        analyses.empty() ? default_analyses : analyses);
+    st.analyses = models::parse_analyses(analyses.empty() ? default_analyses : analyses);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--analyses: ") + e.what());
   }
@@ -213,7 +212,8 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
   std::vector<std::string> order;
   for (size_t i = 0; i < checkpoints.size(); ++i) {
     const std::string& path = checkpoints[i];
-    std::fprintf(stderr, "series: checkpoint %zu/%zu %s\n", i + 1, checkpoints.size(), path.c_str());
+    std::fprintf(stderr, "series: checkpoint %zu/%zu %s\n", i + 1, checkpoints.size(),
+                 path.c_str());
     ReadyModel model = load_chosen_model(with_checkpoint(base, path), device);
     models::AnalysisSession session(settings, nullptr);  // series keep statistics only
     Progress progress("  images", static_cast<int64_t>(images.size()));

@@ -81,8 +81,7 @@ int cmd_analyze_series(Args args, const GlobalOptions& g) {
   sidecar["step_column"] = "the checkpoint's 'step' metadata when it has one, else its index";
   sidecar["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string sidecar_path = folder.write_sidecar(sidecar);
-  for (const auto& w : series.warnings)
-    std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
+  for (const auto& w : series.warnings) std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
   std::printf("%zu checkpoints analysed, %zu files in %s (settings: %s)\n", req.checkpoints.size(),
               folder.files_written() + 1, folder.dir().c_str(), sidecar_path.c_str());
   return series.any_failed ? kExitFailure : kExitOk;

@@ -28,8 +28,9 @@ namespace attnlab::cli {
 namespace {
 
 // The demo: one image per class family that reads well at 28x28.
-const char* kDemoImages[] = {"fashion-mnist/09-ankle-boot-00000.png", "fashion-mnist/00-t-shirt-top-00019.png",
-                             "fashion-mnist/08-bag-00030.png", "fashion-mnist/07-sneaker-00009.png"};
+const char* kDemoImages[] = {
+    "fashion-mnist/09-ankle-boot-00000.png", "fashion-mnist/00-t-shirt-top-00019.png",
+    "fashion-mnist/08-bag-00030.png", "fashion-mnist/07-sneaker-00009.png"};
 const char* kDemoModels[] = {"softmax", "linear", "castling", "rala", "hilo", "anchor"};
 
 std::vector<viz::FigureFormat> parse_formats(const std::string& text) {
@@ -61,7 +62,8 @@ int cmd_report(Args args, const GlobalOptions& g) {
   std::vector<std::string> series_files = args.take_list("--series");
   std::string out = args.take_option("--out");
   const std::string formats_text = args.take_option("--formats");
-  const std::vector<viz::FigureFormat> formats = parse_formats(formats_text.empty() ? "svg,pdf,png" : formats_text);
+  const std::vector<viz::FigureFormat> formats =
+      parse_formats(formats_text.empty() ? "svg,pdf,png" : formats_text);
   const double dpi = args.take_real("--dpi", 200);
   if (!(dpi >= 30 && dpi <= 1200)) throw UsageError("--dpi must lie in [30, 1200]");
   ReportFigureOptions fig;
@@ -77,7 +79,8 @@ int cmd_report(Args args, const GlobalOptions& g) {
     fig.style.overlay.upsample = up == "nearest" ? viz::Upsample::Nearest : viz::Upsample::Bilinear;
   }
   fig.style.overlay.alpha = args.take_real("--alpha", 0.6);
-  if (!(fig.style.overlay.alpha >= 0 && fig.style.overlay.alpha <= 1)) throw UsageError("--alpha must lie in [0, 1]");
+  if (!(fig.style.overlay.alpha >= 0 && fig.style.overlay.alpha <= 1))
+    throw UsageError("--alpha must lie in [0, 1]");
   models::AnalysisSettings settings = take_analysis_settings(args, "all");
   const auto rest = args.positionals();
   image_args.insert(image_args.end(), rest.begin(), rest.end());
@@ -86,13 +89,15 @@ int cmd_report(Args args, const GlobalOptions& g) {
     const std::string zoo = models::zoo_dir();
     if (zoo.empty()) throw UsageError("--demo needs the model zoo (models/zoo or $ATTNLAB_ZOO)");
     if (model_args.empty())
-      for (const char* m : kDemoModels) model_args.push_back((fs::path(zoo) / (std::string(m) + ".safetensors")).string());
+      for (const char* m : kDemoModels)
+        model_args.push_back((fs::path(zoo) / (std::string(m) + ".safetensors")).string());
     if (image_args.empty())
       for (const char* im : kDemoImages) image_args.push_back(demo_asset(im));
     if (series_files.empty()) series_files = models::zoo_series_files(zoo, "castling");
     if (out.empty()) out = "attnlab-report";
   }
-  if (model_args.empty()) throw UsageError("name the models: --models PRESET|CHECKPOINT... (or --demo)");
+  if (model_args.empty())
+    throw UsageError("name the models: --models PRESET|CHECKPOINT... (or --demo)");
   if (image_args.empty()) throw UsageError("name the images: --images FILES|DIR");
   if (out.empty()) throw UsageError("name the output folder: --out DIR");
   const std::vector<ImageInput> images = expand_images(image_args);
@@ -142,10 +147,11 @@ int cmd_report(Args args, const GlobalOptions& g) {
     }
   }
 
-  fig.rollout_switches = analysis::head_fusion_name(settings.rollout.fusion) + std::string(" head fusion, residual ") +
-                         std::to_string(settings.rollout.residual).substr(0, 4) + ", discard ratio " +
-                         std::to_string(settings.rollout.discard_ratio).substr(0, 4) +
-                         (settings.rollout.renormalize ? ", rows renormalised" : ", rows not renormalised");
+  fig.rollout_switches =
+      analysis::head_fusion_name(settings.rollout.fusion) + std::string(" head fusion, residual ") +
+      std::to_string(settings.rollout.residual).substr(0, 4) + ", discard ratio " +
+      std::to_string(settings.rollout.discard_ratio).substr(0, 4) +
+      (settings.rollout.renormalize ? ", rows renormalised" : ", rows not renormalised");
   const std::vector<FigureJob> jobs = report_figure_jobs(results, series, fig);
   IndexPage page;
   Progress progress("report: figures", int64_t(jobs.size()));
@@ -155,7 +161,10 @@ int cmd_report(Args args, const GlobalOptions& g) {
       const viz::CaptionedFigure cf = job.build();
       IndexEntry e{job.kind, job.stem, cf.caption, {}};
       for (const auto f : formats) {
-        viz::write_figure(cf.figure, (fs::path(out) / "figures" / (job.stem + "." + viz::figure_format_name(f))).string(), f, dpi);
+        viz::write_figure(
+            cf.figure,
+            (fs::path(out) / "figures" / (job.stem + "." + viz::figure_format_name(f))).string(), f,
+            dpi);
         e.formats.push_back(viz::figure_format_name(f));
       }
       page.figures.push_back(std::move(e));
@@ -171,29 +180,40 @@ int cmd_report(Args args, const GlobalOptions& g) {
   page.title = demo ? "attnlab report — the model zoo on the demo images" : "attnlab report";
   std::string model_names;
   for (const auto& r : results) model_names += (model_names.empty() ? "" : ", ") + r.name;
-  page.settings = "Models: " + model_names + ". Images: " + std::to_string(images.size()) +
-                  ", preprocessed as each model's preset says (" +
-                  (results.empty() ? std::string("-") : results.front().preprocessing) +
-                  "). Query: " + (settings.query_y >= 0 ? "(" + std::to_string(settings.query_y) + ", " + std::to_string(settings.query_x) + ")" : std::string("the centre of the first layer's grid")) +
-                  ". Maps: " + viz::describe_style(fig.style) + ". Rollout: " + fig.rollout_switches +
-                  ". Rank tolerance: " + (settings.rank.rtol > 0 || settings.rank.atol > 0 ? "user-set" : "torch.linalg.matrix_rank's default") +
-                  ". Figures at " + std::to_string(int(dpi)) + " dpi (PNG); device " + device.str() + ".";
+  page.settings =
+      "Models: " + model_names + ". Images: " + std::to_string(images.size()) +
+      ", preprocessed as each model's preset says (" +
+      (results.empty() ? std::string("-") : results.front().preprocessing) + "). Query: " +
+      (settings.query_y >= 0
+           ? "(" + std::to_string(settings.query_y) + ", " + std::to_string(settings.query_x) + ")"
+           : std::string("the centre of the first layer's grid")) +
+      ". Maps: " + viz::describe_style(fig.style) + ". Rollout: " + fig.rollout_switches +
+      ". Rank tolerance: " +
+      (settings.rank.rtol > 0 || settings.rank.atol > 0 ? "user-set"
+                                                        : "torch.linalg.matrix_rank's default") +
+      ". Figures at " + std::to_string(int(dpi)) + " dpi (PNG); device " + device.str() + ".";
   for (const auto& entry : fs::directory_iterator(stats_dir)) {
     const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && (entry.path().extension() == ".csv" || (name.size() > 14 && name.substr(name.size() - 14) == "_settings.json")))
+    if (entry.is_regular_file() &&
+        (entry.path().extension() == ".csv" ||
+         (name.size() > 14 && name.substr(name.size() - 14) == "_settings.json")))
       page.stats_files.push_back("stats/" + name);
   }
   std::sort(page.stats_files.begin(), page.stats_files.end());
   page.errors = errors;
   page.run = run;
-  page.run["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  page.run["seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   page.run["figures"] = page.figures.size();
   const std::string index = (fs::path(out) / "index.html").string();
   io::write_file_atomic(index, render_index_html(page));
-  std::printf("report: %zu figures (%zu files) for %zu model(s) x %zu image(s) in %s (%.1f s)%s\n",
-              page.figures.size(), page.figures.size() * formats.size(), results.size(), images.size(),
-              index.c_str(), page.run["seconds"].get<double>(),
-              errors.empty() ? "" : (" — " + std::to_string(errors.size()) + " problem(s), listed in the index").c_str());
+  std::printf(
+      "report: %zu figures (%zu files) for %zu model(s) x %zu image(s) in %s (%.1f s)%s\n",
+      page.figures.size(), page.figures.size() * formats.size(), results.size(), images.size(),
+      index.c_str(), page.run["seconds"].get<double>(),
+      errors.empty()
+          ? ""
+          : (" — " + std::to_string(errors.size()) + " problem(s), listed in the index").c_str());
   return errors.empty() ? kExitOk : kExitFailure;
 }
 

@@ -39,7 +39,8 @@ viz::MapQuery map_query(const std::string& qtag, int ref_rows, int ref_cols) {
   viz::MapQuery q;
   const size_t dash = qtag.find('-');
   if (qtag.size() > 1 && qtag[0] == 'q' && dash != std::string::npos) {
-    viz::GridCell c{std::atoi(qtag.substr(1, dash - 1).c_str()), std::atoi(qtag.substr(dash + 1).c_str())};
+    viz::GridCell c{std::atoi(qtag.substr(1, dash - 1).c_str()),
+                    std::atoi(qtag.substr(dash + 1).c_str())};
     q.cell = c;
     q.ref_rows = ref_rows;
     q.ref_cols = ref_cols;
@@ -50,7 +51,9 @@ viz::MapQuery map_query(const std::string& qtag, int ref_rows, int ref_cols) {
   return q;
 }
 
-std::string layer_label(int layer) { return "layer " + std::to_string(layer); }
+std::string layer_label(int layer) {
+  return "layer " + std::to_string(layer);
+}
 
 // The query maps of one image of one model, by layer; prefix-token rows separately.
 struct ImageMaps {
@@ -66,11 +69,14 @@ ImageMaps image_maps(const ModelResults& m, const std::string& image) {
     if (!parsed) continue;
     const analysis::Array* a = m.array(name);
     // Query maps come with a head fusion ("__fused"); a prefix token's own row does not.
-    const bool has_fused = parsed->kind == "heads" &&
-                           m.array(name.substr(0, name.size() - 5) + "fused") != nullptr;
-    if (parsed->kind == "heads" && has_fused) out.query_heads.emplace_back(*parsed, a);
-    else if (parsed->kind == "heads") out.prefix_heads.emplace_back(*parsed, a);
-    else if (parsed->kind == "fused") out.last_fused = std::make_pair(*parsed, a);  // sorted: last wins
+    const bool has_fused =
+        parsed->kind == "heads" && m.array(name.substr(0, name.size() - 5) + "fused") != nullptr;
+    if (parsed->kind == "heads" && has_fused)
+      out.query_heads.emplace_back(*parsed, a);
+    else if (parsed->kind == "heads")
+      out.prefix_heads.emplace_back(*parsed, a);
+    else if (parsed->kind == "fused")
+      out.last_fused = std::make_pair(*parsed, a);  // sorted: last wins
   }
   const auto by_layer = [](const auto& x, const auto& y) { return x.first.layer < y.first.layer; };
   std::sort(out.query_heads.begin(), out.query_heads.end(), by_layer);
@@ -105,15 +111,17 @@ void add_model_map_jobs(std::vector<FigureJob>& jobs, const ModelResults& m,
       const analysis::Array* arr = a;
       const MapName nm = name;
       jobs.push_back({"prefix_maps", "prefix_maps__" + name.query + suffix, [=, &m] {
-                        return viz::head_maps_figure(*picture, *arr, q, m.name, layer_label(nm.layer),
-                                                     o.style);
+                        return viz::head_maps_figure(*picture, *arr, q, m.name,
+                                                     layer_label(nm.layer), o.style);
                       }});
     }
     for (const auto& name : m.arrays_with_prefix("rollout__" + im.tag + "__")) {
       const analysis::Array* a = m.array(name);
-      const viz::MapQuery q = map_query(name.substr(("rollout__" + im.tag + "__").size()), ref_rows, ref_cols);
+      const viz::MapQuery q =
+          map_query(name.substr(("rollout__" + im.tag + "__").size()), ref_rows, ref_cols);
       jobs.push_back({"rollout", "rollout" + suffix, [=, &m] {
-                        return viz::rollout_figure(*picture, *a, q, m.name, o.rollout_switches, o.style);
+                        return viz::rollout_figure(*picture, *a, q, m.name, o.rollout_switches,
+                                                   o.style);
                       }});
     }
   }
@@ -138,7 +146,8 @@ void add_compare_jobs(std::vector<FigureJob>& jobs, const std::vector<ModelResul
     const viz::RgbaImage* picture = &im.picture;
     jobs.push_back({"compare", "compare__" + im.tag, [=] {
                       return viz::model_compare_figure(
-                          *picture, maps, q, "Head-mean attention of " + q.label + ", last layer", o.style);
+                          *picture, maps, q, "Head-mean attention of " + q.label + ", last layer",
+                          o.style);
                     }});
   }
 }
@@ -153,19 +162,22 @@ std::vector<analysis::Array> all_arrays(const ModelResults& m) {
 // Per-model statistics figures: rank, HiLo spectra, anchors.
 void add_model_plot_jobs(std::vector<FigureJob>& jobs, const ModelResults& m) {
   if (m.table("rank_layers"))
-    jobs.push_back({"rank", "rank__" + m.name, [&m] { return viz::rank_figure(m.tables, all_arrays(m)); }});
+    jobs.push_back(
+        {"rank", "rank__" + m.name, [&m] { return viz::rank_figure(m.tables, all_arrays(m)); }});
   // HiLo's two branches (other models record only their output's spectrum).
   std::vector<int64_t> hilo_layers;
   for (const auto& name : m.arrays_with_prefix("spectra__L")) {
     const size_t at = name.find("__hifi__log_amplitude");
-    if (at != std::string::npos) hilo_layers.push_back(std::atoll(name.substr(10, at - 10).c_str()));
+    if (at != std::string::npos)
+      hilo_layers.push_back(std::atoll(name.substr(10, at - 10).c_str()));
   }
   for (const int64_t layer : hilo_layers) {
-    jobs.push_back({"hilo_spectra", "hilo_spectra__" + m.name + "__L" + std::to_string(layer), [&m, layer] {
-                      viz::HiloSpectraOptions o;
-                      o.layer = layer;
-                      return viz::hilo_spectra_grid(all_arrays(m), o);
-                    }});
+    jobs.push_back(
+        {"hilo_spectra", "hilo_spectra__" + m.name + "__L" + std::to_string(layer), [&m, layer] {
+           viz::HiloSpectraOptions o;
+           o.layer = layer;
+           return viz::hilo_spectra_grid(all_arrays(m), o);
+         }});
   }
   if (!hilo_layers.empty())
     jobs.push_back({"hilo_spectra", "hilo_spectra__" + m.name + "__profiles",
@@ -174,7 +186,8 @@ void add_model_plot_jobs(std::vector<FigureJob>& jobs, const ModelResults& m) {
     if (m.arrays_with_prefix("anchors__" + im.tag + "__").empty()) continue;
     const ReportImage* image = &im;
     jobs.push_back({"anchors", "anchors__" + m.name + "__" + im.tag, [&m, image] {
-                      return viz::anchor_figure(all_arrays(m), image->tag, image->picture, m.tables);
+                      return viz::anchor_figure(all_arrays(m), image->tag, image->picture,
+                                                m.tables);
                     }});
   }
 }
@@ -218,7 +231,8 @@ std::vector<FigureJob> report_figure_jobs(const std::vector<ModelResults>& model
   std::stable_sort(jobs.begin(), jobs.end(), [](const FigureJob& a, const FigureJob& b) {
     const auto rank = [](const std::string& id) {
       const auto& k = figure_kinds();
-      return std::find_if(k.begin(), k.end(), [&](const FigureKind& f) { return f.id == id; }) - k.begin();
+      return std::find_if(k.begin(), k.end(), [&](const FigureKind& f) { return f.id == id; }) -
+             k.begin();
     };
     return rank(a.kind) < rank(b.kind);
   });

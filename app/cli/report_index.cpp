@@ -4,25 +4,17 @@
 #include <algorithm>
 
 #include "app/cli/report_figures.h"
+#include "viz/xml_escape.h"
 
 namespace attnlab::cli {
 namespace {
 
 std::string esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
+  return viz::xml_escape(s);
 }
 
-const char* kStyle = R"(body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+const char* kStyle =
+    R"(body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
 figure{margin:1.2em 0;padding:.6em;border:1px solid #eee;border-radius:4px}
 figure img{max-width:100%;height:auto;display:block;margin:0 auto}
@@ -35,7 +27,8 @@ pre{font-size:.8em;overflow:auto}code{font-size:.9em})";
 
 std::string render_index_html(const IndexPage& page) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-                  esc(page.title) + "</title>\n<style>\n" + kStyle + "\n</style>\n</head>\n<body>\n";
+                  esc(page.title) + "</title>\n<style>\n" + kStyle +
+                  "\n</style>\n</head>\n<body>\n";
   h += "<h1>" + esc(page.title) + "</h1>\n<p class=\"settings\">" + esc(page.settings) + "</p>\n";
   if (!page.errors.empty()) {
     h += "<div class=\"errors\"><strong>Not everything could be made:</strong><ul>\n";
@@ -52,7 +45,8 @@ std::string render_index_html(const IndexPage& page) {
       // Show the PNG when there is one (fast in every browser), else the SVG.
       std::string shown;
       for (const char* pref : {"png", "svg"})
-        if (shown.empty() && std::find(e->formats.begin(), e->formats.end(), pref) != e->formats.end())
+        if (shown.empty() &&
+            std::find(e->formats.begin(), e->formats.end(), pref) != e->formats.end())
           shown = pref;
       h += "<figure id=\"" + esc(e->stem) + "\">\n";
       if (!shown.empty())
@@ -65,7 +59,8 @@ std::string render_index_html(const IndexPage& page) {
     }
   }
   if (!page.stats_files.empty()) {
-    h += "<h2 id=\"statistics\">Statistics</h2>\n<p>The tables and arrays of <code>attnlab analyze</code>, one settings sidecar per model.</p>\n<ul>\n";
+    h += "<h2 id=\"statistics\">Statistics</h2>\n<p>The tables and arrays of <code>attnlab "
+         "analyze</code>, one settings sidecar per model.</p>\n<ul>\n";
     for (const auto& s : page.stats_files)
       h += "<li><a href=\"" + esc(s) + "\">" + esc(s) + "</a></li>\n";
     h += "</ul>\n";

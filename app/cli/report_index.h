@@ -11,10 +11,10 @@
 namespace attnlab::cli {
 
 struct IndexEntry {
-  std::string kind;                 // FigureKind id
-  std::string stem;                 // figures/<stem>.<format>
+  std::string kind;  // FigureKind id
+  std::string stem;  // figures/<stem>.<format>
   std::string caption;
-  std::vector<std::string> formats; // written formats (the first image format is shown)
+  std::vector<std::string> formats;  // written formats (the first image format is shown)
 };
 
 struct IndexPage {

@@ -24,7 +24,8 @@ const analysis::Table* ModelResults::table(const std::string& n) const {
 
 std::vector<std::string> ModelResults::arrays_with_prefix(const std::string& prefix) const {
   std::vector<std::string> out;
-  for (auto it = arrays.lower_bound(prefix); it != arrays.end() && it->first.rfind(prefix, 0) == 0; ++it)
+  for (auto it = arrays.lower_bound(prefix); it != arrays.end() && it->first.rfind(prefix, 0) == 0;
+       ++it)
     out.push_back(it->first);
   return out;
 }
@@ -64,10 +65,11 @@ ModelResults run_report_model(const ModelChoice& choice, const std::vector<Image
     r.arrays[a.name] = a;
   });
   Progress progress("report: " + choice.tag, int64_t(images.size()));
-  r.failed_images = analyse_images(session, *model.model, device, choice.preprocessing, images,
-                                   progress, [&](const ImageInput& im, const at::Tensor& x) {
-                                     r.images.push_back({im.tag, input_picture(x, choice.preprocessing)});
-                                   });
+  r.failed_images =
+      analyse_images(session, *model.model, device, choice.preprocessing, images, progress,
+                     [&](const ImageInput& im, const at::Tensor& x) {
+                       r.images.push_back({im.tag, input_picture(x, choice.preprocessing)});
+                     });
   if (session.images() == 0) throw std::runtime_error("no image could be analysed");
   r.tables = session.tables();
   for (const auto& t : r.tables) folder.write_table(t);

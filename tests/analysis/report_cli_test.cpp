@@ -18,7 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 using attnlab::testing::run_cli;
 
-std::string asset(const std::string& rel) { return std::string(ATTNLAB_SOURCE_DIR) + "/assets/" + rel; }
+std::string asset(const std::string& rel) {
+  return std::string(ATTNLAB_SOURCE_DIR) + "/assets/" + rel;
+}
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p);
@@ -42,12 +44,14 @@ bool has_tool(const char* name) {
 TEST(ReportCli, DemoSubsetProducesEveryFigureKind) {
   attnlab::testing::TempDir dir("report_demo");
   const std::string out = dir.file("r");
-  const auto r = run_cli("report --demo --images " + asset("fashion-mnist/09-ankle-boot-00000.png") +
-                         " --out " + out + " --formats svg,pdf,png --dpi 72");
+  const auto r =
+      run_cli("report --demo --images " + asset("fashion-mnist/09-ankle-boot-00000.png") +
+              " --out " + out + " --formats svg,pdf,png --dpi 72");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto figs = figures_in(out);
-  for (const char* kind : {"head_maps__", "layers_heads__", "rollout__", "compare__", "hilo_spectra__",
-                           "rank__", "anchors__", "castling_mask__", "locality"}) {
+  for (const char* kind :
+       {"head_maps__", "layers_heads__", "rollout__", "compare__", "hilo_spectra__", "rank__",
+        "anchors__", "castling_mask__", "locality"}) {
     bool found = false;
     for (const auto& [stem, exts] : figs) {
       if (stem.rfind(kind, 0) != 0) continue;
@@ -59,8 +63,10 @@ TEST(ReportCli, DemoSubsetProducesEveryFigureKind) {
   // Every model of the zoo has its maps, and the statistics of analyze are there.
   for (const char* model : {"softmax", "linear", "castling", "rala", "hilo", "anchor"}) {
     EXPECT_TRUE(figs.count(std::string("head_maps__") + model + "__09-ankle-boot-00000")) << model;
-    EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (std::string(model) + "__settings.json"))) << model;
-    EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (std::string(model) + "__locality_heads.csv"))) << model;
+    EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (std::string(model) + "__settings.json")))
+        << model;
+    EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (std::string(model) + "__locality_heads.csv")))
+        << model;
   }
   EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / "castling_series__mask_heads_series.csv"));
   // The index shows every figure, each with a caption.
@@ -102,9 +108,10 @@ TEST(ReportCli, FailuresAreReportedAndTheRestIsWritten) {
   std::ofstream(bad_model) << "\x10\x00\x00\x00";
   const std::string out = dir.file("r");
   const std::string zoo = std::string(ATTNLAB_SOURCE_DIR) + "/models/zoo/";
-  const auto r = run_cli("report --models " + zoo + "softmax.safetensors " + bad_model + " " + zoo +
-                         "hilo.safetensors --images " + asset("fashion-mnist/09-ankle-boot-00000.png") +
-                         " " + bad_image + " --out " + out + " --formats png --dpi 60");
+  const auto r =
+      run_cli("report --models " + zoo + "softmax.safetensors " + bad_model + " " + zoo +
+              "hilo.safetensors --images " + asset("fashion-mnist/09-ankle-boot-00000.png") + " " +
+              bad_image + " --out " + out + " --formats png --dpi 60");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("truncated.safetensors"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("broken.png"), std::string::npos) << r.out;

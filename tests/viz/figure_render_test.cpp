@@ -50,7 +50,8 @@ TEST(FigureRender, PngRecordsItsResolution) {
   const size_t at = png.find("pHYs");
   ASSERT_NE(at, std::string::npos);
   const auto* p = reinterpret_cast<const unsigned char*>(png.data() + at + 4);
-  const uint32_t ppm = (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
+  const uint32_t ppm =
+      (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
   EXPECT_EQ(ppm, 11811u);  // 300 dpi in pixels per metre
   EXPECT_EQ(p[8], 1);      // unit: metre
 }
@@ -60,7 +61,8 @@ TEST(FigureRender, SvgParsesAndCarriesTheLabels) {
   const std::string path = (dir / "plot.svg").string();
   write_figure(testing::sample_plot_figure(), path, FigureFormat::Svg);
   const std::string svg = testing::read_text(path);
-  for (const char* label : {"Sample plot", "rank per layer", "KV buffer", "output", "anchor", "share"})
+  for (const char* label :
+       {"Sample plot", "rank per layer", "KV buffer", "output", "anchor", "share"})
     EXPECT_NE(svg.find(std::string(">") + label + "<"), std::string::npos) << label;
   if (!testing::have_program("xmllint")) GTEST_SKIP() << "xmllint not installed (scripts/setup.sh)";
   int status = -1;
@@ -74,7 +76,8 @@ TEST(FigureRender, PdfParsesEmbedsFontsAndCarriesTheLabels) {
   const std::string path = (dir / "plot.pdf").string();
   write_figure(testing::sample_plot_figure(), path, FigureFormat::Pdf);
   EXPECT_EQ(testing::read_text(path).rfind("%PDF-", 0), 0u);
-  if (!testing::have_program("pdfinfo")) GTEST_SKIP() << "poppler-utils not installed (scripts/setup.sh)";
+  if (!testing::have_program("pdfinfo"))
+    GTEST_SKIP() << "poppler-utils not installed (scripts/setup.sh)";
   int status = -1;
   const std::string info = run_output("pdfinfo '" + path + "' 2>&1", &status);
   EXPECT_EQ(status, 0) << info;
@@ -118,7 +121,8 @@ TEST(FigureRender, ImagePanelsKeepTheirAspectAndTheFigureFitsThem) {
 TEST(FigureRender, FailedWriteLeavesNothing) {
   const auto dir = testing::temp_dir("atomic");
   const std::string path = (dir / "missing" / "f.pdf").string();
-  EXPECT_THROW(write_figure(testing::sample_plot_figure(), path, FigureFormat::Pdf), std::exception);
+  EXPECT_THROW(write_figure(testing::sample_plot_figure(), path, FigureFormat::Pdf),
+               std::exception);
   EXPECT_FALSE(std::filesystem::exists(path));
   Figure bad = testing::sample_plot_figure();
   bad.width_in = 0;

@@ -24,9 +24,8 @@ inline RgbaImage read_png(const std::string& path) {
     cairo_surface_destroy(s);
     return img;
   }
-  cairo_surface_t* argb = cairo_image_surface_create(CAIRO_FORMAT_ARGB32,
-                                                     cairo_image_surface_get_width(s),
-                                                     cairo_image_surface_get_height(s));
+  cairo_surface_t* argb = cairo_image_surface_create(
+      CAIRO_FORMAT_ARGB32, cairo_image_surface_get_width(s), cairo_image_surface_get_height(s));
   cairo_t* cr = cairo_create(argb);
   cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
   cairo_set_source_surface(cr, s, 0, 0);
@@ -55,8 +54,8 @@ inline RgbaImage read_png(const std::string& path) {
 }
 
 struct PixelDifference {
-  double mean_abs = 0;       // mean |a - b| over all channels, in 0..255 levels
-  double share_large = 0;    // share of pixels with a channel differing by more than 64
+  double mean_abs = 0;     // mean |a - b| over all channels, in 0..255 levels
+  double share_large = 0;  // share of pixels with a channel differing by more than 64
 };
 inline PixelDifference compare_images(const RgbaImage& a, const RgbaImage& b) {
   PixelDifference d;
@@ -78,8 +77,8 @@ inline PixelDifference compare_images(const RgbaImage& a, const RgbaImage& b) {
 }
 
 inline std::filesystem::path temp_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("attnlab_viz_" + name + "_" +
-                                                       std::to_string(::getpid()));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("attnlab_viz_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

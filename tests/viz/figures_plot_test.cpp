@@ -30,7 +30,8 @@ Table table(std::string name, std::vector<std::string> cols, size_t keys) {
   return t;
 }
 
-Array array(std::string name, std::vector<int64_t> shape, std::vector<std::string> axes, float base) {
+Array array(std::string name, std::vector<int64_t> shape, std::vector<std::string> axes,
+            float base) {
   Array a;
   a.name = std::move(name);
   a.shape = std::move(shape);
@@ -74,12 +75,17 @@ void expect_invalid(F&& build, const std::string& names) {
 
 // rank_layers and rank_sigma as a RALA session makes them (2 layers, kv and output).
 std::vector<Table> rank_tables(bool with_kv) {
-  Table t = table("rank_layers", {"layer", "path", "mechanism", "matrix", "full_mean", "full_std", "rank_mean",
-                                  "rank_std", "effective_rank_mean", "effective_rank_std", "stable_rank_mean",
-                                  "stable_rank_std", "images"}, 4);
+  Table t = table("rank_layers",
+                  {"layer", "path", "mechanism", "matrix", "full_mean", "full_std", "rank_mean",
+                   "rank_std", "effective_rank_mean", "effective_rank_std", "stable_rank_mean",
+                   "stable_rank_std", "images"},
+                  4);
   for (int l = 0; l < 2; ++l) {
-    if (with_kv) t.add_row({l, "blocks.0.attn", "rala", "kv", 64.0, 0.0, 27.5 - l, 6.0, 1.7, 0.4, 1.0, 0.0, 30});
-    t.add_row({l, "blocks.0.attn", "rala", "output", 64.0, 0.0, 14.0 + l, 1.2, 2.7, 0.7, 1.0, 0.0, 30});
+    if (with_kv)
+      t.add_row(
+          {l, "blocks.0.attn", "rala", "kv", 64.0, 0.0, 27.5 - l, 6.0, 1.7, 0.4, 1.0, 0.0, 30});
+    t.add_row(
+        {l, "blocks.0.attn", "rala", "output", 64.0, 0.0, 14.0 + l, 1.2, 2.7, 0.7, 1.0, 0.0, 30});
   }
   t.caption = "rank statistics; tolerance max(m,n)*eps(dtype)*sigma_max";
   return {t};
@@ -112,7 +118,8 @@ TEST(RankFigure, LinesAreTheTableValues) {
   EXPECT_EQ(lines[1]->x, (std::vector<double>{0, 1}));
   bool full_line = false;
   for (const auto& item : rank.items)
-    if (const auto* s = std::get_if<LineSeries>(&item); s && s->dashed) full_line = s->y == std::vector<double>{64, 64};
+    if (const auto* s = std::get_if<LineSeries>(&item); s && s->dashed)
+      full_line = s->y == std::vector<double>{64, 64};
   EXPECT_TRUE(full_line) << "dashed full-rank line at d = 64";
   EXPECT_GT(rank.y.max, 64.0);
   EXPECT_TRUE(r.figure.panels[1].y.log);
@@ -122,7 +129,7 @@ TEST(RankFigure, LinesAreTheTableValues) {
   const auto layers = labelled(sigma);
   ASSERT_EQ(layers.size(), 2u);
   EXPECT_EQ(layers[0]->label, "layer 0");
-  EXPECT_DOUBLE_EQ(layers[0]->y[0], 1.0);   // normalised by σ_max
+  EXPECT_DOUBLE_EQ(layers[0]->y[0], 1.0);    // normalised by σ_max
   EXPECT_DOUBLE_EQ(layers[0]->y[3], 0.125);  // mean over heads of 0.5^3
   EXPECT_NE(r.caption.find("tolerance"), std::string::npos);
   expect_renders(r.figure);
@@ -151,7 +158,8 @@ std::vector<Array> spectra_arrays(const std::vector<std::string>& branches) {
     for (const auto& b : branches) {
       v.push_back(array("spectra__" + layer_tag(l) + "__" + b + "__log_amplitude", {10, 6, 6},
                         {"channel", "fy", "fx"}, b == "lofi" ? -1.0f : 0.0f));
-      v.push_back(array("spectra__" + layer_tag(l) + "__" + b + "__radial", {10, 5}, {"channel", "ring"}, 1.0f));
+      v.push_back(array("spectra__" + layer_tag(l) + "__" + b + "__radial", {10, 5},
+                        {"channel", "ring"}, 1.0f));
     }
   // Channel 7 of every map is the loudest.
   for (auto& a : v)
@@ -197,8 +205,10 @@ TEST(HiloSpectra, OtherModelsHaveOneOutputRow) {
 
 TEST(HiloSpectra, ProfilesAreChannelMeansAndRatioPanel) {
   const auto arrays = spectra_arrays({"hifi", "lofi"});
-  Table t = table("spectra_layers", {"layer", "path", "branch", "channels_mean", "channels_std",
-                                     "high_frequency_ratio_mean", "high_frequency_ratio_std", "images"}, 3);
+  Table t = table("spectra_layers",
+                  {"layer", "path", "branch", "channels_mean", "channels_std",
+                   "high_frequency_ratio_mean", "high_frequency_ratio_std", "images"},
+                  3);
   for (int l = 0; l < 2; ++l) {
     t.add_row({l, "b", "hifi", 10.0, 0.0, 0.15 + 0.01 * l, 0.02, 3});
     t.add_row({l, "b", "lofi", 10.0, 0.0, 0.09, 0.03, 3});
@@ -220,7 +230,8 @@ TEST(HiloSpectra, ProfilesAreChannelMeansAndRatioPanel) {
   bad.columns[5] = "hf";
   expect_invalid([&] { hilo_spectra_profiles(arrays, {bad}); }, "high_frequency_ratio_mean");
   expect_invalid([] { hilo_spectra_profiles({}, {}); }, "radial");
-  expect_invalid([&] { hilo_spectra_grid(arrays, HiloSpectraOptions{5}); }, "spectra__L05__hifi__log_amplitude");
+  expect_invalid([&] { hilo_spectra_grid(arrays, HiloSpectraOptions{5}); },
+                 "spectra__L05__hifi__log_amplitude");
   auto wrong = arrays;
   wrong[0].axes = {"channel", "y"};
   wrong[0].shape = {10, 36};
@@ -228,15 +239,18 @@ TEST(HiloSpectra, ProfilesAreChannelMeansAndRatioPanel) {
 }
 
 Table locality_table(double base) {
-  Table t = table("locality_heads", {"layer", "path", "mechanism", "grid", "head", "mean_distance_mean",
-                                     "mean_distance_std", "images"}, 5);
+  Table t = table("locality_heads",
+                  {"layer", "path", "mechanism", "grid", "head", "mean_distance_mean",
+                   "mean_distance_std", "images"},
+                  5);
   for (int l = 0; l < 3; ++l)
     for (int h = 0; h < 2; ++h) t.add_row({l, "b", "softmax", "14x14", h, base + l + h, 0.1, 30});
   return t;
 }
 
 TEST(LocalityFigure, DotsPerHeadAndLayerMeans) {
-  const CaptionedFigure r = locality_figure({{"softmax", locality_table(1)}, {"rala", locality_table(3)}});
+  const CaptionedFigure r =
+      locality_figure({{"softmax", locality_table(1)}, {"rala", locality_table(3)}});
   ASSERT_EQ(r.figure.panels.size(), 1u);
   const Panel& p = r.figure.panels[0];
   EXPECT_EQ(p.x.label, "layer");
@@ -258,14 +272,18 @@ TEST(LocalityFigure, DotsPerHeadAndLayerMeans) {
 }
 
 TEST(CastlingMaskFigure, OneLinePerLayerAlongSteps) {
-  Table t = table("mask_heads_series", {"checkpoint_index", "checkpoint", "step", "layer", "path", "head",
-                                        "threshold_mean", "threshold_std", "fraction_mean", "fraction_std",
-                                        "count_mean", "count_std", "entries_mean", "entries_std", "images"}, 6);
+  Table t = table("mask_heads_series",
+                  {"checkpoint_index", "checkpoint", "step", "layer", "path", "head",
+                   "threshold_mean", "threshold_std", "fraction_mean", "fraction_std", "count_mean",
+                   "count_std", "entries_mean", "entries_std", "images"},
+                  6);
   const int steps[3] = {0, 90, 180};
   for (int c = 0; c < 3; ++c)
     for (int l = 0; l < 2; ++l) {
-      t.add_row({c, "s", steps[c], l, "b", "0", 0.02, 0.0, 0.5, 0.0, 1.0, 0.0, 2.0, 0.0, 3});  // ignored
-      t.add_row({c, "s", steps[c], l, "b", "all", 0.02, 0.0, 0.01 * c + 0.001 * l, 0.002, 1.0, 0.0, 2.0, 0.0, 3});
+      t.add_row(
+          {c, "s", steps[c], l, "b", "0", 0.02, 0.0, 0.5, 0.0, 1.0, 0.0, 2.0, 0.0, 3});  // ignored
+      t.add_row({c, "s", steps[c], l, "b", "all", 0.02, 0.0, 0.01 * c + 0.001 * l, 0.002, 1.0, 0.0,
+                 2.0, 0.0, 3});
     }
   const CaptionedFigure r = castling_mask_figure({t});
   const Panel& p = r.figure.panels.at(0);
@@ -297,16 +315,21 @@ RgbaImage grey_image(int side) {
 TEST(AnchorFigure, MapsAndTokenShares) {
   std::vector<Array> arrays;
   for (int l = 0; l < 2; ++l) {
-    Array hard = array("anchors__img7__" + layer_tag(l) + "__hard", {3, 4, 4}, {"head", "y", "x"}, 0);
+    Array hard =
+        array("anchors__img7__" + layer_tag(l) + "__hard", {3, 4, 4}, {"head", "y", "x"}, 0);
     for (int s = 0; s < 3; ++s)
-      for (int i = 0; i < 16; ++i) hard.data[size_t(s * 16 + i)] = float(i < 12 ? 1 : 3);  // 3/4 on anchor 1
+      for (int i = 0; i < 16; ++i)
+        hard.data[size_t(s * 16 + i)] = float(i < 12 ? 1 : 3);  // 3/4 on anchor 1
     arrays.push_back(hard);
-    arrays.push_back(array("anchors__img7__" + layer_tag(l) + "__soft", {2, 16, 6}, {"head", "token", "anchor"}, 0));
+    arrays.push_back(array("anchors__img7__" + layer_tag(l) + "__soft", {2, 16, 6},
+                           {"head", "token", "anchor"}, 0));
   }
-  Table usage = table("anchors_usage", {"layer", "path", "head", "anchor", "usage_mean", "usage_std", "images"}, 4);
+  Table usage = table("anchors_usage",
+                      {"layer", "path", "head", "anchor", "usage_mean", "usage_std", "images"}, 4);
   for (int l = 0; l < 2; ++l)
     for (int h = 0; h < 2; ++h)
-      for (int m = 0; m < 6; ++m) usage.add_row({l, "b", std::to_string(h), m, 0.1 + 0.02 * h, 0.0, 3});
+      for (int m = 0; m < 6; ++m)
+        usage.add_row({l, "b", std::to_string(h), m, 0.1 + 0.02 * h, 0.0, 3});
   const CaptionedFigure r = anchor_figure(arrays, "img7", grey_image(8), {usage});
   ASSERT_EQ(r.figure.panels.size(), 4u);  // two maps, two bar panels
   EXPECT_TRUE(r.figure.panels[0].image);
@@ -328,11 +351,13 @@ TEST(AnchorFigure, MapsAndTokenShares) {
   EXPECT_EQ(single.figure.cols, 2);  // the map beside its bars
   expect_renders(single.figure);
 
-  expect_invalid([&] { anchor_figure(arrays, "other", grey_image(8), {}); }, "anchors__other__L<ll>__hard");
+  expect_invalid([&] { anchor_figure(arrays, "other", grey_image(8), {}); },
+                 "anchors__other__L<ll>__hard");
   expect_invalid([&] { anchor_figure(arrays, "img7", RgbaImage{}, {}); }, "image is empty");
   AnchorFigureOptions far;
   far.layers = {0, 4};
-  expect_invalid([&] { anchor_figure(arrays, "img7", grey_image(8), {}, far); }, "anchors__img7__L04__hard");
+  expect_invalid([&] { anchor_figure(arrays, "img7", grey_image(8), {}, far); },
+                 "anchors__img7__L04__hard");
   far.layers.clear();
   far.head = 5;
   expect_invalid([&] { anchor_figure(arrays, "img7", grey_image(8), {}, far); }, "head 5");

@@ -16,8 +16,8 @@ namespace attnlab::viz {
 namespace {
 
 constexpr double kDpi = 100;
-constexpr double kMaxMeanAbs = 1.5;        // levels of 255, over all channels
-constexpr double kMaxShareLarge = 0.003;   // pixels with a channel off by more than 64
+constexpr double kMaxMeanAbs = 1.5;       // levels of 255, over all channels
+constexpr double kMaxShareLarge = 0.003;  // pixels with a channel off by more than 64
 
 Figure golden_rollout_figure() {
   analysis::Array a;
@@ -25,7 +25,8 @@ Figure golden_rollout_figure() {
   a.shape = {7, 9};  // a non-square grid
   a.axes = {"y", "x"};
   for (int r = 0; r < 7; ++r)
-    for (int c = 0; c < 9; ++c) a.data.push_back(float(1.0 / (1 + (r - 3) * (r - 3) + (c - 4) * (c - 4))));
+    for (int c = 0; c < 9; ++c)
+      a.data.push_back(float(1.0 / (1 + (r - 3) * (r - 3) + (c - 4) * (c - 4))));
   RgbaImage img;
   img.width = 36;
   img.height = 28;
@@ -56,9 +57,15 @@ void check_golden(const std::string& name, const Figure& f) {
   EXPECT_LE(d.share_large, kMaxShareLarge) << name;
 }
 
-TEST(GoldenImages, PlotFigure) { check_golden("sample_plot", testing::sample_plot_figure()); }
-TEST(GoldenImages, MapFigure) { check_golden("sample_map", testing::sample_map_figure()); }
-TEST(GoldenImages, RolloutFigure) { check_golden("rollout", golden_rollout_figure()); }
+TEST(GoldenImages, PlotFigure) {
+  check_golden("sample_plot", testing::sample_plot_figure());
+}
+TEST(GoldenImages, MapFigure) {
+  check_golden("sample_map", testing::sample_map_figure());
+}
+TEST(GoldenImages, RolloutFigure) {
+  check_golden("rollout", golden_rollout_figure());
+}
 
 // The metric itself: identical images pass, a shifted or recoloured picture does not.
 TEST(GoldenImages, MetricSeesRealDifferences) {

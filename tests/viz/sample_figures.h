@@ -73,8 +73,8 @@ inline Figure sample_map_figure() {
   f.cols = 2;
   OverlayStyle st;
   const ValueRange range = map_range(map.data(), map.size(), MapNormalisation::MinMax);
-  Panel over = image_panel(overlay_map(scale_image_nearest(img, 2), map.data(), 7, 7, range, st),
-                           "overlay");
+  Panel over =
+      image_panel(overlay_map(scale_image_nearest(img, 2), map.data(), 7, 7, range, st), "overlay");
   add_token_grid(over, 7, 7);
   add_query_marker(over, 7, 7, 2, 4);
   Panel heat;

@@ -48,7 +48,8 @@ RgbaImage blend_labels(const RgbaImage& picture, const analysis::Array& hard, in
   std::vector<std::array<float, 3>> tint(size_t(std::max(anchors, 1)));
   for (int m = 0; m < anchors; ++m) {
     const Color col = anchor_color(m, anchors);
-    tint[size_t(m)] = {float(alpha * 255 * col.r), float(alpha * 255 * col.g), float(alpha * 255 * col.b)};
+    tint[size_t(m)] = {float(alpha * 255 * col.r), float(alpha * 255 * col.g),
+                       float(alpha * 255 * col.b)};
   }
   const auto keep = float(1 - alpha);
   for (int y = 0; y < out.height; ++y)
@@ -82,11 +83,12 @@ Color anchor_color(int m, int anchors) {
 }
 
 CaptionedFigure anchor_figure(const std::vector<analysis::Array>& image_arrays,
-                                const std::string& image_tag, const RgbaImage& image,
-                                const std::vector<analysis::Table>& tables,
-                                const AnchorFigureOptions& options) {
+                              const std::string& image_tag, const RgbaImage& image,
+                              const std::vector<analysis::Table>& tables,
+                              const AnchorFigureOptions& options) {
   if (image.empty() || image.rgba.size() != image.pixel_count() * 4)
-    throw std::invalid_argument(std::string(kWho) + ": the image is empty or its buffer does not match its size");
+    throw std::invalid_argument(std::string(kWho) +
+                                ": the image is empty or its buffer does not match its size");
   std::string tag = image_tag;
   std::vector<HardMap> maps;
   for (const auto& a : image_arrays) {
@@ -104,11 +106,14 @@ CaptionedFigure anchor_figure(const std::vector<analysis::Array>& image_arrays,
   }
   if (maps.empty())
     throw std::invalid_argument(std::string(kWho) + ": no array \"anchors__" +
-                                (tag.empty() ? "<image>" : tag) + "__L<ll>__hard\" for the requested layers");
-  std::sort(maps.begin(), maps.end(), [](const HardMap& x, const HardMap& y) { return x.layer < y.layer; });
+                                (tag.empty() ? "<image>" : tag) +
+                                "__L<ll>__hard\" for the requested layers");
+  std::sort(maps.begin(), maps.end(),
+            [](const HardMap& x, const HardMap& y) { return x.layer < y.layer; });
   for (int64_t want : options.layers)
     if (std::none_of(maps.begin(), maps.end(), [&](const HardMap& m) { return m.layer == want; }))
-      throw std::invalid_argument(std::string(kWho) + ": no array \"anchors__" + tag + "__" + layer_tag(want) + "__hard\"");
+      throw std::invalid_argument(std::string(kWho) + ": no array \"anchors__" + tag + "__" +
+                                  layer_tag(want) + "__hard\"");
 
   const analysis::Table* usage = find_table_or_null(tables, "anchors_usage");
   std::optional<Columns> ucols;
@@ -128,8 +133,9 @@ CaptionedFigure anchor_figure(const std::vector<analysis::Array>& image_arrays,
     const int64_t slots = hard.shape[0], h = hard.shape[1], w = hard.shape[2];
     const int64_t slot = options.head < 0 ? slots - 1 : options.head;
     if (slot >= slots)
-      throw std::invalid_argument(std::string(kWho) + ": head " + std::to_string(options.head) + " out of range: \"" +
-                                  hard.name + "\" has " + std::to_string(slots - 1) + " heads and the head-mean");
+      throw std::invalid_argument(std::string(kWho) + ": head " + std::to_string(options.head) +
+                                  " out of range: \"" + hard.name + "\" has " +
+                                  std::to_string(slots - 1) + " heads and the head-mean");
     // Anchor count: the soft assignment's last axis, else the table, else the labels seen.
     int anchors = 0;
     if (hm.soft && hm.soft->shape.size() == 3) anchors = int(hm.soft->shape[2]);
@@ -155,7 +161,8 @@ CaptionedFigure anchor_figure(const std::vector<analysis::Array>& image_arrays,
         mean_usage[m] += u;
         count[m] += 1;
       }
-      for (size_t m = 0; m < mean_usage.size(); ++m) mean_usage[m] = count[m] ? mean_usage[m] / count[m] : std::nan("");
+      for (size_t m = 0; m < mean_usage.size(); ++m)
+        mean_usage[m] = count[m] ? mean_usage[m] / count[m] : std::nan("");
     }
     anchors = std::max({anchors, int(share.size()), int(mean_usage.size())});
     share.resize(size_t(anchors), 0.0);
@@ -213,13 +220,17 @@ CaptionedFigure anchor_figure(const std::vector<analysis::Array>& image_arrays,
   fit_height_to_images(f);
 
   const int64_t slots = maps[0].hard->shape[0];
-  const std::string who_head = options.head < 0 ? "the head-mean of A (" + std::to_string(slots - 1) + " heads)"
-                                                : "head " + std::to_string(options.head);
-  std::string caption = "Hard anchor assignment argmax_m A (" + who_head + ") of every token of image \"" + tag +
+  const std::string who_head = options.head < 0
+                                   ? "the head-mean of A (" + std::to_string(slots - 1) + " heads)"
+                                   : "head " + std::to_string(options.head);
+  std::string caption = "Hard anchor assignment argmax_m A (" + who_head +
+                        ") of every token of image \"" + tag +
                         "\", each anchor a colour blended at " + format_number(options.alpha, 2) +
-                        " over the greyscale picture, per layer; below, the share of the image's tokens held by each anchor";
-  if (usage) caption += std::string(", with the mean soft usage Δ_m/N over the image set (dots") +
-                        (options.head < 0 ? ", mean over heads)" : ")");
+                        " over the greyscale picture, per layer; below, the share of the image's "
+                        "tokens held by each anchor";
+  if (usage)
+    caption += std::string(", with the mean soft usage Δ_m/N over the image set (dots") +
+               (options.head < 0 ? ", mean over heads)" : ")");
   caption += " and the uniform share 1/M (dashed).";
   return {f, caption};
 }

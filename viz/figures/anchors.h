@@ -1,8 +1,8 @@
 // AnchorFormer anchor assignments over an image: every token coloured by its hard anchor
 // (argmax of the soft assignment A, qualitative palette) and blended over the picture,
-// one panel per layer, above bars (beside them for a single layer) of the share of the image's tokens held by each anchor
-// (with the mean soft usage Δ_m/N over the image set and the uniform share 1/M for
-// reference). Shows whether anchors behave as representatives of image regions.
+// one panel per layer, above bars (beside them for a single layer) of the share of the image's
+// tokens held by each anchor (with the mean soft usage Δ_m/N over the image set and the uniform
+// share 1/M for reference). Shows whether anchors behave as representatives of image regions.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +32,9 @@ struct AnchorFigureOptions {
 // image_tag empty: the first image that has hard maps. Throws std::invalid_argument for
 // an empty image, no hard map for the image/layer, a head out of range or missing columns.
 CaptionedFigure anchor_figure(const std::vector<analysis::Array>& image_arrays,
-                                const std::string& image_tag, const RgbaImage& image,
-                                const std::vector<analysis::Table>& tables,
-                                const AnchorFigureOptions& options = {});
+                              const std::string& image_tag, const RgbaImage& image,
+                              const std::vector<analysis::Table>& tables,
+                              const AnchorFigureOptions& options = {});
 
 // Colour of anchor m out of M: tab10 for M <= 9, tab20 for more (cycling beyond 18),
 // both without their greys.

@@ -50,8 +50,8 @@ CaptionedFigure head_maps_figure(const RgbaImage& picture, const analysis::Array
     f.panels.push_back(overlay_panel(picture, s, slice_range(s, style, shared), style,
                                      cell_on(query, s), "head " + std::to_string(k)));
   }
-  f.panels.push_back(overlay_panel(picture, mean_slice, slice_range(mean_slice, style, shared), style,
-                                   cell_on(query, mean_slice), "mean of heads"));
+  f.panels.push_back(overlay_panel(picture, mean_slice, slice_range(mean_slice, style, shared),
+                                   style, cell_on(query, mean_slice), "mean of heads"));
   const int n = int(f.panels.size());
   f.cols = std::clamp(n, 1, std::max(1, max_cols));
   f.width_in = f.cols <= 4 ? kColumnWidthIn * f.cols / 4.0 + 0.2 : kPageWidthIn;
@@ -100,9 +100,12 @@ CaptionedFigure layers_heads_figure(const RgbaImage& picture, const std::vector<
       const MapSlice s = map_slice(*l.heads, c);
       rows_grid = s.rows;
       cols_grid = s.cols;
-      f.panels.push_back(overlay_panel(picture, s, slice_range(s, small), small,
-                                       query.cell ? std::optional<GridCell>(map_cell(*query.cell, query.ref_rows, query.ref_cols, s.rows, s.cols)) : std::nullopt,
-                                       ""));
+      f.panels.push_back(overlay_panel(
+          picture, s, slice_range(s, small), small,
+          query.cell ? std::optional<GridCell>(
+                           map_cell(*query.cell, query.ref_rows, query.ref_cols, s.rows, s.cols))
+                     : std::nullopt,
+          ""));
     }
   }
   f.width_in = std::min(kPageWidthIn, 0.35 + 0.95 * cols);

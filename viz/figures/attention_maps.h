@@ -14,8 +14,8 @@
 namespace attnlab::viz {
 
 struct MapQuery {
-  std::string label;              // "query (7, 7)" or "cls"
-  std::optional<GridCell> cell;   // on `ref_rows x ref_cols`; none for a prefix token
+  std::string label;             // "query (7, 7)" or "cls"
+  std::optional<GridCell> cell;  // on `ref_rows x ref_cols`; none for a prefix token
   int ref_rows = 0, ref_cols = 0;
 };
 

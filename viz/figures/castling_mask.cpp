@@ -11,12 +11,13 @@
 namespace attnlab::viz {
 
 CaptionedFigure castling_mask_figure(const std::vector<analysis::Table>& tables,
-                                       const CastlingMaskFigureOptions& options) {
+                                     const CastlingMaskFigureOptions& options) {
   const std::string who = "castling mask figure";
   const analysis::Table& t = find_table(tables, "mask_heads_series", who);
   const Columns cols(t, who);
   for (const char* c : {"step", "layer", "head", "fraction_mean", "fraction_std"}) cols.index(c);
-  const bool has_thr = std::find(t.columns.begin(), t.columns.end(), "threshold_mean") != t.columns.end();
+  const bool has_thr =
+      std::find(t.columns.begin(), t.columns.end(), "threshold_mean") != t.columns.end();
   const double scale = options.percent ? 100.0 : 1.0;
 
   struct Line {
@@ -27,7 +28,8 @@ CaptionedFigure castling_mask_figure(const std::vector<analysis::Table>& tables,
   for (const auto& row : t.rows) {
     if (cols.text(row, "head") != "all") continue;
     const double layer = cols.number(row, "layer"), step = cols.number(row, "step");
-    const double y = cols.number(row, "fraction_mean") * scale, e = cols.number(row, "fraction_std") * scale;
+    const double y = cols.number(row, "fraction_mean") * scale,
+                 e = cols.number(row, "fraction_std") * scale;
     if (!std::isfinite(layer) || !std::isfinite(step)) continue;
     Line& l = lines[int64_t(std::llround(layer))];
     l.step.push_back(step);
@@ -37,7 +39,8 @@ CaptionedFigure castling_mask_figure(const std::vector<analysis::Table>& tables,
     steps.push_back(step);
     if (has_thr) {
       const double thr = cols.number(row, "threshold_mean");
-      if (std::find(thresholds.begin(), thresholds.end(), thr) == thresholds.end()) thresholds.push_back(thr);
+      if (std::find(thresholds.begin(), thresholds.end(), thr) == thresholds.end())
+        thresholds.push_back(thr);
     }
   }
   if (lines.empty())
@@ -49,12 +52,14 @@ CaptionedFigure castling_mask_figure(const std::vector<analysis::Table>& tables,
   p.grid = true;
   p.legend = true;
   int i = 0;
-  const double xspan = *std::max_element(steps.begin(), steps.end()) - *std::min_element(steps.begin(), steps.end());
+  const double xspan =
+      *std::max_element(steps.begin(), steps.end()) - *std::min_element(steps.begin(), steps.end());
   for (auto& [layer, l] : lines) {
     // Rows come in checkpoint order; plot them in step order.
     std::vector<size_t> order(l.step.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return l.step[a] < l.step[b]; });
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return l.step[a] < l.step[b]; });
     LineSeries s;
     s.color = cycle_color(i++);
     s.markers = true;
@@ -80,7 +85,8 @@ CaptionedFigure castling_mask_figure(const std::vector<analysis::Table>& tables,
   f.font_pt = options.font_pt;
   f.panels = {p};
   std::string thr;
-  for (size_t k = 0; k < thresholds.size(); ++k) thr += (k ? ", " : "") + format_number(thresholds[k]);
+  for (size_t k = 0; k < thresholds.size(); ++k)
+    thr += (k ? ", " : "") + format_number(thresholds[k]);
   const std::string caption =
       "Share of Castling's auxiliary-mask entries softmax(q·kᵀ/√d) above the threshold" +
       (thr.empty() ? std::string() : " (" + thr + ")") + " in " +

@@ -23,6 +23,6 @@ struct CastlingMaskFigureOptions {
 // present). Rows whose head is "all" are plotted; per-head rows are ignored.
 // Throws std::invalid_argument naming a missing table or column, or when no "all" rows exist.
 CaptionedFigure castling_mask_figure(const std::vector<analysis::Table>& tables,
-                                       const CastlingMaskFigureOptions& options = {});
+                                     const CastlingMaskFigureOptions& options = {});
 
 }  // namespace attnlab::viz

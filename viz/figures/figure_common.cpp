@@ -41,8 +41,8 @@ const analysis::Table* find_table_or_null(const std::vector<analysis::Table>& ta
 const analysis::Table& find_table(const std::vector<analysis::Table>& tables,
                                   const std::string& name, const std::string& who) {
   if (const auto* t = find_table_or_null(tables, name)) return *t;
-  throw std::invalid_argument(who + ": no table \"" + name + "\" among the results (tables: " +
-                              names_of(tables) + ")");
+  throw std::invalid_argument(who + ": no table \"" + name +
+                              "\" among the results (tables: " + names_of(tables) + ")");
 }
 
 const analysis::Array* find_array_or_null(const std::vector<analysis::Array>& arrays,
@@ -55,21 +55,21 @@ const analysis::Array* find_array_or_null(const std::vector<analysis::Array>& ar
 const analysis::Array& find_array(const std::vector<analysis::Array>& arrays,
                                   const std::string& name, const std::string& who) {
   if (const auto* a = find_array_or_null(arrays, name)) return *a;
-  throw std::invalid_argument(who + ": no array \"" + name + "\" among the results (arrays: " +
-                              names_of(arrays) + ")");
+  throw std::invalid_argument(who + ": no array \"" + name +
+                              "\" among the results (arrays: " + names_of(arrays) + ")");
 }
 
 void require_axes(const analysis::Array& a, const std::vector<std::string>& axes,
                   const std::string& who) {
   bool ok = a.shape.size() == axes.size() && a.numel() == int64_t(a.data.size());
-  for (size_t i = 0; ok && i < axes.size() && i < a.axes.size(); ++i)
-    ok = a.axes[i] == axes[i];
+  for (size_t i = 0; ok && i < axes.size() && i < a.axes.size(); ++i) ok = a.axes[i] == axes[i];
   for (int64_t d : a.shape) ok = ok && d > 0;
   if (ok) return;
   std::string want, have;
   for (size_t i = 0; i < axes.size(); ++i) want += (i ? ", " : "") + axes[i];
   for (size_t i = 0; i < a.shape.size(); ++i)
-    have += (i ? ", " : "") + (i < a.axes.size() ? a.axes[i] + "=" : "") + std::to_string(a.shape[i]);
+    have +=
+        (i ? ", " : "") + (i < a.axes.size() ? a.axes[i] + "=" : "") + std::to_string(a.shape[i]);
   throw std::invalid_argument(who + ": array \"" + a.name + "\" should have axes (" + want +
                               "), non-empty, with data for every element; it has (" + have +
                               ") and " + std::to_string(a.data.size()) + " values");
@@ -148,7 +148,8 @@ void log_ticks_125(Axis& axis) {
   if (std::log10(axis.max / axis.min) > 2.5) return;  // decades are enough
   axis.ticks.clear();
   axis.tick_labels.clear();
-  for (int e = int(std::floor(std::log10(axis.min))); e <= int(std::ceil(std::log10(axis.max))); ++e)
+  for (int e = int(std::floor(std::log10(axis.min))); e <= int(std::ceil(std::log10(axis.max)));
+       ++e)
     for (double m : {1.0, 2.0, 5.0}) {
       const double v = m * std::pow(10.0, e);
       if (v < axis.min || v > axis.max) continue;

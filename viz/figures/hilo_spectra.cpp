@@ -58,14 +58,16 @@ std::vector<int64_t> pick_channels(const analysis::Array& a, int n, ChannelPick 
     }
   std::vector<int64_t> order(static_cast<size_t>(c));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return energy[size_t(x)] > energy[size_t(y)]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t x, int64_t y) { return energy[size_t(x)] > energy[size_t(y)]; });
   out.assign(order.begin(), order.begin() + n);
   std::sort(out.begin(), out.end());
   return out;
 }
 
 // Layers that have a spectrum array with this suffix, from the array names.
-std::vector<int64_t> spectrum_layers(const std::vector<analysis::Array>& arrays, const std::string& what) {
+std::vector<int64_t> spectrum_layers(const std::vector<analysis::Array>& arrays,
+                                     const std::string& what) {
   std::vector<int64_t> out;
   for (const auto& a : arrays) {
     const size_t at = a.name.find("spectra__L");
@@ -88,7 +90,7 @@ std::string branch_label(const std::string& branch) {
 }
 
 CaptionedFigure hilo_spectra_grid(const std::vector<analysis::Array>& arrays,
-                                    const HiloSpectraOptions& options) {
+                                  const HiloSpectraOptions& options) {
   const std::string who = "HiLo spectra figure";
   const std::string tag = layer_tag(options.layer);
   std::vector<std::string> branches;
@@ -129,8 +131,17 @@ CaptionedFigure hilo_spectra_grid(const std::vector<analysis::Array>& arrays,
       if (i < int(picked[b].size())) {
         const int64_t c = picked[b][size_t(i)];
         p.title = "ch " + std::to_string(c);
-        HeatmapLayer layer{h, w, {a.data.begin() + c * h * w, a.data.begin() + (c + 1) * h * w},
-                           options.cmap, lo, hi, Upsample::Nearest, 0, 0, double(w), double(h)};
+        HeatmapLayer layer{h,
+                           w,
+                           {a.data.begin() + c * h * w, a.data.begin() + (c + 1) * h * w},
+                           options.cmap,
+                           lo,
+                           hi,
+                           Upsample::Nearest,
+                           0,
+                           0,
+                           double(w),
+                           double(h)};
         p.items.push_back(layer);
       }
       f.panels.push_back(p);
@@ -142,27 +153,31 @@ CaptionedFigure hilo_spectra_grid(const std::vector<analysis::Array>& arrays,
   f.height_in = fitted_height_in(f);
 
   std::string rows;
-  for (size_t b = 0; b < branches.size(); ++b) rows += (b ? " and " : "") + branch_label(branches[b]);
+  for (size_t b = 0; b < branches.size(); ++b)
+    rows += (b ? " and " : "") + branch_label(branches[b]);
   const std::string caption =
       "Centred log-amplitude spectra log|fftshift(fft2)| (zero frequency at the centre, mean over "
-      "images) of the " + (branches.size() > 1 ? rows + " branch outputs" : std::string("attention output")) +
-      " of layer " + std::to_string(options.layer) + " on the " + std::to_string(maps[0]->shape[1]) +
-      "×" + std::to_string(maps[0]->shape[2]) + " token grid, for the " +
-      std::to_string(cols) +
+      "images) of the " +
+      (branches.size() > 1 ? rows + " branch outputs" : std::string("attention output")) +
+      " of layer " + std::to_string(options.layer) + " on the " +
+      std::to_string(maps[0]->shape[1]) + "×" + std::to_string(maps[0]->shape[2]) +
+      " token grid, for the " + std::to_string(cols) +
       (options.pick == ChannelPick::HighestEnergy
-           ? std::string(" channels of highest total energy") + (branches.size() > 1 ? " of each branch" : "")
+           ? std::string(" channels of highest total energy") +
+                 (branches.size() > 1 ? " of each branch" : "")
            : std::string(" evenly spaced channels")) +
       "; one colour scale (" + colormap_name(options.cmap) + ") for all maps.";
   return {f, caption};
 }
 
 CaptionedFigure hilo_spectra_profiles(const std::vector<analysis::Array>& arrays,
-                                        const std::vector<analysis::Table>& tables,
-                                        const HiloProfilesOptions& options) {
+                                      const std::vector<analysis::Table>& tables,
+                                      const HiloProfilesOptions& options) {
   const std::string who = "HiLo spectra profiles figure";
   const std::vector<int64_t> layers = spectrum_layers(arrays, "__radial");
   if (layers.empty())
-    throw std::invalid_argument(who + ": no radial profile array (\"spectra__L<ll>__<branch>__radial\") among the results");
+    throw std::invalid_argument(
+        who + ": no radial profile array (\"spectra__L<ll>__<branch>__radial\") among the results");
   Figure f;
   f.width_in = options.width_in;
   f.height_in = options.height_in;
@@ -204,7 +219,8 @@ CaptionedFigure hilo_spectra_profiles(const std::vector<analysis::Array>& arrays
       }
       rmax = std::max(rmax, s.x.back());
       p.items.push_back(s);
-      if (std::find(seen.begin(), seen.end(), branches[b]) == seen.end()) seen.push_back(branches[b]);
+      if (std::find(seen.begin(), seen.end(), branches[b]) == seen.end())
+        seen.push_back(branches[b]);
     }
     f.panels.push_back(p);
   }
@@ -224,11 +240,14 @@ CaptionedFigure hilo_spectra_profiles(const std::vector<analysis::Array>& arrays
   bool ratio_panel = false;
   if (const analysis::Table* t = find_table_or_null(tables, "spectra_layers")) {
     const Columns cols(*t, who);
-    for (const char* c : {"layer", "branch", "high_frequency_ratio_mean", "high_frequency_ratio_std"}) cols.index(c);
+    for (const char* c :
+         {"layer", "branch", "high_frequency_ratio_mean", "high_frequency_ratio_std"})
+      cols.index(c);
     std::map<std::string, std::vector<std::array<double, 3>>> by_branch;
     std::vector<double> ys;
     for (const auto& row : t->rows) {
-      const double y = cols.number(row, "high_frequency_ratio_mean"), e = cols.number(row, "high_frequency_ratio_std");
+      const double y = cols.number(row, "high_frequency_ratio_mean"),
+                   e = cols.number(row, "high_frequency_ratio_std");
       by_branch[cols.text(row, "branch")].push_back({cols.number(row, "layer"), y, e});
       ys.push_back(y + (std::isfinite(e) ? e : 0.0));
     }
@@ -262,11 +281,15 @@ CaptionedFigure hilo_spectra_profiles(const std::vector<analysis::Array>& arrays
 
   std::string names;
   for (size_t i = 0; i < seen.size(); ++i) names += (i ? " vs " : "") + branch_label(seen[i]);
-  std::string caption = "Radial profiles of the mean log-amplitude spectrum (mean over channels and images) per layer, " +
-                        names + (seen.size() > 1 ? " (dashed: Lo-Fi)" : "") +
-                        "; the grey dashed line marks half the Nyquist radius (0.25 cycles/token)";
+  std::string caption =
+      "Radial profiles of the mean log-amplitude spectrum (mean over channels and images) per "
+      "layer, " +
+      names + (seen.size() > 1 ? " (dashed: Lo-Fi)" : "") +
+      "; the grey dashed line marks half the Nyquist radius (0.25 cycles/token)";
   if (ratio_panel)
-    caption += "; last panel: share of spectral energy beyond that radius per layer, mean over channels, ± one std across images";
+    caption +=
+        "; last panel: share of spectral energy beyond that radius per layer, mean over channels, "
+        "± one std across images";
   caption += ".";
   return {f, caption};
 }

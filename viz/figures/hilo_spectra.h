@@ -33,7 +33,7 @@ struct HiloSpectraOptions {
 // "spectra__L<ll>__output__log_amplitude" for other models. Throws std::invalid_argument
 // when the layer has none of them.
 CaptionedFigure hilo_spectra_grid(const std::vector<analysis::Array>& arrays,
-                                    const HiloSpectraOptions& options = {});
+                                  const HiloSpectraOptions& options = {});
 
 struct HiloProfilesOptions {
   double width_in = kPageWidthIn;
@@ -47,8 +47,8 @@ struct HiloProfilesOptions {
 // high_frequency_ratio_std) — a last panel with the high-frequency ratio per layer.
 // Throws std::invalid_argument when there is no radial array, or spectra_layers lacks a column.
 CaptionedFigure hilo_spectra_profiles(const std::vector<analysis::Array>& arrays,
-                                        const std::vector<analysis::Table>& tables,
-                                        const HiloProfilesOptions& options = {});
+                                      const std::vector<analysis::Table>& tables,
+                                      const HiloProfilesOptions& options = {});
 
 // "hifi" -> "Hi-Fi", "lofi" -> "Lo-Fi", others as they are.
 std::string branch_label(const std::string& branch);

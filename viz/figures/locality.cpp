@@ -8,9 +8,8 @@
 
 namespace attnlab::viz {
 
-CaptionedFigure locality_figure(
-    const std::vector<std::pair<std::string, analysis::Table>>& models,
-    const LocalityFigureOptions& options) {
+CaptionedFigure locality_figure(const std::vector<std::pair<std::string, analysis::Table>>& models,
+                                const LocalityFigureOptions& options) {
   const std::string who = "locality figure";
   if (models.empty()) throw std::invalid_argument(who + ": no model given");
   Panel p;
@@ -45,9 +44,11 @@ CaptionedFigure locality_figure(
     const Columns cols(t, who + " (" + models[m].first + ")");
     for (const char* c : {"layer", "head", "mean_distance_mean"}) cols.index(c);
     if (t.rows.empty())
-      throw std::invalid_argument(who + ": table \"" + t.name + "\" of " + models[m].first + " has no rows");
+      throw std::invalid_argument(who + ": table \"" + t.name + "\" of " + models[m].first +
+                                  " has no rows");
     const bool has_grid = std::find(t.columns.begin(), t.columns.end(), "grid") != t.columns.end();
-    const double dx = models.size() > 1 ? -spread / 2 + spread * double(m) / double(models.size() - 1) : 0.0;
+    const double dx =
+        models.size() > 1 ? -spread / 2 + spread * double(m) / double(models.size() - 1) : 0.0;
     const Color color = cycle_color(int(m));
     LineSeries dots;
     dots.width_pt = 0;
@@ -106,8 +107,10 @@ CaptionedFigure locality_figure(
   for (size_t i = 0; i < grids.size(); ++i) grid_text += (i ? ", " : "") + grids[i];
   std::string caption =
       "Mean attention distance Σ_j a_ij·‖pos_i − pos_j‖ per head (dots, mean over images) and "
-      "its mean over heads (line) against layer, for " + names +
-      (grid_text.empty() ? std::string(", in patches") : ", in patches of the " + grid_text + " token grid") +
+      "its mean over heads (line) against layer, for " +
+      names +
+      (grid_text.empty() ? std::string(", in patches")
+                         : ", in patches of the " + grid_text + " token grid") +
       (models.size() > 1 ? "; models are offset slightly along x within a layer" : "");
   if (!negative.empty()) {
     caption += "; negative distances (";
@@ -117,8 +120,9 @@ CaptionedFigure locality_figure(
   if (!left_out.empty()) {
     caption += "; left out: ";
     for (size_t i = 0; i < left_out.size(); ++i) caption += (i ? ", " : "") + left_out[i];
-    caption += " (signed attention rows, so the weighted distance is not a distance; the "
-               "values are in the statistics tables)";
+    caption +=
+        " (signed attention rows, so the weighted distance is not a distance; the "
+        "values are in the statistics tables)";
   }
   caption += ".";
   return {f, caption};

@@ -23,8 +23,7 @@ struct LocalityFigureOptions {
 // head, mean_distance_mean; grid used in the caption when present). Models are spread a
 // little along x within a layer so that their dots do not cover each other.
 // Throws std::invalid_argument for no models, a missing column or an empty table.
-CaptionedFigure locality_figure(
-    const std::vector<std::pair<std::string, analysis::Table>>& models,
-    const LocalityFigureOptions& options = {});
+CaptionedFigure locality_figure(const std::vector<std::pair<std::string, analysis::Table>>& models,
+                                const LocalityFigureOptions& options = {});
 
 }  // namespace attnlab::viz

@@ -10,7 +10,8 @@ namespace attnlab::viz {
 MapSlice map_slice(const analysis::Array& a, int64_t k) {
   const size_t d = a.shape.size();
   if ((d != 2 && d != 3) || a.data.size() != size_t(a.numel()))
-    throw std::invalid_argument("map array '" + a.name + "' is not a [maps, rows, cols] or [rows, cols] array");
+    throw std::invalid_argument("map array '" + a.name +
+                                "' is not a [maps, rows, cols] or [rows, cols] array");
   const int64_t n = d == 3 ? a.shape[0] : 1;
   if (k < 0 || k >= n)
     throw std::invalid_argument("map array '" + a.name + "' has no map " + std::to_string(k));
@@ -21,7 +22,9 @@ MapSlice map_slice(const analysis::Array& a, int64_t k) {
   return s;
 }
 
-int64_t map_count(const analysis::Array& a) { return a.shape.size() == 3 ? a.shape[0] : 1; }
+int64_t map_count(const analysis::Array& a) {
+  return a.shape.size() == 3 ? a.shape[0] : 1;
+}
 
 GridCell map_cell(GridCell q, int ref_rows, int ref_cols, int rows, int cols) {
   if (ref_rows <= 0 || ref_cols <= 0) return q;
@@ -57,13 +60,14 @@ ValueRange slice_range(MapSlice map, const MapStyle& style, ValueRange shared) {
 std::string describe_style(const MapStyle& style) {
   char alpha[16];
   std::snprintf(alpha, sizeof alpha, "%.2g", style.overlay.alpha);
-  std::string norm = style.norm == MapNormalisation::MinMax        ? "min-max per map"
-                     : style.norm == MapNormalisation::DivideByMax ? "divided by each map's max"
-                                                                   : "one colour scale shared by all maps";
+  std::string norm = style.norm == MapNormalisation::MinMax ? "min-max per map"
+                     : style.norm == MapNormalisation::DivideByMax
+                         ? "divided by each map's max"
+                         : "one colour scale shared by all maps";
   return std::string(colormap_name(style.overlay.cmap)) + ", " +
          upsample_name(style.overlay.upsample) + " upsampling of the token grid, " + norm +
-         ", alpha " + alpha + " over a " + (style.overlay.grey_background ? "greyscale copy of the" : "") +
-         " input";
+         ", alpha " + alpha + " over a " +
+         (style.overlay.grey_background ? "greyscale copy of the" : "") + " input";
 }
 
 }  // namespace attnlab::viz

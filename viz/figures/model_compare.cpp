@@ -18,8 +18,9 @@ CaptionedFigure model_compare_figure(const RgbaImage& picture, const std::vector
   for (const auto& m : maps) {
     if (!m.map) throw std::invalid_argument("model comparison: no map for " + m.model);
     slices.push_back(map_slice(*m.map, m.index));
-    const ValueRange r = map_range(slices.back().data, size_t(slices.back().rows) * slices.back().cols,
-                                   MapNormalisation::MinMax);
+    const ValueRange r =
+        map_range(slices.back().data, size_t(slices.back().rows) * slices.back().cols,
+                  MapNormalisation::MinMax);
     shared.lo = std::min(shared.lo, r.lo);
     shared.hi = std::max(shared.hi, r.hi);
   }
@@ -52,10 +53,11 @@ CaptionedFigure model_compare_figure(const RgbaImage& picture, const std::vector
   f.height_in = 2.0;
   f.height_in = fitted_height_in(f);
   CaptionedFigure out{std::move(f), ""};
-  out.caption = what + ", for " + std::to_string(maps.size()) +
-                " models side by side on one colour scale (" + describe_style(st) + ")" +
-                (signed_maps ? "; some weights are negative, so the scale is symmetric about 0" : "") +
-                (query.cell ? "; the red square marks the query." : ".");
+  out.caption =
+      what + ", for " + std::to_string(maps.size()) + " models side by side on one colour scale (" +
+      describe_style(st) + ")" +
+      (signed_maps ? "; some weights are negative, so the scale is symmetric about 0" : "") +
+      (query.cell ? "; the red square marks the query." : ".");
   return out;
 }
 

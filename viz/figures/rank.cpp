@@ -42,7 +42,9 @@ void fit_legend_headroom(Figure& f, double full, double entries) {
     if (auto* t = std::get_if<TextLabel>(&item)) t->y = top + (p.y.max - p.y.min) * 0.045;
 }
 
-std::vector<double> to_double(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
+std::vector<double> to_double(const std::vector<int64_t>& v) {
+  return {v.begin(), v.end()};
+}
 
 }  // namespace
 
@@ -55,20 +57,22 @@ std::string rank_matrix_label(const std::string& matrix) {
 }
 
 CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
-                              const std::vector<analysis::Array>& arrays,
-                              const RankFigureOptions& options) {
+                            const std::vector<analysis::Array>& arrays,
+                            const RankFigureOptions& options) {
   const analysis::Table& table = find_table(tables, "rank_layers", kWho);
   const Columns cols(table, kWho);
   for (const char* c : {"layer", "matrix", "full_mean", "rank_mean", "rank_std",
                         "effective_rank_mean", "effective_rank_std"})
     cols.index(c);
-  if (table.rows.empty()) throw std::invalid_argument(std::string(kWho) + ": table \"" + table.name + "\" has no rows");
+  if (table.rows.empty())
+    throw std::invalid_argument(std::string(kWho) + ": table \"" + table.name + "\" has no rows");
 
   std::vector<std::string> matrices;  // first-seen order
   std::map<std::string, MatrixSeries> series;
   double full = 0;
   int images = 0;
-  const bool has_images = std::find(table.columns.begin(), table.columns.end(), "images") != table.columns.end();
+  const bool has_images =
+      std::find(table.columns.begin(), table.columns.end(), "images") != table.columns.end();
   for (const auto& row : table.rows) {
     const std::string m = cols.text(row, "matrix");
     if (!series.count(m)) matrices.push_back(m);
@@ -172,7 +176,8 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
     std::vector<double> all;
     double kmax = 1;
     for (size_t li = 0; li < layers.size(); ++li) {
-      const analysis::Array& a = find_array(arrays, "rank_sigma__" + layer_tag(layers[li]) + "__" + m, kWho);
+      const analysis::Array& a =
+          find_array(arrays, "rank_sigma__" + layer_tag(layers[li]) + "__" + m, kWho);
       require_axes(a, {"head", "index"}, kWho);
       const int64_t heads = a.shape[0], k = a.shape[1];
       LineSeries l;
@@ -208,9 +213,10 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
 
   std::string caption = "Rank of each layer's attention matrices";
   if (!options.model.empty()) caption += " in " + options.model;
-  caption += ": numerical rank (" + (table.caption.find("tolerance") != std::string::npos
-                                        ? table.caption.substr(table.caption.find("tolerance"))
-                                        : std::string("tolerance of torch.linalg.matrix_rank")) +
+  caption += ": numerical rank (" +
+             (table.caption.find("tolerance") != std::string::npos
+                  ? table.caption.substr(table.caption.find("tolerance"))
+                  : std::string("tolerance of torch.linalg.matrix_rank")) +
              ") and effective rank exp(H(σ/Σσ)), mean over heads" +
              (images > 0 ? " and " + std::to_string(images) + " images" : std::string()) +
              ", error bars ± one std across images, dashed: full rank d = " + format_number(full);

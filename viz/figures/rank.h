@@ -28,8 +28,8 @@ struct RankFigureOptions {
 // arrays "rank_sigma__L<ll>__<matrix>" (head, index) of the layers in that table.
 // Throws std::invalid_argument naming a missing table, column or array.
 CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
-                              const std::vector<analysis::Array>& arrays,
-                              const RankFigureOptions& options = {});
+                            const std::vector<analysis::Array>& arrays,
+                            const RankFigureOptions& options = {});
 
 // Legend text of a matrix kind ("kv" -> "KV buffer"); unknown kinds are returned as is.
 std::string rank_matrix_label(const std::string& matrix);

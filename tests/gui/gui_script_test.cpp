@@ -1,0 +1,310 @@
+// The `attnlab gui --script` parser: every command with good and bad arguments, quoting,
+// comments, and errors that point at the right file and line.
+#include "app/gui/gui_script.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace attnlab::gui {
+namespace {
+
+namespace fs = std::filesystem;
+using Args = std::vector<std::string>;
+
+// Parses one line that must hold exactly one command.
+ScriptCommand parse_one(const std::string& line) {
+  const std::vector<ScriptCommand> commands = parse_script(line, "t.script");
+  if (commands.size() != 1) throw std::logic_error("expected one command from: " + line);
+  return commands[0];
+}
+
+// The message of the std::invalid_argument that parsing `text` throws ("" when none).
+std::string parse_error(const std::string& text, const std::string& file = "t.script") {
+  try {
+    parse_script(text, file);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
+  const std::vector<std::pair<std::string, Args>> cases = {
+      {"open-image img/cat.png", {"img/cat.png"}},
+      {"open-model zoo/hilo.safetensors", {"zoo/hilo.safetensors"}},
+      {"select-model 2", {"2"}},
+      {"select-model hilo-tiny", {"hilo-tiny"}},
+      {"select-image 0", {"0"}},
+      {"select-image cat.png", {"cat.png"}},
+      {"layer 11", {"11"}},
+      {"head 0", {"0"}},
+      {"heads-grid on", {"on"}},
+      {"heads-grid off", {"off"}},
+      {"fusion mean", {"mean"}},
+      {"fusion max", {"max"}},
+      {"fusion min", {"min"}},
+      {"map query", {"query"}},
+      {"map cls", {"cls"}},
+      {"map rollout", {"rollout"}},
+      {"click-token 3 13", {"3", "13"}},
+      {"click-prefix cls", {"cls"}},
+      {"tab maps", {"maps"}},
+      {"tab spectra", {"spectra"}},
+      {"tab rank", {"rank"}},
+      {"tab anchors", {"anchors"}},
+      {"tab mask", {"mask"}},
+      {"tab locality", {"locality"}},
+      {"tab predictions", {"predictions"}},
+      {"layout single", {"single"}},
+      {"layout compare", {"compare"}},
+      {"shared-scale on", {"on"}},
+      {"difference off", {"off"}},
+      {"colormap magma", {"magma"}},
+      {"alpha 0.35", {"0.35"}},
+      {"alpha 0", {"0"}},
+      {"alpha 1", {"1"}},
+      {"upsample nearest", {"nearest"}},
+      {"upsample bilinear", {"bilinear"}},
+      {"export-panel out/panel.png", {"out/panel.png"}},
+      {"export-panel out/panel.svg", {"out/panel.svg"}},
+      {"export-panel out/panel.PDF", {"out/panel.PDF"}},
+      {"export-stats out/stats", {"out/stats"}},
+      {"wait-idle 2.5", {"2.5"}},
+      {"wait-idle", {"60"}},  // the default is filled in
+      {"frames 30", {"30"}},
+      {"screenshot shot.png", {"shot.png"}},
+      {"expect-error", {}},
+      {"expect-no-error", {}},
+      {"quit", {}},
+  };
+  std::vector<std::string> seen;
+  for (const auto& [line, args] : cases) {
+    SCOPED_TRACE(line);
+    const ScriptCommand c = parse_one(line);
+    EXPECT_EQ(c.name, line.substr(0, line.find(' ')));
+    EXPECT_EQ(c.args, args);
+    EXPECT_EQ(c.line, 1);
+    seen.push_back(c.name);
+  }
+  // The table above covers every command the parser knows.
+  for (const std::string& name : script_command_names()) {
+    EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
+  }
+  EXPECT_EQ(script_command_names().size(), 26u);
+}
+
+TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"open-image", "open-image takes 1 argument, got 0 (usage: open-image PATH)"},
+      {"open-image a.png b.png", "takes 1 argument, got 2"},
+      {"open-model \"\"", "PATH must not be empty"},
+      {"select-model \"\"", "INDEX|NAME must not be empty"},
+      {"layer x", "N must be an integer from 0"},
+      {"layer -1", "N must be an integer from 0"},
+      {"layer 1.5", "N must be an integer"},
+      {"layer 99999999999", "N must be an integer"},
+      {"head", "head takes 1 argument, got 0"},
+      {"heads-grid yes", "expected on or off (got \"yes\")"},
+      {"fusion avg", "expected mean or max or min"},
+      {"map attention", "expected query or cls or rollout"},
+      {"click-token 3", "click-token takes 2 arguments, got 1 (usage: click-token ROW COL)"},
+      {"click-token 3 x", "COL must be an integer"},
+      {"click-token -3 1", "ROW must be an integer"},
+      {"click-prefix", "takes 1 argument"},
+      {"tab graphs", "expected maps or spectra or rank or anchors or mask or locality or"},
+      {"tab", "takes 1 argument"},
+      {"layout side-by-side", "expected single or compare"},
+      {"shared-scale 1", "expected on or off"},
+      {"difference ON", "expected on or off"},  // values are case-sensitive
+      {"colormap", "takes 1 argument"},
+      {"alpha 1.5", "X must be a number from 0 to 1 (got \"1.5\")"},
+      {"alpha -0.1", "X must be a number from 0 to 1"},
+      {"alpha half", "X must be a number from 0 to 1"},
+      {"alpha nan", "X must be a number from 0 to 1"},
+      {"alpha 0.5x", "X must be a number from 0 to 1"},
+      {"upsample cubic", "expected nearest or bilinear"},
+      {"export-panel out/panel.jpg", "PATH must end in .png, .svg, .pdf (got \"out/panel.jpg\")"},
+      {"export-panel out.d/panel", "PATH must end in .png, .svg, .pdf"},
+      {"export-stats", "takes 1 argument"},
+      {"wait-idle soon", "SECONDS must be a number of seconds"},
+      {"wait-idle -1", "SECONDS must be a number of seconds"},
+      {"wait-idle inf", "SECONDS must be a number of seconds"},
+      {"wait-idle 1 2", "wait-idle takes 0 or 1 arguments, got 2 (usage: wait-idle [SECONDS])"},
+      {"frames 0", "N must be an integer from 1"},
+      {"frames", "takes 1 argument"},
+      {"screenshot shot.ppm", "PATH must end in .png"},
+      {"expect-error now", "expect-error takes 0 arguments, got 1"},
+      {"expect-no-error x", "takes 0 arguments"},
+      {"quit now", "quit takes 0 arguments, got 1"},
+  };
+  for (const auto& [line, expected] : cases) {
+    const std::string error = parse_error(line);
+    EXPECT_EQ(error.rfind("t.script:1: ", 0), 0u) << line << " -> " << error;
+    EXPECT_NE(error.find(expected), std::string::npos) << line << " -> " << error;
+  }
+}
+
+TEST(GuiScript, UnknownCommandListsTheKnownOnes) {
+  const std::string error = parse_error("open-image a.png\nzoom 2\n", "demo.script");
+  EXPECT_EQ(error.rfind("demo.script:2: unknown command \"zoom\"; known commands: ", 0), 0u)
+      << error;
+  for (const std::string& name : script_command_names()) {
+    EXPECT_NE(error.find(name), std::string::npos) << name;
+  }
+  // Names are exact: no case folding, no abbreviations.
+  EXPECT_NE(parse_error("Quit").find("unknown command \"Quit\""), std::string::npos);
+  EXPECT_NE(parse_error("open a.png").find("unknown command \"open\""), std::string::npos);
+}
+
+TEST(GuiScript, QuotedArgumentsMayHoldSpacesAndQuotes) {
+  EXPECT_EQ(parse_one("open-image \"my images/a cat.png\"").args, Args{"my images/a cat.png"});
+  EXPECT_EQ(parse_one("click-token \"3\" 4").args, (Args{"3", "4"}));
+  EXPECT_EQ(parse_one("select-model \"tiny hilo\"").args, Args{"tiny hilo"});
+  EXPECT_EQ(parse_one(R"(export-stats "a \"quoted\" dir")").args, Args{"a \"quoted\" dir"});
+  EXPECT_EQ(parse_one(R"(export-stats "back\\slash")").args, Args{"back\\slash"});
+  EXPECT_EQ(parse_one(R"(export-stats "C:\data\x")").args, Args{"C:\\data\\x"});
+  EXPECT_EQ(parse_one("open-image \"# not a comment.png\"").args, Args{"# not a comment.png"});
+  EXPECT_EQ(parse_one("screenshot \"out/shot 1.png\"   # trailing").args, Args{"out/shot 1.png"});
+}
+
+TEST(GuiScript, QuotingErrorsAreReported) {
+  EXPECT_NE(parse_error("open-image \"a.png").find("t.script:1: unterminated quote at column 12"),
+            std::string::npos)
+      << parse_error("open-image \"a.png");
+  EXPECT_NE(parse_error("open-image \"a\"b.png").find("closing quote must end the argument"),
+            std::string::npos);
+  EXPECT_NE(parse_error("open-image a\"b.png\"").find("quote inside an unquoted argument"),
+            std::string::npos);
+}
+
+TEST(GuiScript, CommentsBlankLinesAndWhitespace) {
+  const std::string text =
+      "# a whole-line comment\n"
+      "\n"
+      "   \t  \n"
+      "open-image run#3/img.png   # a comment after the arguments\n"
+      "\t layer\t 2  \r\n"
+      "    # indented comment\n"
+      "quit#not-a-comment-start\n";
+  EXPECT_NE(parse_error(text).find("t.script:7: unknown command \"quit#not-a-comment-start\""),
+            std::string::npos);
+
+  const std::vector<ScriptCommand> commands =
+      parse_script(text.substr(0, text.rfind("quit")) + "quit # bye\n", "t.script");
+  ASSERT_EQ(commands.size(), 3u);
+  EXPECT_EQ(commands[0].name, "open-image");
+  EXPECT_EQ(commands[0].args, Args{"run#3/img.png"});  // `#` inside a word is literal
+  EXPECT_EQ(commands[0].line, 4);
+  EXPECT_EQ(commands[1].name, "layer");
+  EXPECT_EQ(commands[1].args, Args{"2"});  // tabs separate, a trailing \r is dropped
+  EXPECT_EQ(commands[1].line, 5);
+  EXPECT_EQ(commands[2].name, "quit");
+  EXPECT_EQ(commands[2].line, 7);
+}
+
+TEST(GuiScript, EmptyScriptsGiveNoCommands) {
+  EXPECT_TRUE(parse_script("", "t.script").empty());
+  EXPECT_TRUE(parse_script("# only comments\n\n", "t.script").empty());
+  EXPECT_EQ(parse_script("quit", "t.script").size(), 1u);  // no final newline needed
+}
+
+TEST(GuiScript, TheFirstErrorWinsWithItsLineNumber) {
+  const std::string text =
+      "open-image a.png\n"
+      "# comment\n"
+      "\n"
+      "layer 1\n"
+      "alpha 2\n"
+      "bogus\n";
+  EXPECT_EQ(parse_error(text, "scripts/demo.txt"),
+            "scripts/demo.txt:5: alpha: X must be a number from 0 to 1 (got \"2\")");
+}
+
+TEST(GuiScript, ARealisticScript) {
+  const std::string text = R"(# compare two models on one image
+open-image "fixtures/cat 224.png"
+open-model zoo/hilo.safetensors
+open-model zoo/castling.pth
+wait-idle 30
+expect-no-error
+layout compare
+shared-scale on
+select-model 1
+layer 3
+head 2
+map rollout
+click-token 7 7
+tab spectra
+export-panel out/spectra.svg
+export-stats out/stats
+frames 5
+screenshot out/shot.png
+quit
+)";
+  const std::vector<ScriptCommand> commands = parse_script(text, "compare.script");
+  ASSERT_EQ(commands.size(), 18u);
+  EXPECT_EQ(commands.front().args, Args{"fixtures/cat 224.png"});
+  EXPECT_EQ(commands.front().line, 2);
+  EXPECT_EQ(commands.back().name, "quit");
+  EXPECT_EQ(commands.back().line, 19);
+}
+
+class LoadScriptTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::path(::testing::TempDir()) / "attnlab-script-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  fs::path dir_;
+};
+
+TEST_F(LoadScriptTest, ReadsAndParsesAFile) {
+  const std::string path = (dir_ / "ok.script").string();
+  std::ofstream(path) << "layer 2\nquit\n";
+  const std::vector<ScriptCommand> commands = load_script(path);
+  ASSERT_EQ(commands.size(), 2u);
+  EXPECT_EQ(commands[0].name, "layer");
+  EXPECT_EQ(commands[1].line, 2);
+
+  const std::string empty = (dir_ / "empty.script").string();
+  std::ofstream(empty).flush();
+  EXPECT_TRUE(load_script(empty).empty());
+}
+
+TEST_F(LoadScriptTest, ParseErrorsNameTheFile) {
+  const std::string path = (dir_ / "bad.script").string();
+  std::ofstream(path) << "quit\nfly away\n";
+  try {
+    load_script(path);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(path + ":2: unknown command \"fly\"", 0), 0u) << e.what();
+  }
+}
+
+TEST_F(LoadScriptTest, UnreadableFilesThrowRuntimeErrorNamingTheFile) {
+  for (const std::string& path : {(dir_ / "missing.script").string(), dir_.string()}) {
+    try {
+      load_script(path);
+      FAIL() << "no error for " << path;
+    } catch (const std::invalid_argument& e) {
+      FAIL() << "wrong exception type: " << e.what();
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(path + ": cannot", 0), 0u) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace attnlab::gui

@@ -2,6 +2,7 @@
 // dispatches to a CLI subcommand or the GUI. Every failure ends as one readable line on
 // stderr and a non-zero exit code.
 #include <cstdio>
+#include <filesystem>
 #include <exception>
 #include <string>
 #include <vector>
@@ -20,8 +21,10 @@ const char* kUsage = R"(attnlab — look inside efficient-attention vision trans
 usage: attnlab [global options] <command> [args]
 
 commands:
-  gui [--image PATH] [--checkpoint PATH]    open the desktop GUI (default command)
-      [--frames N] [--screenshot PNG]       (smoke tests: quit after N frames, save PNG)
+  gui [IMAGE...] [--model M...]            open the desktop GUI (default command); with
+      [--empty] [--script FILE]             no files, the zoo and the demo images
+      [--after-frames N] [--screenshot PNG] (tests: quit after N frames, save PNG)
+  IMAGE... --model M...                     the same: open these in the GUI
   inspect FILE... [--stats] [--json]        list tensors, dtypes, shapes, metadata and
                                             container keys of safetensors/.pth/.npy/IDX;
                                             --stats: min/max/mean/std, NaN/Inf counts
@@ -74,17 +77,25 @@ global options:
   --version       print the version
 )";
 
-int run_gui_command(attnlab::cli::Args args) {
+int run_gui_command(attnlab::cli::Args args, const std::string& first_image) {
 #ifdef ATTNLAB_HAVE_GUI
   attnlab::gui::GuiOptions o;
-  o.image_path = args.take_option("--image");
-  o.checkpoint_path = args.take_option("--checkpoint");
+  if (!first_image.empty()) o.images.push_back(first_image);
+  for (auto& p : args.take_list("--image")) o.images.push_back(p);
+  for (auto& p : args.take_list("--images")) o.images.push_back(p);
+  for (auto& p : args.take_list("--checkpoint")) o.models.push_back(p);
+  for (auto& p : args.take_list("--model")) o.models.push_back(p);
+  for (auto& p : args.take_list("--models")) o.models.push_back(p);
   o.max_frames = args.take_positive_int("--frames", 0);
+  o.max_frames = args.take_positive_int("--after-frames", o.max_frames);
   o.screenshot_path = args.take_option("--screenshot");
-  if (!args.positionals().empty()) throw attnlab::cli::UsageError("gui takes options only");
+  o.script_path = args.take_option("--script");
+  o.no_demo = args.take_flag("--empty");
+  for (auto& p : args.positionals()) o.images.push_back(p);  // attnlab IMAGE... --model M
   return attnlab::gui::run_gui(o);
 #else
   (void)args;
+  (void)first_image;
   std::fprintf(
       stderr,
       "attnlab: this build has no GUI (GLFW/Dear ImGui were not found when it was configured)\n");
@@ -115,7 +126,10 @@ int main(int argc, char** argv) {
     attnlab::runtime::configure_threads(g.threads);
 
     std::string command = all.take_command();
-    if (command.empty() || command == "gui") return run_gui_command(all);
+    if (command.empty() || command == "gui") return run_gui_command(all, "");
+    // `attnlab IMAGE... --model M`: a first word that names a file opens the GUI on it.
+    if (std::filesystem::is_regular_file(command) || std::filesystem::is_directory(command))
+      return run_gui_command(all, command);
     if (command == "inspect") return cmd_inspect(all, g);
     if (command == "info") return cmd_info(all, g);
     if (command == "mechanisms") return cmd_mechanisms(all, g);

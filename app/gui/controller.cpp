@@ -1,23 +1,28 @@
-// Frame-start glue between GuiState and the LoadWorker; see controller.h.
+// Frame-start glue between GuiState and the workers; see controller.h.
 #include "app/gui/controller.h"
 
+#include <filesystem>
 #include <utility>
+
+#include "app/gui/workspace.h"
 
 namespace attnlab::gui {
 namespace {
 
-void apply_image(ImagePanelState& panel, JobResult& r) {
-  panel.load_seconds = r.seconds;
-  panel.pending_job = 0;
-  if (r.error.empty() &&
-      panel.texture.upload_rgb(r.image.rgb.data(), r.image.width, r.image.height, &r.error)) {
-    panel.status = LoadStatus::Ready;
-    panel.error.clear();
+void apply_image(GuiState& state, JobResult& r) {
+  for (auto& slot : state.images) {
+    if (slot.job != r.id) continue;
+    slot.job = 0;
+    if (r.error.empty() && slot.thumb.upload_rgb(r.image.rgb.data(), r.image.width, r.image.height, &r.error)) {
+      slot.status = LoadStatus::Ready;
+      return;
+    }
+    slot.status = LoadStatus::Failed;
+    slot.error = r.error;
+    state.status.notice = "Could not open image " + slot.path + ": " + r.error;
+    state.status.notice_is_error = true;
     return;
   }
-  panel.status = LoadStatus::Failed;
-  panel.error = std::move(r.error);
-  panel.texture.reset();
 }
 
 void apply_checkpoint(CheckpointPanelState& panel, JobResult& r) {
@@ -40,6 +45,14 @@ void apply_checkpoint(CheckpointPanelState& panel, JobResult& r) {
 
 void route_dropped_files(GuiState& state) {
   for (std::string& path : state.dropped_paths) {
+    if (std::filesystem::is_directory(path)) {  // a folder: every image in it, by name
+      std::vector<std::string> files;
+      for (const auto& e : std::filesystem::directory_iterator(path))
+        if (e.is_regular_file() && classify_path(e.path().string()) == FileKind::Image) files.push_back(e.path().string());
+      std::sort(files.begin(), files.end());
+      for (auto& f : files) state.open_requests.push_back(OpenRequest{FileKind::Image, f});
+      continue;
+    }
     const FileKind kind = classify_path(path);
     if (kind == FileKind::Unknown) {
       state.status.notice = "Ignored " + path +
@@ -53,32 +66,31 @@ void route_dropped_files(GuiState& state) {
   state.dropped_paths.clear();
 }
 
-void submit_open_requests(GuiState& state, LoadWorker& worker) {
+void submit_open_requests(GuiState& state, LoadWorker& loader, ComputeWorker& compute) {
+  bool first_image = true;
   for (OpenRequest& req : state.open_requests) {
     if (req.kind == FileKind::Image) {
-      ImagePanelState& panel = state.image;
-      panel.status = LoadStatus::Loading;
-      panel.path = std::move(req.path);
-      panel.error.clear();
-      // A newer request supersedes an older one still running: its result will not
-      // match pending_job and is dropped in apply_results.
-      panel.pending_job = worker.submit(JobKind::Image, panel.path);
+      add_image(state, loader, req.path);
+      // Show the first image of what was just opened (a folder opens at its first file).
+      if (first_image) state.view.image = int(state.images.size()) - 1;
+      first_image = false;
     } else if (req.kind == FileKind::Checkpoint) {
+      add_model(state, compute, req.path);
       CheckpointPanelState& panel = state.checkpoint;
       panel.status = LoadStatus::Loading;
-      panel.path = std::move(req.path);
+      panel.path = req.path;
       panel.error.clear();
-      panel.pending_job = worker.submit(JobKind::Checkpoint, panel.path);
+      panel.pending_job = loader.submit(JobKind::Checkpoint, panel.path);
     }
   }
   state.open_requests.clear();
 }
 
-void apply_results(GuiState& state, LoadWorker& worker) {
-  for (JobResult& r : worker.take_results()) {
+void apply_results(GuiState& state, LoadWorker& loader) {
+  for (JobResult& r : loader.take_results()) {
     switch (r.kind) {
       case JobKind::Image:
-        if (r.id == state.image.pending_job) apply_image(state.image, r);
+        apply_image(state, r);
         break;
       case JobKind::Checkpoint:
         if (r.id == state.checkpoint.pending_job) apply_checkpoint(state.checkpoint, r);

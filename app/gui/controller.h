@@ -1,16 +1,18 @@
-// The per-frame glue between GuiState and the LoadWorker, run at the start of each frame
-// on the main thread: dropped files become open requests, open requests become jobs
-// (their panels switch to "loading"), finished jobs become panel contents (images are
-// uploaded to GL textures here, which is why this runs on the main thread).
+// The per-frame glue between GuiState and the workers, run at the start of each frame on
+// the main thread: dropped files become open requests; open requests become workspace
+// entries (images are decoded by the LoadWorker for their thumbnails, models load on the
+// ComputeWorker, checkpoints are also summarised for the Checkpoint tab); finished loads
+// become textures (which is why this runs on the main thread).
 #pragma once
 
+#include "app/gui/compute_worker.h"
 #include "app/gui/gui_state.h"
 #include "app/gui/load_worker.h"
 
 namespace attnlab::gui {
 
 void route_dropped_files(GuiState& state);
-void submit_open_requests(GuiState& state, LoadWorker& worker);
-void apply_results(GuiState& state, LoadWorker& worker);
+void submit_open_requests(GuiState& state, LoadWorker& loader, ComputeWorker& compute);
+void apply_results(GuiState& state, LoadWorker& loader);
 
 }  // namespace attnlab::gui

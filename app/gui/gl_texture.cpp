@@ -37,6 +37,16 @@ void GlTexture::reset() {
 }
 
 bool GlTexture::upload_rgb(const uint8_t* rgb, int width, int height, std::string* error) {
+  return upload(rgb, width, height, false, false, error);
+}
+
+bool GlTexture::upload_rgba(const uint8_t* rgba, int width, int height, std::string* error,
+                            bool smooth) {
+  return upload(rgba, width, height, true, smooth, error);
+}
+
+bool GlTexture::upload(const uint8_t* pixels, int width, int height, bool alpha, bool smooth,
+                       std::string* error) {
   GLint max_size = 0;
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
   if (width <= 0 || height <= 0 || width > max_size || height > max_size) {
@@ -54,9 +64,10 @@ bool GlTexture::upload_rgb(const uint8_t* rgb, int width, int height, std::strin
   width_ = width;
   height_ = height;
   glBindTexture(GL_TEXTURE_2D, name);
-  // Magnify with NEAREST so that upscaled pixels (and ViT patch boundaries) stay crisp;
-  // minify through mipmaps so that fine stripes do not alias into moire when shrunk.
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  // Magnify with NEAREST so that upscaled pixels (and ViT patch boundaries) stay crisp
+  // (figures, already at screen resolution, magnify smoothly); minify through mipmaps so
+  // that fine stripes do not alias into moire when shrunk.
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, smooth ? GL_LINEAR : GL_NEAREST);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
@@ -64,7 +75,8 @@ bool GlTexture::upload_rgb(const uint8_t* rgb, int width, int height, std::strin
   GLint old_alignment = 4;
   glGetIntegerv(GL_UNPACK_ALIGNMENT, &old_alignment);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGB8, width, height, 0, GL_RGB, GL_UNSIGNED_BYTE, rgb);
+  glTexImage2D(GL_TEXTURE_2D, 0, alpha ? GL_RGBA8 : GL_RGB8, width, height, 0,
+               alpha ? GL_RGBA : GL_RGB, GL_UNSIGNED_BYTE, pixels);
   glPixelStorei(GL_UNPACK_ALIGNMENT, old_alignment);
   glGenerateMipmap(GL_TEXTURE_2D);
   glBindTexture(GL_TEXTURE_2D, 0);

@@ -11,9 +11,15 @@
 #include <imgui.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
+#include "app/gui/compute_worker.h"
 #include "app/gui/controller.h"
+#include "app/gui/controls.h"
+#include "app/gui/figure_tabs.h"
+#include "app/gui/workspace.h"
+#include "models/zoo.h"
 #include "app/gui/gui_state.h"
 #include "app/gui/load_worker.h"
 #include "app/gui/menu.h"
@@ -28,7 +34,7 @@ constexpr int kWindowWidth = 1280;
 constexpr int kWindowHeight = 800;
 // Smoke runs (max_frames > 0) keep drawing past max_frames until the loads they started
 // have landed, so the screenshot shows results rather than "loading"; at most this long.
-constexpr double kSettleSeconds = 30.0;
+constexpr double kSettleSeconds = 60.0;
 
 // Exit codes of run_gui.
 constexpr int kExitOk = 0;
@@ -86,18 +92,31 @@ void on_files_dropped(GLFWwindow* window, int count, const char** paths) {
   for (int i = 0; i < count; ++i) state->dropped_paths.emplace_back(paths[i]);
 }
 
-void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& worker) {
+void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, ComputeWorker& compute) {
   route_dropped_files(state);
-  submit_open_requests(state, worker);
-  apply_results(state, worker);
+  submit_open_requests(state, loader, compute);
+  apply_results(state, loader);
+  compute.run_posted(state);
+  clamp_view(state);
+  schedule_compute(state, compute);
 
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
   handle_shortcuts(state);
+  handle_view_keys(state);
   draw_main_menu(state);
-  draw_workspace(state);
+  draw_workspace(state, compute);
   draw_open_dialog(state);
+  draw_export_dialog(state);
+  draw_help_overlay(state);
+  if (state.copy_command_requested) {
+    state.copy_command_requested = false;
+    const std::string cmd = report_command(state);
+    ImGui::SetClipboardText(cmd.c_str());
+    state.status.notice = "copied: " + cmd;
+    state.status.notice_is_error = false;
+  }
   ImGui::Render();
 
   int fb_width = 0;
@@ -107,6 +126,18 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& worker) {
   glClearColor(0.10f, 0.10f, 0.11f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+// With no files on the command line: the zoo's models and the demo images.
+void open_demo(GuiState& state) {
+  const std::string zoo = models::zoo_dir();
+  if (!zoo.empty())
+    for (const char* m : {"softmax", "linear", "castling", "rala", "hilo", "anchor"})
+      state.open_requests.push_back(OpenRequest{FileKind::Checkpoint, (std::filesystem::path(zoo) / (std::string(m) + ".safetensors")).string()});
+  const std::filesystem::path assets(ATTNLAB_ASSETS_DIR);
+  for (const char* im : {"fashion-mnist/09-ankle-boot-00000.png", "fashion-mnist/00-t-shirt-top-00019.png",
+                         "fashion-mnist/08-bag-00030.png", "fashion-mnist/07-sneaker-00009.png"})
+    state.open_requests.push_back(OpenRequest{FileKind::Image, (assets / im).string()});
 }
 
 }  // namespace
@@ -143,16 +174,15 @@ int run_gui(const GuiOptions& options) {
   // Reverse order of destruction matters: the state (and its GL textures) goes first,
   // while the context is still current, then the worker joins its threads.
   LoadWorker worker(run_job);
+  ComputeWorker compute;
   GuiState state;
   glfwSetWindowUserPointer(window, &state);
   glfwSetDropCallback(window, on_files_dropped);
 
-  if (!options.image_path.empty()) {
-    state.open_requests.push_back(OpenRequest{FileKind::Image, options.image_path});
-  }
-  if (!options.checkpoint_path.empty()) {
-    state.open_requests.push_back(OpenRequest{FileKind::Checkpoint, options.checkpoint_path});
-  }
+  for (const auto& p : options.models) state.open_requests.push_back(OpenRequest{FileKind::Checkpoint, p});
+  for (const auto& p : options.images) state.dropped_paths.push_back(p);  // folders expand there
+  if (options.images.empty() && options.models.empty() && !options.no_demo) open_demo(state);
+  state.view.image = 0;
   state.status.runtime_job = worker.submit(JobKind::Runtime, "");
 
   const bool smoke = options.max_frames > 0;
@@ -160,15 +190,18 @@ int run_gui(const GuiOptions& options) {
   double settle_deadline = 0.0;
   int exit_code = kExitOk;
   for (;;) {
-    glfwPollEvents();
-    draw_frame(window, state, worker);
+    // Sleep while nothing moves: no input, no job running, nothing to show.
+    if (!smoke && worker.idle() && compute.idle() && !ImGui::IsAnyMouseDown()) glfwWaitEventsTimeout(0.25);
+    else glfwPollEvents();
+    draw_frame(window, state, worker, compute);
+    if (state.images.size() > 0 && state.view.image >= int(state.images.size())) state.view.image = 0;
     ++frames;
 
     if (state.quit_requested) glfwSetWindowShouldClose(window, GLFW_TRUE);
     bool last = glfwWindowShouldClose(window) == GLFW_TRUE;
     if (smoke && frames >= options.max_frames) {
       if (settle_deadline == 0.0) settle_deadline = glfwGetTime() + kSettleSeconds;
-      if (worker.idle() || glfwGetTime() > settle_deadline) last = true;
+      if ((worker.idle() && compute.idle()) || glfwGetTime() > settle_deadline) last = true;
     }
     if (last && !options.screenshot_path.empty()) {
       int fb_width = 0;

@@ -1,16 +1,20 @@
 // Entry point of the desktop GUI (`attnlab gui`): opens the window, runs the frame loop
 // until the user quits (or max_frames for smoke tests), optionally saves a screenshot.
+// With no files given it opens the bundled zoo and demo images, analyses running.
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace attnlab::gui {
 
 struct GuiOptions {
-  std::string image_path;       // image to show at start ("" = none)
-  std::string checkpoint_path;  // checkpoint to summarise at start ("" = none)
-  int max_frames = 0;           // >0: quit after this many frames (smoke tests)
-  std::string screenshot_path;  // non-empty: save the last frame as PNG before quitting
+  std::vector<std::string> images;  // images (or folders) to open at start
+  std::vector<std::string> models;  // checkpoints or presets to open at start
+  bool no_demo = false;             // start empty even without files
+  int max_frames = 0;               // >0: quit after this many frames (smoke tests)
+  std::string screenshot_path;      // non-empty: save the last frame as PNG before quitting
+  std::string script_path;          // non-empty: run this GUI script (gui_script.h)
 };
 
 int run_gui(const GuiOptions& options);  // returns the process exit code

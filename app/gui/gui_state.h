@@ -4,24 +4,20 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "app/gui/analysis_jobs.h"
 #include "app/gui/file_kinds.h"
 #include "app/gui/gl_texture.h"
+#include "core/analysis/attention_maps.h"
+#include "viz/overlay.h"
 
 namespace attnlab::gui {
 
 enum class LoadStatus { Empty, Loading, Ready, Failed };
-
-struct ImagePanelState {
-  LoadStatus status = LoadStatus::Empty;
-  std::string path;          // the file shown, or being loaded
-  std::string error;         // full message, when Failed
-  uint64_t pending_job = 0;  // the load whose result we wait for; older results are stale
-  double load_seconds = 0.0;
-  GlTexture texture;  // the image itself, when Ready
-};
 
 struct CheckpointPanelState {
   LoadStatus status = LoadStatus::Empty;
@@ -41,6 +37,13 @@ struct OpenDialogState {
   std::string path_input;
 };
 
+// File > Export: a path (the format from its extension) or, for statistics, a folder.
+struct ExportDialogState {
+  bool open_requested = false;
+  bool stats = false;
+  std::string path_input;
+};
+
 struct StatusBarState {
   std::string runtime;  // torch device / threads line from a worker job ("" = not known)
   uint64_t runtime_job = 0;
@@ -54,10 +57,73 @@ struct OpenRequest {
   std::string path;
 };
 
+// A model of the workspace: loading on the worker, then ready (or failed, with why).
+struct ModelSlot {
+  std::string arg;  // path or preset, as given
+  LoadStatus status = LoadStatus::Loading;
+  std::string error;
+  ModelInfo info;
+  std::shared_ptr<LoadedModel> model;  // used by worker jobs only
+};
+
+// An image of the workspace (its thumbnail is decoded by the LoadWorker).
+struct ImageSlot {
+  std::string path;
+  LoadStatus status = LoadStatus::Loading;
+  std::string error;
+  GlTexture thumb;
+  uint64_t job = 0;
+};
+
+// One model on one image: the analysis, then the maps of the current query.
+struct ResultSlot {
+  LoadStatus status = LoadStatus::Loading;
+  std::string error;
+  std::shared_ptr<const ImageAnalysis> analysis;
+  std::shared_ptr<const QueryMaps> maps;
+  std::string maps_key;     // the query the maps answer
+  std::string pending_key;  // the query being computed ("" = none)
+};
+
+enum class MapKind { Query, Cls, Rollout };
+
+// What the views show; every control edits this and nothing else.
+struct ViewState {
+  int model = 0, image = 0;
+  int layer = -1;  // traced layer index; -1: the last
+  int head = -1;   // -1: the head fusion below
+  analysis::HeadFusion fusion = analysis::HeadFusion::Mean;
+  bool heads_grid = false;
+  MapKind kind = MapKind::Query;
+  MapQuery query;  // grid cell of the first layer, or a prefix token
+  std::string tab = "maps";  // maps, spectra, rank, anchors, locality, predictions, checkpoint
+  bool tab_requested = false;  // set with tab by scripts: select it at the next frame
+  bool compare = false, shared_scale = true, difference = false;
+  viz::OverlayStyle style;
+  viz::MapNormalisation norm = viz::MapNormalisation::MinMax;
+  float zoom = 1.0f, pan_x = 0.0f, pan_y = 0.0f;
+  int hover_row = -1, hover_col = -1;
+  bool show_help = false;
+};
+
+// GL textures made from figures and overlays, by a key that names their content: a
+// texture is rebuilt only when what it shows changes.
+struct TextureCache {
+  std::map<std::string, GlTexture> textures;
+  std::map<std::string, std::string> errors;  // figures that could not be drawn, by key
+  uint64_t frame_uploads = 0;                 // uploads this frame (bounded per frame)
+};
+
 struct GuiState {
-  ImagePanelState image;
   CheckpointPanelState checkpoint;
+  std::vector<ModelSlot> models;
+  std::vector<ImageSlot> images;
+  std::map<std::pair<int, int>, ResultSlot> results;  // (model, image)
+  ViewState view;
+  TextureCache cache;
   OpenDialogState open_dialog;
+  ExportDialogState export_dialog;
+  bool copy_command_requested = false;
   StatusBarState status;
   std::vector<OpenRequest> open_requests;  // turned into worker jobs at the next frame start
   std::vector<std::string> dropped_paths;  // filled by the GLFW drop callback

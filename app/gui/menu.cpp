@@ -1,6 +1,8 @@
 // Main menu, shortcuts and the Open popup; see menu.h.
 #include "app/gui/menu.h"
 
+#include "app/gui/figure_tabs.h"
+
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend indexes ImGui keys by them
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -21,7 +23,9 @@ void request_open_dialog(GuiState& state, FileKind kind) {
   dlg.open_requested = true;
   dlg.kind = kind;
   // Start from the file currently shown: the next one is usually next to it.
-  dlg.path_input = kind == FileKind::Checkpoint ? state.checkpoint.path : state.image.path;
+  dlg.path_input = kind == FileKind::Checkpoint ? state.checkpoint.path
+                   : state.images.empty()       ? std::string()
+                                                : state.images[size_t(state.view.image)].path;
 }
 
 }  // namespace
@@ -33,6 +37,8 @@ void handle_shortcuts(GuiState& state) {
     request_open_dialog(state, io.KeyShift ? FileKind::Checkpoint : FileKind::Image);
   } else if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) {
     state.quit_requested = true;
+  } else if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) {
+    state.export_dialog.open_requested = true;
   }
 }
 
@@ -43,6 +49,13 @@ void draw_main_menu(GuiState& state) {
     if (ImGui::MenuItem("Open checkpoint...", "Ctrl+Shift+O")) {
       request_open_dialog(state, FileKind::Checkpoint);
     }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Export panel...", "Ctrl+E")) state.export_dialog.open_requested = true;
+    if (ImGui::MenuItem("Export statistics...")) {
+      state.export_dialog.open_requested = true;
+      state.export_dialog.stats = true;
+    }
+    if (ImGui::MenuItem("Copy settings as command")) state.copy_command_requested = true;
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.quit_requested = true;
     ImGui::EndMenu();
@@ -83,6 +96,45 @@ void draw_open_dialog(GuiState& state) {
     state.open_requests.push_back(OpenRequest{dlg.kind, path});
     ImGui::CloseCurrentPopup();
   } else if (cancelled) {
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
+}  // namespace attnlab::gui
+
+namespace attnlab::gui {
+
+void draw_export_dialog(GuiState& state) {
+  ExportDialogState& dlg = state.export_dialog;
+  const char* title = "Export###export";
+  if (dlg.open_requested) {
+    ImGui::OpenPopup(title);
+    dlg.open_requested = false;
+    if (dlg.path_input.empty() || (dlg.stats != (dlg.path_input.find('.') == std::string::npos)))
+      dlg.path_input = dlg.stats ? "attnlab-export/stats" : "attnlab-export/" + state.view.tab + ".png";
+  }
+  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted(dlg.stats ? "Folder for the statistics (CSV, JSON, LaTeX):"
+                                   : "File for the current panel (.png, .svg or .pdf):");
+  ImGui::SetNextItemWidth(560.0f);
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  const bool entered = ImGui::InputText("##export_path", &dlg.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool ok = ImGui::Button("Export", ImVec2(120.0f, 0.0f));
+  ImGui::SameLine();
+  const bool cancelled = ImGui::Button("Cancel", ImVec2(120.0f, 0.0f)) ||
+                         ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+  if (entered || ok) {
+    std::string message;
+    const bool done = dlg.stats ? export_stats(state, dlg.path_input, &message)
+                                : export_panel(state, dlg.path_input, &message);
+    state.status.notice = message;
+    state.status.notice_is_error = !done;
+    dlg.stats = false;
+    ImGui::CloseCurrentPopup();
+  } else if (cancelled) {
+    dlg.stats = false;
     ImGui::CloseCurrentPopup();
   }
   ImGui::EndPopup();

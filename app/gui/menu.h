@@ -10,5 +10,6 @@ namespace attnlab::gui {
 void handle_shortcuts(GuiState& state);
 void draw_main_menu(GuiState& state);
 void draw_open_dialog(GuiState& state);
+void draw_export_dialog(GuiState& state);
 
 }  // namespace attnlab::gui

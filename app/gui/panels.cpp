@@ -1,6 +1,10 @@
 // Image panel, Checkpoint panel and status bar; see panels.h.
 #include "app/gui/panels.h"
 
+#include "app/gui/controls.h"
+#include "app/gui/figure_tabs.h"
+#include "app/gui/map_view.h"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -11,7 +15,18 @@
 namespace attnlab::gui {
 namespace {
 
-constexpr float kImagePanelFraction = 0.6f;  // share of the width given to the image
+constexpr float kSidebarWidth = 330.0f;
+constexpr const char* kTabs[] = {"maps", "spectra", "rank", "anchors", "locality", "predictions", "checkpoint"};
+
+const char* tab_title(const std::string& tab) {
+  if (tab == "maps") return "Maps";
+  if (tab == "spectra") return "HiLo spectra";
+  if (tab == "rank") return "Rank";
+  if (tab == "anchors") return "Anchors";
+  if (tab == "locality") return "Locality";
+  if (tab == "predictions") return "Top-5";
+  return "Checkpoint";
+}
 const ImVec4 kErrorColor(1.0f, 0.42f, 0.42f, 1.0f);
 const ImVec4 kNoticeColor(0.95f, 0.80f, 0.35f, 1.0f);
 
@@ -46,64 +61,6 @@ void draw_failure(const char* what, const std::string& error) {
   wrapped_colored(kErrorColor, error);
 }
 
-// The image scaled to fit the region left in the panel (aspect kept; enlarged by whole
-// factors only), centred, above a footer line: size, scale, pixel under the mouse.
-void draw_image_view(const ImagePanelState& panel) {
-  const GlTexture& tex = panel.texture;
-  const float footer_h = ImGui::GetTextLineHeightWithSpacing();
-  std::string footer = std::to_string(tex.width()) + " x " + std::to_string(tex.height()) + " px";
-
-  ImGui::BeginChild("##image_view", ImVec2(0.0f, -footer_h), false,
-                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  float scale = std::min(avail.x / float(tex.width()), avail.y / float(tex.height()));
-  // Enlarge by whole factors only: every image pixel then covers the same number of
-  // screen pixels, so fine stripes and patch boundaries are not distorted by the zoom.
-  if (scale >= 1.0f) scale = std::floor(scale);
-  if (scale > 0.0f) {
-    const ImVec2 size(std::floor(float(tex.width()) * scale),
-                      std::floor(float(tex.height()) * scale));
-    const ImVec2 cursor = ImGui::GetCursorPos();
-    ImGui::SetCursorPos(ImVec2(cursor.x + std::floor((avail.x - size.x) * 0.5f),
-                               cursor.y + std::floor((avail.y - size.y) * 0.5f)));
-    ImGui::Image(reinterpret_cast<ImTextureID>(tex.handle()), size);
-    footer +=
-        "  |  shown at " + std::to_string(static_cast<int>(std::lround(scale * 100.0f))) + "%";
-    if (ImGui::IsItemHovered()) {
-      const ImVec2 mouse = ImGui::GetMousePos();
-      const ImVec2 origin = ImGui::GetItemRectMin();
-      const int x = std::clamp(static_cast<int>((mouse.x - origin.x) / scale), 0, tex.width() - 1);
-      const int y = std::clamp(static_cast<int>((mouse.y - origin.y) / scale), 0, tex.height() - 1);
-      footer += "  |  pixel (" + std::to_string(x) + ", " + std::to_string(y) + ")";
-    }
-  }
-  ImGui::EndChild();
-  footer += "  |  loaded in " + std::to_string(std::lround(panel.load_seconds * 1000.0)) + " ms";
-  ImGui::TextUnformatted(footer.c_str());
-}
-
-void draw_image_panel(const ImagePanelState& panel) {
-  switch (panel.status) {
-    case LoadStatus::Empty:
-      ImGui::TextDisabled("No image loaded.");
-      wrapped("File > Open image... (Ctrl+O), or drop an image file onto the window.");
-      break;
-    case LoadStatus::Loading:
-      wrapped("Loading " + panel.path + " " + loading_dots());
-      break;
-    case LoadStatus::Failed:
-      wrapped(panel.path);
-      ImGui::Separator();
-      draw_failure("Could not load this image:", panel.error);
-      break;
-    case LoadStatus::Ready:
-      wrapped(panel.path);
-      ImGui::Separator();
-      draw_image_view(panel);
-      break;
-  }
-}
-
 void draw_checkpoint_panel(const CheckpointPanelState& panel) {
   switch (panel.status) {
     case LoadStatus::Empty:
@@ -133,7 +90,8 @@ void draw_checkpoint_panel(const CheckpointPanelState& panel) {
   }
 }
 
-void draw_status_bar(const StatusBarState& status, const ImVec2& pos, const ImVec2& size) {
+void draw_status_bar(GuiState& state, ComputeWorker& worker, const ImVec2& pos, const ImVec2& size) {
+  const StatusBarState& status = state.status;
   ImGui::SetNextWindowPos(pos);
   ImGui::SetNextWindowSize(size);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8.0f, 3.0f));
@@ -149,6 +107,24 @@ void draw_status_bar(const StatusBarState& status, const ImVec2& pos, const ImVe
     std::snprintf(fps, sizeof fps, "  |  %.0f fps", double(ImGui::GetIO().Framerate));
     line += fps;
     ImGui::TextUnformatted(line.c_str());
+    const WorkerProgress p = worker.progress();
+    if (p.busy || p.queued > 0) {  // the long job, its progress, and a way to stop it
+      ImGui::SameLine(0.0f, 24.0f);
+      const float frac = p.total > 0 ? float(p.done) / float(p.total) : 0.0f;
+      const std::string text = p.label + (p.queued ? " (+" + std::to_string(p.queued) + " queued)" : "");
+      ImGui::ProgressBar(p.total > 0 ? frac : float(std::fmod(ImGui::GetTime(), 1.0)), ImVec2(320.0f, 0.0f),
+                         text.c_str());
+      ImGui::SameLine();
+      if (ImGui::SmallButton("Cancel")) {
+        worker.cancel_all();
+        // Results that will not come are no longer "loading": let the view ask again.
+        for (auto it = state.results.begin(); it != state.results.end();)
+          it = it->second.status == LoadStatus::Loading ? state.results.erase(it) : std::next(it);
+        for (auto& [key, r] : state.results) r.pending_key.clear();
+        state.status.notice = "cancelled";
+        state.status.notice_is_error = false;
+      }
+    }
     if (!status.notice.empty()) {
       ImGui::SameLine(0.0f, 24.0f);
       ImGui::PushStyleColor(ImGuiCol_Text, status.notice_is_error ? kErrorColor : kNoticeColor);
@@ -162,25 +138,43 @@ void draw_status_bar(const StatusBarState& status, const ImVec2& pos, const ImVe
 
 }  // namespace
 
-void draw_workspace(GuiState& state) {
+void draw_workspace(GuiState& state, ComputeWorker& worker) {
   const ImGuiViewport* viewport = ImGui::GetMainViewport();
   const float status_h = ImGui::GetFrameHeight();
   const ImVec2 origin = viewport->WorkPos;  // below the main menu bar
   const float width = viewport->WorkSize.x;
   const float height = std::max(viewport->WorkSize.y - status_h, 1.0f);
-  const float image_w = std::floor(width * kImagePanelFraction);
+  const float side_w = std::min(kSidebarWidth, std::floor(width * 0.35f));
 
   ImGui::SetNextWindowPos(origin);
-  ImGui::SetNextWindowSize(ImVec2(image_w, height));
-  if (ImGui::Begin("Image", nullptr, kTileFlags)) draw_image_panel(state.image);
+  ImGui::SetNextWindowSize(ImVec2(side_w, height));
+  if (ImGui::Begin("Workspace", nullptr, kTileFlags)) draw_sidebar(state);
   ImGui::End();
 
-  ImGui::SetNextWindowPos(ImVec2(origin.x + image_w, origin.y));
-  ImGui::SetNextWindowSize(ImVec2(width - image_w, height));
-  if (ImGui::Begin("Checkpoint", nullptr, kTileFlags)) draw_checkpoint_panel(state.checkpoint);
+  ImGui::SetNextWindowPos(ImVec2(origin.x + side_w, origin.y));
+  ImGui::SetNextWindowSize(ImVec2(width - side_w, height));
+  if (ImGui::Begin("View", nullptr, kTileFlags | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+    if (ImGui::BeginTabBar("##tabs")) {
+      for (const char* tab : kTabs) {
+        // A tab chosen by a script or shortcut is selected once; clicks select it too.
+        const bool requested = state.view.tab == tab && state.view.tab_requested;
+        const ImGuiTabItemFlags flags = requested ? ImGuiTabItemFlags_SetSelected : 0;
+        if (ImGui::BeginTabItem(tab_title(tab), nullptr, flags)) {
+          if (!state.view.tab_requested) state.view.tab = tab;
+          if (std::string(tab) == "maps") draw_maps_tab(state);
+          else if (std::string(tab) == "predictions") draw_predictions_tab(state);
+          else if (std::string(tab) == "checkpoint") draw_checkpoint_panel(state.checkpoint);
+          else draw_figure_tab(state, tab);
+          ImGui::EndTabItem();
+        }
+      }
+      state.view.tab_requested = false;
+      ImGui::EndTabBar();
+    }
+  }
   ImGui::End();
 
-  draw_status_bar(state.status, ImVec2(origin.x, origin.y + height), ImVec2(width, status_h));
+  draw_status_bar(state, worker, ImVec2(origin.x, origin.y + height), ImVec2(width, status_h));
 }
 
 }  // namespace attnlab::gui

@@ -1,0 +1,78 @@
+// The GUI's compute, run on the ComputeWorker (never on the main thread): load a model,
+// analyse one image with it (forward with traces, every analysis of the engine, top-5),
+// and answer a query click from the traces already recorded (no new forward pass, so a
+// click on a 4096-token image costs O(layers * tokens * d), not a forward).
+// Results are immutable snapshots; the main thread only reads their plain parts
+// (pictures, Tables/Arrays, text), the traces go back to the worker for the next query.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/analysis/table.h"
+#include "viz/rgba_image.h"
+
+namespace attnlab::gui {
+
+struct LoadedModel;  // the backbone, its preprocessing and config (worker side)
+
+struct ModelInfo {
+  std::string name;      // file stem or preset
+  std::string describe;  // one line: architecture, mechanism, parameters, preprocessing
+  std::string command_arg;  // what `attnlab report --models` takes to load it again
+};
+
+struct LayerInfo {
+  int index = 0;  // position among the traced layers
+  std::string path, mechanism;
+  int rows = 0, cols = 0, heads = 0, stage = 0;
+  std::vector<std::string> prefix;  // prefix token names ("cls", "dist")
+};
+
+struct Prediction {
+  int cls = 0;
+  double probability = 0;
+  std::string name;
+};
+
+// One model on one image: the picture it saw, its layers, its top-5, and the statistics
+// of every analysis on this image (for the analysis tabs and the export).
+struct ImageAnalysis {
+  viz::RgbaImage picture;  // the preprocessed input, as 8-bit RGB
+  std::vector<LayerInfo> layers;
+  std::vector<Prediction> top5;
+  std::vector<analysis::Table> tables;
+  std::vector<analysis::Array> arrays;  // spectra, singular values, anchors (image arrays)
+  double seconds = 0;
+  std::shared_ptr<const void> forward;  // the traces (models::ForwardResult), worker use only
+};
+
+// The query of a map: a grid cell of the first layer, or a prefix token by name.
+struct MapQuery {
+  int row = -1, col = -1;  // -1: the grid's centre
+  std::string prefix;      // non-empty: this prefix token ("cls")
+  std::string tag() const;  // "q7-3", "cls", "centre"
+};
+
+// Every layer's per-head maps of one query, the head fusions and the rollout.
+struct QueryMaps {
+  MapQuery query;
+  std::vector<analysis::Array> heads;  // per traced layer: [heads, rows, cols] (empty Array
+                                       // where the layer has no such token)
+  std::vector<analysis::Array> fused;  // per traced layer: [3, rows, cols] mean, max, min
+  analysis::Array rollout;             // [rows, cols] of the first layer's grid (may be empty)
+  std::string rollout_note;            // why there is none, when empty
+};
+
+// Builds and loads a model from a checkpoint or preset (as `--model` of the CLI).
+// Throws with a readable message for a bad file or an unrecognised architecture.
+std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo* info);
+
+// Loads `image_path`, runs the model with traces and every analysis. Throws on failure.
+std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model, const std::string& image_path);
+
+// The maps of `query` from an analysis's traces. Throws on failure.
+std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query);
+
+}  // namespace attnlab::gui

@@ -1,0 +1,203 @@
+// Sidebar, shortcuts and help; see controls.h.
+#include "app/gui/controls.h"
+
+#include <GLFW/glfw3.h>  // key codes: ImGui 1.86's GLFW backend indexes keys by them
+#include <imgui.h>
+
+#include <filesystem>
+
+#include "app/gui/workspace.h"
+
+namespace attnlab::gui {
+namespace {
+
+const ImVec4 kErrorColor(1.0f, 0.42f, 0.42f, 1.0f);
+
+int layer_count(const GuiState& state) {
+  const ResultSlot* r = result_of(state, state.view.model, state.view.image);
+  return r && r->analysis ? int(r->analysis->layers.size()) : 0;
+}
+
+int head_count(const GuiState& state) {
+  const ResultSlot* r = result_of(state, state.view.model, state.view.image);
+  if (!r || !r->analysis || r->analysis->layers.empty()) return 0;
+  const int n = int(r->analysis->layers.size());
+  const int l = state.view.layer < 0 ? n - 1 : std::min(state.view.layer, n - 1);
+  return r->analysis->layers[size_t(l)].heads;
+}
+
+void draw_models(GuiState& state) {
+  ImGui::TextDisabled("MODELS");
+  for (int m = 0; m < int(state.models.size()); ++m) {
+    const ModelSlot& slot = state.models[size_t(m)];
+    std::string label = slot.info.name;
+    if (slot.status == LoadStatus::Loading) label += "  (loading)";
+    if (slot.status == LoadStatus::Failed) ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+    if (ImGui::Selectable((label + "##m" + std::to_string(m)).c_str(), state.view.model == m)) state.view.model = m;
+    if (slot.status == LoadStatus::Failed) {
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", slot.error.c_str());
+    } else if (ImGui::IsItemHovered() && !slot.info.describe.empty()) {
+      ImGui::SetTooltip("%s\n%s", slot.arg.c_str(), slot.info.describe.c_str());
+    }
+  }
+}
+
+void draw_images(GuiState& state) {
+  ImGui::TextDisabled("IMAGES");
+  const float thumb = 40.0f;
+  for (int i = 0; i < int(state.images.size()); ++i) {
+    const ImageSlot& slot = state.images[size_t(i)];
+    ImGui::PushID(i);
+    const bool selected = state.view.image == i;
+    if (slot.thumb.valid()) {
+      const float aspect = float(slot.thumb.height()) / float(std::max(1, slot.thumb.width()));
+      ImGui::Image(reinterpret_cast<ImTextureID>(slot.thumb.handle()), ImVec2(thumb, thumb * aspect));
+      if (ImGui::IsItemClicked()) state.view.image = i;
+      ImGui::SameLine();
+    }
+    const std::string name = std::filesystem::path(slot.path).filename().string();
+    if (slot.status == LoadStatus::Failed) ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+    if (ImGui::Selectable(name.c_str(), selected)) state.view.image = i;
+    if (slot.status == LoadStatus::Failed) {
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", slot.error.c_str());
+    }
+    ImGui::PopID();
+  }
+}
+
+void draw_map_controls(GuiState& state) {
+  ViewState& v = state.view;
+  ImGui::TextDisabled("MAP");
+  int kind = int(v.kind);
+  ImGui::RadioButton("query", &kind, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("CLS", &kind, 1);
+  ImGui::SameLine();
+  ImGui::RadioButton("rollout", &kind, 2);
+  v.kind = MapKind(kind);
+  const int layers = layer_count(state);
+  if (layers > 0) {
+    int layer = v.layer < 0 ? layers - 1 : std::min(v.layer, layers - 1);
+    if (ImGui::SliderInt("layer", &layer, 0, layers - 1)) v.layer = layer;
+  }
+  const int heads = head_count(state);
+  std::string head_label = v.head < 0 ? std::string(analysis::head_fusion_name(v.fusion)) + " of heads" : "head " + std::to_string(v.head);
+  if (ImGui::BeginCombo("head", head_label.c_str())) {
+    if (ImGui::Selectable("fusion of heads", v.head < 0)) v.head = -1;
+    for (int h = 0; h < heads; ++h)
+      if (ImGui::Selectable(("head " + std::to_string(h)).c_str(), v.head == h)) v.head = h;
+    ImGui::EndCombo();
+  }
+  int fusion = int(v.fusion);
+  ImGui::Combo("fusion", &fusion, "mean\0max\0min\0");
+  v.fusion = analysis::HeadFusion(fusion);
+  ImGui::Checkbox("all heads (space)", &v.heads_grid);
+  ImGui::Separator();
+  ImGui::TextDisabled("OVERLAY");
+  if (ImGui::BeginCombo("colormap", viz::colormap_name(v.style.cmap))) {
+    for (viz::Colormap cm : viz::kAllColormaps)
+      if (ImGui::Selectable(viz::colormap_name(cm), v.style.cmap == cm)) v.style.cmap = cm;
+    ImGui::EndCombo();
+  }
+  float alpha = float(v.style.alpha);
+  if (ImGui::SliderFloat("alpha", &alpha, 0.0f, 1.0f, "%.2f")) v.style.alpha = alpha;
+  int up = v.style.upsample == viz::Upsample::Nearest ? 0 : 1;
+  ImGui::Combo("upsampling", &up, "nearest\0bilinear\0");
+  v.style.upsample = up == 0 ? viz::Upsample::Nearest : viz::Upsample::Bilinear;
+  int norm = v.norm == viz::MapNormalisation::MinMax ? 0 : 1;
+  ImGui::Combo("normalise", &norm, "min-max\0divide by max\0");
+  v.norm = norm == 0 ? viz::MapNormalisation::MinMax : viz::MapNormalisation::DivideByMax;
+  ImGui::Checkbox("greyscale image", &v.style.grey_background);
+  ImGui::Separator();
+  ImGui::TextDisabled("COMPARE");
+  ImGui::Checkbox("side by side (c)", &v.compare);
+  ImGui::Checkbox("shared colour scale", &v.shared_scale);
+  ImGui::Checkbox("difference of first two", &v.difference);
+}
+
+}  // namespace
+
+void clamp_view(GuiState& state) {
+  ViewState& v = state.view;
+  v.model = std::clamp(v.model, 0, std::max(0, int(state.models.size()) - 1));
+  v.image = std::clamp(v.image, 0, std::max(0, int(state.images.size()) - 1));
+  const int heads = head_count(state);
+  if (v.head >= heads) v.head = -1;
+}
+
+void draw_sidebar(GuiState& state) {
+  draw_models(state);
+  ImGui::Separator();
+  draw_images(state);
+  ImGui::Separator();
+  draw_map_controls(state);
+  ImGui::Separator();
+  if (ImGui::Button("Help (h)")) state.view.show_help = !state.view.show_help;
+}
+
+void handle_view_keys(GuiState& state) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput || io.KeyCtrl) return;
+  ViewState& v = state.view;
+  const auto pressed = [](int key) { return ImGui::IsKeyPressed(key, true); };
+  const ResultSlot* r = result_of(state, v.model, v.image);
+  const int rows = r && r->analysis && !r->analysis->layers.empty() ? r->analysis->layers.front().rows : 0;
+  const int cols = r && r->analysis && !r->analysis->layers.empty() ? r->analysis->layers.front().cols : 0;
+  if (rows > 0 && (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_UP) || pressed(GLFW_KEY_DOWN))) {
+    int row = v.query.row < 0 || !v.query.prefix.empty() ? rows / 2 : v.query.row;
+    int col = v.query.row < 0 || !v.query.prefix.empty() ? cols / 2 : v.query.col;
+    if (pressed(GLFW_KEY_LEFT)) --col;
+    if (pressed(GLFW_KEY_RIGHT)) ++col;
+    if (pressed(GLFW_KEY_UP)) --row;
+    if (pressed(GLFW_KEY_DOWN)) ++row;
+    v.query.prefix.clear();
+    v.query.row = std::clamp(row, 0, rows - 1);
+    v.query.col = std::clamp(col, 0, cols - 1);
+  }
+  const int layers = layer_count(state);
+  if (layers > 0) {
+    int layer = v.layer < 0 ? layers - 1 : v.layer;
+    if (pressed(GLFW_KEY_LEFT_BRACKET)) v.layer = std::max(0, layer - 1);
+    if (pressed(GLFW_KEY_RIGHT_BRACKET)) v.layer = std::min(layers - 1, layer + 1);
+  }
+  const int heads = head_count(state);
+  if (pressed(GLFW_KEY_COMMA)) v.head = v.head < 0 ? heads - 1 : v.head - 1;
+  if (pressed(GLFW_KEY_PERIOD)) v.head = v.head + 1 >= heads ? -1 : v.head + 1;
+  if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) v.heads_grid = !v.heads_grid;
+  if (ImGui::IsKeyPressed(GLFW_KEY_C, false)) v.compare = !v.compare;
+  if (ImGui::IsKeyPressed(GLFW_KEY_1, false)) v.kind = MapKind::Query;
+  if (ImGui::IsKeyPressed(GLFW_KEY_2, false)) v.kind = MapKind::Cls;
+  if (ImGui::IsKeyPressed(GLFW_KEY_3, false)) v.kind = MapKind::Rollout;
+  if (ImGui::IsKeyPressed(GLFW_KEY_H, false) || ImGui::IsKeyPressed(GLFW_KEY_F1, false)) v.show_help = !v.show_help;
+  if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) v.show_help = false;
+}
+
+void draw_help_overlay(GuiState& state) {
+  if (!state.view.show_help) return;
+  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowBgAlpha(0.92f);
+  if (ImGui::Begin("Keyboard shortcuts", &state.view.show_help,
+                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings)) {
+    const char* rows[][2] = {{"click a token", "make it the query (answered from the traces)"},
+                             {"arrows", "move the query"},
+                             {"[  ]", "previous / next layer"},
+                             {",  .", "previous / next head (past the last: head fusion)"},
+                             {"space", "all heads of the layer"},
+                             {"c", "compare the models side by side"},
+                             {"1  2  3", "query row / CLS row / rollout"},
+                             {"wheel, right-drag", "zoom, pan"},
+                             {"Ctrl+O, Ctrl+Shift+O", "open an image / a model"},
+                             {"Ctrl+E", "export the current panel"},
+                             {"h, F1, Esc", "this help"}};
+    for (const auto& r : rows) {
+      ImGui::TextUnformatted(r[0]);
+      ImGui::SameLine(190.0f);
+      ImGui::TextDisabled("%s", r[1]);
+    }
+  }
+  ImGui::End();
+}
+
+}  // namespace attnlab::gui

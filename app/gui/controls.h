@@ -1,0 +1,18 @@
+// The left sidebar (models, images, map and overlay controls) and the keyboard shortcuts
+// with their help overlay:
+//   arrows: move the query   [ ]: layer   , .: head   space: all-heads grid
+//   c: compare   1 2 3: query / CLS / rollout   h or F1: this help
+#pragma once
+
+#include "app/gui/gui_state.h"
+
+namespace attnlab::gui {
+
+void draw_sidebar(GuiState& state);
+void handle_view_keys(GuiState& state);
+void draw_help_overlay(GuiState& state);
+
+// Clamps the view's indices to what is loaded.
+void clamp_view(GuiState& state);
+
+}  // namespace attnlab::gui

@@ -1,0 +1,244 @@
+// Analysis tabs and exports; see figure_tabs.h.
+#include "app/gui/figure_tabs.h"
+
+#include <imgui.h>
+
+#include <filesystem>
+
+#include "app/gui/map_source.h"
+#include "app/gui/workspace.h"
+#include "core/analysis/output_folder.h"
+#include "viz/figure_layout.h"
+#include "viz/figures/anchors.h"
+#include "viz/figures/attention_maps.h"
+#include "viz/figures/hilo_spectra.h"
+#include "viz/figures/locality.h"
+#include "viz/figures/model_compare.h"
+#include "viz/figures/rank.h"
+#include "viz/figures/rollout.h"
+#include "viz/render.h"
+
+namespace fs = std::filesystem;
+
+namespace attnlab::gui {
+namespace {
+
+viz::MapStyle map_style(const GuiState& state) {
+  viz::MapStyle s;
+  s.overlay = state.view.style;
+  s.norm = state.view.norm;
+  return s;
+}
+
+viz::MapQuery figure_query(const ShownMap& m, const QueryMaps& q) {
+  viz::MapQuery fq;
+  if (!q.query.prefix.empty()) {
+    fq.label = "the " + q.query.prefix + " token";
+    return fq;
+  }
+  const int r = q.query.row < 0 ? m.first_rows / 2 : q.query.row, c = q.query.row < 0 ? m.first_cols / 2 : q.query.col;
+  fq.cell = viz::GridCell{r, c};
+  fq.ref_rows = m.first_rows;
+  fq.ref_cols = m.first_cols;
+  fq.label = "query (" + std::to_string(r) + ", " + std::to_string(c) + ")";
+  return fq;
+}
+
+std::optional<viz::CaptionedFigure> maps_figure(const GuiState& state, std::string* why) {
+  const int m = state.view.model;
+  const ResultSlot* r = result_of(state, m, state.view.image);
+  const ShownMap shown = shown_map(state, m);
+  if (!r || !r->maps || !shown.ok) {
+    *why = shown.why;
+    return std::nullopt;
+  }
+  const std::string& name = state.models[size_t(m)].info.name;
+  const viz::MapQuery fq = figure_query(shown, *r->maps);
+  if (state.view.compare) {
+    std::vector<ShownMap> maps;
+    std::vector<analysis::Array> arrays;
+    std::vector<std::string> names;
+    for (int k = 0; k < int(state.models.size()) && arrays.size() < 6; ++k) {
+      const ShownMap sm = shown_map(state, k);
+      if (!sm.ok) continue;
+      analysis::Array a;
+      a.name = "map";
+      a.shape = {sm.rows, sm.cols};
+      a.axes = {"y", "x"};
+      a.data = sm.values;
+      arrays.push_back(std::move(a));
+      names.push_back(state.models[size_t(k)].info.name);
+    }
+    std::vector<viz::ModelMap> mm;
+    for (size_t k = 0; k < arrays.size(); ++k) mm.push_back({names[k], &arrays[k], 0});
+    return viz::model_compare_figure(r->analysis->picture, mm, fq, shown.label + ", " + fq.label, map_style(state));
+  }
+  if (state.view.kind == MapKind::Rollout)
+    return viz::rollout_figure(r->analysis->picture, r->maps->rollout, fq, name, "mean head fusion, residual 0.5", map_style(state));
+  const analysis::Array& heads = r->maps->heads[size_t(shown.layer)];
+  return viz::head_maps_figure(r->analysis->picture, heads, fq, name, "layer " + std::to_string(shown.layer), map_style(state));
+}
+
+}  // namespace
+
+std::optional<viz::CaptionedFigure> tab_figure(const GuiState& state, const std::string& tab, std::string* why) {
+  if (state.models.empty() || state.images.empty()) {
+    *why = "open an image and a model first";
+    return std::nullopt;
+  }
+  if (tab == "maps") return maps_figure(state, why);
+  const ResultSlot* r = result_of(state, state.view.model, state.view.image);
+  if (!r || !r->analysis) {
+    *why = r && r->status == LoadStatus::Failed ? r->error : "analysing...";
+    return std::nullopt;
+  }
+  const ImageAnalysis& a = *r->analysis;
+  try {
+    if (tab == "rank") return viz::rank_figure(a.tables, a.arrays);
+    if (tab == "spectra") {
+      viz::HiloSpectraOptions o;
+      const int n = int(a.layers.size());
+      o.layer = state.view.layer < 0 ? n - 1 : std::min(state.view.layer, n - 1);
+      return viz::hilo_spectra_grid(a.arrays, o);
+    }
+    if (tab == "anchors") return viz::anchor_figure(a.arrays, "img", a.picture, a.tables);
+    if (tab == "locality") {
+      std::vector<std::pair<std::string, analysis::Table>> models;
+      for (int m = 0; m < int(state.models.size()); ++m) {
+        const ResultSlot* rm = result_of(state, m, state.view.image);
+        if (!rm || !rm->analysis) continue;
+        for (const auto& t : rm->analysis->tables)
+          if (t.name == "locality_heads") models.emplace_back(state.models[size_t(m)].info.name, t);
+      }
+      return viz::locality_figure(models);
+    }
+  } catch (const std::exception& e) {
+    *why = e.what();
+    return std::nullopt;
+  }
+  *why = "unknown tab " + tab;
+  return std::nullopt;
+}
+
+void draw_figure_tab(GuiState& state, const std::string& tab) {
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const int w = std::max(200, int(avail.x)), h = std::max(150, int(avail.y) - 40);
+  const ResultSlot* r = result_of(state, state.view.model, state.view.image);
+  std::string key = "fig|" + tab + "|" + std::to_string(state.view.model) + "|" + std::to_string(state.view.image) + "|" +
+                    std::to_string(state.view.layer) + "|" + std::to_string(w) + "x" + std::to_string(h) + "|" +
+                    (r && r->analysis ? "ready" : "pending") + "|" + std::to_string(state.results.size());
+  auto it = state.cache.textures.find(key);
+  if (it == state.cache.textures.end() && !state.cache.errors.count(key)) {
+    std::string why;
+    auto fig = tab_figure(state, tab, &why);
+    if (!fig) {
+      state.cache.errors[key] = why;
+    } else {
+      // Fit the figure to the panel at screen resolution (96 dpi), keeping its proportions.
+      const double dpi = 96.0;
+      const double s = std::min(w / (fig->figure.width_in * dpi), h / (fig->figure.height_in * dpi));
+      try {
+        const viz::RgbaImage img = viz::render_rgba(fig->figure, dpi * std::max(0.3, s));
+        GlTexture tex;
+        std::string error;
+        if (tex.upload_rgba(img.rgba.data(), img.width, img.height, &error, true))
+          it = state.cache.textures.emplace(key, std::move(tex)).first;
+        else
+          state.cache.errors[key] = error;
+      } catch (const std::exception& e) {
+        state.cache.errors[key] = e.what();
+      }
+      // One texture per tab: drop older sizes and contents.
+      for (auto i = state.cache.textures.begin(); i != state.cache.textures.end();)
+        i = (i->first.rfind("fig|" + tab + "|", 0) == 0 && i->first != key) ? state.cache.textures.erase(i) : std::next(i);
+      it = state.cache.textures.find(key);
+    }
+  }
+  if (it != state.cache.textures.end()) {
+    ImGui::Image(reinterpret_cast<ImTextureID>(it->second.handle()), ImVec2(float(it->second.width()), float(it->second.height())));
+  } else {
+    const auto e = state.cache.errors.find(key);
+    ImGui::TextWrapped("%s", e != state.cache.errors.end() ? e->second.c_str() : "...");
+  }
+}
+
+void draw_predictions_tab(GuiState& state) {
+  for (int m = 0; m < int(state.models.size()); ++m) {
+    const ResultSlot* r = result_of(state, m, state.view.image);
+    ImGui::TextUnformatted(state.models[size_t(m)].info.name.c_str());
+    if (!r || !r->analysis) {
+      ImGui::TextDisabled("%s", r && r->status == LoadStatus::Failed ? r->error.c_str() : "analysing...");
+      continue;
+    }
+    for (const auto& p : r->analysis->top5) {
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * p.probability);
+      ImGui::ProgressBar(float(p.probability), ImVec2(160.0f, 0.0f), pct);
+      ImGui::SameLine();
+      ImGui::Text("%s", p.name.c_str());
+    }
+    ImGui::TextDisabled("analysed in %.0f ms", 1000.0 * r->analysis->seconds);
+    ImGui::Spacing();
+  }
+}
+
+bool export_panel(const GuiState& state, const std::string& path, std::string* message) {
+  const std::string ext = fs::path(path).extension().string();
+  const auto format = viz::figure_format_from_name(ext.empty() ? "" : ext.substr(1));
+  if (!format) {
+    *message = "export: " + path + ": the name must end in .png, .svg or .pdf";
+    return false;
+  }
+  std::string why;
+  const std::string tab = state.view.tab == "predictions" ? "maps" : state.view.tab;
+  auto fig = tab_figure(state, tab, &why);
+  if (!fig) {
+    *message = "export: nothing to export yet (" + why + ")";
+    return false;
+  }
+  try {
+    if (!fs::path(path).parent_path().empty()) fs::create_directories(fs::path(path).parent_path());
+    viz::write_figure(fig->figure, path, *format, 200);
+  } catch (const std::exception& e) {
+    *message = "export failed: " + std::string(e.what());
+    return false;
+  }
+  *message = "wrote " + path + " — " + fig->caption;
+  return true;
+}
+
+bool export_stats(const GuiState& state, const std::string& dir, std::string* message) {
+  const ResultSlot* r = result_of(state, state.view.model, state.view.image);
+  if (!r || !r->analysis) {
+    *message = "export: no analysis yet";
+    return false;
+  }
+  try {
+    analysis::OutputFolder folder(dir, state.models[size_t(state.view.model)].info.name);
+    for (const auto& t : r->analysis->tables) folder.write_table(t);
+    *message = "wrote " + std::to_string(folder.files_written()) + " statistics files to " + dir;
+    return true;
+  } catch (const std::exception& e) {
+    *message = "export failed: " + std::string(e.what());
+    return false;
+  }
+}
+
+std::string report_command(const GuiState& state) {
+  std::string cmd = "attnlab report --models";
+  for (const auto& m : state.models)
+    if (m.status == LoadStatus::Ready) cmd += " '" + m.arg + "'";
+  cmd += " --images";
+  if (!state.images.empty()) cmd += " '" + state.images[size_t(state.view.image)].path + "'";
+  const MapQuery& q = state.view.query;
+  if (q.prefix.empty() && q.row >= 0) cmd += " --query " + std::to_string(q.row) + "," + std::to_string(q.col);
+  if (!q.prefix.empty() && q.prefix == "cls") cmd += " --query-token 0";
+  cmd += std::string(" --colormap ") + viz::colormap_name(state.view.style.cmap);
+  char alpha[16];
+  std::snprintf(alpha, sizeof alpha, "%.2g", state.view.style.alpha);
+  cmd += std::string(" --alpha ") + alpha + " --upsample " + viz::upsample_name(state.view.style.upsample);
+  cmd += " --out attnlab-report";
+  return cmd;
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,31 @@
+// The analysis tabs and the exports. Each tab is a paper figure (viz/figures) built from
+// the current model's analysis of the current image and rendered by the same renderer as
+// `attnlab report`, to a texture the size of the panel; Export writes the same figure to
+// PNG/SVG/PDF, the statistics to CSV/JSON/LaTeX, and "copy as command" gives the
+// `attnlab report` line that reproduces the view.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "app/gui/gui_state.h"
+#include "viz/figures/captioned_figure.h"
+
+namespace attnlab::gui {
+
+// The figure of `tab` ("maps", "spectra", "rank", "anchors", "locality") for the current
+// view; nothing, with the reason in *why, when the results do not allow it.
+std::optional<viz::CaptionedFigure> tab_figure(const GuiState& state, const std::string& tab, std::string* why);
+
+void draw_figure_tab(GuiState& state, const std::string& tab);
+void draw_predictions_tab(GuiState& state);
+
+// Writes the current tab's figure to `path` (format from the extension). Returns the
+// message to show (what was written, or why not).
+bool export_panel(const GuiState& state, const std::string& path, std::string* message);
+// Writes the current result's statistics (CSV, JSON, LaTeX) into `dir`.
+bool export_stats(const GuiState& state, const std::string& dir, std::string* message);
+// The `attnlab report` command line that reproduces the current view.
+std::string report_command(const GuiState& state);
+
+}  // namespace attnlab::gui

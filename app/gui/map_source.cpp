@@ -1,0 +1,98 @@
+// Map selection for the views; see map_source.h.
+#include "app/gui/map_source.h"
+
+#include <cmath>
+
+#include "app/gui/workspace.h"
+
+namespace attnlab::gui {
+
+int mapped_layer(const GuiState& state, int model) {
+  const ResultSlot* cur = result_of(state, state.view.model, state.view.image);
+  const ResultSlot* r = result_of(state, model, state.view.image);
+  if (!r || !r->analysis || r->analysis->layers.empty()) return -1;
+  const int n = int(r->analysis->layers.size());
+  const int cur_n = cur && cur->analysis ? int(cur->analysis->layers.size()) : n;
+  int layer = state.view.layer < 0 ? cur_n - 1 : std::min(state.view.layer, cur_n - 1);
+  if (model == state.view.model || cur_n == n) return std::clamp(layer, 0, n - 1);
+  // Relative depth: the same fraction of the way through the network.
+  const double rel = cur_n > 1 ? double(layer) / double(cur_n - 1) : 1.0;
+  return std::clamp(int(std::lround(rel * (n - 1))), 0, n - 1);
+}
+
+ShownMap shown_map(const GuiState& state, int model, int head) {
+  ShownMap out;
+  const ResultSlot* r = result_of(state, model, state.view.image);
+  if (!r || r->status == LoadStatus::Loading) {
+    out.why = "analysing...";
+    return out;
+  }
+  if (r->status == LoadStatus::Failed) {
+    out.why = r->error;
+    return out;
+  }
+  const auto& layers = r->analysis->layers;
+  out.first_rows = layers.front().rows;
+  out.first_cols = layers.front().cols;
+  if (!r->maps || r->maps_key != wanted_query(state, model).tag()) {
+    out.why = r->maps && !r->pending_key.empty() ? "updating..." : "computing the maps...";
+    if (!r->maps) return out;
+  }
+  const QueryMaps& q = *r->maps;
+  if (state.view.kind == MapKind::Rollout) {
+    if (q.rollout.data.empty()) {
+      out.why = q.rollout_note;
+      return out;
+    }
+    out.rows = int(q.rollout.shape[0]);
+    out.cols = int(q.rollout.shape[1]);
+    out.values = q.rollout.data;
+    out.label = "rollout";
+    out.ok = true;
+    return out;
+  }
+  const int layer = mapped_layer(state, model);
+  out.layer = layer;
+  if (layer < 0 || size_t(layer) >= q.heads.size() || q.heads[size_t(layer)].data.empty()) {
+    out.why = "no map in this layer for " + q.query.tag();
+    return out;
+  }
+  const analysis::Array& heads = q.heads[size_t(layer)];
+  out.rows = int(heads.shape[1]);
+  out.cols = int(heads.shape[2]);
+  const size_t plane = size_t(out.rows) * size_t(out.cols);
+  const int h = head < -1 ? state.view.head : head;
+  if (h >= 0 && h < heads.shape[0]) {
+    out.values.assign(heads.data.begin() + long(size_t(h) * plane), heads.data.begin() + long(size_t(h + 1) * plane));
+    out.label = "layer " + std::to_string(layer) + ", head " + std::to_string(h);
+  } else {
+    const analysis::Array& fused = q.fused[size_t(layer)];
+    const size_t k = state.view.fusion == analysis::HeadFusion::Mean ? 0 : state.view.fusion == analysis::HeadFusion::Max ? 1 : 2;
+    if (fused.data.size() < (k + 1) * plane) {
+      out.why = "no head fusion for this layer";
+      return out;
+    }
+    out.values.assign(fused.data.begin() + long(k * plane), fused.data.begin() + long((k + 1) * plane));
+    out.label = "layer " + std::to_string(layer) + ", " + analysis::head_fusion_name(state.view.fusion) + " of heads";
+  }
+  out.ok = true;
+  return out;
+}
+
+viz::ValueRange map_value_range(const GuiState& state, const ShownMap& map,
+                                const std::vector<const ShownMap*>& shared) {
+  if (state.view.compare && state.view.shared_scale && !shared.empty()) {
+    std::vector<const std::vector<float>*> all;
+    for (const auto* m : shared)
+      if (m && m->ok) all.push_back(&m->values);
+    viz::ValueRange r = viz::union_range(all, state.view.norm == viz::MapNormalisation::DivideByMax);
+    if (r.lo < 0) {  // signed maps (Castling): symmetric about 0
+      const double m = std::max(-r.lo, r.hi);
+      r = viz::ValueRange{-m, m};
+    }
+    return r;
+  }
+  return viz::map_range(map.values.data(), map.values.size(), state.view.norm);
+}
+
+}  // namespace attnlab::gui

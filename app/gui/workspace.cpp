@@ -1,0 +1,134 @@
+// Workspace bookkeeping; see workspace.h.
+#include "app/gui/workspace.h"
+
+#include <filesystem>
+
+namespace attnlab::gui {
+
+void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg) {
+  const int index = int(state.models.size());
+  ModelSlot slot;
+  slot.arg = arg;
+  slot.info.name = std::filesystem::path(arg).stem().string();
+  state.models.push_back(slot);
+  worker.submit("load " + slot.info.name, [index, arg](JobContext& ctx) {
+    try {
+      ModelInfo info;
+      auto model = load_model(arg, &info);
+      ctx.post([index, model, info](GuiState& s) {
+        ModelSlot& m = s.models[size_t(index)];
+        m.model = model;
+        m.info = info;
+        m.status = LoadStatus::Ready;
+      });
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      ctx.post([index, what](GuiState& s) {
+        ModelSlot& m = s.models[size_t(index)];
+        m.status = LoadStatus::Failed;
+        m.error = what;
+        s.status.notice = "Could not open model " + m.arg + ": " + what;
+        s.status.notice_is_error = true;
+      });
+    }
+  });
+}
+
+void add_image(GuiState& state, LoadWorker& loader, const std::string& path) {
+  ImageSlot slot;
+  slot.path = path;
+  slot.job = loader.submit(JobKind::Image, path);
+  state.images.push_back(std::move(slot));
+}
+
+const ResultSlot* result_of(const GuiState& state, int model, int image) {
+  const auto it = state.results.find({model, image});
+  return it == state.results.end() ? nullptr : &it->second;
+}
+
+MapQuery wanted_query(const GuiState& state, int model) {
+  MapQuery q = state.view.query;
+  if (state.view.kind == MapKind::Cls) {
+    q = MapQuery{};
+    q.prefix = "cls";
+    const ResultSlot* r = result_of(state, model, state.view.image);
+    if (r && r->analysis && !r->analysis->layers.empty()) {
+      const auto& prefix = r->analysis->layers.front().prefix;
+      if (std::find(prefix.begin(), prefix.end(), "cls") == prefix.end()) q = state.view.query;
+    }
+  }
+  return q;
+}
+
+namespace {
+
+void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
+  const ModelSlot& model = state.models[size_t(m)];
+  const ImageSlot& image = state.images[size_t(i)];
+  if (model.status != LoadStatus::Ready || image.status == LoadStatus::Failed) return;
+  auto found = state.results.find({m, i});
+  if (found == state.results.end()) {
+    state.results[{m, i}] = ResultSlot{};
+    auto loaded = model.model;
+    const std::string path = image.path;
+    worker.submit("analyse " + model.info.name + " on " + std::filesystem::path(path).filename().string(),
+                  [m, i, loaded, path](JobContext& ctx) {
+                    try {
+                      auto a = analyse_image(*loaded, path);
+                      ctx.post([m, i, a](GuiState& s) {
+                        ResultSlot& r = s.results[{m, i}];
+                        r.analysis = a;
+                        r.status = LoadStatus::Ready;
+                      });
+                    } catch (const std::exception& e) {
+                      const std::string what = e.what();
+                      ctx.post([m, i, what](GuiState& s) {
+                        ResultSlot& r = s.results[{m, i}];
+                        r.status = LoadStatus::Failed;
+                        r.error = what;
+                      });
+                    }
+                  });
+    return;
+  }
+  ResultSlot& r = found->second;
+  if (r.status != LoadStatus::Ready) return;
+  const MapQuery q = wanted_query(state, m);
+  const std::string key = q.tag();
+  if (r.maps_key == key || r.pending_key == key) return;
+  r.pending_key = key;
+  auto analysis = r.analysis;
+  worker.submit("maps " + model.info.name + " " + key, [m, i, analysis, q, key](JobContext& ctx) {
+    try {
+      auto maps = query_maps(*analysis, q);
+      ctx.post([m, i, maps, key](GuiState& s) {
+        ResultSlot& slot = s.results[{m, i}];
+        slot.maps = maps;
+        slot.maps_key = key;
+        if (slot.pending_key == key) slot.pending_key.clear();
+      });
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      ctx.post([m, i, what, key](GuiState& s) {
+        ResultSlot& slot = s.results[{m, i}];
+        if (slot.pending_key == key) slot.pending_key.clear();
+        slot.maps_key = key;
+        slot.maps.reset();
+        s.status.notice = what;
+        s.status.notice_is_error = true;
+      });
+    }
+  });
+}
+
+}  // namespace
+
+void schedule_compute(GuiState& state, ComputeWorker& worker) {
+  if (state.images.empty() || state.models.empty()) return;
+  const int i = std::clamp(state.view.image, 0, int(state.images.size()) - 1);
+  // The current model first, then the others on the same image (compare, model switch).
+  schedule_one(state, worker, std::clamp(state.view.model, 0, int(state.models.size()) - 1), i);
+  for (int m = 0; m < int(state.models.size()); ++m) schedule_one(state, worker, m, i);
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,24 @@
+// The workspace's per-frame bookkeeping on the main thread: opening models and images,
+// and scheduling the compute the current view needs — each (model, image) analysed once,
+// the maps of the current query computed from its traces when the query changes.
+// Work only goes to the ComputeWorker; results come back through its posted closures.
+#pragma once
+
+#include <string>
+
+#include "app/gui/compute_worker.h"
+#include "app/gui/gui_state.h"
+#include "app/gui/load_worker.h"
+
+namespace attnlab::gui {
+
+void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg);
+void add_image(GuiState& state, LoadWorker& loader, const std::string& path);
+// Submits what the view needs and is neither done nor under way.
+void schedule_compute(GuiState& state, ComputeWorker& worker);
+// The query the view asks for (the kind decides: CLS asks for the cls token).
+MapQuery wanted_query(const GuiState& state, int model);
+// The result slot of (model, image), or nullptr.
+const ResultSlot* result_of(const GuiState& state, int model, int image);
+
+}  // namespace attnlab::gui

@@ -10,13 +10,17 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 #include <filesystem>
 #include <string>
 
 #include "app/gui/compute_worker.h"
 #include "app/gui/controller.h"
 #include "app/gui/controls.h"
+#include "app/gui/gui_script.h"
+#include "app/gui/script_runner.h"
 #include "app/gui/figure_tabs.h"
 #include "app/gui/workspace.h"
 #include "models/zoo.h"
@@ -40,6 +44,31 @@ constexpr double kSettleSeconds = 60.0;
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;   // UI set-up or the screenshot failed
 constexpr int kExitNoWindow = 2;  // no display / no usable OpenGL 3.3 context
+constexpr int kExitUsage = 2;     // the script does not parse
+
+// Frame durations in ms, for the report printed at exit.
+class FrameTimes {
+ public:
+  void add(double ms) { ms_.push_back(ms); }
+  size_t count() const { return ms_.size(); }
+  double percentile(double p) {
+    std::sort(ms_.begin(), ms_.end());
+    return ms_[std::min(ms_.size() - 1, size_t(p * double(ms_.size() - 1) + 0.5))];
+  }
+
+ private:
+  std::vector<double> ms_;
+};
+
+bool take_screenshot(GLFWwindow* window, const std::string& path) {
+  int fb_width = 0;
+  int fb_height = 0;
+  glfwGetFramebufferSize(window, &fb_width, &fb_height);
+  std::string error;
+  if (save_framebuffer_png(fb_width, fb_height, path, &error)) return true;
+  std::fprintf(stderr, "attnlab: cannot save the screenshot: %s\n", error.c_str());
+  return false;
+}
 
 std::string take_glfw_error() {
   const char* description = nullptr;
@@ -143,6 +172,16 @@ void open_demo(GuiState& state) {
 }  // namespace
 
 int run_gui(const GuiOptions& options) {
+  // A script is checked whole before any window opens: a typo fails at once, with its line.
+  std::vector<ScriptCommand> script_commands;
+  if (!options.script_path.empty()) {
+    try {
+      script_commands = load_script(options.script_path);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attnlab: %s\n", e.what());
+      return kExitUsage;
+    }
+  }
   GlfwLibrary glfw;
   WindowHandle handle;
   if (glfw.ok) handle.window = create_window();
@@ -184,38 +223,53 @@ int run_gui(const GuiOptions& options) {
   if (options.images.empty() && options.models.empty() && !options.no_demo) open_demo(state);
   state.view.image = 0;
   state.status.runtime_job = worker.submit(JobKind::Runtime, "");
+  ScriptRunner script;
+  script.commands = std::move(script_commands);
 
   const bool smoke = options.max_frames > 0;
   int frames = 0;
   double settle_deadline = 0.0;
   int exit_code = kExitOk;
+  FrameTimes busy_frames;  // frame times while the compute worker runs a job
   for (;;) {
-    // Sleep while nothing moves: no input, no job running, nothing to show.
-    if (!smoke && worker.idle() && compute.idle() && !ImGui::IsAnyMouseDown()) glfwWaitEventsTimeout(0.25);
-    else glfwPollEvents();
+    const double frame_start = glfwGetTime();
+    // Sleep while nothing moves: no input, no job running, no script, nothing to show.
+    if (!smoke && !script.active() && worker.idle() && compute.idle() && !ImGui::IsAnyMouseDown())
+      glfwWaitEventsTimeout(0.25);
+    else
+      glfwPollEvents();
+    const bool busy = !compute.idle();
     draw_frame(window, state, worker, compute);
-    if (state.images.size() > 0 && state.view.image >= int(state.images.size())) state.view.image = 0;
     ++frames;
+    if (!script.screenshot.empty()) {  // a script's screenshot: this frame, as drawn
+      if (!take_screenshot(window, script.screenshot)) exit_code = kExitFailure;
+      script.screenshot.clear();
+    }
+    const bool idle = worker.idle() && compute.idle() && state.open_requests.empty() && state.dropped_paths.empty();
+    step_script(script, state, idle, glfwGetTime());
 
     if (state.quit_requested) glfwSetWindowShouldClose(window, GLFW_TRUE);
     bool last = glfwWindowShouldClose(window) == GLFW_TRUE;
-    if (smoke && frames >= options.max_frames) {
-      if (settle_deadline == 0.0) settle_deadline = glfwGetTime() + kSettleSeconds;
-      if ((worker.idle() && compute.idle()) || glfwGetTime() > settle_deadline) last = true;
-    }
-    if (last && !options.screenshot_path.empty()) {
-      int fb_width = 0;
-      int fb_height = 0;
-      glfwGetFramebufferSize(window, &fb_width, &fb_height);
-      std::string error;
-      if (!save_framebuffer_png(fb_width, fb_height, options.screenshot_path, &error)) {
-        std::fprintf(stderr, "attnlab: cannot save the screenshot: %s\n", error.c_str());
+    if (!script.commands.empty() && script.done) {
+      last = true;
+      if (script.failed) {
+        std::fprintf(stderr, "attnlab: %s\n", script.failure.c_str());
         exit_code = kExitFailure;
       }
     }
+    if (smoke && script.commands.empty() && frames >= options.max_frames) {
+      if (settle_deadline == 0.0) settle_deadline = glfwGetTime() + kSettleSeconds;
+      if ((worker.idle() && compute.idle()) || glfwGetTime() > settle_deadline) last = true;
+    }
+    if (last && !options.screenshot_path.empty() && !take_screenshot(window, options.screenshot_path))
+      exit_code = kExitFailure;
     glfwSwapBuffers(window);
+    if (busy) busy_frames.add(1000.0 * (glfwGetTime() - frame_start));
     if (last) break;
   }
+  if (busy_frames.count() > 0)
+    std::fprintf(stderr, "attnlab: frame time while the worker was busy: median %.1f ms, p95 %.1f ms, max %.1f ms over %zu frames\n",
+                 busy_frames.percentile(0.5), busy_frames.percentile(0.95), busy_frames.percentile(1.0), busy_frames.count());
 
   glfwSetDropCallback(window, nullptr);
   glfwSetWindowUserPointer(window, nullptr);

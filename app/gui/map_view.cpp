@@ -171,8 +171,14 @@ void draw_single(GuiState& state) {
   const viz::ValueRange range = map.ok ? map_value_range(state, map, {}) : viz::ValueRange{};
   const ResultSlot* r = result_of(state, m, state.view.image);
   const std::string title = state.models.empty() ? "" : state.models[size_t(m)].info.name;
-  ImGui::Text("%s  |  %s  |  query %s", title.c_str(), map.ok ? map.label.c_str() : "-",
-              r && r->maps ? r->maps->query.tag().c_str() : "-");
+  std::string query = "-";
+  if (r && r->maps) {
+    const MapQuery& q = r->maps->query;
+    query = !q.prefix.empty() ? q.prefix + " token"
+            : q.row < 0       ? "grid centre"
+                              : "(" + std::to_string(q.row) + ", " + std::to_string(q.col) + ")";
+  }
+  ImGui::Text("%s  |  %s  |  query %s", title.c_str(), map.ok ? map.label.c_str() : "-", query.c_str());
   draw_prefix_chips(state);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float footer = ImGui::GetTextLineHeightWithSpacing() * 1.2f;
@@ -218,6 +224,10 @@ void draw_compare(GuiState& state) {
   const int n = int(ready.size()) + (state.view.difference ? 1 : 0);
   const float w = std::max(80.0f, avail.x / float(std::min(n, 4)) - 10.0f);
   viz::ValueRange shared_range = maps.front().ok ? map_value_range(state, maps.front(), all) : viz::ValueRange{};
+  // Signed maps on the shared scale (Castling) read right only on a diverging colormap.
+  const viz::Colormap chosen = state.view.style.cmap;
+  if (state.view.shared_scale && shared_range.lo < 0 && !viz::colormap_is_diverging(chosen))
+    state.view.style.cmap = viz::Colormap::Coolwarm;
   for (size_t k = 0; k < ready.size(); ++k) {
     if (k % 4) ImGui::SameLine();
     ImGui::BeginGroup();
@@ -250,12 +260,18 @@ void draw_compare(GuiState& state) {
     }
     ImGui::EndGroup();
   }
-  if (maps.front().ok && state.view.shared_scale) draw_colorbar(state.view.style.cmap, shared_range, 120.0f);
+  if (maps.front().ok && state.view.shared_scale) {
+    draw_colorbar(state.view.style.cmap, shared_range, 120.0f);
+    if (state.view.style.cmap != chosen)
+      ImGui::TextDisabled("some weights are negative: a diverging map, symmetric about 0");
+  }
+  state.view.style.cmap = chosen;
 }
 
 }  // namespace
 
 void draw_maps_tab(GuiState& state) {
+  state.view.hover_row = state.view.hover_col = -1;  // set again below while hovered
   if (state.models.empty() || state.images.empty()) {
     ImGui::TextWrapped("Open an image and a model (File menu, or drop files onto the window).");
     return;

@@ -1,0 +1,154 @@
+// The GUI script interpreter; see script_runner.h.
+#include "app/gui/script_runner.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "app/gui/figure_tabs.h"
+
+namespace attnlab::gui {
+namespace {
+
+bool is_index(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+void fail(ScriptRunner& r, const ScriptCommand& c, const std::string& message) {
+  r.failed = r.done = true;
+  r.failure = "script line " + std::to_string(c.line) + " (" + c.name + "): " + message;
+}
+
+// Runs one command; returns false when the script must wait before the next one.
+bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, double now) {
+  ViewState& v = state.view;
+  const auto& a = c.args;
+  const std::string& n = c.name;
+  if (n == "open-image") {
+    state.open_requests.push_back(OpenRequest{FileKind::Image, a[0]});
+    state.status.notice.clear();
+    state.status.notice_is_error = false;
+  } else if (n == "open-model") {
+    state.open_requests.push_back(OpenRequest{FileKind::Checkpoint, a[0]});
+    state.status.notice.clear();
+    state.status.notice_is_error = false;
+  } else if (n == "select-model" || n == "select-image") {
+    const bool model = n == "select-model";
+    const int count = model ? int(state.models.size()) : int(state.images.size());
+    int found = -1;
+    if (is_index(a[0])) {
+      found = std::stoi(a[0]);
+    } else {
+      for (int i = 0; i < count; ++i) {
+        const std::string name = model ? state.models[size_t(i)].info.name
+                                       : std::filesystem::path(state.images[size_t(i)].path).stem().string();
+        if (name == a[0] || (!model && std::filesystem::path(state.images[size_t(i)].path).filename() == a[0])) found = i;
+      }
+    }
+    if (found < 0 || found >= count) {
+      fail(r, c, "no " + std::string(model ? "model" : "image") + " '" + a[0] + "' (" + std::to_string(count) + " open)");
+      return false;
+    }
+    (model ? v.model : v.image) = found;
+  } else if (n == "layer") {
+    v.layer = std::stoi(a[0]);
+  } else if (n == "head") {
+    v.head = std::stoi(a[0]);
+  } else if (n == "heads-grid") {
+    v.heads_grid = a[0] == "on";
+  } else if (n == "fusion") {
+    v.fusion = analysis::parse_head_fusion(a[0]);
+  } else if (n == "map") {
+    v.kind = a[0] == "query" ? MapKind::Query : a[0] == "cls" ? MapKind::Cls : MapKind::Rollout;
+  } else if (n == "click-token") {
+    v.query = MapQuery{};
+    v.query.row = std::stoi(a[0]);
+    v.query.col = std::stoi(a[1]);
+    if (v.kind == MapKind::Cls) v.kind = MapKind::Query;
+  } else if (n == "click-prefix") {
+    v.query = MapQuery{};
+    v.query.prefix = a[0];
+  } else if (n == "tab") {
+    if (a[0] == "mask") {
+      fail(r, c, "the mask tab is not available in this build");
+      return false;
+    }
+    v.tab = a[0];
+    v.tab_requested = true;
+  } else if (n == "layout") {
+    v.compare = a[0] == "compare";
+  } else if (n == "shared-scale") {
+    v.shared_scale = a[0] == "on";
+  } else if (n == "difference") {
+    v.difference = a[0] == "on";
+  } else if (n == "colormap") {
+    const auto cm = viz::colormap_from_name(a[0]);
+    if (!cm) {
+      fail(r, c, "unknown colormap " + a[0]);
+      return false;
+    }
+    v.style.cmap = *cm;
+  } else if (n == "alpha") {
+    v.style.alpha = std::stod(a[0]);
+  } else if (n == "upsample") {
+    v.style.upsample = a[0] == "nearest" ? viz::Upsample::Nearest : viz::Upsample::Bilinear;
+  } else if (n == "export-panel" || n == "export-stats") {
+    std::string message;
+    const bool ok = n == "export-panel" ? export_panel(state, a[0], &message) : export_stats(state, a[0], &message);
+    std::fprintf(stderr, "attnlab: script: %s\n", message.c_str());
+    if (!ok) {
+      fail(r, c, message);
+      return false;
+    }
+  } else if (n == "wait-idle") {
+    r.waiting_idle = true;
+    r.idle_deadline = now + std::stod(a[0]);
+    return false;
+  } else if (n == "frames") {
+    r.frames_left = std::stoi(a[0]);
+    return false;
+  } else if (n == "screenshot") {
+    r.screenshot = a[0];
+    return false;  // taken after this frame is drawn
+  } else if (n == "expect-error" || n == "expect-no-error") {
+    const bool error = state.status.notice_is_error && !state.status.notice.empty();
+    if (error != (n == "expect-error")) {
+      fail(r, c, error ? "unexpected error: " + state.status.notice : "expected an error message, there is none");
+      return false;
+    }
+  } else if (n == "quit") {
+    r.done = true;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void step_script(ScriptRunner& r, GuiState& state, bool idle, double now) {
+  if (!r.active()) return;
+  if (r.frames_left > 0) {
+    --r.frames_left;
+    return;
+  }
+  if (r.waiting_idle) {
+    if (!idle) {
+      if (now > r.idle_deadline) {
+        fail(r, r.commands[r.next - 1], "the workers were still busy when the wait ran out");
+      }
+      return;
+    }
+    r.waiting_idle = false;
+  }
+  while (r.next < r.commands.size() && !r.done) {
+    const ScriptCommand& c = r.commands[r.next++];
+    try {
+      if (!run_command(r, state, c, now)) return;
+    } catch (const std::exception& e) {
+      fail(r, c, e.what());
+      return;
+    }
+  }
+  if (r.next >= r.commands.size()) r.done = true;
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,30 @@
+// Runs a GUI script (gui_script.h) inside the frame loop: each frame, commands execute
+// until one has to wait (for the workers to go idle, for N frames to be drawn, for a
+// screenshot to be taken after this frame's rendering). A failed expectation or export
+// ends the script with a message naming its line, and the GUI exits with status 1.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/gui/gui_script.h"
+#include "app/gui/gui_state.h"
+
+namespace attnlab::gui {
+
+struct ScriptRunner {
+  std::vector<ScriptCommand> commands;
+  size_t next = 0;
+  int frames_left = 0;         // "frames N": frames still to draw
+  bool waiting_idle = false;   // "wait-idle": until the workers are idle
+  double idle_deadline = 0.0;  // ... or this time passes (then the script fails)
+  std::string screenshot;      // save the framebuffer here after this frame
+  bool done = false, failed = false;
+  std::string failure;
+  bool active() const { return !commands.empty() && !done; }
+};
+
+// Executes what can run this frame. `idle`: no job queued, running or unapplied.
+void step_script(ScriptRunner& runner, GuiState& state, bool idle, double now);
+
+}  // namespace attnlab::gui

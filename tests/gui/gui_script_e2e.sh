@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# GUI end to end under Xvfb, driven by a script (attnlab gui --script): starts on the demo
+# (the zoo and the demo images), clicks a token, switches model, layer, head, the heads
+# grid, every analysis tab and the compare view, exports a PNG, an SVG and statistics,
+# and takes a screenshot after each step. Checks: exit 0 (the process lived to the end),
+# the exports exist and parse, every screenshot has content (pixel variance) and the
+# screenshots differ where the view changed. Then a second script opens a corrupt image,
+# a truncated checkpoint and a checkpoint of no known architecture: each must show an
+# error, and the app must stay usable (a later screenshot of a working view).
+# Finally reports the frame time measured while the worker ran jobs.
+# Usage: tests/gui/gui_script_e2e.sh <path/to/attnlab> <repo root>
+set -euo pipefail
+attnlab="$(realpath "$1")"
+root="$(realpath "$2")"
+command -v xvfb-run >/dev/null 2>&1 || { echo "gui_script_e2e: SKIP: no xvfb-run" >&2; exit 77; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+export ATTNLAB_SETTINGS="$work/settings.json"  # never the user's own settings
+fail() { echo "gui_script_e2e: FAIL: $*" >&2; exit 1; }
+
+run_script() {  # script file, log file
+  local rc=0
+  timeout 300 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --script "$1" >"$2" 2>&1 || rc=$?
+  return "$rc"
+}
+
+sed "s|@OUT@|$work|g" "$root/tests/gui/scripts/tour.script" >"$work/tour.script"
+run_script "$work/tour.script" "$work/tour.log" || { cat "$work/tour.log" >&2; fail "the tour script exited with an error"; }
+
+for f in compare.png compare.svg head.pdf; do [[ -s "$work/$f" ]] || fail "export $f missing"; done
+if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$work/compare.svg" || fail "compare.svg does not parse"; fi
+if command -v pdfinfo >/dev/null 2>&1; then pdfinfo "$work/head.pdf" >/dev/null || fail "head.pdf does not parse"; fi
+ls "$work/stats/"*.csv >/dev/null 2>&1 || fail "no statistics exported"
+
+python3 - "$work" <<'PY' || fail "screenshot checks"
+import struct, sys, zlib, os
+def read_png(path):  # 8-bit RGB(A) PNG, non-interlaced: what the GUI writes
+    data = open(path, 'rb').read()
+    assert data[:8] == b'\x89PNG\r\n\x1a\n', path
+    pos, idat, w = 8, b'', 0
+    while pos < len(data):
+        n, kind = struct.unpack('>I4s', data[pos:pos + 8]); body = data[pos + 8:pos + 8 + n]; pos += 12 + n
+        if kind == b'IHDR': w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
+        elif kind == b'IDAT': idat += body
+    ch = 4 if ctype == 6 else 3
+    raw, stride, rows, prev = zlib.decompress(idat), w * ch, [], bytearray(w * ch)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - ch] if i >= ch else 0; b = prev[i]; c = prev[i - ch] if i >= ch else 0
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + b) & 255
+            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line)); prev = line
+    return w, h, ch, b''.join(rows)
+work = sys.argv[1]
+shots = sorted(f for f in os.listdir(work) if f.startswith('shot_') and f.endswith('.png'))
+assert len(shots) >= 10, shots
+pix = {}
+for s in shots:
+    w, h, ch, px = read_png(os.path.join(work, s))
+    sample = px[::ch * 7]
+    mean = sum(sample) / len(sample); var = sum((v - mean) ** 2 for v in sample) / len(sample)
+    assert var > 100, f'{s} looks blank (variance {var:.1f})'
+    pix[s] = px
+names = list(pix)
+for a, b in zip(names, names[1:]):
+    diff = sum(1 for i in range(0, len(pix[a]), 97) if pix[a][i] != pix[b][i])
+    assert diff > 50, f'{a} and {b} look the same: the view did not change'
+print(f'gui_script_e2e: {len(shots)} screenshots with content, each different from the one before')
+PY
+
+# Bad files: each gives an error and the app stays usable.
+printf 'not an image' >"$work/corrupt.png"
+head -c 100 "$root/models/zoo/softmax.safetensors" >"$work/truncated.safetensors"
+python3 - "$work/foreign.safetensors" <<'PY'
+import json, struct, sys  # a valid safetensors file whose tensors belong to no known model
+header = json.dumps({"encoder.w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
+open(sys.argv[1], "wb").write(struct.pack("<Q", len(header)) + header + struct.pack("<f", 1.0))
+PY
+sed "s|@OUT@|$work|g" "$root/tests/gui/scripts/bad_files.script" >"$work/bad.script"
+run_script "$work/bad.script" "$work/bad.log" || { cat "$work/bad.log" >&2; fail "the bad-files script exited with an error"; }
+[[ -s "$work/after_errors.png" ]] || fail "no screenshot after the errors"
+
+grep -h "frame time while the worker was busy" "$work/tour.log" "$work/bad.log" >&2 || true
+echo "gui_script_e2e: PASS"

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "app/gui/settings_store.h"
 #include "app/gui/workspace.h"
 
 namespace attnlab::gui {
@@ -70,11 +71,13 @@ void submit_open_requests(GuiState& state, LoadWorker& loader, ComputeWorker& co
   bool first_image = true;
   for (OpenRequest& req : state.open_requests) {
     if (req.kind == FileKind::Image) {
+      remember_recent(state.recent.images, req.path);
       add_image(state, loader, req.path);
       // Show the first image of what was just opened (a folder opens at its first file).
       if (first_image) state.view.image = int(state.images.size()) - 1;
       first_image = false;
     } else if (req.kind == FileKind::Checkpoint) {
+      remember_recent(state.recent.models, req.path);
       add_model(state, compute, req.path);
       CheckpointPanelState& panel = state.checkpoint;
       panel.status = LoadStatus::Loading;

@@ -21,6 +21,7 @@
 #include "app/gui/controls.h"
 #include "app/gui/gui_script.h"
 #include "app/gui/script_runner.h"
+#include "app/gui/settings_store.h"
 #include "app/gui/figure_tabs.h"
 #include "app/gui/workspace.h"
 #include "models/zoo.h"
@@ -101,12 +102,12 @@ struct ImGuiSession {
   }
 };
 
-GLFWwindow* create_window() {
+GLFWwindow* create_window(int width, int height) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);  // required for 3.2+ core on macOS
-  return glfwCreateWindow(kWindowWidth, kWindowHeight, "attnlab", nullptr, nullptr);
+  return glfwCreateWindow(width, height, "attnlab", nullptr, nullptr);
 }
 
 void print_glfw_error(int code, const char* description) {
@@ -157,6 +158,22 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 
+void apply_settings(const GuiSettings& s, ViewState& v) {
+  if (const auto cm = viz::colormap_from_name(s.colormap)) v.style.cmap = *cm;
+  v.style.alpha = s.alpha;
+  v.style.upsample = s.bilinear ? viz::Upsample::Bilinear : viz::Upsample::Nearest;
+  v.norm = s.normalisation == "divmax" ? viz::MapNormalisation::DivideByMax : viz::MapNormalisation::MinMax;
+  v.compare = s.layout == "compare";
+}
+
+void store_view(const ViewState& v, GuiSettings& s) {
+  s.colormap = viz::colormap_name(v.style.cmap);
+  s.alpha = v.style.alpha;
+  s.bilinear = v.style.upsample == viz::Upsample::Bilinear;
+  s.normalisation = v.norm == viz::MapNormalisation::DivideByMax ? "divmax" : "minmax";
+  s.layout = v.compare ? "compare" : "single";
+}
+
 // With no files on the command line: the zoo's models and the demo images.
 void open_demo(GuiState& state) {
   const std::string zoo = models::zoo_dir();
@@ -182,9 +199,16 @@ int run_gui(const GuiOptions& options) {
       return kExitUsage;
     }
   }
+  // What the last run left: window size, recent files, view options. A bad settings file
+  // is reported and replaced by defaults, never a reason not to start.
+  const std::string settings_file = settings_path();
+  std::string settings_warning;
+  GuiSettings settings = load_settings(settings_file, &settings_warning);
+  if (!settings_warning.empty()) std::fprintf(stderr, "attnlab: %s\n", settings_warning.c_str());
   GlfwLibrary glfw;
   WindowHandle handle;
-  if (glfw.ok) handle.window = create_window();
+  if (glfw.ok) handle.window = create_window(script_commands.empty() && options.max_frames == 0 ? settings.window_width : kWindowWidth,
+                                             script_commands.empty() && options.max_frames == 0 ? settings.window_height : kWindowHeight);
   if (handle.window == nullptr) {
     std::fprintf(stderr,
                  "attnlab: cannot open a window: %s; is a display available? (try xvfb-run)\n",
@@ -222,6 +246,9 @@ int run_gui(const GuiOptions& options) {
   for (const auto& p : options.images) state.dropped_paths.push_back(p);  // folders expand there
   if (options.images.empty() && options.models.empty() && !options.no_demo) open_demo(state);
   state.view.image = 0;
+  state.recent.images = settings.recent_images;
+  state.recent.models = settings.recent_models;
+  apply_settings(settings, state.view);
   state.status.runtime_job = worker.submit(JobKind::Runtime, "");
   ScriptRunner script;
   script.commands = std::move(script_commands);
@@ -271,6 +298,21 @@ int run_gui(const GuiOptions& options) {
     std::fprintf(stderr, "attnlab: frame time while the worker was busy: median %.1f ms, p95 %.1f ms, max %.1f ms over %zu frames\n",
                  busy_frames.percentile(0.5), busy_frames.percentile(0.95), busy_frames.percentile(1.0), busy_frames.count());
 
+  // Remember the window, the recent files and the view options (tests run with
+  // ATTNLAB_SETTINGS pointing at a temporary file, so they never touch the user's).
+  if (options.max_frames == 0 && !settings_file.empty()) {
+    glfwGetWindowSize(window, &settings.window_width, &settings.window_height);
+    settings.recent_images = state.recent.images;
+    settings.recent_models = state.recent.models;
+    settings.last_images.clear();
+    settings.last_models.clear();
+    for (const auto& im : state.images) settings.last_images.push_back(im.path);
+    for (const auto& m : state.models) settings.last_models.push_back(m.arg);
+    store_view(state.view, settings);
+    std::string error;
+    if (!save_settings(settings_file, settings, &error))
+      std::fprintf(stderr, "attnlab: settings not saved: %s\n", error.c_str());
+  }
   glfwSetDropCallback(window, nullptr);
   glfwSetWindowUserPointer(window, nullptr);
   return exit_code;

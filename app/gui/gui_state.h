@@ -114,7 +114,13 @@ struct TextureCache {
   uint64_t frame_uploads = 0;                 // uploads this frame (bounded per frame)
 };
 
+// Recent files for File > Recent (settings_store.h keeps them between runs).
+struct RecentFiles {
+  std::vector<std::string> images, models;
+};
+
 struct GuiState {
+  RecentFiles recent;
   CheckpointPanelState checkpoint;
   std::vector<ModelSlot> models;
   std::vector<ImageSlot> images;

@@ -49,6 +49,14 @@ void draw_main_menu(GuiState& state) {
     if (ImGui::MenuItem("Open checkpoint...", "Ctrl+Shift+O")) {
       request_open_dialog(state, FileKind::Checkpoint);
     }
+    if (ImGui::BeginMenu("Recent", !state.recent.images.empty() || !state.recent.models.empty())) {
+      for (const auto& p : state.recent.images)
+        if (ImGui::MenuItem(("image: " + p).c_str())) state.open_requests.push_back(OpenRequest{FileKind::Image, p});
+      if (!state.recent.images.empty() && !state.recent.models.empty()) ImGui::Separator();
+      for (const auto& p : state.recent.models)
+        if (ImGui::MenuItem(("model: " + p).c_str())) state.open_requests.push_back(OpenRequest{FileKind::Checkpoint, p});
+      ImGui::EndMenu();
+    }
     ImGui::Separator();
     if (ImGui::MenuItem("Export panel...", "Ctrl+E")) state.export_dialog.open_requested = true;
     if (ImGui::MenuItem("Export statistics...")) {

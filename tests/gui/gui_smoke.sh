@@ -22,6 +22,7 @@ fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+export ATTNLAB_SETTINGS="$work/settings.json"  # never the user's own settings
 
 fail() {
   echo "gui_smoke: FAIL: $*" >&2

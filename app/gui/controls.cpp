@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "app/gui/series_view.h"
 #include "app/gui/workspace.h"
 
 namespace attnlab::gui {
@@ -127,8 +128,12 @@ void clamp_view(GuiState& state) {
   if (v.head >= heads) v.head = -1;
 }
 
-void draw_sidebar(GuiState& state) {
+void draw_sidebar(GuiState& state, ComputeWorker& worker) {
   draw_models(state);
+  if (!series_files_of(state, state.view.model).empty()) {
+    ImGui::Separator();
+    draw_series_controls(state, worker);
+  }
   ImGui::Separator();
   draw_images(state);
   ImGui::Separator();

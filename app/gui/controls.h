@@ -4,11 +4,12 @@
 //   c: compare   1 2 3: query / CLS / rollout   h or F1: this help
 #pragma once
 
+#include "app/gui/compute_worker.h"
 #include "app/gui/gui_state.h"
 
 namespace attnlab::gui {
 
-void draw_sidebar(GuiState& state);
+void draw_sidebar(GuiState& state, ComputeWorker& worker);
 void handle_view_keys(GuiState& state);
 void draw_help_overlay(GuiState& state);
 

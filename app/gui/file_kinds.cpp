@@ -8,6 +8,12 @@
 namespace attnlab::gui {
 namespace {
 
+bool is_space(char c) {
+  return std::isspace(static_cast<unsigned char>(c)) != 0;
+}
+
+}  // namespace
+
 std::string lower_extension(const std::string& path) {
   const size_t slash = path.find_last_of("/\\");
   const size_t dot = path.find_last_of('.');
@@ -17,12 +23,6 @@ std::string lower_extension(const std::string& path) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext;
 }
-
-bool is_space(char c) {
-  return std::isspace(static_cast<unsigned char>(c)) != 0;
-}
-
-}  // namespace
 
 FileKind classify_path(const std::string& path) {
   const std::string ext = lower_extension(path);

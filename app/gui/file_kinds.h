@@ -12,6 +12,8 @@ enum class FileKind { Image, Checkpoint, Unknown };
 // .png .jpg .jpeg .bmp .tif .tiff .webp .ppm .pgm .pnm -> Image;
 // .pth .pt .safetensors .bin -> Checkpoint; case-insensitive.
 FileKind classify_path(const std::string& path);
+// The extension of the file name, lower-cased, with its dot (".png"); "" when none.
+std::string lower_extension(const std::string& path);
 
 // Cleans up a typed or pasted path: trims whitespace, strips one pair of surrounding
 // quotes (file managers add them when copying), expands a leading "~/" from $HOME.

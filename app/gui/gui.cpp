@@ -21,6 +21,7 @@
 #include "app/gui/controls.h"
 #include "app/gui/gui_script.h"
 #include "app/gui/script_runner.h"
+#include "app/gui/series_view.h"
 #include "app/gui/settings_store.h"
 #include "app/gui/figure_tabs.h"
 #include "app/gui/workspace.h"
@@ -274,6 +275,10 @@ int run_gui(const GuiOptions& options) {
     }
     const bool idle = worker.idle() && compute.idle() && state.open_requests.empty() && state.dropped_paths.empty();
     step_script(script, state, idle, glfwGetTime());
+    if (script.series_requested) {
+      script.series_requested = false;
+      load_series(state, compute);
+    }
 
     if (state.quit_requested) glfwSetWindowShouldClose(window, GLFW_TRUE);
     bool last = glfwWindowShouldClose(window) == GLFW_TRUE;

@@ -1,6 +1,8 @@
 // Tokenising and validating `attnlab gui --script` files; see gui_script.h.
 #include "app/gui/gui_script.h"
 
+#include "app/gui/file_kinds.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -68,6 +70,8 @@ const std::vector<CommandSpec>& command_specs() {
       {"upsample", {{"nearest|bilinear", ArgKind::Choice, {"nearest", "bilinear"}}}},
       {"export-panel", {{"PATH", ArgKind::Path, {}, {".png", ".svg", ".pdf"}}}},
       {"export-stats", {{"DIR", ArgKind::Path}}},
+      {"load-series", {}},
+      {"checkpoint", {{"INDEX", ArgKind::Count}}},
       {"screenshot", {{"PATH", ArgKind::Path, {}, {".png"}}}},
       {"wait-idle", {{"SECONDS", ArgKind::Seconds, {}, {}, "60"}}},
       {"frames", {{"N", ArgKind::Positive}}},
@@ -160,16 +164,6 @@ bool parse_real(const std::string& text, double& value) {
   value = std::strtod(text.c_str(), &end);
   // strtod accepts "nan", "inf" and hex floats; a script has no use for the first two.
   return errno == 0 && end == text.c_str() + text.size() && std::isfinite(value);
-}
-
-std::string lower_extension(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  const size_t dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
-  std::string ext = path.substr(dot);
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
 }
 
 // Returns "" when `value` fits `arg`, else what is wrong with it.

@@ -20,6 +20,7 @@
 //   colormap NAME                alpha X (0..1)             upsample nearest|bilinear
 //   export-panel PATH (.png, .svg or .pdf: the extension picks the format)
 //   export-stats DIR             screenshot PATH (.png)
+//   load-series (analyse the current model's training series)   checkpoint INDEX
 //   wait-idle [SECONDS] (default 60)                         frames N (draw N frames)
 //   expect-error (the last open produced an error message)   expect-no-error
 //   quit

@@ -96,7 +96,7 @@ struct ViewState {
   bool heads_grid = false;
   MapKind kind = MapKind::Query;
   MapQuery query;  // grid cell of the first layer, or a prefix token
-  std::string tab = "maps";  // maps, spectra, rank, anchors, locality, predictions, checkpoint
+  std::string tab = "maps";  // maps, spectra, rank, anchors, mask, locality, predictions, checkpoint
   bool tab_requested = false;  // set with tab by scripts: select it at the next frame
   bool compare = false, shared_scale = true, difference = false;
   viz::OverlayStyle style;
@@ -114,6 +114,16 @@ struct TextureCache {
   uint64_t frame_uploads = 0;                 // uploads this frame (bounded per frame)
 };
 
+// A model's training series (series_view.h): its checkpoints analysed on one image.
+struct SeriesState {
+  int model = -1, image = -1;
+  std::vector<std::string> files;
+  std::vector<int64_t> steps;  // -1 until analysed
+  std::vector<std::shared_ptr<const ImageAnalysis>> analyses;
+  int shown = -1;  // the checkpoint standing in for the model in every view (-1: none)
+  bool loading = false;
+};
+
 // Recent files for File > Recent (settings_store.h keeps them between runs).
 struct RecentFiles {
   std::vector<std::string> images, models;
@@ -126,6 +136,7 @@ struct GuiState {
   std::vector<ImageSlot> images;
   std::map<std::pair<int, int>, ResultSlot> results;  // (model, image)
   ViewState view;
+  SeriesState series;
   TextureCache cache;
   OpenDialogState open_dialog;
   ExportDialogState export_dialog;

@@ -4,6 +4,7 @@
 #include "app/gui/controls.h"
 #include "app/gui/figure_tabs.h"
 #include "app/gui/map_view.h"
+#include "app/gui/series_view.h"
 
 #include <imgui.h>
 
@@ -16,13 +17,14 @@ namespace attnlab::gui {
 namespace {
 
 constexpr float kSidebarWidth = 330.0f;
-constexpr const char* kTabs[] = {"maps", "spectra", "rank", "anchors", "locality", "predictions", "checkpoint"};
+constexpr const char* kTabs[] = {"maps", "spectra", "rank", "anchors", "mask", "locality", "predictions", "checkpoint"};
 
 const char* tab_title(const std::string& tab) {
   if (tab == "maps") return "Maps";
   if (tab == "spectra") return "HiLo spectra";
   if (tab == "rank") return "Rank";
   if (tab == "anchors") return "Anchors";
+  if (tab == "mask") return "Castling mask";
   if (tab == "locality") return "Locality";
   if (tab == "predictions") return "Top-5";
   return "Checkpoint";
@@ -148,7 +150,7 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
 
   ImGui::SetNextWindowPos(origin);
   ImGui::SetNextWindowSize(ImVec2(side_w, height));
-  if (ImGui::Begin("Workspace", nullptr, kTileFlags)) draw_sidebar(state);
+  if (ImGui::Begin("Workspace", nullptr, kTileFlags)) draw_sidebar(state, worker);
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(origin.x + side_w, origin.y));
@@ -164,6 +166,7 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
           if (std::string(tab) == "maps") draw_maps_tab(state);
           else if (std::string(tab) == "predictions") draw_predictions_tab(state);
           else if (std::string(tab) == "checkpoint") draw_checkpoint_panel(state.checkpoint);
+          else if (std::string(tab) == "mask") draw_mask_tab(state);
           else draw_figure_tab(state, tab);
           ImGui::EndTabItem();
         }

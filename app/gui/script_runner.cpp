@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "app/gui/figure_tabs.h"
+#include "app/gui/series_view.h"
 
 namespace attnlab::gui {
 namespace {
@@ -68,10 +69,6 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, doubl
     v.query = MapQuery{};
     v.query.prefix = a[0];
   } else if (n == "tab") {
-    if (a[0] == "mask") {
-      fail(r, c, "the mask tab is not available in this build");
-      return false;
-    }
     v.tab = a[0];
     v.tab_requested = true;
   } else if (n == "layout") {
@@ -99,6 +96,19 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, doubl
       fail(r, c, message);
       return false;
     }
+  } else if (n == "load-series") {
+    if (series_files_of(state, v.model).empty()) {
+      fail(r, c, "the current model has no checkpoint series beside it");
+      return false;
+    }
+    r.series_requested = true;
+  } else if (n == "checkpoint") {
+    const int k = std::stoi(a[0]);
+    if (state.series.files.empty() || size_t(k) >= state.series.analyses.size() || !state.series.analyses[size_t(k)]) {
+      fail(r, c, "no analysed checkpoint " + a[0] + " (load-series, then wait-idle)");
+      return false;
+    }
+    show_series_checkpoint(state, k);
   } else if (n == "wait-idle") {
     r.waiting_idle = true;
     r.idle_deadline = now + std::stod(a[0]);

@@ -19,6 +19,7 @@ struct ScriptRunner {
   bool waiting_idle = false;   // "wait-idle": until the workers are idle
   double idle_deadline = 0.0;  // ... or this time passes (then the script fails)
   std::string screenshot;      // save the framebuffer here after this frame
+  bool series_requested = false;  // "load-series": the frame loop starts it (needs the worker)
   bool done = false, failed = false;
   std::string failure;
   bool active() const { return !commands.empty() && !done; }

@@ -75,6 +75,8 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"export-panel out/panel.svg", {"out/panel.svg"}},
       {"export-panel out/panel.PDF", {"out/panel.PDF"}},
       {"export-stats out/stats", {"out/stats"}},
+      {"load-series", {}},
+      {"checkpoint 3", {"3"}},
       {"wait-idle 2.5", {"2.5"}},
       {"wait-idle", {"60"}},  // the default is filled in
       {"frames 30", {"30"}},
@@ -96,7 +98,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 26u);
+  EXPECT_EQ(script_command_names().size(), 28u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

@@ -1,0 +1,25 @@
+// A model's training series in the GUI (Castling's auxiliary mask over training, its
+// Fig. 6): the checkpoints beside a model file (<stem>_series/*.safetensors, the zoo's
+// layout) are analysed on the current image on the worker, one by one with progress and
+// Cancel; the Mask tab plots the mask's non-zero share per layer against the step, and a
+// timeline slider puts any checkpoint in the model's place, so every view (maps, compare,
+// tabs) shows the network at that point of training.
+#pragma once
+
+#include "app/gui/compute_worker.h"
+#include "app/gui/gui_state.h"
+
+namespace attnlab::gui {
+
+// The series files of model `m` (empty when it has none).
+std::vector<std::string> series_files_of(const GuiState& state, int m);
+// Starts analysing the series of the current model on the current image.
+void load_series(GuiState& state, ComputeWorker& worker);
+// Sidebar part: the series button or the timeline slider.
+void draw_series_controls(GuiState& state, ComputeWorker& worker);
+// Puts checkpoint k of the loaded series in its model's place on its image.
+void show_series_checkpoint(GuiState& state, int k);
+// The Mask tab.
+void draw_mask_tab(GuiState& state);
+
+}  // namespace attnlab::gui

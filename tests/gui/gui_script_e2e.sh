@@ -31,8 +31,8 @@ for f in compare.png compare.svg head.pdf; do [[ -s "$work/$f" ]] || fail "expor
 if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$work/compare.svg" || fail "compare.svg does not parse"; fi
 if command -v pdfinfo >/dev/null 2>&1; then pdfinfo "$work/head.pdf" >/dev/null || fail "head.pdf does not parse"; fi
 ls "$work/stats/"*.csv >/dev/null 2>&1 || fail "no statistics exported"
-# The run left its settings: recent files and the last layout (the tour ends in compare).
-grep -q '"layout": "compare"' "$work/settings.json" || fail "settings.json does not remember the layout"
+# The run left its settings: recent files and the view options (the tour ends on cividis).
+grep -q '"colormap": "cividis"' "$work/settings.json" || fail "settings.json does not remember the colormap"
 grep -q 'fashion-mnist/09-ankle-boot-00000.png' "$work/settings.json" || fail "settings.json has no recent images"
 
 python3 - "$work" <<'PY' || fail "screenshot checks"

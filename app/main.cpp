@@ -2,9 +2,11 @@
 // dispatches to a CLI subcommand or the GUI. Every failure ends as one readable line on
 // stderr and a non-zero exit code.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <exception>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/cli/cli_common.h"
@@ -126,6 +128,14 @@ int main(int argc, char** argv) {
     attnlab::runtime::configure_threads(g.threads);
 
     std::string command = all.take_command();
+    const bool gui = command.empty() || command == "gui" || std::filesystem::is_regular_file(command) ||
+                     std::filesystem::is_directory(command);
+    // The GUI leaves one core to the interface: with every core busy in LibTorch, the
+    // frame loop would wait for the scheduler while a long job runs.
+    if (gui && g.threads == 0 && std::getenv("ATTNLAB_THREADS") == nullptr) {
+      const unsigned cores = std::thread::hardware_concurrency();
+      if (cores > 1) attnlab::runtime::configure_threads(int(cores) - 1);
+    }
     if (command.empty() || command == "gui") return run_gui_command(all, "");
     // `attnlab IMAGE... --model M`: a first word that names a file opens the GUI on it.
     if (std::filesystem::is_regular_file(command) || std::filesystem::is_directory(command))

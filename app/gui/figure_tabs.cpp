@@ -128,7 +128,8 @@ void draw_figure_tab(GuiState& state, const std::string& tab) {
                     std::to_string(state.view.layer) + "|" + std::to_string(w) + "x" + std::to_string(h) + "|" +
                     (r && r->analysis ? "ready" : "pending") + "|" + std::to_string(state.results.size());
   auto it = state.cache.textures.find(key);
-  if (it == state.cache.textures.end() && !state.cache.errors.count(key)) {
+  if (it == state.cache.textures.end() && !state.cache.errors.count(key) && state.cache.frame_uploads == 0) {
+    ++state.cache.frame_uploads;  // one texture build per frame
     std::string why;
     auto fig = tab_figure(state, tab, &why);
     if (!fig) {

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 #include <filesystem>
 #include <string>
@@ -131,6 +132,7 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   clamp_view(state);
   schedule_compute(state, compute);
 
+  state.cache.frame_uploads = 0;
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
@@ -269,9 +271,13 @@ int run_gui(const GuiOptions& options) {
     const bool busy = !compute.idle();
     draw_frame(window, state, worker, compute);
     ++frames;
+    // Timed: frames while a job runs, except the first two (GL and ImGui set up their
+    // device objects and fonts there) and frames that save a screenshot.
+    bool measured = busy && frames > 2;
     if (!script.screenshot.empty()) {  // a script's screenshot: this frame, as drawn
       if (!take_screenshot(window, script.screenshot)) exit_code = kExitFailure;
       script.screenshot.clear();
+      measured = false;
     }
     const bool idle = worker.idle() && compute.idle() && state.open_requests.empty() && state.dropped_paths.empty();
     step_script(script, state, idle, glfwGetTime());
@@ -296,7 +302,9 @@ int run_gui(const GuiOptions& options) {
     if (last && !options.screenshot_path.empty() && !take_screenshot(window, options.screenshot_path))
       exit_code = kExitFailure;
     glfwSwapBuffers(window);
-    if (busy) busy_frames.add(1000.0 * (glfwGetTime() - frame_start));
+    if (measured) busy_frames.add(1000.0 * (glfwGetTime() - frame_start));
+    if (std::getenv("ATTNLAB_DEBUG_FRAMES") && 1000.0 * (glfwGetTime() - frame_start) > 40.0)
+      std::fprintf(stderr, "slow frame %d: %.1f ms (busy %d, %s)\n", frames, 1000.0 * (glfwGetTime() - frame_start), int(busy), compute.progress().label.c_str());
     if (last) break;
   }
   if (busy_frames.count() > 0)

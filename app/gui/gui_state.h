@@ -111,7 +111,7 @@ struct ViewState {
 struct TextureCache {
   std::map<std::string, GlTexture> textures;
   std::map<std::string, std::string> errors;  // figures that could not be drawn, by key
-  uint64_t frame_uploads = 0;                 // uploads this frame (bounded per frame)
+  uint64_t frame_uploads = 0;                 // textures built this frame (one per frame)
 };
 
 // A model's training series (series_view.h): its checkpoints analysed on one image.

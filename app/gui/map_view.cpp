@@ -13,6 +13,7 @@ namespace attnlab::gui {
 namespace {
 
 constexpr int kOverlayMinSide = 448;  // overlays are built at least this large: crisp when zoomed
+constexpr uint64_t kBuildsPerFrame = 1;
 
 std::string fmt(double v) {
   char b[32];
@@ -35,6 +36,9 @@ const GlTexture* overlay_texture(GuiState& state, int model, const ShownMap& map
                           "|" + fmt(range.lo) + "|" + fmt(range.hi);
   auto it = state.cache.textures.find(key);
   if (it != state.cache.textures.end()) return &it->second;
+  // One texture build per frame: the frame stays short, the others follow next frames.
+  if (state.cache.frame_uploads >= kBuildsPerFrame) return nullptr;
+  ++state.cache.frame_uploads;
   const viz::RgbaImage& pic = r->analysis->picture;
   const viz::RgbaImage big = viz::scale_image_nearest(pic, viz::upscale_factor(pic, kOverlayMinSide));
   const viz::RgbaImage img = viz::overlay_map(big, map.values.data(), map.rows, map.cols, range, st);
@@ -88,7 +92,9 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
   }
   const GlTexture* tex = overlay_texture(state, model, map, range, id);
   if (!tex) {
-    ImGui::TextUnformatted("cannot display this map");
+    ImGui::BeginChild("##drawing", size, true);
+    ImGui::TextUnformatted("drawing...");
+    ImGui::EndChild();
     ImGui::PopID();
     return;
   }

@@ -53,9 +53,12 @@ std::string MapQuery::tag() const {
   return "q" + std::to_string(row) + "-" + std::to_string(col);
 }
 
-std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo* info) {
+std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo* info,
+                                        const std::string& preset) {
   auto m = std::make_shared<LoadedModel>();
-  cli::Args args({"--model", model_arg});
+  std::vector<std::string> words{"--model", model_arg};
+  if (!preset.empty()) words.insert(words.end(), {"--preset", preset});
+  cli::Args args(words);
   m->choice = cli::take_model_choice(args);
   m->ready = cli::load_chosen_model(m->choice, c10::Device(c10::kCPU));
   if (info) {

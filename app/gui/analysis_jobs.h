@@ -65,9 +65,11 @@ struct QueryMaps {
   std::string rollout_note;            // why there is none, when empty
 };
 
-// Builds and loads a model from a checkpoint or preset (as `--model` of the CLI).
+// Builds and loads a model from a checkpoint or preset (as `--model` of the CLI); `preset`
+// (optional) names the architecture of a checkpoint that does not say it itself.
 // Throws with a readable message for a bad file or an unrecognised architecture.
-std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo* info);
+std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo* info,
+                                        const std::string& preset = "");
 
 // Loads `image_path`, runs the model with traces and every analysis. Throws on failure.
 std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model, const std::string& image_path);

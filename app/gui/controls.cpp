@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "app/gui/series_view.h"
+#include "models/presets.h"
 #include "app/gui/workspace.h"
 
 namespace attnlab::gui {
@@ -40,6 +41,33 @@ void draw_models(GuiState& state) {
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", slot.error.c_str());
     } else if (ImGui::IsItemHovered() && !slot.info.describe.empty()) {
       ImGui::SetTooltip("%s\n%s", slot.arg.c_str(), slot.info.describe.c_str());
+    }
+  }
+  // A checkpoint that failed (e.g. its architecture was not recognised) can be loaded
+  // again as one of the presets.
+  const int m = state.view.model;
+  if (m >= 0 && m < int(state.models.size()) && state.models[size_t(m)].status == LoadStatus::Failed) {
+    ModelSlot& slot = state.models[size_t(m)];
+    // The first lines of the message; the whole of it (e.g. 150 missing keys) on hover.
+    std::string brief;
+    size_t lines = 0, pos = 0;
+    while (pos < slot.error.size() && lines < 3) {
+      const size_t nl = slot.error.find('\n', pos);
+      brief += slot.error.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos + 1);
+      pos = nl == std::string::npos ? slot.error.size() : nl + 1;
+      ++lines;
+    }
+    if (pos < slot.error.size()) brief += "... (hover for the whole message)";
+    ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+    ImGui::TextWrapped("%s", brief.c_str());
+    ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered() && pos < slot.error.size()) ImGui::SetTooltip("%s", slot.error.c_str());
+    if (ImGui::BeginCombo("load as", slot.preset.empty() ? "choose a preset..." : slot.preset.c_str())) {
+      for (const auto& p : models::presets()) {
+        if (ImGui::Selectable(p.name.c_str(), false)) state.retry_model = {m, p.name};
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.description.c_str());
+      }
+      ImGui::EndCombo();
     }
   }
 }
@@ -130,6 +158,10 @@ void clamp_view(GuiState& state) {
 
 void draw_sidebar(GuiState& state, ComputeWorker& worker) {
   draw_models(state);
+  if (state.retry_model.first >= 0) {
+    retry_model_as(state, worker, state.retry_model.first, state.retry_model.second);
+    state.retry_model = {-1, ""};
+  }
   if (!series_files_of(state, state.view.model).empty()) {
     ImGui::Separator();
     draw_series_controls(state, worker);

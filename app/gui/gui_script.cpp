@@ -71,6 +71,7 @@ const std::vector<CommandSpec>& command_specs() {
       {"export-panel", {{"PATH", ArgKind::Path, {}, {".png", ".svg", ".pdf"}}}},
       {"export-stats", {{"DIR", ArgKind::Path}}},
       {"load-series", {}},
+      {"load-as", {{"PRESET", ArgKind::Name}}},
       {"checkpoint", {{"INDEX", ArgKind::Count}}},
       {"screenshot", {{"PATH", ArgKind::Path, {}, {".png"}}}},
       {"wait-idle", {{"SECONDS", ArgKind::Seconds, {}, {}, "60"}}},

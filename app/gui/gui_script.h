@@ -21,6 +21,7 @@
 //   export-panel PATH (.png, .svg or .pdf: the extension picks the format)
 //   export-stats DIR             screenshot PATH (.png)
 //   load-series (analyse the current model's training series)   checkpoint INDEX
+//   load-as PRESET (load the current, failed model again as this preset)
 //   wait-idle [SECONDS] (default 60)                         frames N (draw N frames)
 //   expect-error (the last open produced an error message)   expect-no-error
 //   quit

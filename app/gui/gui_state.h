@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/gui/analysis_jobs.h"
+#include "app/gui/file_browser.h"
 #include "app/gui/file_kinds.h"
 #include "app/gui/gl_texture.h"
 #include "core/analysis/attention_maps.h"
@@ -33,6 +34,7 @@ struct CheckpointPanelState {
 // the popup is drawn, not inside the menu, so the menu only sets open_requested.
 struct OpenDialogState {
   bool open_requested = false;
+  FileBrowserState browser;
   FileKind kind = FileKind::Image;  // what the typed path will be opened as
   std::string path_input;
 };
@@ -60,6 +62,7 @@ struct OpenRequest {
 // A model of the workspace: loading on the worker, then ready (or failed, with why).
 struct ModelSlot {
   std::string arg;  // path or preset, as given
+  std::string preset;  // the architecture picked for it when it did not say (may be "")
   LoadStatus status = LoadStatus::Loading;
   std::string error;
   ModelInfo info;
@@ -141,6 +144,7 @@ struct GuiState {
   OpenDialogState open_dialog;
   ExportDialogState export_dialog;
   bool copy_command_requested = false;
+  std::pair<int, std::string> retry_model{-1, ""};  // (model slot, preset) picked in the sidebar
   StatusBarState status;
   std::vector<OpenRequest> open_requests;  // turned into worker jobs at the next frame start
   std::vector<std::string> dropped_paths;  // filled by the GLFW drop callback

@@ -22,6 +22,18 @@ int mapped_layer(const GuiState& state, int model) {
 
 ShownMap shown_map(const GuiState& state, int model, int head) {
   ShownMap out;
+  if (model >= 0 && model < int(state.models.size())) {
+    const ModelSlot& slot = state.models[size_t(model)];
+    if (slot.status != LoadStatus::Ready) {
+      out.why = slot.status == LoadStatus::Loading ? "loading the model..."
+                                                   : "this model could not be loaded (see the sidebar)";
+      return out;
+    }
+  }
+  if (!state.images.empty() && state.images[size_t(state.view.image)].status == LoadStatus::Failed) {
+    out.why = state.images[size_t(state.view.image)].error;
+    return out;
+  }
   const ResultSlot* r = result_of(state, model, state.view.image);
   if (!r || r->status == LoadStatus::Loading) {
     out.why = "analysing...";

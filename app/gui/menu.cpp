@@ -2,11 +2,13 @@
 #include "app/gui/menu.h"
 
 #include "app/gui/figure_tabs.h"
+#include "app/gui/file_browser.h"
 
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend indexes ImGui keys by them
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <filesystem>
 #include <string>
 
 namespace attnlab::gui {
@@ -89,7 +91,8 @@ void draw_open_dialog(GuiState& state) {
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   const bool entered =
       ImGui::InputText("##path", &dlg.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
-  ImGui::TextDisabled("Tip: files can also be dropped onto the window.");
+  const bool double_clicked = draw_file_browser(dlg.browser, dlg.path_input, dlg.kind);
+  ImGui::TextDisabled("Tip: files and folders can also be dropped onto the window.");
   ImGui::Spacing();
 
   const std::string path = normalize_user_path(dlg.path_input);
@@ -100,8 +103,12 @@ void draw_open_dialog(GuiState& state) {
   const bool cancelled = ImGui::Button("Cancel", ImVec2(120.0f, 0.0f)) ||
                          ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
 
-  if ((entered || open_clicked) && !path.empty()) {
-    state.open_requests.push_back(OpenRequest{dlg.kind, path});
+  if ((entered || open_clicked || double_clicked) && !path.empty()) {
+    // A folder opens every image in it (the drop route expands folders).
+    if (dlg.kind == FileKind::Image && std::filesystem::is_directory(path))
+      state.dropped_paths.push_back(path);
+    else
+      state.open_requests.push_back(OpenRequest{dlg.kind, path});
     ImGui::CloseCurrentPopup();
   } else if (cancelled) {
     ImGui::CloseCurrentPopup();

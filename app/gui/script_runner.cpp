@@ -102,6 +102,10 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, doubl
       return false;
     }
     r.series_requested = true;
+  } else if (n == "load-as") {
+    state.retry_model = {v.model, a[0]};
+    state.status.notice.clear();
+    state.status.notice_is_error = false;
   } else if (n == "checkpoint") {
     const int k = std::stoi(a[0]);
     if (state.series.files.empty() || size_t(k) >= state.series.analyses.size() || !state.series.analyses[size_t(k)]) {

@@ -5,21 +5,19 @@
 
 namespace attnlab::gui {
 
-void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg) {
-  const int index = int(state.models.size());
-  ModelSlot slot;
-  slot.arg = arg;
-  slot.info.name = std::filesystem::path(arg).stem().string();
-  state.models.push_back(slot);
-  worker.submit("load " + slot.info.name, [index, arg](JobContext& ctx) {
+namespace {
+
+void submit_load(ComputeWorker& worker, int index, const std::string& arg, const std::string& preset) {
+  worker.submit("load " + std::filesystem::path(arg).stem().string(), [index, arg, preset](JobContext& ctx) {
     try {
       ModelInfo info;
-      auto model = load_model(arg, &info);
+      auto model = load_model(arg, &info, preset);
       ctx.post([index, model, info](GuiState& s) {
         ModelSlot& m = s.models[size_t(index)];
         m.model = model;
         m.info = info;
         m.status = LoadStatus::Ready;
+        m.error.clear();
       });
     } catch (const std::exception& e) {
       const std::string what = e.what();
@@ -32,6 +30,25 @@ void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg) {
       });
     }
   });
+}
+
+}  // namespace
+
+void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg) {
+  ModelSlot slot;
+  slot.arg = arg;
+  slot.info.name = std::filesystem::path(arg).stem().string();
+  state.models.push_back(slot);
+  submit_load(worker, int(state.models.size()) - 1, arg, "");
+}
+
+void retry_model_as(GuiState& state, ComputeWorker& worker, int index, const std::string& preset) {
+  ModelSlot& m = state.models[size_t(index)];
+  m.status = LoadStatus::Loading;
+  m.error.clear();
+  m.preset = preset;
+  // Results computed with a model that failed do not exist; nothing else to clear.
+  submit_load(worker, index, m.arg, preset);
 }
 
 void add_image(GuiState& state, LoadWorker& loader, const std::string& path) {

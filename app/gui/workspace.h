@@ -13,6 +13,8 @@
 namespace attnlab::gui {
 
 void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg);
+// Loads model slot `index` again, as `preset` (the picker for unrecognised checkpoints).
+void retry_model_as(GuiState& state, ComputeWorker& worker, int index, const std::string& preset);
 void add_image(GuiState& state, LoadWorker& loader, const std::string& path);
 // Submits what the view needs and is neither done nor under way.
 void schedule_compute(GuiState& state, ComputeWorker& worker);

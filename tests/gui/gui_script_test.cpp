@@ -76,6 +76,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"export-panel out/panel.PDF", {"out/panel.PDF"}},
       {"export-stats out/stats", {"out/stats"}},
       {"load-series", {}},
+      {"load-as deit_tiny_patch16_224", {"deit_tiny_patch16_224"}},
       {"checkpoint 3", {"3"}},
       {"wait-idle 2.5", {"2.5"}},
       {"wait-idle", {"60"}},  // the default is filled in
@@ -98,7 +99,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 28u);
+  EXPECT_EQ(script_command_names().size(), 29u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

@@ -1,10 +1,12 @@
 // attnlab: entry point. Parses the global options, configures LibTorch's threads, and
 // dispatches to a CLI subcommand or the GUI. Every failure ends as one readable line on
 // stderr and a non-zero exit code.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <exception>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -128,18 +130,22 @@ int main(int argc, char** argv) {
     attnlab::runtime::configure_threads(g.threads);
 
     std::string command = all.take_command();
-    const bool gui = command.empty() || command == "gui" || std::filesystem::is_regular_file(command) ||
-                     std::filesystem::is_directory(command);
+    // `attnlab IMAGE... --model M`: a first word that names a file or folder (and not a
+    // command) opens the GUI on it.
+    static const char* kCommands[] = {"inspect", "info", "mechanisms", "infer", "classify", "presets",
+                                      "analyze", "analyze-series", "report", "train", "eval",
+                                      "export-samples", "zoo"};
+    const bool known = std::find(std::begin(kCommands), std::end(kCommands), command) != std::end(kCommands);
+    const bool file = !known && !command.empty() &&
+                      (std::filesystem::is_regular_file(command) || std::filesystem::is_directory(command));
+    const bool gui = command.empty() || command == "gui" || file;
     // The GUI leaves one core to the interface: with every core busy in LibTorch, the
     // frame loop would wait for the scheduler while a long job runs.
     if (gui && g.threads == 0 && std::getenv("ATTNLAB_THREADS") == nullptr) {
       const unsigned cores = std::thread::hardware_concurrency();
       if (cores > 1) attnlab::runtime::configure_threads(int(cores) - 1);
     }
-    if (command.empty() || command == "gui") return run_gui_command(all, "");
-    // `attnlab IMAGE... --model M`: a first word that names a file opens the GUI on it.
-    if (std::filesystem::is_regular_file(command) || std::filesystem::is_directory(command))
-      return run_gui_command(all, command);
+    if (gui) return run_gui_command(all, file ? command : "");
     if (command == "inspect") return cmd_inspect(all, g);
     if (command == "info") return cmd_info(all, g);
     if (command == "mechanisms") return cmd_mechanisms(all, g);

@@ -37,6 +37,20 @@ std::set<std::string> parse_analyses(const std::string& list) {
   return out;
 }
 
+std::string layer_tag(int64_t layer) {
+  const std::string s = std::to_string(layer);
+  return "L" + std::string(s.size() < 2 ? 2 - s.size() : 0, '0') + s;
+}
+
+std::string grid_query_tag(int64_t y, int64_t x) {
+  return "q" + std::to_string(y) + "-" + std::to_string(x);
+}
+
+std::string map_array_stem(const std::string& image_tag, int64_t layer,
+                           const std::string& query_tag) {
+  return "maps__" + image_tag + "__" + layer_tag(layer) + "__" + query_tag;
+}
+
 ForwardOptions AnalysisSettings::forward_options() const {
   ForwardOptions o;
   o.trace_attention = true;

@@ -121,6 +121,14 @@ class AnalysisSession {
   std::vector<std::string> spectra_order_;
 };
 
+// The names the session gives its per-image arrays, for whoever looks them up (the GUI,
+// the report): "L03", "q7-3", and the stem "maps__<image>__L03__q7-3" of a layer's
+// "__heads" and "__fused" maps for a query ("cls" etc. for a prefix token).
+std::string layer_tag(int64_t layer);
+std::string grid_query_tag(int64_t y, int64_t x);
+std::string map_array_stem(const std::string& image_tag, int64_t layer,
+                           const std::string& query_tag);
+
 // An Array from a CPU/GPU tensor (copied to float32 CPU).
 analysis::Array to_array(const at::Tensor& t, std::string name, std::vector<std::string> axes,
                          std::string caption = "");

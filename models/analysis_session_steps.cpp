@@ -15,11 +15,6 @@ namespace {
 using analysis::Cell;
 using analysis::Table;
 
-std::string layer_tag(int64_t index) {
-  std::string s = std::to_string(index);
-  return "L" + std::string(s.size() < 2 ? 2 - s.size() : 0, '0') + s;
-}
-
 std::string grid_text(const attention::TokenLayout& l) {
   return std::to_string(l.height) + "x" + std::to_string(l.width);
 }
@@ -74,7 +69,7 @@ Query resolve_query(const AnalysisSettings& s, const attention::TokenLayout& fir
     throw std::invalid_argument("query (" + std::to_string(q.grid.y) + ", " +
                                 std::to_string(q.grid.x) + ") lies outside the first layer's " +
                                 grid_text(first) + " grid");
-  q.tag = "q" + std::to_string(q.grid.y) + "-" + std::to_string(q.grid.x);
+  q.tag = grid_query_tag(q.grid.y, q.grid.x);
   return q;
 }
 
@@ -101,7 +96,7 @@ void AnalysisSession::add_maps(const std::string& tag, const std::vector<Layer>&
       continue;
     }
     const analysis::QueryMap m = analysis::query_map(*l.trace, 0, token);
-    const std::string stem = "maps__" + tag + "__" + layer_tag(l.index) + "__" + qtag;
+    const std::string stem = map_array_stem(tag, l.index, qtag);
     sink_(to_array(m.grid, stem + "__heads", {"head", "y", "x"},
                    "attention of the query over the " + grid_text(lay) + " grid of " + l.path +
                        ", one map per head"));
@@ -120,8 +115,7 @@ void AnalysisSession::add_maps(const std::string& tag, const std::vector<Layer>&
   for (const auto& name : last.layout.prefix) {
     if (name == q.prefix) continue;  // already written as the query's own maps
     const analysis::QueryMap m = analysis::prefix_token_map(last, 0, name);
-    sink_(to_array(m.grid,
-                   "maps__" + tag + "__" + layer_tag(layers.back().index) + "__" + name + "__heads",
+    sink_(to_array(m.grid, map_array_stem(tag, layers.back().index, name) + "__heads",
                    {"head", "y", "x"},
                    "attention of the " + name + " token over the " + grid_text(last.layout) +
                        " grid of " + layers.back().path + ", per head"));

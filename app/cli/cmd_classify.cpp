@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/predictions.h"
 #include "core/image/preprocess.h"
 #include "core/io/image_io.h"
 #include "core/io/tensor_file.h"
@@ -21,19 +22,6 @@
 #include "models/presets.h"
 
 namespace attnlab::cli {
-namespace {
-
-std::vector<std::string> imagenet_names() {
-  const char* env = std::getenv("ATTNLAB_ASSETS");
-  const std::string dir = env && *env ? env : ATTNLAB_ASSETS_DIR;
-  std::ifstream in(dir + "/imagenet1k_classes.txt");
-  std::vector<std::string> names;
-  for (std::string line; std::getline(in, line);) names.push_back(line);
-  return names.size() == 1000 ? names : std::vector<std::string>{};
-}
-
-
-}  // namespace
 
 int cmd_classify(Args args, const GlobalOptions& g) {
   const std::string checkpoint = args.take_option("--checkpoint");
@@ -68,11 +56,7 @@ int cmd_classify(Args args, const GlobalOptions& g) {
   auto model = models::load_model(config, checkpoint, key).model;
   const c10::Device device = runtime::select_device(g.device);
   model->to(device);
-  // Class names: the config's own (models trained here record them), else ImageNet's.
-  std::vector<std::string> names;
-  if (config.contains("class_names") && config["class_names"].is_array())
-    for (const auto& n : config["class_names"]) names.push_back(n.is_string() ? n.get<std::string>() : "");
-  if (names.empty()) names = imagenet_names();
+  std::vector<std::string> names;  // filled at the first image, when the class count is known
   std::printf("preprocessing: %s\n", pre.describe().c_str());
 
   int rc = kExitOk;
@@ -80,17 +64,12 @@ int cmd_classify(Args args, const GlobalOptions& g) {
   for (const auto& path : images) {
     try {
       const at::Tensor x = image::preprocess(io::load_rgb_image(path), pre).to(device);
-      const at::Tensor probs = at::softmax(model->run(x).logits, -1)[0].cpu();
-      const auto top = probs.topk(std::min<int64_t>(5, probs.size(0)));
+      const at::Tensor logits = model->run(x).logits[0];
+      if (names.empty()) names = class_names(config, logits.size(0));
       std::printf("%s\n", path.c_str());
-      for (int64_t i = 0; i < std::get<1>(top).size(0); ++i) {
-        const int64_t cls = std::get<1>(top)[i].item<int64_t>();
-        const std::string label = static_cast<size_t>(probs.size(0)) == names.size()
-                                      ? names[static_cast<size_t>(cls)]
-                                      : "";
-        std::printf("  %6.2f%%  %4lld  %s\n", 100.0 * std::get<0>(top)[i].item<double>(),
-                    static_cast<long long>(cls), label.c_str());
-      }
+      for (const Prediction& p : top_predictions(logits, names))
+        std::printf("  %6.2f%%  %4lld  %s\n", 100.0 * p.probability, static_cast<long long>(p.cls),
+                    p.name.c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "attnlab: error: %s: %s\n", path.c_str(), e.what());
       rc = kExitFailure;

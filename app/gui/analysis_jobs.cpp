@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 
 #include "app/cli/model_choice.h"
 #include "app/cli/report_run.h"
@@ -25,32 +24,14 @@ struct LoadedModel {
 
 namespace {
 
-std::vector<std::string> class_names_of(const nlohmann::json& config, int64_t classes) {
-  std::vector<std::string> names;
-  if (config.contains("class_names") && config["class_names"].is_array()) {
-    for (const auto& n : config["class_names"]) names.push_back(n.is_string() ? n.get<std::string>() : "");
-    return names;
-  }
-  if (classes == 1000) {
-    std::ifstream in(std::string(ATTNLAB_ASSETS_DIR) + "/imagenet1k_classes.txt");
-    for (std::string line; std::getline(in, line);) names.push_back(line);
-  }
-  return names;
-}
-
 constexpr const char* kTag = "img";
-
-std::string layer_tag(int i) {
-  const std::string s = std::to_string(i);
-  return "L" + std::string(s.size() < 2 ? 2 - s.size() : 0, '0') + s;
-}
 
 }  // namespace
 
 std::string MapQuery::tag() const {
   if (!prefix.empty()) return prefix;
   if (row < 0) return "centre";
-  return "q" + std::to_string(row) + "-" + std::to_string(col);
+  return models::grid_query_tag(row, col);
 }
 
 std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo* info,
@@ -65,26 +46,30 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
     info->name = m->choice.tag;
     info->command_arg = model_arg;
     const auto& c = m->ready.config;
-    std::string mech = c.contains("attention") && c["attention"].is_string() ? c["attention"].get<std::string>() : "";
-    info->describe = m->ready.model->arch() + (mech.empty() ? "" : " with " + mech + " attention") + "; " +
-                     m->choice.preprocessing.describe();
+    std::string mech = c.contains("attention") && c["attention"].is_string()
+                           ? c["attention"].get<std::string>()
+                           : "";
+    info->describe = m->ready.model->arch() + (mech.empty() ? "" : " with " + mech + " attention") +
+                     "; " + m->choice.preprocessing.describe();
   }
   return m;
 }
 
-std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model, const std::string& image_path) {
+std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
+                                                   const std::string& image_path) {
   const auto t0 = std::chrono::steady_clock::now();
   auto out = std::make_shared<ImageAnalysis>();
-  const at::Tensor x = image::preprocess(io::load_rgb_image(image_path), model.choice.preprocessing);
+  const at::Tensor x =
+      image::preprocess(io::load_rgb_image(image_path), model.choice.preprocessing);
   out->picture = cli::input_picture(x, model.choice.preprocessing);
   models::AnalysisSettings settings;
   settings.analyses = models::parse_analyses("rank,spectra,anchors,mask,locality");
-  models::ForwardOptions fo = settings.forward_options();
-  fo.trace_attention = true;
+  const models::ForwardOptions fo = settings.forward_options();  // traces included
   at::NoGradGuard no_grad;
   auto forward = std::make_shared<models::ForwardResult>(model.ready.model->run(x, fo));
   if (forward->traces.empty()) throw std::runtime_error("the model has no attention layer to show");
-  models::AnalysisSession session(settings, [&](const analysis::Array& a) { out->arrays.push_back(a); });
+  models::AnalysisSession session(settings,
+                                  [&](const analysis::Array& a) { out->arrays.push_back(a); });
   session.add(kTag, *forward);
   out->tables = session.tables();
   for (const auto& a : session.arrays()) out->arrays.push_back(a);
@@ -101,16 +86,12 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model, const std
     l.heads = int(t.heads);
     out->layers.push_back(l);
   }
-  const at::Tensor probs = forward->logits.softmax(-1)[0].to(at::kFloat);
-  if (model.class_names.empty()) model.class_names = class_names_of(model.ready.config, probs.size(0));
-  const auto top = probs.topk(std::min<int64_t>(5, probs.size(0)));
-  for (int64_t i = 0; i < std::get<1>(top).size(0); ++i) {
-    Prediction p;
-    p.cls = int(std::get<1>(top)[i].item<int64_t>());
-    p.probability = std::get<0>(top)[i].item<double>();
-    p.name = size_t(p.cls) < model.class_names.size() ? model.class_names[size_t(p.cls)] : "class " + std::to_string(p.cls);
-    out->top5.push_back(p);
-  }
+  const at::Tensor logits = forward->logits[0];
+  if (model.class_names.empty())
+    model.class_names = cli::class_names(model.ready.config, logits.size(0));
+  out->top5 = cli::top_predictions(logits, model.class_names);
+  for (Prediction& p : out->top5)
+    if (p.name.empty()) p.name = "class " + std::to_string(p.cls);
   out->forward = forward;
   out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
@@ -139,20 +120,22 @@ std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQue
   out->query = query;
   const auto& first = forward->traces.front().trace->layout;
   const std::string qtag = !query.prefix.empty() ? query.prefix
-                           : query.row >= 0    ? "q" + std::to_string(query.row) + "-" + std::to_string(query.col)
-                                               : "q" + std::to_string(first.height / 2) + "-" + std::to_string(first.width / 2);
+                           : query.row >= 0
+                               ? models::grid_query_tag(query.row, query.col)
+                               : models::grid_query_tag(first.height / 2, first.width / 2);
   out->heads.resize(forward->traces.size());
   out->fused.resize(forward->traces.size());
   for (auto& arr : arrays) {
     for (size_t i = 0; i < forward->traces.size(); ++i) {
-      const std::string stem = std::string("maps__") + kTag + "__" + layer_tag(int(i)) + "__" + qtag;
+      const std::string stem = models::map_array_stem(kTag, int64_t(i), qtag);
       if (arr.name == stem + "__heads") out->heads[i] = arr;
       if (arr.name == stem + "__fused") out->fused[i] = arr;
     }
     if (arr.name.rfind(std::string("rollout__") + kTag + "__", 0) == 0) out->rollout = arr;
   }
   if (out->rollout.data.empty())
-    out->rollout_note = session.warnings().empty() ? "no rollout for this query" : session.warnings().front();
+    out->rollout_note =
+        session.warnings().empty() ? "no rollout for this query" : session.warnings().front();
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/predictions.h"
 #include "core/analysis/table.h"
 #include "viz/rgba_image.h"
 
@@ -18,8 +19,8 @@ namespace attnlab::gui {
 struct LoadedModel;  // the backbone, its preprocessing and config (worker side)
 
 struct ModelInfo {
-  std::string name;      // file stem or preset
-  std::string describe;  // one line: architecture, mechanism, parameters, preprocessing
+  std::string name;         // file stem or preset
+  std::string describe;     // one line: architecture, mechanism, parameters, preprocessing
   std::string command_arg;  // what `attnlab report --models` takes to load it again
 };
 
@@ -30,11 +31,7 @@ struct LayerInfo {
   std::vector<std::string> prefix;  // prefix token names ("cls", "dist")
 };
 
-struct Prediction {
-  int cls = 0;
-  double probability = 0;
-  std::string name;
-};
+using cli::Prediction;
 
 // One model on one image: the picture it saw, its layers, its top-5, and the statistics
 // of every analysis on this image (for the analysis tabs and the export).
@@ -50,8 +47,8 @@ struct ImageAnalysis {
 
 // The query of a map: a grid cell of the first layer, or a prefix token by name.
 struct MapQuery {
-  int row = -1, col = -1;  // -1: the grid's centre
-  std::string prefix;      // non-empty: this prefix token ("cls")
+  int row = -1, col = -1;   // -1: the grid's centre
+  std::string prefix;       // non-empty: this prefix token ("cls")
   std::string tag() const;  // "q7-3", "cls", "centre"
 };
 
@@ -72,7 +69,8 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
                                         const std::string& preset = "");
 
 // Loads `image_path`, runs the model with traces and every analysis. Throws on failure.
-std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model, const std::string& image_path);
+std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
+                                                   const std::string& image_path);
 
 // The maps of `query` from an analysis's traces. Throws on failure.
 std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query);

@@ -43,6 +43,16 @@ ValueRange union_range(const std::vector<const std::vector<float>*>& maps, bool 
   return r;
 }
 
+ValueRange symmetric_if_signed(ValueRange r) {
+  if (r.lo >= 0) return r;
+  const double m = std::max(-r.lo, r.hi);
+  return ValueRange{-m, m};
+}
+
+Colormap signed_colormap(Colormap chosen) {
+  return colormap_is_diverging(chosen) ? chosen : Colormap::Coolwarm;
+}
+
 std::vector<float> upsample_map(const float* values, int rows, int cols, int out_h, int out_w,
                                 Upsample mode) {
   std::vector<float> out(size_t(out_h) * size_t(out_w));

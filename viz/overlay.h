@@ -28,6 +28,12 @@ ValueRange map_range(const float* values, size_t n, MapNormalisation norm, Value
 // The union of several maps' [min, max] (or [0, max] with from_zero): a shared scale.
 ValueRange union_range(const std::vector<const std::vector<float>*>& maps, bool from_zero);
 
+// Signed data (e.g. Castling's attention, differences of maps): a range with negative
+// values becomes symmetric about 0, to be drawn on a diverging map (signed_colormap: the
+// chosen one when it diverges, else coolwarm). A range without negatives is unchanged.
+ValueRange symmetric_if_signed(ValueRange r);
+Colormap signed_colormap(Colormap chosen);
+
 // rows x cols values to out_h x out_w; bilinear samples at pixel centres with edges clamped
 // (PyTorch's interpolate(mode="bilinear", align_corners=False)).
 std::vector<float> upsample_map(const float* values, int rows, int cols, int out_h, int out_w,

@@ -8,7 +8,6 @@
 #include "app/gui/map_source.h"
 #include "app/gui/workspace.h"
 #include "core/analysis/output_folder.h"
-#include "viz/figure_layout.h"
 #include "viz/figures/anchors.h"
 #include "viz/figures/attention_maps.h"
 #include "viz/figures/hilo_spectra.h"
@@ -36,7 +35,8 @@ viz::MapQuery figure_query(const ShownMap& m, const QueryMaps& q) {
     fq.label = "the " + q.query.prefix + " token";
     return fq;
   }
-  const int r = q.query.row < 0 ? m.first_rows / 2 : q.query.row, c = q.query.row < 0 ? m.first_cols / 2 : q.query.col;
+  const int r = q.query.row < 0 ? m.first_rows / 2 : q.query.row,
+            c = q.query.row < 0 ? m.first_cols / 2 : q.query.col;
   fq.cell = viz::GridCell{r, c};
   fq.ref_rows = m.first_rows;
   fq.ref_cols = m.first_cols;
@@ -71,17 +71,21 @@ std::optional<viz::CaptionedFigure> maps_figure(const GuiState& state, std::stri
     }
     std::vector<viz::ModelMap> mm;
     for (size_t k = 0; k < arrays.size(); ++k) mm.push_back({names[k], &arrays[k], 0});
-    return viz::model_compare_figure(r->analysis->picture, mm, fq, shown.label + ", " + fq.label, map_style(state));
+    return viz::model_compare_figure(r->analysis->picture, mm, fq, shown.label + ", " + fq.label,
+                                     map_style(state));
   }
   if (state.view.kind == MapKind::Rollout)
-    return viz::rollout_figure(r->analysis->picture, r->maps->rollout, fq, name, "mean head fusion, residual 0.5", map_style(state));
+    return viz::rollout_figure(r->analysis->picture, r->maps->rollout, fq, name,
+                               "mean head fusion, residual 0.5", map_style(state));
   const analysis::Array& heads = r->maps->heads[size_t(shown.layer)];
-  return viz::head_maps_figure(r->analysis->picture, heads, fq, name, "layer " + std::to_string(shown.layer), map_style(state));
+  return viz::head_maps_figure(r->analysis->picture, heads, fq, name,
+                               "layer " + std::to_string(shown.layer), map_style(state));
 }
 
 }  // namespace
 
-std::optional<viz::CaptionedFigure> tab_figure(const GuiState& state, const std::string& tab, std::string* why) {
+std::optional<viz::CaptionedFigure> tab_figure(const GuiState& state, const std::string& tab,
+                                               std::string* why) {
   if (state.models.empty() || state.images.empty()) {
     *why = "open an image and a model first";
     return std::nullopt;
@@ -120,46 +124,40 @@ std::optional<viz::CaptionedFigure> tab_figure(const GuiState& state, const std:
   return std::nullopt;
 }
 
+namespace {
+
+// What a tab's figure is drawn from: the analyses it reads (by identity: a new analysis,
+// e.g. another checkpoint of a series, is a new object), the layer, and the panel size.
+std::string figure_key(const GuiState& state, const std::string& tab, int w, int h) {
+  std::string key =
+      std::to_string(state.view.layer) + "|" + std::to_string(w) + "x" + std::to_string(h);
+  const auto add = [&](int m) {
+    const ResultSlot* r = result_of(state, m, state.view.image);
+    char id[32];
+    std::snprintf(id, sizeof id, "|%p", r ? static_cast<const void*>(r->analysis.get()) : nullptr);
+    key += id;
+  };
+  if (tab == "locality")  // every model's table
+    for (int m = 0; m < int(state.models.size()); ++m) add(m);
+  else
+    add(state.view.model);
+  return key;
+}
+
+}  // namespace
+
 void draw_figure_tab(GuiState& state, const std::string& tab) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int w = std::max(200, int(avail.x)), h = std::max(150, int(avail.y) - 40);
-  const ResultSlot* r = result_of(state, state.view.model, state.view.image);
-  std::string key = "fig|" + tab + "|" + std::to_string(state.view.model) + "|" + std::to_string(state.view.image) + "|" +
-                    std::to_string(state.view.layer) + "|" + std::to_string(w) + "x" + std::to_string(h) + "|" +
-                    (r && r->analysis ? "ready" : "pending") + "|" + std::to_string(state.results.size());
-  auto it = state.cache.textures.find(key);
-  if (it == state.cache.textures.end() && !state.cache.errors.count(key) && state.cache.frame_uploads == 0) {
-    ++state.cache.frame_uploads;  // one texture build per frame
-    std::string why;
-    auto fig = tab_figure(state, tab, &why);
-    if (!fig) {
-      state.cache.errors[key] = why;
-    } else {
-      // Fit the figure to the panel at screen resolution (96 dpi), keeping its proportions.
-      const double dpi = 96.0;
-      const double s = std::min(w / (fig->figure.width_in * dpi), h / (fig->figure.height_in * dpi));
-      try {
-        const viz::RgbaImage img = viz::render_rgba(fig->figure, dpi * std::max(0.3, s));
-        GlTexture tex;
-        std::string error;
-        if (tex.upload_rgba(img.rgba.data(), img.width, img.height, &error, true))
-          it = state.cache.textures.emplace(key, std::move(tex)).first;
-        else
-          state.cache.errors[key] = error;
-      } catch (const std::exception& e) {
-        state.cache.errors[key] = e.what();
-      }
-      // One texture per tab: drop older sizes and contents.
-      for (auto i = state.cache.textures.begin(); i != state.cache.textures.end();)
-        i = (i->first.rfind("fig|" + tab + "|", 0) == 0 && i->first != key) ? state.cache.textures.erase(i) : std::next(i);
-      it = state.cache.textures.find(key);
-    }
-  }
-  if (it != state.cache.textures.end()) {
-    ImGui::Image(reinterpret_cast<ImTextureID>(it->second.handle()), ImVec2(float(it->second.width()), float(it->second.height())));
+  const std::string slot = "tab|" + tab, key = figure_key(state, tab, w, h);
+  const GlTexture* t = figure_texture(
+      state.cache, slot, key, [&](std::string* why) { return tab_figure(state, tab, why); }, w, h);
+  if (t) {
+    ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
+                 ImVec2(float(t->width()), float(t->height())));
   } else {
-    const auto e = state.cache.errors.find(key);
-    ImGui::TextWrapped("%s", e != state.cache.errors.end() ? e->second.c_str() : "...");
+    const std::string* e = state.cache.error(slot, key);
+    ImGui::TextWrapped("%s", e ? e->c_str() : "drawing...");
   }
 }
 
@@ -168,7 +166,8 @@ void draw_predictions_tab(GuiState& state) {
     const ResultSlot* r = result_of(state, m, state.view.image);
     ImGui::TextUnformatted(state.models[size_t(m)].info.name.c_str());
     if (!r || !r->analysis) {
-      ImGui::TextDisabled("%s", r && r->status == LoadStatus::Failed ? r->error.c_str() : "analysing...");
+      ImGui::TextDisabled("%s",
+                          r && r->status == LoadStatus::Failed ? r->error.c_str() : "analysing...");
       continue;
     }
     for (const auto& p : r->analysis->top5) {
@@ -232,12 +231,14 @@ std::string report_command(const GuiState& state) {
   cmd += " --images";
   if (!state.images.empty()) cmd += " '" + state.images[size_t(state.view.image)].path + "'";
   const MapQuery& q = state.view.query;
-  if (q.prefix.empty() && q.row >= 0) cmd += " --query " + std::to_string(q.row) + "," + std::to_string(q.col);
+  if (q.prefix.empty() && q.row >= 0)
+    cmd += " --query " + std::to_string(q.row) + "," + std::to_string(q.col);
   if (!q.prefix.empty() && q.prefix == "cls") cmd += " --query-token 0";
   cmd += std::string(" --colormap ") + viz::colormap_name(state.view.style.cmap);
   char alpha[16];
   std::snprintf(alpha, sizeof alpha, "%.2g", state.view.style.alpha);
-  cmd += std::string(" --alpha ") + alpha + " --upsample " + viz::upsample_name(state.view.style.upsample);
+  cmd += std::string(" --alpha ") + alpha + " --upsample " +
+         viz::upsample_name(state.view.style.upsample);
   cmd += " --out attnlab-report";
   return cmd;
 }

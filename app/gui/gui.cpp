@@ -13,26 +13,26 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "app/gui/compute_worker.h"
 #include "app/gui/controller.h"
 #include "app/gui/controls.h"
-#include "app/gui/gui_script.h"
-#include "app/gui/script_runner.h"
-#include "app/gui/series_view.h"
-#include "app/gui/settings_store.h"
 #include "app/gui/figure_tabs.h"
-#include "app/gui/workspace.h"
-#include "models/zoo.h"
+#include "app/gui/gui_script.h"
 #include "app/gui/gui_state.h"
 #include "app/gui/load_worker.h"
 #include "app/gui/menu.h"
 #include "app/gui/panels.h"
 #include "app/gui/screenshot.h"
+#include "app/gui/script_runner.h"
+#include "app/gui/series_view.h"
+#include "app/gui/settings_store.h"
 #include "app/gui/theme.h"
+#include "app/gui/workspace.h"
+#include "models/zoo.h"
 
 namespace attnlab::gui {
 namespace {
@@ -132,7 +132,7 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   clamp_view(state);
   schedule_compute(state, compute);
 
-  state.cache.frame_uploads = 0;
+  state.cache.new_frame();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
@@ -165,7 +165,8 @@ void apply_settings(const GuiSettings& s, ViewState& v) {
   if (const auto cm = viz::colormap_from_name(s.colormap)) v.style.cmap = *cm;
   v.style.alpha = s.alpha;
   v.style.upsample = s.bilinear ? viz::Upsample::Bilinear : viz::Upsample::Nearest;
-  v.norm = s.normalisation == "divmax" ? viz::MapNormalisation::DivideByMax : viz::MapNormalisation::MinMax;
+  v.norm = s.normalisation == "divmax" ? viz::MapNormalisation::DivideByMax
+                                       : viz::MapNormalisation::MinMax;
   v.compare = s.layout == "compare";
 }
 
@@ -182,10 +183,13 @@ void open_demo(GuiState& state) {
   const std::string zoo = models::zoo_dir();
   if (!zoo.empty())
     for (const char* m : {"softmax", "linear", "castling", "rala", "hilo", "anchor"})
-      state.open_requests.push_back(OpenRequest{FileKind::Checkpoint, (std::filesystem::path(zoo) / (std::string(m) + ".safetensors")).string()});
+      state.open_requests.push_back(
+          OpenRequest{FileKind::Checkpoint,
+                      (std::filesystem::path(zoo) / (std::string(m) + ".safetensors")).string()});
   const std::filesystem::path assets(ATTNLAB_ASSETS_DIR);
-  for (const char* im : {"fashion-mnist/09-ankle-boot-00000.png", "fashion-mnist/00-t-shirt-top-00019.png",
-                         "fashion-mnist/08-bag-00030.png", "fashion-mnist/07-sneaker-00009.png"})
+  for (const char* im :
+       {"fashion-mnist/09-ankle-boot-00000.png", "fashion-mnist/00-t-shirt-top-00019.png",
+        "fashion-mnist/08-bag-00030.png", "fashion-mnist/07-sneaker-00009.png"})
     state.open_requests.push_back(OpenRequest{FileKind::Image, (assets / im).string()});
 }
 
@@ -210,8 +214,11 @@ int run_gui(const GuiOptions& options) {
   if (!settings_warning.empty()) std::fprintf(stderr, "attnlab: %s\n", settings_warning.c_str());
   GlfwLibrary glfw;
   WindowHandle handle;
-  if (glfw.ok) handle.window = create_window(script_commands.empty() && options.max_frames == 0 ? settings.window_width : kWindowWidth,
-                                             script_commands.empty() && options.max_frames == 0 ? settings.window_height : kWindowHeight);
+  if (glfw.ok)
+    handle.window = create_window(
+        script_commands.empty() && options.max_frames == 0 ? settings.window_width : kWindowWidth,
+        script_commands.empty() && options.max_frames == 0 ? settings.window_height
+                                                           : kWindowHeight);
   if (handle.window == nullptr) {
     std::fprintf(stderr,
                  "attnlab: cannot open a window: %s; is a display available? (try xvfb-run)\n",
@@ -245,7 +252,8 @@ int run_gui(const GuiOptions& options) {
   glfwSetWindowUserPointer(window, &state);
   glfwSetDropCallback(window, on_files_dropped);
 
-  for (const auto& p : options.models) state.open_requests.push_back(OpenRequest{FileKind::Checkpoint, p});
+  for (const auto& p : options.models)
+    state.open_requests.push_back(OpenRequest{FileKind::Checkpoint, p});
   for (const auto& p : options.images) state.dropped_paths.push_back(p);  // folders expand there
   if (options.images.empty() && options.models.empty() && !options.no_demo) open_demo(state);
   state.view.image = 0;
@@ -279,7 +287,8 @@ int run_gui(const GuiOptions& options) {
       script.screenshot.clear();
       measured = false;
     }
-    const bool idle = worker.idle() && compute.idle() && state.open_requests.empty() && state.dropped_paths.empty();
+    const bool idle = worker.idle() && compute.idle() && state.open_requests.empty() &&
+                      state.dropped_paths.empty();
     step_script(script, state, idle, glfwGetTime());
     if (script.series_requested) {
       script.series_requested = false;
@@ -299,17 +308,23 @@ int run_gui(const GuiOptions& options) {
       if (settle_deadline == 0.0) settle_deadline = glfwGetTime() + kSettleSeconds;
       if ((worker.idle() && compute.idle()) || glfwGetTime() > settle_deadline) last = true;
     }
-    if (last && !options.screenshot_path.empty() && !take_screenshot(window, options.screenshot_path))
+    if (last && !options.screenshot_path.empty() &&
+        !take_screenshot(window, options.screenshot_path))
       exit_code = kExitFailure;
     glfwSwapBuffers(window);
     if (measured) busy_frames.add(1000.0 * (glfwGetTime() - frame_start));
     if (std::getenv("ATTNLAB_DEBUG_FRAMES") && 1000.0 * (glfwGetTime() - frame_start) > 40.0)
-      std::fprintf(stderr, "slow frame %d: %.1f ms (busy %d, %s)\n", frames, 1000.0 * (glfwGetTime() - frame_start), int(busy), compute.progress().label.c_str());
+      std::fprintf(stderr, "slow frame %d: %.1f ms (busy %d, %s)\n", frames,
+                   1000.0 * (glfwGetTime() - frame_start), int(busy),
+                   compute.progress().label.c_str());
     if (last) break;
   }
   if (busy_frames.count() > 0)
-    std::fprintf(stderr, "attnlab: frame time while the worker was busy: median %.1f ms, p95 %.1f ms, max %.1f ms over %zu frames\n",
-                 busy_frames.percentile(0.5), busy_frames.percentile(0.95), busy_frames.percentile(1.0), busy_frames.count());
+    std::fprintf(stderr,
+                 "attnlab: frame time while the worker was busy: median %.1f ms, p95 %.1f ms, max "
+                 "%.1f ms over %zu frames\n",
+                 busy_frames.percentile(0.5), busy_frames.percentile(0.95),
+                 busy_frames.percentile(1.0), busy_frames.count());
 
   // Remember the window, the recent files and the view options (tests run with
   // ATTNLAB_SETTINGS pointing at a temporary file, so they never touch the user's).

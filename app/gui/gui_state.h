@@ -13,6 +13,7 @@
 #include "app/gui/file_browser.h"
 #include "app/gui/file_kinds.h"
 #include "app/gui/gl_texture.h"
+#include "app/gui/texture_cache.h"
 #include "core/analysis/attention_maps.h"
 #include "viz/overlay.h"
 
@@ -61,7 +62,7 @@ struct OpenRequest {
 
 // A model of the workspace: loading on the worker, then ready (or failed, with why).
 struct ModelSlot {
-  std::string arg;  // path or preset, as given
+  std::string arg;     // path or preset, as given
   std::string preset;  // the architecture picked for it when it did not say (may be "")
   LoadStatus status = LoadStatus::Loading;
   std::string error;
@@ -99,7 +100,8 @@ struct ViewState {
   bool heads_grid = false;
   MapKind kind = MapKind::Query;
   MapQuery query;  // grid cell of the first layer, or a prefix token
-  std::string tab = "maps";  // maps, spectra, rank, anchors, mask, locality, predictions, checkpoint
+  std::string tab =
+      "maps";  // maps, spectra, rank, anchors, mask, locality, predictions, checkpoint
   bool tab_requested = false;  // set with tab by scripts: select it at the next frame
   bool compare = false, shared_scale = true, difference = false;
   viz::OverlayStyle style;
@@ -107,14 +109,6 @@ struct ViewState {
   float zoom = 1.0f, pan_x = 0.0f, pan_y = 0.0f;
   int hover_row = -1, hover_col = -1;
   bool show_help = false;
-};
-
-// GL textures made from figures and overlays, by a key that names their content: a
-// texture is rebuilt only when what it shows changes.
-struct TextureCache {
-  std::map<std::string, GlTexture> textures;
-  std::map<std::string, std::string> errors;  // figures that could not be drawn, by key
-  uint64_t frame_uploads = 0;                 // textures built this frame (one per frame)
 };
 
 // A model's training series (series_view.h): its checkpoints analysed on one image.

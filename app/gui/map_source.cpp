@@ -25,12 +25,14 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
   if (model >= 0 && model < int(state.models.size())) {
     const ModelSlot& slot = state.models[size_t(model)];
     if (slot.status != LoadStatus::Ready) {
-      out.why = slot.status == LoadStatus::Loading ? "loading the model..."
-                                                   : "this model could not be loaded (see the sidebar)";
+      out.why = slot.status == LoadStatus::Loading
+                    ? "loading the model..."
+                    : "this model could not be loaded (see the sidebar)";
       return out;
     }
   }
-  if (!state.images.empty() && state.images[size_t(state.view.image)].status == LoadStatus::Failed) {
+  if (!state.images.empty() &&
+      state.images[size_t(state.view.image)].status == LoadStatus::Failed) {
     out.why = state.images[size_t(state.view.image)].error;
     return out;
   }
@@ -75,17 +77,22 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
   const size_t plane = size_t(out.rows) * size_t(out.cols);
   const int h = head < -1 ? state.view.head : head;
   if (h >= 0 && h < heads.shape[0]) {
-    out.values.assign(heads.data.begin() + long(size_t(h) * plane), heads.data.begin() + long(size_t(h + 1) * plane));
+    out.values.assign(heads.data.begin() + long(size_t(h) * plane),
+                      heads.data.begin() + long(size_t(h + 1) * plane));
     out.label = "layer " + std::to_string(layer) + ", head " + std::to_string(h);
   } else {
     const analysis::Array& fused = q.fused[size_t(layer)];
-    const size_t k = state.view.fusion == analysis::HeadFusion::Mean ? 0 : state.view.fusion == analysis::HeadFusion::Max ? 1 : 2;
+    const size_t k = state.view.fusion == analysis::HeadFusion::Mean  ? 0
+                     : state.view.fusion == analysis::HeadFusion::Max ? 1
+                                                                      : 2;
     if (fused.data.size() < (k + 1) * plane) {
       out.why = "no head fusion for this layer";
       return out;
     }
-    out.values.assign(fused.data.begin() + long(k * plane), fused.data.begin() + long((k + 1) * plane));
-    out.label = "layer " + std::to_string(layer) + ", " + analysis::head_fusion_name(state.view.fusion) + " of heads";
+    out.values.assign(fused.data.begin() + long(k * plane),
+                      fused.data.begin() + long((k + 1) * plane));
+    out.label = "layer " + std::to_string(layer) + ", " +
+                analysis::head_fusion_name(state.view.fusion) + " of heads";
   }
   out.ok = true;
   return out;
@@ -97,12 +104,9 @@ viz::ValueRange map_value_range(const GuiState& state, const ShownMap& map,
     std::vector<const std::vector<float>*> all;
     for (const auto* m : shared)
       if (m && m->ok) all.push_back(&m->values);
-    viz::ValueRange r = viz::union_range(all, state.view.norm == viz::MapNormalisation::DivideByMax);
-    if (r.lo < 0) {  // signed maps (Castling): symmetric about 0
-      const double m = std::max(-r.lo, r.hi);
-      r = viz::ValueRange{-m, m};
-    }
-    return r;
+    // Signed maps (Castling): symmetric about 0.
+    return viz::symmetric_if_signed(
+        viz::union_range(all, state.view.norm == viz::MapNormalisation::DivideByMax));
   }
   return viz::map_range(map.values.data(), map.values.size(), state.view.norm);
 }

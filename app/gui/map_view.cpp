@@ -8,12 +8,12 @@
 
 #include "app/gui/map_source.h"
 #include "app/gui/workspace.h"
+#include "viz/figures/map_panels.h"
 
 namespace attnlab::gui {
 namespace {
 
 constexpr int kOverlayMinSide = 448;  // overlays are built at least this large: crisp when zoomed
-constexpr uint64_t kBuildsPerFrame = 1;
 
 std::string fmt(double v) {
   char b[32];
@@ -21,34 +21,28 @@ std::string fmt(double v) {
   return b;
 }
 
-// The overlay texture of `map` over the model's picture, from the cache.
-// `slot` names the place on screen (single view, head 3 of the grid, compare column 2):
-// each keeps one texture, replaced when its content changes.
-const GlTexture* overlay_texture(GuiState& state, int model, const ShownMap& map, viz::ValueRange range,
+// The overlay texture of `map` over the model's picture drawn with `style`, from the
+// cache. `slot` names the place on screen (single view, head 3 of the grid, compare
+// column 2); nullptr while it waits for its turn to be built.
+const GlTexture* overlay_texture(GuiState& state, int model, const ShownMap& map,
+                                 viz::ValueRange range, const viz::OverlayStyle& style,
                                  const std::string& slot) {
   const ResultSlot* r = result_of(state, model, state.view.image);
   if (!r || !r->analysis) return nullptr;
-  const auto& st = state.view.style;
-  const std::string prefix = "overlay|" + slot + "|";
-  const std::string key = prefix + std::to_string(model) + "|" + std::to_string(state.view.image) + "|" +
-                          map.label + "|" + r->maps_key + "|" + std::to_string(int(state.view.kind)) + "|" +
-                          viz::colormap_name(st.cmap) + "|" + fmt(st.alpha) + "|" + viz::upsample_name(st.upsample) +
-                          "|" + fmt(range.lo) + "|" + fmt(range.hi);
-  auto it = state.cache.textures.find(key);
-  if (it != state.cache.textures.end()) return &it->second;
-  // One texture build per frame: the frame stays short, the others follow next frames.
-  if (state.cache.frame_uploads >= kBuildsPerFrame) return nullptr;
-  ++state.cache.frame_uploads;
+  char id[32];
+  std::snprintf(id, sizeof id, "%p", static_cast<const void*>(r->maps.get()));
+  const std::string key = std::to_string(model) + "|" + std::to_string(state.view.image) + "|" +
+                          id + "|" + map.label + "|" + viz::colormap_name(style.cmap) + "|" +
+                          fmt(style.alpha) + "|" + viz::upsample_name(style.upsample) + "|" +
+                          (style.grey_background ? "grey" : "colour") + "|" + fmt(range.lo) + "|" +
+                          fmt(range.hi);
+  if (const GlTexture* t = state.cache.find(slot, key)) return t;
+  if (!state.cache.claim_build()) return nullptr;
   const viz::RgbaImage& pic = r->analysis->picture;
-  const viz::RgbaImage big = viz::scale_image_nearest(pic, viz::upscale_factor(pic, kOverlayMinSide));
-  const viz::RgbaImage img = viz::overlay_map(big, map.values.data(), map.rows, map.cols, range, st);
-  GlTexture tex;
-  std::string error;
-  if (!tex.upload_rgba(img.rgba.data(), img.width, img.height, &error)) return nullptr;
-  // Keep the cache small: overlays change with every click.
-  for (auto i = state.cache.textures.begin(); i != state.cache.textures.end();)
-    i = i->first.rfind(prefix, 0) == 0 ? state.cache.textures.erase(i) : std::next(i);
-  return &state.cache.textures.emplace(key, std::move(tex)).first->second;
+  const viz::RgbaImage big =
+      viz::scale_image_nearest(pic, viz::upscale_factor(pic, kOverlayMinSide));
+  return state.cache.store(
+      slot, key, viz::overlay_map(big, map.values.data(), map.rows, map.cols, range, style), false);
 }
 
 // A vertical colorbar with its range, drawn with ImGui primitives.
@@ -59,29 +53,30 @@ void draw_colorbar(viz::Colormap cm, viz::ValueRange range, float height) {
   constexpr int kSteps = 64;
   for (int i = 0; i < kSteps; ++i) {
     const viz::Rgba8 c = viz::colormap_at(cm, 1.0f - (float(i) + 0.5f) / kSteps);
-    dl->AddRectFilled(ImVec2(p.x, p.y + height * i / kSteps), ImVec2(p.x + w, p.y + height * (i + 1) / kSteps),
+    dl->AddRectFilled(ImVec2(p.x, p.y + height * i / kSteps),
+                      ImVec2(p.x + w, p.y + height * (i + 1) / kSteps),
                       IM_COL32(c.r, c.g, c.b, 255));
   }
   dl->AddRect(p, ImVec2(p.x + w, p.y + height), IM_COL32(200, 200, 200, 255));
   dl->AddText(ImVec2(p.x + w + 4, p.y - 2), IM_COL32(220, 220, 220, 255), fmt(range.hi).c_str());
-  dl->AddText(ImVec2(p.x + w + 4, p.y + height - ImGui::GetFontSize()), IM_COL32(220, 220, 220, 255),
-              fmt(range.lo).c_str());
+  dl->AddText(ImVec2(p.x + w + 4, p.y + height - ImGui::GetFontSize()),
+              IM_COL32(220, 220, 220, 255), fmt(range.lo).c_str());
   ImGui::Dummy(ImVec2(w + 60.0f, height));
 }
 
-// The query cell on a rows x cols grid, from the first layer's grid (by area).
-void query_cell(const GuiState& state, const ShownMap& m, int* row, int* col) {
-  *row = *col = -1;
+// The query cell on the map's grid (the query lives on the first layer's grid).
+std::optional<viz::GridCell> query_cell(const GuiState& state, const ShownMap& m) {
   const MapQuery& q = state.view.query;
-  if (!q.prefix.empty() || state.view.kind == MapKind::Cls || m.first_rows <= 0) return;
-  const int r0 = q.row < 0 ? m.first_rows / 2 : q.row, c0 = q.row < 0 ? m.first_cols / 2 : q.col;
-  *row = std::min(m.rows - 1, int((r0 + 0.5) * m.rows / m.first_rows));
-  *col = std::min(m.cols - 1, int((c0 + 0.5) * m.cols / m.first_cols));
+  if (!q.prefix.empty() || state.view.kind == MapKind::Cls || m.first_rows <= 0)
+    return std::nullopt;
+  const viz::GridCell c =
+      q.row < 0 ? viz::GridCell{m.first_rows / 2, m.first_cols / 2} : viz::GridCell{q.row, q.col};
+  return viz::map_cell(c, m.first_rows, m.first_cols, m.rows, m.cols);
 }
 
 // One map view of `size`; interactive views take hover, click, zoom and pan.
-void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueRange range, ImVec2 size,
-                    bool interactive, const char* id) {
+void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueRange range,
+                    const viz::OverlayStyle& style, ImVec2 size, bool interactive, const char* id) {
   ImGui::PushID(id);
   if (!map.ok) {
     ImGui::BeginChild("##pending", size, true);
@@ -90,7 +85,7 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
     ImGui::PopID();
     return;
   }
-  const GlTexture* tex = overlay_texture(state, model, map, range, id);
+  const GlTexture* tex = overlay_texture(state, model, map, range, style, id);
   if (!tex) {
     ImGui::BeginChild("##drawing", size, true);
     ImGui::TextUnformatted("drawing...");
@@ -101,7 +96,10 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
   ViewState& v = state.view;
   const float aspect = float(tex->height()) / float(tex->width());
   ImVec2 s = size;
-  if (s.x * aspect > s.y) s.x = s.y / aspect; else s.y = s.x * aspect;
+  if (s.x * aspect > s.y)
+    s.x = s.y / aspect;
+  else
+    s.y = s.x * aspect;
   const float z = std::max(1.0f, v.zoom);
   const ImVec2 uv0(v.pan_x, v.pan_y), uv1(v.pan_x + 1.0f / z, v.pan_y + 1.0f / z);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -113,26 +111,35 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
     return ImVec2(origin.x + (u - uv0.x) * z * s.x, origin.y + (w - uv0.y) * z * s.y);
   };
   dl->PushClipRect(origin, ImVec2(origin.x + s.x, origin.y + s.y), true);
-  if (map.rows * map.cols <= 64 * 64 && s.x / map.cols * z >= 6.0f) {  // grid when cells are visible
-    for (int c = 1; c < map.cols; ++c) dl->AddLine(to_screen(c, 0), to_screen(c, map.rows), IM_COL32(255, 255, 255, 40));
-    for (int r = 1; r < map.rows; ++r) dl->AddLine(to_screen(0, r), to_screen(map.cols, r), IM_COL32(255, 255, 255, 40));
+  if (map.rows * map.cols <= 64 * 64 &&
+      s.x / map.cols * z >= 6.0f) {  // grid when cells are visible
+    for (int c = 1; c < map.cols; ++c)
+      dl->AddLine(to_screen(c, 0), to_screen(c, map.rows), IM_COL32(255, 255, 255, 40));
+    for (int r = 1; r < map.rows; ++r)
+      dl->AddLine(to_screen(0, r), to_screen(map.cols, r), IM_COL32(255, 255, 255, 40));
   }
-  int qr, qc;
-  query_cell(state, map, &qr, &qc);
-  if (qr >= 0) dl->AddRect(to_screen(qc, qr), to_screen(qc + 1, qr + 1), IM_COL32(255, 40, 40, 255), 0, 0, 2.0f);
+  if (const auto q = query_cell(state, map))
+    dl->AddRect(to_screen(q->col, q->row), to_screen(q->col + 1, q->row + 1),
+                IM_COL32(255, 40, 40, 255), 0, 0, 2.0f);
   if (hovered) {
     const ImVec2 mouse = ImGui::GetMousePos();
-    const float u = uv0.x + (mouse.x - origin.x) / (z * s.x), w = uv0.y + (mouse.y - origin.y) / (z * s.y);
-    const int hc = std::clamp(int(u * map.cols), 0, map.cols - 1), hr = std::clamp(int(w * map.rows), 0, map.rows - 1);
+    const float u = uv0.x + (mouse.x - origin.x) / (z * s.x),
+                w = uv0.y + (mouse.y - origin.y) / (z * s.y);
+    const int hc = std::clamp(int(u * map.cols), 0, map.cols - 1),
+              hr = std::clamp(int(w * map.rows), 0, map.rows - 1);
     v.hover_row = hr;
     v.hover_col = hc;
-    dl->AddRect(to_screen(hc, hr), to_screen(hc + 1, hr + 1), IM_COL32(255, 255, 255, 200), 0, 0, 1.5f);
-    ImGui::SetTooltip("token (%d, %d)  weight %s", hr, hc, fmt(map.values[size_t(hr * map.cols + hc)]).c_str());
+    dl->AddRect(to_screen(hc, hr), to_screen(hc + 1, hr + 1), IM_COL32(255, 255, 255, 200), 0, 0,
+                1.5f);
+    ImGui::SetTooltip("token (%d, %d)  weight %s", hr, hc,
+                      fmt(map.values[size_t(hr * map.cols + hc)]).c_str());
     if (interactive && ImGui::IsMouseClicked(0)) {
       // The query lives on the first layer's grid: map the clicked cell there by area.
-      v.query.prefix.clear();
-      v.query.row = std::min(map.first_rows - 1, int((hr + 0.5) * map.first_rows / map.rows));
-      v.query.col = std::min(map.first_cols - 1, int((hc + 0.5) * map.first_cols / map.cols));
+      const viz::GridCell c =
+          viz::map_cell(viz::GridCell{hr, hc}, map.rows, map.cols, map.first_rows, map.first_cols);
+      v.query = MapQuery{};
+      v.query.row = c.row;
+      v.query.col = c.col;
       if (v.kind == MapKind::Cls) v.kind = MapKind::Query;
     }
     const float wheel = ImGui::GetIO().MouseWheel;
@@ -184,7 +191,8 @@ void draw_single(GuiState& state) {
             : q.row < 0       ? "grid centre"
                               : "(" + std::to_string(q.row) + ", " + std::to_string(q.col) + ")";
   }
-  ImGui::Text("%s  |  %s  |  query %s", title.c_str(), map.ok ? map.label.c_str() : "-", query.c_str());
+  ImGui::Text("%s  |  %s  |  query %s", title.c_str(), map.ok ? map.label.c_str() : "-",
+              query.c_str());
   draw_prefix_chips(state);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float footer = ImGui::GetTextLineHeightWithSpacing() * 1.2f;
@@ -192,26 +200,31 @@ void draw_single(GuiState& state) {
     const int layer = map.layer < 0 ? 0 : map.layer;
     const int heads = r->analysis->layers[size_t(layer)].heads;
     const int cols = int(std::ceil(std::sqrt(double(heads))));
-    const float cell = std::min(avail.x / cols, (avail.y - footer) / float(std::ceil(double(heads) / cols))) - 8.0f;
+    const float cell =
+        std::min(avail.x / cols, (avail.y - footer) / float(std::ceil(double(heads) / cols))) -
+        8.0f;
     for (int h = 0; h < heads; ++h) {
       if (h % cols) ImGui::SameLine();
       ImGui::BeginGroup();
       const ShownMap hm = shown_map(state, m, h);
       ImGui::Text("head %d", h);
       draw_map_image(state, m, hm, hm.ok ? map_value_range(state, hm, {}) : viz::ValueRange{},
-                     ImVec2(cell, cell - ImGui::GetTextLineHeight()), true, ("h" + std::to_string(h)).c_str());
+                     state.view.style, ImVec2(cell, cell - ImGui::GetTextLineHeight()), true,
+                     ("h" + std::to_string(h)).c_str());
       ImGui::EndGroup();
     }
     return;
   }
-  draw_map_image(state, m, map, range, ImVec2(avail.x - 90.0f, avail.y - footer), true, "single");
+  draw_map_image(state, m, map, range, state.view.style, ImVec2(avail.x - 90.0f, avail.y - footer),
+                 true, "single");
   if (map.ok) {
     ImGui::SameLine();
     draw_colorbar(state.view.style.cmap, range, std::min(avail.y - footer, 300.0f));
   }
   if (state.view.hover_row >= 0)
-    ImGui::Text("hover: token (%d, %d)   zoom %.0f%%   (wheel: zoom, right-drag: pan, click: query)",
-                state.view.hover_row, state.view.hover_col, double(state.view.zoom * 100));
+    ImGui::Text(
+        "hover: token (%d, %d)   zoom %.0f%%   (wheel: zoom, right-drag: pan, click: query)",
+        state.view.hover_row, state.view.hover_col, double(state.view.zoom * 100));
 }
 
 void draw_compare(GuiState& state) {
@@ -229,18 +242,22 @@ void draw_compare(GuiState& state) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int n = int(ready.size()) + (state.view.difference ? 1 : 0);
   const float w = std::max(80.0f, avail.x / float(std::min(n, 4)) - 10.0f);
-  viz::ValueRange shared_range = maps.front().ok ? map_value_range(state, maps.front(), all) : viz::ValueRange{};
+  const viz::ValueRange shared_range =
+      maps.front().ok ? map_value_range(state, maps.front(), all) : viz::ValueRange{};
   // Signed maps on the shared scale (Castling) read right only on a diverging colormap.
-  const viz::Colormap chosen = state.view.style.cmap;
-  if (state.view.shared_scale && shared_range.lo < 0 && !viz::colormap_is_diverging(chosen))
-    state.view.style.cmap = viz::Colormap::Coolwarm;
+  viz::OverlayStyle style = state.view.style;
+  if (state.view.shared_scale && shared_range.lo < 0) style.cmap = viz::signed_colormap(style.cmap);
   for (size_t k = 0; k < ready.size(); ++k) {
     if (k % 4) ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::Text("%s", state.models[size_t(ready[k])].info.name.c_str());
     ImGui::TextDisabled("%s", maps[k].ok ? maps[k].label.c_str() : "");
-    const viz::ValueRange range = state.view.shared_scale ? shared_range : (maps[k].ok ? map_value_range(state, maps[k], {}) : viz::ValueRange{});
-    draw_map_image(state, ready[k], maps[k], range, ImVec2(w, w), true, ("c" + std::to_string(k)).c_str());
+    const viz::ValueRange range =
+        state.view.shared_scale
+            ? shared_range
+            : (maps[k].ok ? map_value_range(state, maps[k], {}) : viz::ValueRange{});
+    draw_map_image(state, ready[k], maps[k], range, style, ImVec2(w, w), true,
+                   ("c" + std::to_string(k)).c_str());
     ImGui::EndGroup();
   }
   if (state.view.difference) {
@@ -256,22 +273,21 @@ void draw_compare(GuiState& state) {
       d.label = "difference";
       double mx = 0;
       for (float x : d.values) mx = std::max(mx, double(std::abs(x)));
-      GuiState& s = state;
-      const viz::Colormap keep = s.view.style.cmap;
-      s.view.style.cmap = viz::Colormap::Coolwarm;
-      ImGui::Text("%s - %s", state.models[size_t(ready[0])].info.name.c_str(), state.models[size_t(ready[1])].info.name.c_str());
+      viz::OverlayStyle diff_style = state.view.style;
+      diff_style.cmap = viz::signed_colormap(diff_style.cmap);
+      ImGui::Text("%s - %s", state.models[size_t(ready[0])].info.name.c_str(),
+                  state.models[size_t(ready[1])].info.name.c_str());
       ImGui::TextDisabled("blue: %s more", state.models[size_t(ready[1])].info.name.c_str());
-      draw_map_image(s, ready[0], d, viz::ValueRange{-mx, mx}, ImVec2(w, w), false, "diff");
-      s.view.style.cmap = keep;
+      draw_map_image(state, ready[0], d, viz::ValueRange{-mx, mx}, diff_style, ImVec2(w, w), false,
+                     "diff");
     }
     ImGui::EndGroup();
   }
   if (maps.front().ok && state.view.shared_scale) {
-    draw_colorbar(state.view.style.cmap, shared_range, 120.0f);
-    if (state.view.style.cmap != chosen)
+    draw_colorbar(style.cmap, shared_range, 120.0f);
+    if (style.cmap != state.view.style.cmap)
       ImGui::TextDisabled("some weights are negative: a diverging map, symmetric about 0");
   }
-  state.view.style.cmap = chosen;
 }
 
 }  // namespace
@@ -282,12 +298,10 @@ void draw_maps_tab(GuiState& state) {
     ImGui::TextWrapped("Open an image and a model (File menu, or drop files onto the window).");
     return;
   }
-  if (state.view.compare) draw_compare(state); else draw_single(state);
-}
-
-std::string overlay_description(const GuiState& state, int model) {
-  const ShownMap m = shown_map(state, model);
-  return m.ok ? m.label : m.why;
+  if (state.view.compare)
+    draw_compare(state);
+  else
+    draw_single(state);
 }
 
 }  // namespace attnlab::gui

@@ -11,8 +11,4 @@ namespace attnlab::gui {
 
 void draw_maps_tab(GuiState& state);
 
-// The texture key and picture of a model's current overlay (exported with the same
-// settings by the Export action).
-std::string overlay_description(const GuiState& state, int model);
-
 }  // namespace attnlab::gui

@@ -9,7 +9,6 @@
 #include "app/gui/workspace.h"
 #include "models/zoo.h"
 #include "viz/figures/castling_mask.h"
-#include "viz/render.h"
 
 namespace fs = std::filesystem;
 
@@ -35,32 +34,33 @@ void load_series(GuiState& state, ComputeWorker& worker) {
   s.steps.assign(files.size(), -1);
   s.loading = true;
   const std::string image = state.images[size_t(i)].path;
-  worker.submit("series of " + state.models[size_t(m)].info.name, [files, image, m](JobContext& ctx) {
-    for (size_t k = 0; k < files.size(); ++k) {
-      if (ctx.cancelled()) return;
-      ctx.progress(int64_t(k), int64_t(files.size()));
-      try {
-        auto model = load_model(files[k], nullptr);
-        auto a = analyse_image(*model, image);
-        const nlohmann::json step = cli::checkpoint_step(files[k]);
-        const int64_t st = step.is_number() ? step.get<int64_t>() : int64_t(k);
-        ctx.post([m, k, a, st](GuiState& g) {
-          if (g.series.model != m || k >= g.series.analyses.size()) return;
-          g.series.analyses[k] = a;
-          g.series.steps[k] = st;
-        });
-      } catch (const std::exception& e) {
-        const std::string what = files[k] + ": " + e.what();
-        ctx.post([what](GuiState& g) {
-          g.status.notice = "series: " + what;
-          g.status.notice_is_error = true;
-        });
-      }
-    }
-    ctx.post([m](GuiState& g) {
-      if (g.series.model == m) g.series.loading = false;
-    });
-  });
+  worker.submit("series of " + state.models[size_t(m)].info.name,
+                [files, image, m](JobContext& ctx) {
+                  for (size_t k = 0; k < files.size(); ++k) {
+                    if (ctx.cancelled()) return;
+                    ctx.progress(int64_t(k), int64_t(files.size()));
+                    try {
+                      auto model = load_model(files[k], nullptr);
+                      auto a = analyse_image(*model, image);
+                      const nlohmann::json step = cli::checkpoint_step(files[k]);
+                      const int64_t st = step.is_number() ? step.get<int64_t>() : int64_t(k);
+                      ctx.post([m, k, a, st](GuiState& g) {
+                        if (g.series.model != m || k >= g.series.analyses.size()) return;
+                        g.series.analyses[k] = a;
+                        g.series.steps[k] = st;
+                      });
+                    } catch (const std::exception& e) {
+                      const std::string what = files[k] + ": " + e.what();
+                      ctx.post([what](GuiState& g) {
+                        g.status.notice = "series: " + what;
+                        g.status.notice_is_error = true;
+                      });
+                    }
+                  }
+                  ctx.post([m](GuiState& g) {
+                    if (g.series.model == m) g.series.loading = false;
+                  });
+                });
 }
 
 void show_series_checkpoint(GuiState& state, int k) {
@@ -82,20 +82,24 @@ void draw_series_controls(GuiState& state, ComputeWorker& worker) {
     for (const auto& a : s.analyses) ready += a != nullptr;
     ImGui::TextDisabled("TRAINING SERIES (%d/%zu analysed)", ready, s.files.size());
     int k = s.shown < 0 ? int(s.files.size()) - 1 : s.shown;
-    const std::string label = s.steps[size_t(k)] >= 0 ? "step " + std::to_string(s.steps[size_t(k)]) : "...";
-    if (ImGui::SliderInt("checkpoint", &k, 0, int(s.files.size()) - 1, label.c_str())) show_series_checkpoint(state, k);
+    const std::string label =
+        s.steps[size_t(k)] >= 0 ? "step " + std::to_string(s.steps[size_t(k)]) : "...";
+    if (ImGui::SliderInt("checkpoint", &k, 0, int(s.files.size()) - 1, label.c_str()))
+      show_series_checkpoint(state, k);
     return;
   }
   if (files.empty()) return;
   ImGui::TextDisabled("TRAINING SERIES");
-  if (ImGui::Button(("Analyse " + std::to_string(files.size()) + " checkpoints").c_str())) load_series(state, worker);
+  if (ImGui::Button(("Analyse " + std::to_string(files.size()) + " checkpoints").c_str()))
+    load_series(state, worker);
 }
 
 void draw_mask_tab(GuiState& state) {
   const SeriesState& s = state.series;
   if (s.files.empty()) {
-    ImGui::TextWrapped("No training series loaded. Select a model with a checkpoint series (the zoo's castling) "
-                       "and press \"Analyse ... checkpoints\" in the sidebar.");
+    ImGui::TextWrapped(
+        "No training series loaded. Select a model with a checkpoint series (the zoo's castling) "
+        "and press \"Analyse ... checkpoints\" in the sidebar.");
     return;
   }
   analysis::Table series;
@@ -110,38 +114,35 @@ void draw_mask_tab(GuiState& state) {
         series.key_columns = t.key_columns + 3;
       }
       for (const auto& row : t.rows) {
-        std::vector<analysis::Cell> r{int64_t(k), fs::path(s.files[k]).filename().string(), s.steps[k]};
+        std::vector<analysis::Cell> r{int64_t(k), fs::path(s.files[k]).filename().string(),
+                                      s.steps[k]};
         r.insert(r.end(), row.begin(), row.end());
         series.add_row(std::move(r));
       }
     }
   }
   if (series.rows.empty()) {
-    ImGui::TextWrapped(s.loading ? "analysing the checkpoints..." : "this model has no auxiliary mask (Castling only)");
+    ImGui::TextWrapped(s.loading ? "analysing the checkpoints..."
+                                 : "this model has no auxiliary mask (Castling only)");
     return;
   }
-  const std::string key = "mask|" + std::to_string(series.rows.size()) + "|" + std::to_string(int(ImGui::GetContentRegionAvail().x));
-  auto it = state.cache.textures.find(key);
-  if (it == state.cache.textures.end()) {
-    try {
-      const viz::CaptionedFigure f = viz::castling_mask_figure({series});
-      const double w = std::max(200.0f, ImGui::GetContentRegionAvail().x * 0.7f);
-      const viz::RgbaImage img = viz::render_rgba(f.figure, w / f.figure.width_in);
-      GlTexture tex;
-      std::string error;
-      if (tex.upload_rgba(img.rgba.data(), img.width, img.height, &error, true)) {
-        for (auto i = state.cache.textures.begin(); i != state.cache.textures.end();)
-          i = i->first.rfind("mask|", 0) == 0 ? state.cache.textures.erase(i) : std::next(i);
-        it = state.cache.textures.emplace(key, std::move(tex)).first;
-      }
-    } catch (const std::exception& e) {
-      ImGui::TextWrapped("%s", e.what());
-      return;
-    }
+  const int w = std::max(200, int(ImGui::GetContentRegionAvail().x * 0.7f));
+  const std::string key = std::to_string(series.rows.size()) + "|" + std::to_string(w);
+  const GlTexture* t = figure_texture(
+      state.cache, "tab|mask", key,
+      [&](std::string*) {
+        return std::optional<viz::CaptionedFigure>(viz::castling_mask_figure({series}));
+      },
+      w, 4 * w);
+  if (t) {
+    ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
+                 ImVec2(float(t->width()), float(t->height())));
+  } else if (const std::string* e = state.cache.error("tab|mask", key)) {
+    ImGui::TextWrapped("%s", e->c_str());
   }
-  if (it != state.cache.textures.end())
-    ImGui::Image(reinterpret_cast<ImTextureID>(it->second.handle()), ImVec2(float(it->second.width()), float(it->second.height())));
-  if (s.shown >= 0) ImGui::Text("shown in every view: checkpoint %d (step %lld)", s.shown, static_cast<long long>(s.steps[size_t(s.shown)]));
+  if (s.shown >= 0)
+    ImGui::Text("shown in every view: checkpoint %d (step %lld)", s.shown,
+                static_cast<long long>(s.steps[size_t(s.shown)]));
 }
 
 }  // namespace attnlab::gui

@@ -30,9 +30,8 @@ CaptionedFigure model_compare_figure(const RgbaImage& picture, const std::vector
   // map centred on 0, as for any signed quantity, so that negative weight reads as such.
   const bool signed_maps = shared.lo < 0;
   if (signed_maps) {
-    const double m = std::max(-shared.lo, shared.hi);
-    shared = ValueRange{-m, m};
-    if (!colormap_is_diverging(st.overlay.cmap)) st.overlay.cmap = Colormap::Coolwarm;
+    shared = symmetric_if_signed(shared);
+    st.overlay.cmap = signed_colormap(st.overlay.cmap);
   }
   Figure f;
   f.font_pt = 7;

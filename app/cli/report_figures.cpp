@@ -152,18 +152,11 @@ void add_compare_jobs(std::vector<FigureJob>& jobs, const std::vector<ModelResul
   }
 }
 
-std::vector<analysis::Array> all_arrays(const ModelResults& m) {
-  std::vector<analysis::Array> out;
-  out.reserve(m.arrays.size());
-  for (const auto& [name, a] : m.arrays) out.push_back(a);
-  return out;
-}
-
 // Per-model statistics figures: rank, HiLo spectra, anchors.
 void add_model_plot_jobs(std::vector<FigureJob>& jobs, const ModelResults& m) {
   if (m.table("rank_layers"))
     jobs.push_back(
-        {"rank", "rank__" + m.name, [&m] { return viz::rank_figure(m.tables, all_arrays(m)); }});
+        {"rank", "rank__" + m.name, [&m] { return viz::rank_figure(m.tables, m.arrays); }});
   // HiLo's two branches (other models record only their output's spectrum).
   std::vector<int64_t> hilo_layers;
   for (const auto& name : m.arrays_with_prefix("spectra__L")) {
@@ -176,18 +169,17 @@ void add_model_plot_jobs(std::vector<FigureJob>& jobs, const ModelResults& m) {
         {"hilo_spectra", "hilo_spectra__" + m.name + "__L" + std::to_string(layer), [&m, layer] {
            viz::HiloSpectraOptions o;
            o.layer = layer;
-           return viz::hilo_spectra_grid(all_arrays(m), o);
+           return viz::hilo_spectra_grid(m.arrays, o);
          }});
   }
   if (!hilo_layers.empty())
     jobs.push_back({"hilo_spectra", "hilo_spectra__" + m.name + "__profiles",
-                    [&m] { return viz::hilo_spectra_profiles(all_arrays(m), m.tables); }});
+                    [&m] { return viz::hilo_spectra_profiles(m.arrays, m.tables); }});
   for (const auto& im : m.images) {
     if (m.arrays_with_prefix("anchors__" + im.tag + "__").empty()) continue;
     const ReportImage* image = &im;
     jobs.push_back({"anchors", "anchors__" + m.name + "__" + im.tag, [&m, image] {
-                      return viz::anchor_figure(all_arrays(m), image->tag, image->picture,
-                                                m.tables);
+                      return viz::anchor_figure(m.arrays, image->tag, image->picture, m.tables);
                     }});
   }
 }

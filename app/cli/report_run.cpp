@@ -12,8 +12,9 @@
 namespace attnlab::cli {
 
 const analysis::Array* ModelResults::array(const std::string& n) const {
-  const auto it = arrays.find(n);
-  return it == arrays.end() ? nullptr : &it->second;
+  for (const auto& a : arrays)
+    if (a.name == n) return &a;
+  return nullptr;
 }
 
 const analysis::Table* ModelResults::table(const std::string& n) const {
@@ -24,9 +25,9 @@ const analysis::Table* ModelResults::table(const std::string& n) const {
 
 std::vector<std::string> ModelResults::arrays_with_prefix(const std::string& prefix) const {
   std::vector<std::string> out;
-  for (auto it = arrays.lower_bound(prefix); it != arrays.end() && it->first.rfind(prefix, 0) == 0;
-       ++it)
-    out.push_back(it->first);
+  for (const auto& a : arrays)
+    if (a.name.rfind(prefix, 0) == 0) out.push_back(a.name);
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -62,7 +63,7 @@ ModelResults run_report_model(const ModelChoice& choice, const std::vector<Image
   analysis::OutputFolder folder(stats_dir, choice.tag);
   models::AnalysisSession session(settings, [&](const analysis::Array& a) {
     folder.write_array(a);
-    r.arrays[a.name] = a;
+    r.arrays.push_back(a);
   });
   Progress progress("report: " + choice.tag, int64_t(images.size()));
   r.failed_images =
@@ -75,7 +76,7 @@ ModelResults run_report_model(const ModelChoice& choice, const std::vector<Image
   for (const auto& t : r.tables) folder.write_table(t);
   for (const auto& a : session.arrays()) {
     folder.write_array(a);
-    r.arrays[a.name] = a;
+    r.arrays.push_back(a);
   }
   r.layers = session.layers_json();
   r.warnings = session.warnings();

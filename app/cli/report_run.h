@@ -23,7 +23,7 @@ struct ModelResults {
   std::string preprocessing;
   std::vector<ReportImage> images;  // analysed images, in order
   std::vector<analysis::Table> tables;
-  std::map<std::string, analysis::Array> arrays;  // by name
+  std::vector<analysis::Array> arrays;  // as the session gave them (names are unique)
   nlohmann::json layers;
   std::vector<std::string> warnings, failed_images;
   double seconds = 0;

@@ -14,7 +14,8 @@ void apply_image(GuiState& state, JobResult& r) {
   for (auto& slot : state.images) {
     if (slot.job != r.id) continue;
     slot.job = 0;
-    if (r.error.empty() && slot.thumb.upload_rgb(r.image.rgb.data(), r.image.width, r.image.height, &r.error)) {
+    if (r.error.empty() &&
+        slot.thumb.upload_rgb(r.image.rgb.data(), r.image.width, r.image.height, &r.error)) {
       slot.status = LoadStatus::Ready;
       return;
     }
@@ -49,7 +50,8 @@ void route_dropped_files(GuiState& state) {
     if (std::filesystem::is_directory(path)) {  // a folder: every image in it, by name
       std::vector<std::string> files;
       for (const auto& e : std::filesystem::directory_iterator(path))
-        if (e.is_regular_file() && classify_path(e.path().string()) == FileKind::Image) files.push_back(e.path().string());
+        if (e.is_regular_file() && classify_path(e.path().string()) == FileKind::Image)
+          files.push_back(e.path().string());
       std::sort(files.begin(), files.end());
       for (auto& f : files) state.open_requests.push_back(OpenRequest{FileKind::Image, f});
       continue;

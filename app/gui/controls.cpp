@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "app/gui/series_view.h"
-#include "models/presets.h"
 #include "app/gui/workspace.h"
+#include "models/presets.h"
 
 namespace attnlab::gui {
 namespace {
@@ -35,7 +35,8 @@ void draw_models(GuiState& state) {
     std::string label = slot.info.name;
     if (slot.status == LoadStatus::Loading) label += "  (loading)";
     if (slot.status == LoadStatus::Failed) ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
-    if (ImGui::Selectable((label + "##m" + std::to_string(m)).c_str(), state.view.model == m)) state.view.model = m;
+    if (ImGui::Selectable((label + "##m" + std::to_string(m)).c_str(), state.view.model == m))
+      state.view.model = m;
     if (slot.status == LoadStatus::Failed) {
       ImGui::PopStyleColor();
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", slot.error.c_str());
@@ -46,7 +47,8 @@ void draw_models(GuiState& state) {
   // A checkpoint that failed (e.g. its architecture was not recognised) can be loaded
   // again as one of the presets.
   const int m = state.view.model;
-  if (m >= 0 && m < int(state.models.size()) && state.models[size_t(m)].status == LoadStatus::Failed) {
+  if (m >= 0 && m < int(state.models.size()) &&
+      state.models[size_t(m)].status == LoadStatus::Failed) {
     ModelSlot& slot = state.models[size_t(m)];
     // The first lines of the message; the whole of it (e.g. 150 missing keys) on hover.
     std::string brief;
@@ -61,8 +63,10 @@ void draw_models(GuiState& state) {
     ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
     ImGui::TextWrapped("%s", brief.c_str());
     ImGui::PopStyleColor();
-    if (ImGui::IsItemHovered() && pos < slot.error.size()) ImGui::SetTooltip("%s", slot.error.c_str());
-    if (ImGui::BeginCombo("load as", slot.preset.empty() ? "choose a preset..." : slot.preset.c_str())) {
+    if (ImGui::IsItemHovered() && pos < slot.error.size())
+      ImGui::SetTooltip("%s", slot.error.c_str());
+    if (ImGui::BeginCombo("load as",
+                          slot.preset.empty() ? "choose a preset..." : slot.preset.c_str())) {
       for (const auto& p : models::presets()) {
         if (ImGui::Selectable(p.name.c_str(), false)) state.retry_model = {m, p.name};
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.description.c_str());
@@ -81,7 +85,8 @@ void draw_images(GuiState& state) {
     const bool selected = state.view.image == i;
     if (slot.thumb.valid()) {
       const float aspect = float(slot.thumb.height()) / float(std::max(1, slot.thumb.width()));
-      ImGui::Image(reinterpret_cast<ImTextureID>(slot.thumb.handle()), ImVec2(thumb, thumb * aspect));
+      ImGui::Image(reinterpret_cast<ImTextureID>(slot.thumb.handle()),
+                   ImVec2(thumb, thumb * aspect));
       if (ImGui::IsItemClicked()) state.view.image = i;
       ImGui::SameLine();
     }
@@ -112,7 +117,9 @@ void draw_map_controls(GuiState& state) {
     if (ImGui::SliderInt("layer", &layer, 0, layers - 1)) v.layer = layer;
   }
   const int heads = head_count(state);
-  std::string head_label = v.head < 0 ? std::string(analysis::head_fusion_name(v.fusion)) + " of heads" : "head " + std::to_string(v.head);
+  std::string head_label = v.head < 0
+                               ? std::string(analysis::head_fusion_name(v.fusion)) + " of heads"
+                               : "head " + std::to_string(v.head);
   if (ImGui::BeginCombo("head", head_label.c_str())) {
     if (ImGui::Selectable("fusion of heads", v.head < 0)) v.head = -1;
     for (int h = 0; h < heads; ++h)
@@ -180,9 +187,12 @@ void handle_view_keys(GuiState& state) {
   ViewState& v = state.view;
   const auto pressed = [](int key) { return ImGui::IsKeyPressed(key, true); };
   const ResultSlot* r = result_of(state, v.model, v.image);
-  const int rows = r && r->analysis && !r->analysis->layers.empty() ? r->analysis->layers.front().rows : 0;
-  const int cols = r && r->analysis && !r->analysis->layers.empty() ? r->analysis->layers.front().cols : 0;
-  if (rows > 0 && (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_UP) || pressed(GLFW_KEY_DOWN))) {
+  const int rows =
+      r && r->analysis && !r->analysis->layers.empty() ? r->analysis->layers.front().rows : 0;
+  const int cols =
+      r && r->analysis && !r->analysis->layers.empty() ? r->analysis->layers.front().cols : 0;
+  if (rows > 0 && (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_UP) ||
+                   pressed(GLFW_KEY_DOWN))) {
     int row = v.query.row < 0 || !v.query.prefix.empty() ? rows / 2 : v.query.row;
     int col = v.query.row < 0 || !v.query.prefix.empty() ? cols / 2 : v.query.col;
     if (pressed(GLFW_KEY_LEFT)) --col;
@@ -207,16 +217,19 @@ void handle_view_keys(GuiState& state) {
   if (ImGui::IsKeyPressed(GLFW_KEY_1, false)) v.kind = MapKind::Query;
   if (ImGui::IsKeyPressed(GLFW_KEY_2, false)) v.kind = MapKind::Cls;
   if (ImGui::IsKeyPressed(GLFW_KEY_3, false)) v.kind = MapKind::Rollout;
-  if (ImGui::IsKeyPressed(GLFW_KEY_H, false) || ImGui::IsKeyPressed(GLFW_KEY_F1, false)) v.show_help = !v.show_help;
+  if (ImGui::IsKeyPressed(GLFW_KEY_H, false) || ImGui::IsKeyPressed(GLFW_KEY_F1, false))
+    v.show_help = !v.show_help;
   if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) v.show_help = false;
 }
 
 void draw_help_overlay(GuiState& state) {
   if (!state.view.show_help) return;
-  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always,
+                          ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowBgAlpha(0.92f);
   if (ImGui::Begin("Keyboard shortcuts", &state.view.show_help,
-                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings)) {
+                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse |
+                       ImGuiWindowFlags_NoSavedSettings)) {
     const char* rows[][2] = {{"click a token", "make it the query (answered from the traces)"},
                              {"arrows", "move the query"},
                              {"[  ]", "previous / next layer"},

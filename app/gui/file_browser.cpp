@@ -38,9 +38,8 @@ void list(FileBrowserState& b, const std::string& dir, FileKind kind) {
     }
   }
   if (ec) b.error = "cannot list " + dir + ": " + ec.message();
-  std::sort(b.entries.begin(), b.entries.end(), [](const auto& x, const auto& y) {
-    return x.dir != y.dir ? x.dir : x.name < y.name;
-  });
+  std::sort(b.entries.begin(), b.entries.end(),
+            [](const auto& x, const auto& y) { return x.dir != y.dir ? x.dir : x.name < y.name; });
 }
 
 }  // namespace
@@ -52,7 +51,8 @@ bool draw_file_browser(FileBrowserState& b, std::string& path_input, FileKind ki
   bool open = false;
   ImGui::BeginChild("##files", ImVec2(560.0f, 260.0f), true);
   if (!b.error.empty()) ImGui::TextWrapped("%s", b.error.c_str());
-  if (ImGui::Selectable("../", false)) path_input = fs::path(b.listed_dir).parent_path().string() + "/";
+  if (ImGui::Selectable("../", false))
+    path_input = fs::path(b.listed_dir).parent_path().string() + "/";
   std::string enter;
   for (const auto& e : b.entries) {
     const std::string label = e.dir ? e.name + "/" : e.name;

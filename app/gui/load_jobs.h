@@ -24,11 +24,11 @@ struct JobResult {
   uint64_t id = 0;
   JobKind kind = JobKind::Image;
   std::string path;
-  std::string error;               // non-empty: the job failed; the full message to show
-  io::RgbImage image;              // Image: the decoded pixels
-  std::vector<std::string> lines;  // Checkpoint: summary lines; Runtime: one line
+  std::string error;                  // non-empty: the job failed; the full message to show
+  io::RgbImage image;                 // Image: the decoded pixels
+  std::vector<std::string> lines;     // Checkpoint: summary lines; Runtime: one line
   std::vector<std::string> warnings;  // Checkpoint: the summary's warnings
-  double seconds = 0.0;            // wall time the job took, shown next to the result
+  double seconds = 0.0;               // wall time the job took, shown next to the result
 };
 
 // Runs one job to completion on the calling thread; never throws.

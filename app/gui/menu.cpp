@@ -53,10 +53,12 @@ void draw_main_menu(GuiState& state) {
     }
     if (ImGui::BeginMenu("Recent", !state.recent.images.empty() || !state.recent.models.empty())) {
       for (const auto& p : state.recent.images)
-        if (ImGui::MenuItem(("image: " + p).c_str())) state.open_requests.push_back(OpenRequest{FileKind::Image, p});
+        if (ImGui::MenuItem(("image: " + p).c_str()))
+          state.open_requests.push_back(OpenRequest{FileKind::Image, p});
       if (!state.recent.images.empty() && !state.recent.models.empty()) ImGui::Separator();
       for (const auto& p : state.recent.models)
-        if (ImGui::MenuItem(("model: " + p).c_str())) state.open_requests.push_back(OpenRequest{FileKind::Checkpoint, p});
+        if (ImGui::MenuItem(("model: " + p).c_str()))
+          state.open_requests.push_back(OpenRequest{FileKind::Checkpoint, p});
       ImGui::EndMenu();
     }
     ImGui::Separator();
@@ -127,15 +129,18 @@ void draw_export_dialog(GuiState& state) {
     ImGui::OpenPopup(title);
     dlg.open_requested = false;
     if (dlg.path_input.empty() || (dlg.stats != (dlg.path_input.find('.') == std::string::npos)))
-      dlg.path_input = dlg.stats ? "attnlab-export/stats" : "attnlab-export/" + state.view.tab + ".png";
+      dlg.path_input =
+          dlg.stats ? "attnlab-export/stats" : "attnlab-export/" + state.view.tab + ".png";
   }
-  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing,
+                          ImVec2(0.5f, 0.5f));
   if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted(dlg.stats ? "Folder for the statistics (CSV, JSON, LaTeX):"
                                    : "File for the current panel (.png, .svg or .pdf):");
   ImGui::SetNextItemWidth(560.0f);
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-  const bool entered = ImGui::InputText("##export_path", &dlg.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool entered =
+      ImGui::InputText("##export_path", &dlg.path_input, ImGuiInputTextFlags_EnterReturnsTrue);
   const bool ok = ImGui::Button("Export", ImVec2(120.0f, 0.0f));
   ImGui::SameLine();
   const bool cancelled = ImGui::Button("Cancel", ImVec2(120.0f, 0.0f)) ||

@@ -17,7 +17,8 @@ namespace attnlab::gui {
 namespace {
 
 constexpr float kSidebarWidth = 330.0f;
-constexpr const char* kTabs[] = {"maps", "spectra", "rank", "anchors", "mask", "locality", "predictions", "checkpoint"};
+constexpr const char* kTabs[] = {"maps", "spectra",  "rank",        "anchors",
+                                 "mask", "locality", "predictions", "checkpoint"};
 
 const char* tab_title(const std::string& tab) {
   if (tab == "maps") return "Maps";
@@ -92,7 +93,8 @@ void draw_checkpoint_panel(const CheckpointPanelState& panel) {
   }
 }
 
-void draw_status_bar(GuiState& state, ComputeWorker& worker, const ImVec2& pos, const ImVec2& size) {
+void draw_status_bar(GuiState& state, ComputeWorker& worker, const ImVec2& pos,
+                     const ImVec2& size) {
   const StatusBarState& status = state.status;
   ImGui::SetNextWindowPos(pos);
   ImGui::SetNextWindowSize(size);
@@ -113,9 +115,10 @@ void draw_status_bar(GuiState& state, ComputeWorker& worker, const ImVec2& pos, 
     if (p.busy || p.queued > 0) {  // the long job, its progress, and a way to stop it
       ImGui::SameLine(0.0f, 24.0f);
       const float frac = p.total > 0 ? float(p.done) / float(p.total) : 0.0f;
-      const std::string text = p.label + (p.queued ? " (+" + std::to_string(p.queued) + " queued)" : "");
-      ImGui::ProgressBar(p.total > 0 ? frac : float(std::fmod(ImGui::GetTime(), 1.0)), ImVec2(320.0f, 0.0f),
-                         text.c_str());
+      const std::string text =
+          p.label + (p.queued ? " (+" + std::to_string(p.queued) + " queued)" : "");
+      ImGui::ProgressBar(p.total > 0 ? frac : float(std::fmod(ImGui::GetTime(), 1.0)),
+                         ImVec2(320.0f, 0.0f), text.c_str());
       ImGui::SameLine();
       if (ImGui::SmallButton("Cancel")) {
         worker.cancel_all();
@@ -155,7 +158,9 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
 
   ImGui::SetNextWindowPos(ImVec2(origin.x + side_w, origin.y));
   ImGui::SetNextWindowSize(ImVec2(width - side_w, height));
-  if (ImGui::Begin("View", nullptr, kTileFlags | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+  if (ImGui::Begin(
+          "View", nullptr,
+          kTileFlags | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
     if (ImGui::BeginTabBar("##tabs")) {
       for (const char* tab : kTabs) {
         // A tab chosen by a script or shortcut is selected once; clicks select it too.
@@ -163,11 +168,16 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
         const ImGuiTabItemFlags flags = requested ? ImGuiTabItemFlags_SetSelected : 0;
         if (ImGui::BeginTabItem(tab_title(tab), nullptr, flags)) {
           if (!state.view.tab_requested) state.view.tab = tab;
-          if (std::string(tab) == "maps") draw_maps_tab(state);
-          else if (std::string(tab) == "predictions") draw_predictions_tab(state);
-          else if (std::string(tab) == "checkpoint") draw_checkpoint_panel(state.checkpoint);
-          else if (std::string(tab) == "mask") draw_mask_tab(state);
-          else draw_figure_tab(state, tab);
+          if (std::string(tab) == "maps")
+            draw_maps_tab(state);
+          else if (std::string(tab) == "predictions")
+            draw_predictions_tab(state);
+          else if (std::string(tab) == "checkpoint")
+            draw_checkpoint_panel(state.checkpoint);
+          else if (std::string(tab) == "mask")
+            draw_mask_tab(state);
+          else
+            draw_figure_tab(state, tab);
           ImGui::EndTabItem();
         }
       }

@@ -40,13 +40,18 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, doubl
       found = std::stoi(a[0]);
     } else {
       for (int i = 0; i < count; ++i) {
-        const std::string name = model ? state.models[size_t(i)].info.name
-                                       : std::filesystem::path(state.images[size_t(i)].path).stem().string();
-        if (name == a[0] || (!model && std::filesystem::path(state.images[size_t(i)].path).filename() == a[0])) found = i;
+        const std::string name =
+            model ? state.models[size_t(i)].info.name
+                  : std::filesystem::path(state.images[size_t(i)].path).stem().string();
+        if (name == a[0] ||
+            (!model && std::filesystem::path(state.images[size_t(i)].path).filename() == a[0]))
+          found = i;
       }
     }
     if (found < 0 || found >= count) {
-      fail(r, c, "no " + std::string(model ? "model" : "image") + " '" + a[0] + "' (" + std::to_string(count) + " open)");
+      fail(r, c,
+           "no " + std::string(model ? "model" : "image") + " '" + a[0] + "' (" +
+               std::to_string(count) + " open)");
       return false;
     }
     (model ? v.model : v.image) = found;
@@ -90,7 +95,8 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, doubl
     v.style.upsample = a[0] == "nearest" ? viz::Upsample::Nearest : viz::Upsample::Bilinear;
   } else if (n == "export-panel" || n == "export-stats") {
     std::string message;
-    const bool ok = n == "export-panel" ? export_panel(state, a[0], &message) : export_stats(state, a[0], &message);
+    const bool ok = n == "export-panel" ? export_panel(state, a[0], &message)
+                                        : export_stats(state, a[0], &message);
     std::fprintf(stderr, "attnlab: script: %s\n", message.c_str());
     if (!ok) {
       fail(r, c, message);
@@ -108,7 +114,8 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, doubl
     state.status.notice_is_error = false;
   } else if (n == "checkpoint") {
     const int k = std::stoi(a[0]);
-    if (state.series.files.empty() || size_t(k) >= state.series.analyses.size() || !state.series.analyses[size_t(k)]) {
+    if (state.series.files.empty() || size_t(k) >= state.series.analyses.size() ||
+        !state.series.analyses[size_t(k)]) {
       fail(r, c, "no analysed checkpoint " + a[0] + " (load-series, then wait-idle)");
       return false;
     }
@@ -126,7 +133,9 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, doubl
   } else if (n == "expect-error" || n == "expect-no-error") {
     const bool error = state.status.notice_is_error && !state.status.notice.empty();
     if (error != (n == "expect-error")) {
-      fail(r, c, error ? "unexpected error: " + state.status.notice : "expected an error message, there is none");
+      fail(r, c,
+           error ? "unexpected error: " + state.status.notice
+                 : "expected an error message, there is none");
       return false;
     }
   } else if (n == "quit") {

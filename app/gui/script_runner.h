@@ -15,10 +15,10 @@ namespace attnlab::gui {
 struct ScriptRunner {
   std::vector<ScriptCommand> commands;
   size_t next = 0;
-  int frames_left = 0;         // "frames N": frames still to draw
-  bool waiting_idle = false;   // "wait-idle": until the workers are idle
-  double idle_deadline = 0.0;  // ... or this time passes (then the script fails)
-  std::string screenshot;      // save the framebuffer here after this frame
+  int frames_left = 0;            // "frames N": frames still to draw
+  bool waiting_idle = false;      // "wait-idle": until the workers are idle
+  double idle_deadline = 0.0;     // ... or this time passes (then the script fails)
+  std::string screenshot;         // save the framebuffer here after this frame
   bool series_requested = false;  // "load-series": the frame loop starts it (needs the worker)
   bool done = false, failed = false;
   std::string failure;

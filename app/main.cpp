@@ -62,6 +62,7 @@ commands:
       [analysis options as analyze]           turbo jet gray RdBu coolwarm
   report --demo [--out DIR] [--images ...]  the zoo's six models on four demo images, and
                                             Castling's checkpoint series
+      (report and gui: a model M is a checkpoint, or a config .json = untrained weights)
   train --mechanism NAME | --config JSON | --preset NAME --out RUN_DIR [--export FILE]
       [--dataset fashion-mnist:train|folder:DIR] [--epochs E | --steps N] [--batch B]
       [--lr LR] [--warmup N] [--seed S] [--checkpoint-every K] [--series DIR]

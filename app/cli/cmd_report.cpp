@@ -3,6 +3,7 @@
 //   report --models M1 M2 ... --images FILES|DIR --out DIR [--formats svg,pdf,png] [--dpi N]
 //          [--series CKPT...] [--colormap NAME] [--upsample nearest|bilinear] [--alpha A]
 //          [analysis options as analyze]
+//   (each M a checkpoint, or a model config .json for untrained weights)
 //   report --demo [--out DIR] [--images ...]   the zoo's six models, four demo images and
 //                                              Castling's checkpoint series
 // A model, image or figure that fails is reported (stderr and index.html) and the rest is
@@ -97,7 +98,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
     if (out.empty()) out = "attnlab-report";
   }
   if (model_args.empty())
-    throw UsageError("name the models: --models PRESET|CHECKPOINT... (or --demo)");
+    throw UsageError("name the models: --models CHECKPOINT|CONFIG.json... (or --demo)");
   if (image_args.empty()) throw UsageError("name the images: --images FILES|DIR");
   if (out.empty()) throw UsageError("name the output folder: --out DIR");
   const std::vector<ImageInput> images = expand_images(image_args);
@@ -113,8 +114,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
   std::vector<ModelResults> results;
   for (const auto& m : model_args) {
     try {  // a bad checkpoint (unreadable, foreign, wrong architecture) skips that model only
-      Args one({"--model", m});
-      const ModelChoice c = take_model_choice(one);
+      const ModelChoice c = model_entry_choice(m);
       results.push_back(run_report_model(c, images, settings, device, stats_dir, run));
       for (const auto& f : results.back().failed_images)
         errors.push_back(c.tag + ": image " + f + " could not be analysed");

@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 
 #include <filesystem>
+#include <vector>
 
 #include "core/analysis/export.h"
 #include "core/io/tensor_file.h"
@@ -70,6 +71,18 @@ ModelChoice take_model_choice(Args& args) {
           : !c.preset.empty()   ? c.preset + "_random"
                                 : std::filesystem::path(config_path).stem().string() + "_random";
   return c;
+}
+
+ModelChoice model_entry_choice(const std::string& entry, const std::string& preset) {
+  std::vector<std::string> words;
+  const std::filesystem::path path(entry);
+  if (path.extension() == ".json" && std::filesystem::is_regular_file(path))
+    words = {"--config", entry, "--random-init"};
+  else
+    words = {"--model", entry};
+  if (!preset.empty()) words.insert(words.end(), {"--preset", preset});
+  Args args(words);
+  return take_model_choice(args);
 }
 
 ModelChoice with_checkpoint(ModelChoice base, const std::string& checkpoint) {

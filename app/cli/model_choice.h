@@ -35,6 +35,10 @@ nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::s
 
 // Takes the options above from `args`. Throws UsageError for contradictory or missing ones.
 ModelChoice take_model_choice(Args& args);
+// One entry of a model list (`report --models`, the GUI's open model): a checkpoint file
+// (`preset` names its architecture when the file does not), or a model config .json file,
+// which gives that model with untrained weights (random init; its tag ends in _random).
+ModelChoice model_entry_choice(const std::string& entry, const std::string& preset = "");
 // For a series: the same options, but the checkpoint comes from each file.
 ModelChoice with_checkpoint(ModelChoice base, const std::string& checkpoint);
 

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <set>
 
 #include "app/cli/model_choice.h"
 #include "app/cli/report_run.h"
@@ -37,10 +38,7 @@ std::string MapQuery::tag() const {
 std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo* info,
                                         const std::string& preset) {
   auto m = std::make_shared<LoadedModel>();
-  std::vector<std::string> words{"--model", model_arg};
-  if (!preset.empty()) words.insert(words.end(), {"--preset", preset});
-  cli::Args args(words);
-  m->choice = cli::take_model_choice(args);
+  m->choice = cli::model_entry_choice(model_arg, preset);
   m->ready = cli::load_chosen_model(m->choice, c10::Device(c10::kCPU));
   if (info) {
     info->name = m->choice.tag;
@@ -97,13 +95,24 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
   return out;
 }
 
-std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query) {
+namespace {
+
+const models::ForwardResult& traces_of(const ImageAnalysis& a) {
   const auto* forward = static_cast<const models::ForwardResult*>(a.forward.get());
   if (!forward) throw std::runtime_error("no traces recorded for this image");
+  return *forward;
+}
+
+// Runs `analyses` of the session for `query` over the recorded traces; the arrays it
+// writes go to `arrays`, and the query's tag (as in the array names) is returned.
+std::string run_query_session(const models::ForwardResult& forward, const MapQuery& query,
+                              const std::vector<std::string>& analyses,
+                              std::vector<analysis::Array>* arrays,
+                              std::vector<std::string>* warnings) {
   models::AnalysisSettings s;
-  s.analyses = {"maps", "rollout"};
+  s.analyses = std::set<std::string>(analyses.begin(), analyses.end());
+  const auto& first = forward.traces.front().trace->layout;
   if (!query.prefix.empty()) {
-    const auto& first = forward->traces.front().trace->layout;
     int64_t token = -1;
     for (int64_t i = 0; i < first.num_prefix(); ++i)
       if (first.prefix[size_t(i)] == query.prefix) token = i;
@@ -113,29 +122,55 @@ std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQue
     s.query_y = query.row;
     s.query_x = query.col;
   }
+  models::AnalysisSession session(s, [&](const analysis::Array& arr) { arrays->push_back(arr); });
+  session.add(kTag, forward);
+  *warnings = session.warnings();
+  return !query.prefix.empty() ? query.prefix
+         : query.row >= 0      ? models::grid_query_tag(query.row, query.col)
+                               : models::grid_query_tag(first.height / 2, first.width / 2);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const models::ForwardResult& forward = traces_of(a);
   std::vector<analysis::Array> arrays;
-  models::AnalysisSession session(s, [&](const analysis::Array& arr) { arrays.push_back(arr); });
-  session.add(kTag, *forward);
+  std::vector<std::string> warnings;
+  const std::string qtag = run_query_session(forward, query, {"maps"}, &arrays, &warnings);
   auto out = std::make_shared<QueryMaps>();
   out->query = query;
-  const auto& first = forward->traces.front().trace->layout;
-  const std::string qtag = !query.prefix.empty() ? query.prefix
-                           : query.row >= 0
-                               ? models::grid_query_tag(query.row, query.col)
-                               : models::grid_query_tag(first.height / 2, first.width / 2);
-  out->heads.resize(forward->traces.size());
-  out->fused.resize(forward->traces.size());
+  out->heads.resize(forward.traces.size());
+  out->fused.resize(forward.traces.size());
   for (auto& arr : arrays) {
-    for (size_t i = 0; i < forward->traces.size(); ++i) {
+    for (size_t i = 0; i < forward.traces.size(); ++i) {
       const std::string stem = models::map_array_stem(kTag, int64_t(i), qtag);
-      if (arr.name == stem + "__heads") out->heads[i] = arr;
-      if (arr.name == stem + "__fused") out->fused[i] = arr;
+      if (arr.name == stem + "__heads")
+        out->heads[i] = std::move(arr);
+      else if (arr.name == stem + "__fused")
+        out->fused[i] = std::move(arr);
     }
-    if (arr.name.rfind(std::string("rollout__") + kTag + "__", 0) == 0) out->rollout = arr;
   }
-  if (out->rollout.data.empty())
-    out->rollout_note =
-        session.warnings().empty() ? "no rollout for this query" : session.warnings().front();
+  out->seconds = seconds_since(t0);
+  return out;
+}
+
+std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const MapQuery& query) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<analysis::Array> arrays;
+  std::vector<std::string> warnings;
+  run_query_session(traces_of(a), query, {"rollout"}, &arrays, &warnings);
+  auto out = std::make_shared<QueryRollout>();
+  out->query = query;
+  for (auto& arr : arrays)
+    if (arr.name.rfind(std::string("rollout__") + kTag + "__", 0) == 0) out->map = std::move(arr);
+  if (out->map.data.empty())
+    out->note = warnings.empty() ? "no rollout for this query" : warnings.front();
+  out->seconds = seconds_since(t0);
   return out;
 }
 

@@ -52,14 +52,23 @@ struct MapQuery {
   std::string tag() const;  // "q7-3", "cls", "centre"
 };
 
-// Every layer's per-head maps of one query, the head fusions and the rollout.
+// Every layer's per-head maps of one query and the head fusions: one attention row per
+// layer and head, so fast even for thousands of tokens.
 struct QueryMaps {
   MapQuery query;
   std::vector<analysis::Array> heads;  // per traced layer: [heads, rows, cols] (empty Array
                                        // where the layer has no such token)
   std::vector<analysis::Array> fused;  // per traced layer: [3, rows, cols] mean, max, min
-  analysis::Array rollout;             // [rows, cols] of the first layer's grid (may be empty)
-  std::string rollout_note;            // why there is none, when empty
+  double seconds = 0;                  // to answer it from the traces
+};
+
+// The rollout of one query: a vector carried back through every layer's attention, so
+// it costs a pass over each layer's keys per head; computed only when it is shown.
+struct QueryRollout {
+  MapQuery query;
+  analysis::Array map;  // [rows, cols] of the first layer's grid (empty: see note)
+  std::string note;     // why there is none
+  double seconds = 0;
 };
 
 // Builds and loads a model from a checkpoint or preset (as `--model` of the CLI); `preset`
@@ -74,5 +83,8 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
 
 // The maps of `query` from an analysis's traces. Throws on failure.
 std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query);
+// The rollout of `query` from the same traces (mean head fusion, residual 0.5, as
+// `attnlab analyze` by default). Throws on failure.
+std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const MapQuery& query);
 
 }  // namespace attnlab::gui

@@ -1,9 +1,13 @@
 // The compute worker; see compute_worker.h.
 #include "app/gui/compute_worker.h"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include "app/gui/gui_state.h"
+#include "app/gui/thread_priority.h"
 
 namespace attnlab::gui {
 
@@ -74,6 +78,7 @@ bool ComputeWorker::idle() const {
 }
 
 void ComputeWorker::thread_main() {
+  lower_this_thread_priority();  // a job slows itself, not the frame loop
   for (;;) {
     std::pair<std::string, Job> item;
     {
@@ -91,8 +96,14 @@ void ComputeWorker::thread_main() {
     JobContext ctx;
     ctx.worker_ = this;
     ctx.cancel_ = &cancel_;
+    const auto start = std::chrono::steady_clock::now();
     try {
       item.second(ctx);
+      if (log_timings_)
+        std::fprintf(
+            stderr, "attnlab: job %s: %.0f ms\n", item.first.c_str(),
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
     } catch (const std::exception& e) {  // jobs turn their errors into data; a backstop
       const std::string what = item.first + ": " + e.what();
       post([what](GuiState& s) {

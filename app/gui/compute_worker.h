@@ -8,6 +8,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -69,6 +70,7 @@ class ComputeWorker {
   bool running_ = false, stopping_ = false;
   std::atomic<bool> cancel_{false};
   std::atomic<int64_t> done_{0}, total_{0};
+  const bool log_timings_ = std::getenv("ATTNLAB_TIMINGS") != nullptr;  // each job's time
   std::thread thread_;  // last: starts once the members above exist
 };
 

@@ -29,14 +29,13 @@ viz::MapStyle map_style(const GuiState& state) {
   return s;
 }
 
-viz::MapQuery figure_query(const ShownMap& m, const QueryMaps& q) {
+viz::MapQuery figure_query(const ShownMap& m, const MapQuery& q) {
   viz::MapQuery fq;
-  if (!q.query.prefix.empty()) {
-    fq.label = "the " + q.query.prefix + " token";
+  if (!q.prefix.empty()) {
+    fq.label = "the " + q.prefix + " token";
     return fq;
   }
-  const int r = q.query.row < 0 ? m.first_rows / 2 : q.query.row,
-            c = q.query.row < 0 ? m.first_cols / 2 : q.query.col;
+  const int r = q.row < 0 ? m.first_rows / 2 : q.row, c = q.row < 0 ? m.first_cols / 2 : q.col;
   fq.cell = viz::GridCell{r, c};
   fq.ref_rows = m.first_rows;
   fq.ref_cols = m.first_cols;
@@ -44,84 +43,124 @@ viz::MapQuery figure_query(const ShownMap& m, const QueryMaps& q) {
   return fq;
 }
 
-std::optional<viz::CaptionedFigure> maps_figure(const GuiState& state, std::string* why) {
+// A job that only reports why there is no figure.
+FigureJob no_figure(std::string why) {
+  return [why](std::string* out) {
+    *out = why;
+    return std::optional<viz::CaptionedFigure>();
+  };
+}
+
+FigureJob maps_figure(const GuiState& state) {
   const int m = state.view.model;
   const ResultSlot* r = result_of(state, m, state.view.image);
   const ShownMap shown = shown_map(state, m);
-  if (!r || !r->maps || !shown.ok) {
-    *why = shown.why;
-    return std::nullopt;
-  }
+  // The query the shown map answers (the rollout is computed apart from the maps).
+  const MapQuery* answered = !r ? nullptr
+                             : state.view.kind == MapKind::Rollout
+                                 ? (r->rollout ? &r->rollout->query : nullptr)
+                             : r->maps ? &r->maps->query
+                                       : nullptr;
+  if (!answered || !shown.ok) return no_figure(shown.why);
   const std::string& name = state.models[size_t(m)].info.name;
-  const viz::MapQuery fq = figure_query(shown, *r->maps);
+  const viz::MapQuery fq = figure_query(shown, *answered);
+  const viz::MapStyle style = map_style(state);
   if (state.view.compare) {
-    std::vector<ShownMap> maps;
     std::vector<analysis::Array> arrays;
     std::vector<std::string> names;
     for (int k = 0; k < int(state.models.size()) && arrays.size() < 6; ++k) {
-      const ShownMap sm = shown_map(state, k);
+      ShownMap sm = shown_map(state, k);
       if (!sm.ok) continue;
       analysis::Array a;
       a.name = "map";
       a.shape = {sm.rows, sm.cols};
       a.axes = {"y", "x"};
-      a.data = sm.values;
+      a.data = std::move(sm.values);
       arrays.push_back(std::move(a));
       names.push_back(state.models[size_t(k)].info.name);
     }
-    std::vector<viz::ModelMap> mm;
-    for (size_t k = 0; k < arrays.size(); ++k) mm.push_back({names[k], &arrays[k], 0});
-    return viz::model_compare_figure(r->analysis->picture, mm, fq, shown.label + ", " + fq.label,
-                                     map_style(state));
+    return [analysis = r->analysis, arrays = std::move(arrays), names = std::move(names), fq, style,
+            title = shown.label + ", " + fq.label](std::string*) {
+      std::vector<viz::ModelMap> mm;
+      for (size_t k = 0; k < arrays.size(); ++k) mm.push_back({names[k], &arrays[k], 0});
+      return std::optional<viz::CaptionedFigure>(
+          viz::model_compare_figure(analysis->picture, mm, fq, title, style));
+    };
   }
   if (state.view.kind == MapKind::Rollout)
-    return viz::rollout_figure(r->analysis->picture, r->maps->rollout, fq, name,
-                               "mean head fusion, residual 0.5", map_style(state));
-  const analysis::Array& heads = r->maps->heads[size_t(shown.layer)];
-  return viz::head_maps_figure(r->analysis->picture, heads, fq, name,
-                               "layer " + std::to_string(shown.layer), map_style(state));
+    return [analysis = r->analysis, rollout = r->rollout, fq, name, style](std::string*) {
+      return std::optional<viz::CaptionedFigure>(viz::rollout_figure(
+          analysis->picture, rollout->map, fq, name, "mean head fusion, residual 0.5", style));
+    };
+  return
+      [analysis = r->analysis, maps = r->maps, layer = shown.layer, fq, name, style](std::string*) {
+        return std::optional<viz::CaptionedFigure>(
+            viz::head_maps_figure(analysis->picture, maps->heads[size_t(layer)], fq, name,
+                                  "layer " + std::to_string(layer), style));
+      };
+}
+
+// Runs `make` on the analysis, turning its exceptions into the reason for no figure.
+template <typename Make>
+FigureJob analysis_figure(std::shared_ptr<const ImageAnalysis> a, Make make) {
+  return [a = std::move(a), make](std::string* why) -> std::optional<viz::CaptionedFigure> {
+    try {
+      return make(*a);
+    } catch (const std::exception& e) {
+      *why = e.what();
+      return std::nullopt;
+    }
+  };
 }
 
 }  // namespace
 
-std::optional<viz::CaptionedFigure> tab_figure(const GuiState& state, const std::string& tab,
-                                               std::string* why) {
-  if (state.models.empty() || state.images.empty()) {
-    *why = "open an image and a model first";
-    return std::nullopt;
+FigureJob tab_figure_job(const GuiState& state, const std::string& tab) {
+  if (state.models.empty() || state.images.empty())
+    return no_figure("open an image and a model first");
+  if (tab == "maps") return maps_figure(state);
+  if (tab == "locality") {
+    std::vector<std::pair<std::string, std::shared_ptr<const ImageAnalysis>>> models;
+    for (int m = 0; m < int(state.models.size()); ++m) {
+      const ResultSlot* rm = result_of(state, m, state.view.image);
+      if (rm && rm->analysis) models.emplace_back(state.models[size_t(m)].info.name, rm->analysis);
+    }
+    return [models = std::move(models)](std::string* why) -> std::optional<viz::CaptionedFigure> {
+      std::vector<std::pair<std::string, analysis::Table>> tables;
+      for (const auto& [name, a] : models)
+        for (const auto& t : a->tables)
+          if (t.name == "locality_heads") tables.emplace_back(name, t);
+      try {
+        return viz::locality_figure(tables);
+      } catch (const std::exception& e) {
+        *why = e.what();
+        return std::nullopt;
+      }
+    };
   }
-  if (tab == "maps") return maps_figure(state, why);
   const ResultSlot* r = result_of(state, state.view.model, state.view.image);
-  if (!r || !r->analysis) {
-    *why = r && r->status == LoadStatus::Failed ? r->error : "analysing...";
-    return std::nullopt;
-  }
-  const ImageAnalysis& a = *r->analysis;
-  try {
-    if (tab == "rank") return viz::rank_figure(a.tables, a.arrays);
-    if (tab == "spectra") {
+  if (!r || !r->analysis)
+    return no_figure(r && r->status == LoadStatus::Failed ? r->error : "analysing...");
+  if (tab == "rank")
+    return analysis_figure(
+        r->analysis, [](const ImageAnalysis& a) { return viz::rank_figure(a.tables, a.arrays); });
+  if (tab == "spectra")
+    return analysis_figure(r->analysis, [layer = state.view.layer](const ImageAnalysis& a) {
       viz::HiloSpectraOptions o;
       const int n = int(a.layers.size());
-      o.layer = state.view.layer < 0 ? n - 1 : std::min(state.view.layer, n - 1);
+      o.layer = layer < 0 ? n - 1 : std::min(layer, n - 1);
       return viz::hilo_spectra_grid(a.arrays, o);
-    }
-    if (tab == "anchors") return viz::anchor_figure(a.arrays, "img", a.picture, a.tables);
-    if (tab == "locality") {
-      std::vector<std::pair<std::string, analysis::Table>> models;
-      for (int m = 0; m < int(state.models.size()); ++m) {
-        const ResultSlot* rm = result_of(state, m, state.view.image);
-        if (!rm || !rm->analysis) continue;
-        for (const auto& t : rm->analysis->tables)
-          if (t.name == "locality_heads") models.emplace_back(state.models[size_t(m)].info.name, t);
-      }
-      return viz::locality_figure(models);
-    }
-  } catch (const std::exception& e) {
-    *why = e.what();
-    return std::nullopt;
-  }
-  *why = "unknown tab " + tab;
-  return std::nullopt;
+    });
+  if (tab == "anchors")
+    return analysis_figure(r->analysis, [](const ImageAnalysis& a) {
+      return viz::anchor_figure(a.arrays, "img", a.picture, a.tables);
+    });
+  return no_figure("unknown tab " + tab);
+}
+
+std::optional<viz::CaptionedFigure> tab_figure(const GuiState& state, const std::string& tab,
+                                               std::string* why) {
+  return tab_figure_job(state, tab)(why);
 }
 
 namespace {
@@ -151,7 +190,7 @@ void draw_figure_tab(GuiState& state, const std::string& tab) {
   const int w = std::max(200, int(avail.x)), h = std::max(150, int(avail.y) - 40);
   const std::string slot = "tab|" + tab, key = figure_key(state, tab, w, h);
   const GlTexture* t = figure_texture(
-      state.cache, slot, key, [&](std::string* why) { return tab_figure(state, tab, why); }, w, h);
+      state.cache, slot, key, [&] { return tab_figure_job(state, tab); }, w, h);
   if (t) {
     ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
                  ImVec2(float(t->width()), float(t->height())));

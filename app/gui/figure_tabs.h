@@ -14,8 +14,12 @@
 namespace attnlab::gui {
 
 // The figure of `tab` ("maps", "spectra", "rank", "anchors", "locality") for the current
-// view; nothing, with the reason in *why, when the results do not allow it.
-std::optional<viz::CaptionedFigure> tab_figure(const GuiState& state, const std::string& tab, std::string* why);
+// view, as a job that owns its inputs (so the render worker can run it); the job gives
+// nothing, with the reason in *why, when the results do not allow a figure.
+FigureJob tab_figure_job(const GuiState& state, const std::string& tab);
+// The same, built now (exports).
+std::optional<viz::CaptionedFigure> tab_figure(const GuiState& state, const std::string& tab,
+                                               std::string* why);
 
 void draw_figure_tab(GuiState& state, const std::string& tab);
 void draw_predictions_tab(GuiState& state);

@@ -4,9 +4,37 @@
 #include <GL/gl.h>
 #include <GL/glext.h>
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 namespace attnlab::gui {
+
+namespace {
+
+// The next mip level of a `channels`-byte-per-pixel image: each pixel the mean of a 2x2
+// block (edge pixels repeat on odd sizes).
+std::vector<uint8_t> half_size(const uint8_t* src, int w, int h, int channels, int* out_w,
+                               int* out_h) {
+  const int nw = std::max(1, w / 2), nh = std::max(1, h / 2);
+  std::vector<uint8_t> dst(size_t(nw) * nh * channels);
+  for (int y = 0; y < nh; ++y) {
+    const uint8_t* r0 = src + size_t(std::min(2 * y, h - 1)) * w * channels;
+    const uint8_t* r1 = src + size_t(std::min(2 * y + 1, h - 1)) * w * channels;
+    uint8_t* out = dst.data() + size_t(y) * nw * channels;
+    for (int x = 0; x < nw; ++x) {
+      const int x0 = std::min(2 * x, w - 1) * channels, x1 = std::min(2 * x + 1, w - 1) * channels;
+      for (int c = 0; c < channels; ++c)
+        out[x * channels + c] =
+            uint8_t((r0[x0 + c] + r0[x1 + c] + r1[x0 + c] + r1[x1 + c] + 2) / 4);
+    }
+  }
+  *out_w = nw;
+  *out_h = nh;
+  return dst;
+}
+
+}  // namespace
 
 GlTexture::~GlTexture() {
   reset();
@@ -64,21 +92,36 @@ bool GlTexture::upload(const uint8_t* pixels, int width, int height, bool alpha,
   width_ = width;
   height_ = height;
   glBindTexture(GL_TEXTURE_2D, name);
-  // Magnify with NEAREST so that upscaled pixels (and ViT patch boundaries) stay crisp
-  // (figures, already at screen resolution, magnify smoothly); minify through mipmaps so
-  // that fine stripes do not alias into moire when shrunk.
+  // Pictures: magnify with NEAREST so that upscaled pixels (and ViT patch boundaries) stay
+  // crisp, minify through mipmaps so that fine stripes do not alias into moire when
+  // shrunk. Smooth textures are figures rendered at the size they are shown: plain
+  // LINEAR, and no mipmaps (building them is the slowest part of an upload under
+  // software GL).
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, smooth ? GL_LINEAR : GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER,
+                  smooth ? GL_LINEAR : GL_LINEAR_MIPMAP_LINEAR);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
   // RGB rows are width * 3 bytes: not 4-byte aligned in general, so say so.
   GLint old_alignment = 4;
   glGetIntegerv(GL_UNPACK_ALIGNMENT, &old_alignment);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-  glTexImage2D(GL_TEXTURE_2D, 0, alpha ? GL_RGBA8 : GL_RGB8, width, height, 0,
-               alpha ? GL_RGBA : GL_RGB, GL_UNSIGNED_BYTE, pixels);
+  const GLint internal = alpha ? GL_RGBA8 : GL_RGB8;
+  const GLenum format = alpha ? GL_RGBA : GL_RGB;
+  glTexImage2D(GL_TEXTURE_2D, 0, internal, width, height, 0, format, GL_UNSIGNED_BYTE, pixels);
+  if (!smooth) {
+    // The mip chain is made here rather than by glGenerateMipmap, whose first use under
+    // software GL compiles code for 50-90 ms (and again for each new texture shape).
+    std::vector<uint8_t> level;
+    const uint8_t* src = pixels;
+    int w = width, h = height;
+    for (int k = 1; w > 1 || h > 1; ++k) {
+      level = half_size(src, w, h, alpha ? 4 : 3, &w, &h);
+      glTexImage2D(GL_TEXTURE_2D, k, internal, w, h, 0, format, GL_UNSIGNED_BYTE, level.data());
+      src = level.data();
+    }
+  }
   glPixelStorei(GL_UNPACK_ALIGNMENT, old_alignment);
-  glGenerateMipmap(GL_TEXTURE_2D);
   glBindTexture(GL_TEXTURE_2D, 0);
   return true;
 }

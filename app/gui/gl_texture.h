@@ -20,7 +20,8 @@ class GlTexture {
   // Replaces the contents with width x height RGB pixels (rows top first, no padding).
   // Returns false, with the reason in *error, if the GPU cannot hold an image that big.
   bool upload_rgb(const uint8_t* rgb, int width, int height, std::string* error);
-  // The same for RGBA pixels (figures, overlays), magnified smoothly when `smooth`.
+  // The same for RGBA pixels (figures, overlays), magnified smoothly and
+  // without mipmaps when `smooth` (figures drawn at the size they are shown).
   bool upload_rgba(const uint8_t* rgba, int width, int height, std::string* error,
                    bool smooth = false);
   void reset();  // deletes the texture

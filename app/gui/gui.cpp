@@ -42,6 +42,8 @@ constexpr int kWindowHeight = 800;
 // Smoke runs (max_frames > 0) keep drawing past max_frames until the loads they started
 // have landed, so the screenshot shows results rather than "loading"; at most this long.
 constexpr double kSettleSeconds = 60.0;
+constexpr double kIdleWaitSeconds = 0.25;        // nothing moves: wake up this often anyway
+constexpr double kBusyFramePeriod = 1.0 / 30.0;  // only background work: 30 frames a second
 
 // Exit codes of run_gui.
 constexpr int kExitOk = 0;
@@ -54,6 +56,9 @@ class FrameTimes {
  public:
   void add(double ms) { ms_.push_back(ms); }
   size_t count() const { return ms_.size(); }
+  size_t count_over(double ms) const {
+    return size_t(std::count_if(ms_.begin(), ms_.end(), [ms](double t) { return t > ms; }));
+  }
   double percentile(double p) {
     std::sort(ms_.begin(), ms_.end());
     return ms_[std::min(ms_.size() - 1, size_t(p * double(ms_.size() - 1) + 0.5))];
@@ -269,15 +274,24 @@ int run_gui(const GuiOptions& options) {
   double settle_deadline = 0.0;
   int exit_code = kExitOk;
   FrameTimes busy_frames;  // frame times while the compute worker runs a job
+  double last_frame = 0.0;
   for (;;) {
-    const double frame_start = glfwGetTime();
-    // Sleep while nothing moves: no input, no job running, no script, nothing to show.
-    if (!smoke && !script.active() && worker.idle() && compute.idle() && !ImGui::IsAnyMouseDown())
-      glfwWaitEventsTimeout(0.25);
+    // Sleep while nothing moves (no input, job, script or drawing in flight). While only
+    // background work runs, draw at most kBusyFramePeriod apart, so the interface leaves
+    // the cores to the worker; input still wakes it at once. Dragging and smoke runs poll.
+    const bool quiet = worker.idle() && compute.idle() && !state.cache.busy() && !script.active();
+    const double wait = last_frame + kBusyFramePeriod - glfwGetTime();
+    if (!smoke && quiet && !ImGui::IsAnyMouseDown())
+      glfwWaitEventsTimeout(kIdleWaitSeconds);
+    else if (!smoke && !ImGui::IsAnyMouseDown() && wait > 0.0)
+      glfwWaitEventsTimeout(wait);
     else
       glfwPollEvents();
+    const double frame_start = glfwGetTime();
+    last_frame = frame_start;
     const bool busy = !compute.idle();
     draw_frame(window, state, worker, compute);
+    const double t_draw = glfwGetTime();
     ++frames;
     // Timed: frames while a job runs, except the first two (GL and ImGui set up their
     // device objects and fonts there) and frames that save a screenshot.
@@ -287,8 +301,8 @@ int run_gui(const GuiOptions& options) {
       script.screenshot.clear();
       measured = false;
     }
-    const bool idle = worker.idle() && compute.idle() && state.open_requests.empty() &&
-                      state.dropped_paths.empty();
+    const bool idle = worker.idle() && compute.idle() && !state.cache.busy() &&
+                      state.open_requests.empty() && state.dropped_paths.empty();
     step_script(script, state, idle, glfwGetTime());
     if (script.series_requested) {
       script.series_requested = false;
@@ -306,25 +320,27 @@ int run_gui(const GuiOptions& options) {
     }
     if (smoke && script.commands.empty() && frames >= options.max_frames) {
       if (settle_deadline == 0.0) settle_deadline = glfwGetTime() + kSettleSeconds;
-      if ((worker.idle() && compute.idle()) || glfwGetTime() > settle_deadline) last = true;
+      if ((worker.idle() && compute.idle() && !state.cache.busy()) ||
+          glfwGetTime() > settle_deadline)
+        last = true;
     }
     if (last && !options.screenshot_path.empty() &&
         !take_screenshot(window, options.screenshot_path))
       exit_code = kExitFailure;
     glfwSwapBuffers(window);
     if (measured) busy_frames.add(1000.0 * (glfwGetTime() - frame_start));
-    if (std::getenv("ATTNLAB_DEBUG_FRAMES") && 1000.0 * (glfwGetTime() - frame_start) > 40.0)
-      std::fprintf(stderr, "slow frame %d: %.1f ms (busy %d, %s)\n", frames,
-                   1000.0 * (glfwGetTime() - frame_start), int(busy),
-                   compute.progress().label.c_str());
+    if (std::getenv("ATTNLAB_TIMINGS") && 1000.0 * (glfwGetTime() - frame_start) > 40.0)
+      std::fprintf(stderr, "slow frame %d: %.1f ms (frame %.1f, swap %.1f; busy %d, %s)\n", frames,
+                   1000.0 * (glfwGetTime() - frame_start), 1000.0 * (t_draw - frame_start),
+                   1000.0 * (glfwGetTime() - t_draw), int(busy), compute.progress().label.c_str());
     if (last) break;
   }
   if (busy_frames.count() > 0)
     std::fprintf(stderr,
                  "attnlab: frame time while the worker was busy: median %.1f ms, p95 %.1f ms, max "
-                 "%.1f ms over %zu frames\n",
+                 "%.1f ms over %zu frames, %zu over 33 ms\n",
                  busy_frames.percentile(0.5), busy_frames.percentile(0.95),
-                 busy_frames.percentile(1.0), busy_frames.count());
+                 busy_frames.percentile(1.0), busy_frames.count(), busy_frames.count_over(33.0));
 
   // Remember the window, the recent files and the view options (tests run with
   // ATTNLAB_SETTINGS pointing at a temporary file, so they never touch the user's).

@@ -3,6 +3,7 @@
 // or (later) saved, and a frame is a pure function of this state plus input.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -85,8 +86,15 @@ struct ResultSlot {
   std::string error;
   std::shared_ptr<const ImageAnalysis> analysis;
   std::shared_ptr<const QueryMaps> maps;
-  std::string maps_key;     // the query the maps answer
-  std::string pending_key;  // the query being computed ("" = none)
+  std::string maps_key;                         // the query the maps answer
+  std::string pending_key;                      // the query being computed ("" = none)
+  std::shared_ptr<const QueryRollout> rollout;  // computed only while a view shows it
+  std::string rollout_key, rollout_pending;
+  // The newest maps / rollout request: a job that is no longer the newest when it starts
+  // skips its work (a burst of clicks on a large image computes only the last one).
+  std::shared_ptr<std::atomic<uint64_t>> maps_ticket = std::make_shared<std::atomic<uint64_t>>(0);
+  std::shared_ptr<std::atomic<uint64_t>> rollout_ticket =
+      std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 enum class MapKind { Query, Cls, Rollout };

@@ -4,6 +4,8 @@
 #include <exception>
 #include <utility>
 
+#include "app/gui/thread_priority.h"
+
 namespace attnlab::gui {
 
 LoadWorker::LoadWorker(Runner runner, int threads) : runner_(std::move(runner)) {
@@ -45,6 +47,7 @@ bool LoadWorker::idle() const {
 }
 
 void LoadWorker::thread_main() {
+  lower_this_thread_priority();  // a job slows itself, not the frame loop
   for (;;) {
     JobRequest job;
     {

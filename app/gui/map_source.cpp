@@ -48,23 +48,30 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
   const auto& layers = r->analysis->layers;
   out.first_rows = layers.front().rows;
   out.first_cols = layers.front().cols;
-  if (!r->maps || r->maps_key != wanted_query(state, model).tag()) {
+  const std::string wanted = wanted_query(state, model).tag();
+  if (state.view.kind == MapKind::Rollout) {  // its own job: the maps are not needed
+    if (!r->rollout || r->rollout_key != wanted) {
+      out.why = "computing the rollout...";
+      if (!r->rollout) return out;  // else the previous query's rollout stands in
+    }
+    if (r->rollout->map.data.empty()) {
+      out.why = r->rollout->note;
+      return out;
+    }
+    out.rows = int(r->rollout->map.shape[0]);
+    out.cols = int(r->rollout->map.shape[1]);
+    out.values = r->rollout->map.data;
+    out.label = "rollout";
+    out.source = r->rollout.get();
+    out.ok = true;
+    return out;
+  }
+  if (!r->maps || r->maps_key != wanted) {
     out.why = r->maps && !r->pending_key.empty() ? "updating..." : "computing the maps...";
     if (!r->maps) return out;
   }
   const QueryMaps& q = *r->maps;
-  if (state.view.kind == MapKind::Rollout) {
-    if (q.rollout.data.empty()) {
-      out.why = q.rollout_note;
-      return out;
-    }
-    out.rows = int(q.rollout.shape[0]);
-    out.cols = int(q.rollout.shape[1]);
-    out.values = q.rollout.data;
-    out.label = "rollout";
-    out.ok = true;
-    return out;
-  }
+  out.source = r->maps.get();
   const int layer = mapped_layer(state, model);
   out.layer = layer;
   if (layer < 0 || size_t(layer) >= q.heads.size() || q.heads[size_t(layer)].data.empty()) {

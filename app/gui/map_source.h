@@ -15,9 +15,10 @@ struct ShownMap {
   std::string why;  // when !ok: what is missing ("computing...", "no cls token", ...)
   int rows = 0, cols = 0;
   std::vector<float> values;
-  int layer = -1;               // traced layer index (-1 for rollout)
+  int layer = -1;                      // traced layer index (-1 for rollout)
   int first_rows = 0, first_cols = 0;  // the first layer's grid (queries live there)
-  std::string label;            // "layer 3, head 1", "rollout", ...
+  std::string label;                   // "layer 3, head 1", "rollout", ...
+  const void* source = nullptr;        // the result it was cut from (its identity keys textures)
 };
 
 // The layer index model `model` shows when the current model shows view.layer.

@@ -23,26 +23,28 @@ std::string fmt(double v) {
 
 // The overlay texture of `map` over the model's picture drawn with `style`, from the
 // cache. `slot` names the place on screen (single view, head 3 of the grid, compare
-// column 2); nullptr while it waits for its turn to be built.
+// column 2); the slot's previous overlay while the new one is drawn, nullptr before any.
 const GlTexture* overlay_texture(GuiState& state, int model, const ShownMap& map,
                                  viz::ValueRange range, const viz::OverlayStyle& style,
                                  const std::string& slot) {
   const ResultSlot* r = result_of(state, model, state.view.image);
   if (!r || !r->analysis) return nullptr;
   char id[32];
-  std::snprintf(id, sizeof id, "%p", static_cast<const void*>(r->maps.get()));
+  std::snprintf(id, sizeof id, "%p", map.source);
   const std::string key = std::to_string(model) + "|" + std::to_string(state.view.image) + "|" +
                           id + "|" + map.label + "|" + viz::colormap_name(style.cmap) + "|" +
                           fmt(style.alpha) + "|" + viz::upsample_name(style.upsample) + "|" +
                           (style.grey_background ? "grey" : "colour") + "|" + fmt(range.lo) + "|" +
                           fmt(range.hi);
-  if (const GlTexture* t = state.cache.find(slot, key)) return t;
-  if (!state.cache.claim_build()) return nullptr;
-  const viz::RgbaImage& pic = r->analysis->picture;
-  const viz::RgbaImage big =
-      viz::scale_image_nearest(pic, viz::upscale_factor(pic, kOverlayMinSide));
-  return state.cache.store(
-      slot, key, viz::overlay_map(big, map.values.data(), map.rows, map.cols, range, style), false);
+  return state.cache.get(slot, key, false, [&]() -> RenderWorker::Job {
+    // Owns what it reads: the analysis (immutable, shared) and a copy of the map.
+    return [analysis = r->analysis, map, range, style]() {
+      const viz::RgbaImage& pic = analysis->picture;
+      const viz::RgbaImage big =
+          viz::scale_image_nearest(pic, viz::upscale_factor(pic, kOverlayMinSide));
+      return viz::overlay_map(big, map.values.data(), map.rows, map.cols, range, style);
+    };
+  });
 }
 
 // A vertical colorbar with its range, drawn with ImGui primitives.
@@ -185,11 +187,19 @@ void draw_single(GuiState& state) {
   const ResultSlot* r = result_of(state, m, state.view.image);
   const std::string title = state.models.empty() ? "" : state.models[size_t(m)].info.name;
   std::string query = "-";
-  if (r && r->maps) {
-    const MapQuery& q = r->maps->query;
+  // The query the shown map answers, and how long it took from the traces.
+  const bool rollout = state.view.kind == MapKind::Rollout;
+  const MapQuery* answered = !r        ? nullptr
+                             : rollout ? (r->rollout ? &r->rollout->query : nullptr)
+                             : r->maps ? &r->maps->query
+                                       : nullptr;
+  if (answered) {
+    const MapQuery& q = *answered;
     query = !q.prefix.empty() ? q.prefix + " token"
             : q.row < 0       ? "grid centre"
                               : "(" + std::to_string(q.row) + ", " + std::to_string(q.col) + ")";
+    const double seconds = rollout ? r->rollout->seconds : r->maps->seconds;
+    query += " (" + std::to_string(std::lround(1000.0 * seconds)) + " ms from the trace)";
   }
   ImGui::Text("%s  |  %s  |  query %s", title.c_str(), map.ok ? map.label.c_str() : "-",
               query.c_str());

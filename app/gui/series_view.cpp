@@ -130,8 +130,10 @@ void draw_mask_tab(GuiState& state) {
   const std::string key = std::to_string(series.rows.size()) + "|" + std::to_string(w);
   const GlTexture* t = figure_texture(
       state.cache, "tab|mask", key,
-      [&](std::string*) {
-        return std::optional<viz::CaptionedFigure>(viz::castling_mask_figure({series}));
+      [&]() -> FigureJob {
+        return [series](std::string*) {
+          return std::optional<viz::CaptionedFigure>(viz::castling_mask_figure({series}));
+        };
       },
       w, 4 * w);
   if (t) {

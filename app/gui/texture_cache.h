@@ -1,7 +1,9 @@
 // GL textures made from figures and overlays. Each place on screen (a "slot": the single
 // map view, head 3 of the grid, the Rank tab) holds one texture and the key naming its
-// content; the texture is rebuilt only when the key changes, and at most one texture is
-// built per frame, so a burst of new results never makes one long frame.
+// content. When a slot is asked for a new key, the image is drawn on the render worker
+// (render_worker.h) while the slot keeps showing its previous texture; the new one is
+// uploaded at the start of the frame after it is finished. So no frame ever renders a
+// figure, and a new result swaps in when ready.
 // Main thread only (GL).
 #pragma once
 
@@ -11,42 +13,46 @@
 #include <string>
 
 #include "app/gui/gl_texture.h"
+#include "app/gui/render_worker.h"
 #include "viz/figures/captioned_figure.h"
-#include "viz/rgba_image.h"
 
 namespace attnlab::gui {
 
 class TextureCache {
  public:
-  void new_frame() { builds_ = 0; }
-  // The slot's texture when it shows `key`; nullptr when it is not built (yet).
-  const GlTexture* find(const std::string& slot, const std::string& key) const;
-  // Why building `key` failed, or nullptr.
+  // Uploads what the render worker finished since the last frame.
+  void new_frame();
+  // The slot's texture. When the slot does not show `key` yet, `make_job` (called only
+  // then) gives the drawing to hand to the render worker, and until it is done the slot's
+  // previous texture is returned (nullptr when it has none). `smooth`: linear filtering.
+  const GlTexture* get(const std::string& slot, const std::string& key, bool smooth,
+                       const std::function<RenderWorker::Job()>& make_job);
+  // True when the slot's texture shows `key` (not an older one standing in).
+  bool current(const std::string& slot, const std::string& key) const;
+  // Why drawing `key` failed, or nullptr.
   const std::string* error(const std::string& slot, const std::string& key) const;
-  // True when this frame may build one more texture (and counts the build).
-  bool claim_build();
-  // Uploads `image` as the slot's texture for `key`; nullptr (with the error kept) when
-  // the GPU refuses it.
-  const GlTexture* store(const std::string& slot, const std::string& key,
-                         const viz::RgbaImage& image, bool smooth);
-  void store_error(const std::string& slot, const std::string& key, std::string message);
+  // Drawings asked for and not yet uploaded.
+  bool busy() const { return !renderer_.idle(); }
 
  private:
   struct Entry {
-    std::string key;
+    std::string key;          // what `texture` (or `error`) shows
+    std::string pending_key;  // what the render worker is drawing for this slot
     GlTexture texture;
     std::string error;
+    bool smooth = true;
   };
   std::map<std::string, Entry> slots_;
-  int builds_ = 0;
+  RenderWorker renderer_;  // last: its thread stops before the entries go
 };
 
-// A figure drawn as the slot's texture, fitted into width x height pixels: built by
-// `make` when the key changes and the frame may build; nullptr until then or when `make`
-// gives no figure (error() then holds its reason).
-using FigureMaker = std::function<std::optional<viz::CaptionedFigure>(std::string* why)>;
+// A figure drawn as the slot's texture, fitted into width x height pixels. The FigureJob
+// runs on the render worker, so it must own what it reads (shared analyses, copied
+// settings); it gives no figure, with the reason in *why, when the results do not allow
+// one (error() then holds the reason).
+using FigureJob = std::function<std::optional<viz::CaptionedFigure>(std::string* why)>;
 const GlTexture* figure_texture(TextureCache& cache, const std::string& slot,
-                                const std::string& key, const FigureMaker& make, int width,
-                                int height);
+                                const std::string& key, const std::function<FigureJob()>& make,
+                                int width, int height);
 
 }  // namespace attnlab::gui

@@ -1,35 +1,39 @@
 // Workspace bookkeeping; see workspace.h.
 #include "app/gui/workspace.h"
 
+#include <atomic>
 #include <filesystem>
+#include <memory>
 
 namespace attnlab::gui {
 
 namespace {
 
-void submit_load(ComputeWorker& worker, int index, const std::string& arg, const std::string& preset) {
-  worker.submit("load " + std::filesystem::path(arg).stem().string(), [index, arg, preset](JobContext& ctx) {
-    try {
-      ModelInfo info;
-      auto model = load_model(arg, &info, preset);
-      ctx.post([index, model, info](GuiState& s) {
-        ModelSlot& m = s.models[size_t(index)];
-        m.model = model;
-        m.info = info;
-        m.status = LoadStatus::Ready;
-        m.error.clear();
-      });
-    } catch (const std::exception& e) {
-      const std::string what = e.what();
-      ctx.post([index, what](GuiState& s) {
-        ModelSlot& m = s.models[size_t(index)];
-        m.status = LoadStatus::Failed;
-        m.error = what;
-        s.status.notice = "Could not open model " + m.arg + ": " + what;
-        s.status.notice_is_error = true;
-      });
-    }
-  });
+void submit_load(ComputeWorker& worker, int index, const std::string& arg,
+                 const std::string& preset) {
+  worker.submit("load " + std::filesystem::path(arg).stem().string(),
+                [index, arg, preset](JobContext& ctx) {
+                  try {
+                    ModelInfo info;
+                    auto model = load_model(arg, &info, preset);
+                    ctx.post([index, model, info](GuiState& s) {
+                      ModelSlot& m = s.models[size_t(index)];
+                      m.model = model;
+                      m.info = info;
+                      m.status = LoadStatus::Ready;
+                      m.error.clear();
+                    });
+                  } catch (const std::exception& e) {
+                    const std::string what = e.what();
+                    ctx.post([index, what](GuiState& s) {
+                      ModelSlot& m = s.models[size_t(index)];
+                      m.status = LoadStatus::Failed;
+                      m.error = what;
+                      s.status.notice = "Could not open model " + m.arg + ": " + what;
+                      s.status.notice_is_error = true;
+                    });
+                  }
+                });
 }
 
 }  // namespace
@@ -79,6 +83,40 @@ MapQuery wanted_query(const GuiState& state, int model) {
 
 namespace {
 
+// Answers `q` for (model m, image i) on the worker with `compute` and stores the result in
+// the slot's `result` / `done_key` fields, clearing `pending` when it is still this query.
+// Skipped when a newer request took the ticket before the job started.
+template <typename Result, typename Compute>
+void submit_query_job(ComputeWorker& worker, const std::string& label, int m, int i,
+                      std::shared_ptr<const ImageAnalysis> analysis, const MapQuery& q,
+                      const std::shared_ptr<std::atomic<uint64_t>>& ticket,
+                      std::shared_ptr<const Result> ResultSlot::*result,
+                      std::string ResultSlot::*done_key, std::string ResultSlot::*pending,
+                      Compute compute) {
+  const uint64_t mine = ++*ticket;
+  const std::string key = q.tag();
+  worker.submit(label, [=](JobContext& ctx) {
+    if (ticket->load() != mine) return;  // superseded: its slot already waits for another
+    std::shared_ptr<const Result> out;
+    std::string error;
+    try {
+      out = compute(*analysis, q);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    ctx.post([=](GuiState& s) {
+      ResultSlot& slot = s.results[{m, i}];
+      slot.*result = out;
+      slot.*done_key = key;
+      if (slot.*pending == key) (slot.*pending).clear();
+      if (!error.empty()) {
+        s.status.notice = error;
+        s.status.notice_is_error = true;
+      }
+    });
+  });
+}
+
 void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
   const ModelSlot& model = state.models[size_t(m)];
   const ImageSlot& image = state.images[size_t(i)];
@@ -88,54 +126,44 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
     state.results[{m, i}] = ResultSlot{};
     auto loaded = model.model;
     const std::string path = image.path;
-    worker.submit("analyse " + model.info.name + " on " + std::filesystem::path(path).filename().string(),
-                  [m, i, loaded, path](JobContext& ctx) {
-                    try {
-                      auto a = analyse_image(*loaded, path);
-                      ctx.post([m, i, a](GuiState& s) {
-                        ResultSlot& r = s.results[{m, i}];
-                        r.analysis = a;
-                        r.status = LoadStatus::Ready;
-                      });
-                    } catch (const std::exception& e) {
-                      const std::string what = e.what();
-                      ctx.post([m, i, what](GuiState& s) {
-                        ResultSlot& r = s.results[{m, i}];
-                        r.status = LoadStatus::Failed;
-                        r.error = what;
-                      });
-                    }
-                  });
+    worker.submit(
+        "analyse " + model.info.name + " on " + std::filesystem::path(path).filename().string(),
+        [m, i, loaded, path](JobContext& ctx) {
+          try {
+            auto a = analyse_image(*loaded, path);
+            ctx.post([m, i, a](GuiState& s) {
+              ResultSlot& r = s.results[{m, i}];
+              r.analysis = a;
+              r.status = LoadStatus::Ready;
+            });
+          } catch (const std::exception& e) {
+            const std::string what = e.what();
+            ctx.post([m, i, what](GuiState& s) {
+              ResultSlot& r = s.results[{m, i}];
+              r.status = LoadStatus::Failed;
+              r.error = what;
+            });
+          }
+        });
     return;
   }
   ResultSlot& r = found->second;
   if (r.status != LoadStatus::Ready) return;
   const MapQuery q = wanted_query(state, m);
   const std::string key = q.tag();
-  if (r.maps_key == key || r.pending_key == key) return;
-  r.pending_key = key;
-  auto analysis = r.analysis;
-  worker.submit("maps " + model.info.name + " " + key, [m, i, analysis, q, key](JobContext& ctx) {
-    try {
-      auto maps = query_maps(*analysis, q);
-      ctx.post([m, i, maps, key](GuiState& s) {
-        ResultSlot& slot = s.results[{m, i}];
-        slot.maps = maps;
-        slot.maps_key = key;
-        if (slot.pending_key == key) slot.pending_key.clear();
-      });
-    } catch (const std::exception& e) {
-      const std::string what = e.what();
-      ctx.post([m, i, what, key](GuiState& s) {
-        ResultSlot& slot = s.results[{m, i}];
-        if (slot.pending_key == key) slot.pending_key.clear();
-        slot.maps_key = key;
-        slot.maps.reset();
-        s.status.notice = what;
-        s.status.notice_is_error = true;
-      });
-    }
-  });
+  if (r.maps_key != key && r.pending_key != key) {
+    r.pending_key = key;
+    submit_query_job<QueryMaps>(worker, "maps " + model.info.name + " " + key, m, i, r.analysis, q,
+                                r.maps_ticket, &ResultSlot::maps, &ResultSlot::maps_key,
+                                &ResultSlot::pending_key, query_maps);
+  }
+  if (state.view.kind == MapKind::Rollout && r.rollout_key != key && r.rollout_pending != key) {
+    r.rollout_pending = key;
+    submit_query_job<QueryRollout>(worker, "rollout " + model.info.name + " " + key, m, i,
+                                   r.analysis, q, r.rollout_ticket, &ResultSlot::rollout,
+                                   &ResultSlot::rollout_key, &ResultSlot::rollout_pending,
+                                   query_rollout);
+  }
 }
 
 }  // namespace

@@ -78,9 +78,10 @@ void submit_open_requests(GuiState& state, LoadWorker& loader, ComputeWorker& co
       // Show the first image of what was just opened (a folder opens at its first file).
       if (first_image) state.view.image = int(state.images.size()) - 1;
       first_image = false;
-    } else if (req.kind == FileKind::Checkpoint) {
+    } else if (req.kind == FileKind::Model) {
       remember_recent(state.recent.models, req.path);
       add_model(state, compute, req.path);
+      if (lower_extension(req.path) == ".json") continue;  // a config: no tensors to summarise
       CheckpointPanelState& panel = state.checkpoint;
       panel.status = LoadStatus::Loading;
       panel.path = req.path;

@@ -30,8 +30,8 @@ FileKind classify_path(const std::string& path) {
        {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm", ".pnm"}) {
     if (ext == e) return FileKind::Image;
   }
-  for (const char* e : {".pth", ".pt", ".safetensors", ".bin"}) {
-    if (ext == e) return FileKind::Checkpoint;
+  for (const char* e : {".pth", ".pt", ".safetensors", ".bin", ".json"}) {
+    if (ext == e) return FileKind::Model;
   }
   return FileKind::Unknown;
 }

@@ -1,16 +1,16 @@
 // What a path the user handed us (dropped on the window, typed in the Open popup) is:
-// an image or a checkpoint, decided by extension. Only routing: the loaders still check
-// the bytes, so a misnamed file fails with a clear error instead of being misread.
+// an image or a model (checkpoint or config), decided by extension. Only routing: the loaders still
+// check the bytes, so a misnamed file fails with a clear error instead of being misread.
 #pragma once
 
 #include <string>
 
 namespace attnlab::gui {
 
-enum class FileKind { Image, Checkpoint, Unknown };
+enum class FileKind { Image, Model, Unknown };  // Model: a checkpoint or a model config .json
 
 // .png .jpg .jpeg .bmp .tif .tiff .webp .ppm .pgm .pnm -> Image;
-// .pth .pt .safetensors .bin -> Checkpoint; case-insensitive.
+// .pth .pt .safetensors .bin .json -> Model; case-insensitive.
 FileKind classify_path(const std::string& path);
 // The extension of the file name, lower-cased, with its dot (".png"); "" when none.
 std::string lower_extension(const std::string& path);

@@ -78,6 +78,7 @@ const std::vector<CommandSpec>& command_specs() {
       {"frames", {{"N", ArgKind::Positive}}},
       {"expect-error", {}},
       {"expect-no-error", {}},
+      {"expect-busy", {}},
       {"quit", {}},
   };
   return specs;

@@ -24,6 +24,7 @@
 //   load-as PRESET (load the current, failed model again as this preset)
 //   wait-idle [SECONDS] (default 60)                         frames N (draw N frames)
 //   expect-error (the last open produced an error message)   expect-no-error
+//   expect-busy (a job is running now: what follows happens while it runs)
 //   quit
 // N, INDEX, ROW and COL are non-negative integers (frames N at least 1); an INDEX|NAME
 // argument that is all digits is an index, anything else a name.

@@ -17,7 +17,7 @@ namespace {
 // One title per kind, with a fixed ID after "###" so that OpenPopup and
 // BeginPopupModal agree whichever kind is being opened.
 const char* dialog_title(FileKind kind) {
-  return kind == FileKind::Checkpoint ? "Open checkpoint###open_file" : "Open image###open_file";
+  return kind == FileKind::Model ? "Open model###open_file" : "Open image###open_file";
 }
 
 void request_open_dialog(GuiState& state, FileKind kind) {
@@ -25,9 +25,9 @@ void request_open_dialog(GuiState& state, FileKind kind) {
   dlg.open_requested = true;
   dlg.kind = kind;
   // Start from the file currently shown: the next one is usually next to it.
-  dlg.path_input = kind == FileKind::Checkpoint ? state.checkpoint.path
-                   : state.images.empty()       ? std::string()
-                                                : state.images[size_t(state.view.image)].path;
+  dlg.path_input = kind == FileKind::Model ? state.checkpoint.path
+                   : state.images.empty()  ? std::string()
+                                           : state.images[size_t(state.view.image)].path;
 }
 
 }  // namespace
@@ -36,7 +36,7 @@ void handle_shortcuts(GuiState& state) {
   const ImGuiIO& io = ImGui::GetIO();
   if (!io.KeyCtrl || io.WantTextInput) return;  // typing in a field is not a shortcut
   if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) {
-    request_open_dialog(state, io.KeyShift ? FileKind::Checkpoint : FileKind::Image);
+    request_open_dialog(state, io.KeyShift ? FileKind::Model : FileKind::Image);
   } else if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) {
     state.quit_requested = true;
   } else if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) {
@@ -48,8 +48,8 @@ void draw_main_menu(GuiState& state) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open image...", "Ctrl+O")) request_open_dialog(state, FileKind::Image);
-    if (ImGui::MenuItem("Open checkpoint...", "Ctrl+Shift+O")) {
-      request_open_dialog(state, FileKind::Checkpoint);
+    if (ImGui::MenuItem("Open model (checkpoint or config)...", "Ctrl+Shift+O")) {
+      request_open_dialog(state, FileKind::Model);
     }
     if (ImGui::BeginMenu("Recent", !state.recent.images.empty() || !state.recent.models.empty())) {
       for (const auto& p : state.recent.images)
@@ -58,7 +58,7 @@ void draw_main_menu(GuiState& state) {
       if (!state.recent.images.empty() && !state.recent.models.empty()) ImGui::Separator();
       for (const auto& p : state.recent.models)
         if (ImGui::MenuItem(("model: " + p).c_str()))
-          state.open_requests.push_back(OpenRequest{FileKind::Checkpoint, p});
+          state.open_requests.push_back(OpenRequest{FileKind::Model, p});
       ImGui::EndMenu();
     }
     ImGui::Separator();
@@ -86,8 +86,9 @@ void draw_open_dialog(GuiState& state) {
                           ImVec2(0.5f, 0.5f));
   if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
 
-  ImGui::TextUnformatted(dlg.kind == FileKind::Checkpoint
-                             ? "Path of a checkpoint (.pth, .pt, .safetensors, .bin):"
+  ImGui::TextUnformatted(dlg.kind == FileKind::Model
+                             ? "Path of a checkpoint (.pth, .pt, .safetensors, .bin) or a model "
+                               "config (.json, untrained):"
                              : "Path of an image (PNG, JPEG, BMP, TIFF, WebP, PPM):");
   ImGui::SetNextItemWidth(560.0f);
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();

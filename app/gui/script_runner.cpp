@@ -20,7 +20,7 @@ void fail(ScriptRunner& r, const ScriptCommand& c, const std::string& message) {
 }
 
 // Runs one command; returns false when the script must wait before the next one.
-bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, double now) {
+bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, bool idle, double now) {
   ViewState& v = state.view;
   const auto& a = c.args;
   const std::string& n = c.name;
@@ -29,7 +29,7 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, doubl
     state.status.notice.clear();
     state.status.notice_is_error = false;
   } else if (n == "open-model") {
-    state.open_requests.push_back(OpenRequest{FileKind::Checkpoint, a[0]});
+    state.open_requests.push_back(OpenRequest{FileKind::Model, a[0]});
     state.status.notice.clear();
     state.status.notice_is_error = false;
   } else if (n == "select-model" || n == "select-image") {
@@ -138,6 +138,11 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, doubl
                  : "expected an error message, there is none");
       return false;
     }
+  } else if (n == "expect-busy") {  // what follows happens while a job runs
+    if (idle) {
+      fail(r, c, "expected a job to be running, but everything is idle");
+      return false;
+    }
   } else if (n == "quit") {
     r.done = true;
     return false;
@@ -165,7 +170,7 @@ void step_script(ScriptRunner& r, GuiState& state, bool idle, double now) {
   while (r.next < r.commands.size() && !r.done) {
     const ScriptCommand& c = r.commands[r.next++];
     try {
-      if (!run_command(r, state, c, now)) return;
+      if (!run_command(r, state, c, idle, now)) return;
     } catch (const std::exception& e) {
       fail(r, c, e.what());
       return;

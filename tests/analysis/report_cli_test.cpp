@@ -100,6 +100,26 @@ TEST(ReportCli, ClsTokenModelsGetPrefixTokenMaps) {
   EXPECT_FALSE(figs.count("compare__demo"));            // one model: nothing to compare
 }
 
+TEST(ReportCli, AModelConfigGivesTheUntrainedModel) {
+  attnlab::testing::TempDir dir("report_config");
+  const std::string config = dir.file("tiny_vit.json");
+  std::ofstream(config) << R"({"arch": "vit", "img_size": 32, "patch_size": 8, "embed_dim": 16,
+                               "depth": 2, "num_heads": 2, "num_classes": 10})";
+  const std::string out = dir.file("r");
+  const auto r = run_cli("report --models " + config + " --images " + asset("demo.png") +
+                         " --out " + out + " --formats png --dpi 60");
+  ASSERT_EQ(r.code, 0) << r.out;
+  // Named for what it is: the config's stem, marked as random weights.
+  EXPECT_TRUE(figures_in(out).count("head_maps__tiny_vit_random__demo")) << r.out;
+  // A .json that is not a model config is refused with the reason.
+  const std::string other = dir.file("settings.json");
+  std::ofstream(other) << R"({"colormap": "viridis"})";
+  const auto bad = run_cli("report --models " + other + " --images " + asset("demo.png") +
+                           " --out " + dir.file("r2") + " --formats png --dpi 60");
+  EXPECT_EQ(bad.code, 1) << bad.out;
+  EXPECT_NE(bad.out.find("settings.json"), std::string::npos) << bad.out;
+}
+
 TEST(ReportCli, FailuresAreReportedAndTheRestIsWritten) {
   attnlab::testing::TempDir dir("report_fail");
   const std::string bad_image = dir.file("broken.png");

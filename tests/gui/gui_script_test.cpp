@@ -84,6 +84,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"screenshot shot.png", {"shot.png"}},
       {"expect-error", {}},
       {"expect-no-error", {}},
+      {"expect-busy", {}},
       {"quit", {}},
   };
   std::vector<std::string> seen;
@@ -99,7 +100,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 29u);
+  EXPECT_EQ(script_command_names().size(), 30u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The GUI on a large input under Xvfb: a 1024 x 1024 image through a DeiT config at
+# img_size 1024, patch 16 (4096 tokens), next to two zoo models. The script uses the
+# interface while the big model's analysis runs on the worker, then clicks queries.
+# Checks: exit 0; the interface answered during the job (expect-busy in the script); the
+# big model ran exactly one forward pass (one "analyse" job) and every click was answered
+# by a "maps" job from its traces; the screenshots have content and change with the view.
+# Prints the query times and the frame times measured while the worker was busy.
+# Usage: tests/gui/gui_large_image.sh <path/to/attnlab> <repo root> [--frame-budget MS]
+#   --frame-budget MS: also require the 99th percentile of those frame times to be at
+#   most MS (the frame-time benchmark, bench/gui_frame_time.sh; not part of CI).
+set -euo pipefail
+attnlab="$(realpath "$1")"
+root="$(realpath "$2")"
+budget=""
+if [[ "${3:-}" == "--frame-budget" ]]; then budget="$4"; fi
+command -v xvfb-run >/dev/null 2>&1 || { echo "gui_large_image: SKIP: no xvfb-run" >&2; exit 77; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+export ATTNLAB_SETTINGS="$work/settings.json"
+fail() { echo "gui_large_image: FAIL: $*" >&2; exit 1; }
+
+python3 "$root/tests/gui/make_large_image.py" "$work/large.png" 1024
+sed -e "s|@OUT@|$work|g" -e "s|@MODEL@|$root/tests/gui/data/deit_1024_patch16.json|g" \
+  "$root/tests/gui/scripts/large_image.script" >"$work/large.script"
+zoo="$root/models/zoo"
+rc=0
+ATTNLAB_TIMINGS=1 timeout 600 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui "$work/large.png" \
+  --model "$zoo/softmax.safetensors" --model "$zoo/hilo.safetensors" \
+  --script "$work/large.script" >"$work/log" 2>&1 || rc=$?
+[[ $rc -eq 0 ]] || { cat "$work/log" >&2; fail "the script exited with $rc"; }
+
+big="deit_1024_patch16_random"
+n_forward=$(grep -c "job analyse $big on large.png" "$work/log" || true)
+[[ "$n_forward" -eq 1 ]] || fail "expected one forward pass of $big, saw $n_forward"
+for q in q10-20 q50-40; do
+  grep -q "job maps $big $q:" "$work/log" || fail "the click $q was not answered by a maps job"
+done
+grep -q "job rollout $big q50-40:" "$work/log" || fail "no rollout job for the shown rollout"
+grep "job \(analyse\|maps\|rollout\) $big" "$work/log" | sed 's/^/gui_large_image: /'
+
+python3 "$root/tests/gui/png_checks.py" "$work" large_01_during.png large_02_click.png \
+  large_03_click_layer5.png large_04_rollout.png || fail "screenshot checks"
+
+line=$(grep "frame time while the worker was busy" "$work/log" || true)
+[[ -n "$line" ]] || fail "no frame times were measured"
+echo "gui_large_image: ${line#attnlab: }"
+if [[ -n "$budget" ]]; then
+  p99=$(python3 - "$work/log" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r'p99 ([0-9.]+) ms', text)
+print(m.group(1) if m else 'none')
+PY
+)
+  [[ "$p99" != none ]] || fail "no p99 in the frame-time line"
+  python3 -c "import sys; sys.exit(0 if float('$p99') <= float('$budget') else 1)" ||
+    fail "99th percentile frame time $p99 ms is over the budget of $budget ms"
+fi
+echo "gui_large_image: OK"

@@ -82,6 +82,7 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
     l.stage = t.layout.stage;
     l.prefix = t.layout.prefix;
     l.heads = int(t.heads);
+    l.window = int(t.window);
     out->layers.push_back(l);
   }
   const at::Tensor logits = forward->logits[0];

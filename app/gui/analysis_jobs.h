@@ -28,6 +28,7 @@ struct LayerInfo {
   int index = 0;  // position among the traced layers
   std::string path, mechanism;
   int rows = 0, cols = 0, heads = 0, stage = 0;
+  int window = 0;  // side of the local attention windows on this grid (HiLo), 0: none
   std::vector<std::string> prefix;  // prefix token names ("cls", "dist")
 };
 

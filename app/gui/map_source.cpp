@@ -20,6 +20,26 @@ int mapped_layer(const GuiState& state, int model) {
   return std::clamp(int(std::lround(rel * (n - 1))), 0, n - 1);
 }
 
+namespace {
+
+// What the map's grid is, said when it is not obvious: a stage of a hierarchical model
+// whose grid differs from the one queries are picked on, and local attention windows.
+void describe_grid(const LayerInfo& layer, const LayerInfo& first, ShownMap* out) {
+  out->window = layer.window > 1 ? layer.window : 0;
+  std::string note;
+  if (layer.rows != first.rows || layer.cols != first.cols || layer.stage != first.stage)
+    note = "stage " + std::to_string(layer.stage + 1) + ": " + std::to_string(layer.rows) + "x" +
+           std::to_string(layer.cols) + " grid (queries are picked on the " +
+           std::to_string(first.rows) + "x" + std::to_string(first.cols) + " grid of stage " +
+           std::to_string(first.stage + 1) + ")";
+  if (out->window > 0)
+    note += std::string(note.empty() ? "" : "; ") + std::to_string(out->window) + "x" +
+            std::to_string(out->window) + " local windows outlined";
+  out->grid_note = note;
+}
+
+}  // namespace
+
 ShownMap shown_map(const GuiState& state, int model, int head) {
   ShownMap out;
   if (model >= 0 && model < int(state.models.size())) {
@@ -62,6 +82,7 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
     out.cols = int(r->rollout->map.shape[1]);
     out.values = r->rollout->map.data;
     out.label = "rollout";
+    describe_grid(layers.front(), layers.front(), &out);
     out.source = r->rollout.get();
     out.ok = true;
     return out;
@@ -81,6 +102,7 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
   const analysis::Array& heads = q.heads[size_t(layer)];
   out.rows = int(heads.shape[1]);
   out.cols = int(heads.shape[2]);
+  describe_grid(layers[size_t(layer)], layers.front(), &out);
   const size_t plane = size_t(out.rows) * size_t(out.cols);
   const int h = head < -1 ? state.view.head : head;
   if (h >= 0 && h < heads.shape[0]) {

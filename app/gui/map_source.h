@@ -18,7 +18,9 @@ struct ShownMap {
   int layer = -1;                      // traced layer index (-1 for rollout)
   int first_rows = 0, first_cols = 0;  // the first layer's grid (queries live there)
   std::string label;                   // "layer 3, head 1", "rollout", ...
-  const void* source = nullptr;        // the result it was cut from (its identity keys textures)
+  int window = 0;                // local attention windows to outline (HiLo), in cells; 0: none
+  std::string grid_note;         // the grid it lives on, when that needs saying (stages, windows)
+  const void* source = nullptr;  // the result it was cut from (its identity keys textures)
 };
 
 // The layer index model `model` shows when the current model shows view.layer.

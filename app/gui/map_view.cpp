@@ -120,6 +120,15 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
     for (int r = 1; r < map.rows; ++r)
       dl->AddLine(to_screen(0, r), to_screen(map.cols, r), IM_COL32(255, 255, 255, 40));
   }
+  if (map.window > 1 && s.x / map.cols * z * map.window >= 6.0f) {
+    // Local attention windows (HiLo), tiled from the top-left: a query attends within its
+    // own window in the Hi-Fi heads, and each window is one pooled key of the Lo-Fi heads.
+    const ImU32 edge = IM_COL32(255, 170, 40, 150);
+    for (int c = map.window; c < map.cols; c += map.window)
+      dl->AddLine(to_screen(c, 0), to_screen(c, map.rows), edge, 1.5f);
+    for (int r = map.window; r < map.rows; r += map.window)
+      dl->AddLine(to_screen(0, r), to_screen(map.cols, r), edge, 1.5f);
+  }
   if (const auto q = query_cell(state, map))
     dl->AddRect(to_screen(q->col, q->row), to_screen(q->col + 1, q->row + 1),
                 IM_COL32(255, 40, 40, 255), 0, 0, 2.0f);
@@ -203,6 +212,7 @@ void draw_single(GuiState& state) {
   }
   ImGui::Text("%s  |  %s  |  query %s", title.c_str(), map.ok ? map.label.c_str() : "-",
               query.c_str());
+  if (!map.grid_note.empty()) ImGui::TextDisabled("%s", map.grid_note.c_str());
   draw_prefix_chips(state);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float footer = ImGui::GetTextLineHeightWithSpacing() * 1.2f;

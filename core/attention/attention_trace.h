@@ -67,6 +67,10 @@ class AttentionTrace {
   int64_t batch = 0;
   int64_t heads = 0;
   int64_t head_dim = 0;
+  // Side of the square windows that bound the layer's local attention, tiled on its grid
+  // from the top-left corner (HiLo: the Hi-Fi heads attend within them, the Lo-Fi keys
+  // pool them); 0 when the layer has none. Viewers outline them.
+  int64_t window = 0;
   std::vector<HeadGroup> groups;
   // Mechanism internals, documented in each mechanism's file (e.g. "rala.w",
   // "hilo.hifi_out", "anchor.A"). Shapes lead with (B, ...).

@@ -59,8 +59,7 @@ int64_t lofi_head_count(const MechanismConfig& c) {
 
 class HiLoTrace : public AttentionTrace {
  public:
-  double scale = 1.0;
-  int64_t window = 1;
+  double scale = 1.0;  // the window side is the base class's `window`
 
  protected:
   at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,

@@ -78,6 +78,7 @@ void check_rows_times_values(int64_t height, int64_t width) {
   ASSERT_EQ(trace->groups.size(), 2u);
   EXPECT_EQ(trace->groups[0].name, "hifi");
   EXPECT_EQ(trace->groups[1].name, "lofi");
+  EXPECT_EQ(trace->window, 2);  // what viewers outline
   // Queries (and Hi-Fi keys) live on the padded grid; Lo-Fi keys on the pooled grid.
   const int64_t hp = (height + 1) / 2 * 2, wp = (width + 1) / 2 * 2;
   for (const auto& g : trace->groups) {

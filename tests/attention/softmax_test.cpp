@@ -23,6 +23,7 @@ TEST(SoftmaxAttention, MatchesDeitMiniBlock0AndItsProbabilities) {
   load_from(*attn, w, "blocks.0.attn.");
   attn->eval();
   auto [out, trace] = attn->forward_traced(layer_norm(x, w, "blocks.0.norm1", 1e-6), deit_layout());
+  EXPECT_EQ(trace->window, 0);  // global attention: no windows
 
   // The module output itself is not a fixture tensor; the block output is.
   at::Tensor y = x + out;

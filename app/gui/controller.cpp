@@ -45,6 +45,23 @@ void apply_checkpoint(CheckpointPanelState& panel, JobResult& r) {
 
 }  // namespace
 
+void take_native_dialog_answer(GuiState& state) {
+  std::optional<NativeDialog::Result> r = state.native_dialog.take();
+  if (!r) return;
+  if (!r->error.empty()) {
+    state.status.notice = r->error;
+    state.status.notice_is_error = true;
+  }
+  for (const std::string& p : r->paths) {
+    // What the user picked in "Open image" / "Open model" is opened as that; a folder
+    // opens the images in it.
+    if (std::filesystem::is_directory(p))
+      state.dropped_paths.push_back(p);
+    else
+      state.open_requests.push_back(OpenRequest{r->kind, p});
+  }
+}
+
 void route_dropped_files(GuiState& state) {
   for (std::string& path : state.dropped_paths) {
     if (std::filesystem::is_directory(path)) {  // a folder: every image in it, by name
@@ -59,8 +76,8 @@ void route_dropped_files(GuiState& state) {
     const FileKind kind = classify_path(path);
     if (kind == FileKind::Unknown) {
       state.status.notice = "Ignored " + path +
-                            ": not an image (.png .jpg .bmp .tif .webp ...) or a checkpoint "
-                            "(.pth .pt .safetensors .bin)";
+                            ": not an image (.png .jpg .bmp .tif .webp ...), a checkpoint "
+                            "(.pth .pt .safetensors .bin) or a model config (.json)";
       state.status.notice_is_error = true;
       continue;
     }

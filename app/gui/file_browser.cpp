@@ -24,6 +24,7 @@ std::string folder_of(const std::string& typed) {
 
 void list(FileBrowserState& b, const std::string& dir, FileKind kind) {
   b.listed_dir = dir;
+  b.listed_kind = kind;
   b.entries.clear();
   b.error.clear();
   std::error_code ec;
@@ -33,7 +34,8 @@ void list(FileBrowserState& b, const std::string& dir, FileKind kind) {
     std::error_code e2;
     if (it->is_directory(e2)) {
       b.entries.push_back({name, true});
-    } else if (classify_path(name) == kind) {
+    } else if (const FileKind k = classify_path(name);
+               k == kind || (kind == FileKind::Unknown && k != FileKind::Unknown)) {
       b.entries.push_back({name, false});
     }
   }
@@ -46,7 +48,7 @@ void list(FileBrowserState& b, const std::string& dir, FileKind kind) {
 
 bool draw_file_browser(FileBrowserState& b, std::string& path_input, FileKind kind) {
   const std::string dir = folder_of(path_input);
-  if (dir != b.listed_dir) list(b, dir, kind);
+  if (dir != b.listed_dir || kind != b.listed_kind) list(b, dir, kind);
   ImGui::TextDisabled("%s", b.listed_dir.c_str());
   bool open = false;
   ImGui::BeginChild("##files", ImVec2(560.0f, 260.0f), true);
@@ -68,7 +70,9 @@ bool draw_file_browser(FileBrowserState& b, std::string& path_input, FileKind ki
     }
   }
   if (b.entries.empty() && b.error.empty())
-    ImGui::TextDisabled(kind == FileKind::Image ? "(no images here)" : "(no checkpoints here)");
+    ImGui::TextDisabled(kind == FileKind::Image   ? "(no images here)"
+                        : kind == FileKind::Model ? "(no checkpoints or configs here)"
+                                                  : "(no images or models here)");
   ImGui::EndChild();
   if (!enter.empty()) path_input = enter;  // after the loop: the list is not changed under it
   return open;

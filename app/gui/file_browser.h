@@ -12,7 +12,8 @@
 namespace attnlab::gui {
 
 struct FileBrowserState {
-  std::string listed_dir;  // the folder `entries` lists
+  std::string listed_dir;                    // the folder `entries` lists
+  FileKind listed_kind = FileKind::Unknown;  // and the kind of file it shows
   struct Entry {
     std::string name;
     bool dir = false;

@@ -130,6 +130,7 @@ void on_files_dropped(GLFWwindow* window, int count, const char** paths) {
 }
 
 void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, ComputeWorker& compute) {
+  take_native_dialog_answer(state);
   route_dropped_files(state);
   submit_open_requests(state, loader, compute);
   apply_results(state, loader);

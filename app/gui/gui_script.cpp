@@ -49,6 +49,7 @@ const std::vector<CommandSpec>& command_specs() {
   static const std::vector<CommandSpec> specs = {
       {"open-image", {{"PATH", ArgKind::Path}}},
       {"open-model", {{"PATH", ArgKind::Path}}},
+      {"open-dialog", {{"image|model", ArgKind::Choice, {"image", "model"}}}},
       {"select-image", {{"INDEX|NAME", ArgKind::IndexOrName}}},
       {"select-model", {{"INDEX|NAME", ArgKind::IndexOrName}}},
       {"layer", {{"N", ArgKind::Count}}},

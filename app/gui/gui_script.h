@@ -11,6 +11,7 @@
 //
 // Commands:
 //   open-image PATH              open-model PATH
+//   open-dialog image|model (File > Open: the desktop's chooser, or the in-app list)
 //   select-image INDEX|NAME      select-model INDEX|NAME
 //   layer N   head N             heads-grid on|off
 //   fusion mean|max|min          map query|cls|rollout

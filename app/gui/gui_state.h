@@ -14,6 +14,7 @@
 #include "app/gui/file_browser.h"
 #include "app/gui/file_kinds.h"
 #include "app/gui/gl_texture.h"
+#include "app/gui/native_dialog.h"
 #include "app/gui/texture_cache.h"
 #include "core/analysis/attention_maps.h"
 #include "viz/overlay.h"
@@ -144,6 +145,7 @@ struct GuiState {
   SeriesState series;
   TextureCache cache;
   OpenDialogState open_dialog;
+  NativeDialog native_dialog;  // the desktop's file chooser while it is open
   ExportDialogState export_dialog;
   bool copy_command_requested = false;
   std::pair<int, std::string> retry_model{-1, ""};  // (model slot, preset) picked in the sidebar

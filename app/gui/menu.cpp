@@ -11,26 +11,32 @@
 #include <filesystem>
 #include <string>
 
+namespace fs = std::filesystem;
+
 namespace attnlab::gui {
 namespace {
 
 // One title per kind, with a fixed ID after "###" so that OpenPopup and
 // BeginPopupModal agree whichever kind is being opened.
 const char* dialog_title(FileKind kind) {
-  return kind == FileKind::Model ? "Open model###open_file" : "Open image###open_file";
-}
-
-void request_open_dialog(GuiState& state, FileKind kind) {
-  OpenDialogState& dlg = state.open_dialog;
-  dlg.open_requested = true;
-  dlg.kind = kind;
-  // Start from the file currently shown: the next one is usually next to it.
-  dlg.path_input = kind == FileKind::Model ? state.checkpoint.path
-                   : state.images.empty()  ? std::string()
-                                           : state.images[size_t(state.view.image)].path;
+  return kind == FileKind::Model   ? "Open model###open_file"
+         : kind == FileKind::Image ? "Open image###open_file"
+                                   : "Open###open_file";
 }
 
 }  // namespace
+
+void request_open_dialog(GuiState& state, FileKind kind, bool in_app) {
+  // Start from the file currently shown: the next one is usually next to it.
+  const std::string current = kind == FileKind::Model ? state.checkpoint.path
+                              : state.images.empty()  ? std::string()
+                                                      : state.images[size_t(state.view.image)].path;
+  if (!in_app && state.native_dialog.open(kind, fs::path(current).parent_path().string())) return;
+  OpenDialogState& dlg = state.open_dialog;
+  dlg.open_requested = true;
+  dlg.kind = kind;
+  dlg.path_input = current;
+}
 
 void handle_shortcuts(GuiState& state) {
   const ImGuiIO& io = ImGui::GetIO();
@@ -51,6 +57,8 @@ void draw_main_menu(GuiState& state) {
     if (ImGui::MenuItem("Open model (checkpoint or config)...", "Ctrl+Shift+O")) {
       request_open_dialog(state, FileKind::Model);
     }
+    // Any file by its path, routed by its extension (the in-app list).
+    if (ImGui::MenuItem("Open by path...")) request_open_dialog(state, FileKind::Unknown, true);
     if (ImGui::BeginMenu("Recent", !state.recent.images.empty() || !state.recent.models.empty())) {
       for (const auto& p : state.recent.images)
         if (ImGui::MenuItem(("image: " + p).c_str()))
@@ -89,7 +97,10 @@ void draw_open_dialog(GuiState& state) {
   ImGui::TextUnformatted(dlg.kind == FileKind::Model
                              ? "Path of a checkpoint (.pth, .pt, .safetensors, .bin) or a model "
                                "config (.json, untrained):"
-                             : "Path of an image (PNG, JPEG, BMP, TIFF, WebP, PPM):");
+                         : dlg.kind == FileKind::Image
+                             ? "Path of an image (PNG, JPEG, BMP, TIFF, WebP, PPM):"
+                             : "Path of an image, a folder of images, a checkpoint or a model "
+                               "config:");
   ImGui::SetNextItemWidth(560.0f);
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   const bool entered =
@@ -107,8 +118,10 @@ void draw_open_dialog(GuiState& state) {
                          ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
 
   if ((entered || open_clicked || double_clicked) && !path.empty()) {
-    // A folder opens every image in it (the drop route expands folders).
-    if (dlg.kind == FileKind::Image && std::filesystem::is_directory(path))
+    // A folder opens every image in it, and "any file" goes by its extension: both as
+    // the drop route does.
+    if (dlg.kind == FileKind::Unknown ||
+        (dlg.kind == FileKind::Image && std::filesystem::is_directory(path)))
       state.dropped_paths.push_back(path);
     else
       state.open_requests.push_back(OpenRequest{dlg.kind, path});

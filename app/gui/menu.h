@@ -1,5 +1,6 @@
-// The main menu bar (File: Open image..., Open checkpoint..., Quit), its keyboard
-// shortcuts, and the small "type a path" popup that stands in for a native file dialog.
+// The main menu bar (File: Open image / model, Recent, Export, Quit), its keyboard
+// shortcuts, the Open dialog (the desktop's file chooser, native_dialog.h, or where
+// there is none the in-app "type a path" popup with its file list) and the Export popup.
 // ImGui calls only: main thread, between ImGui::NewFrame() and ImGui::Render().
 #pragma once
 
@@ -7,6 +8,9 @@
 
 namespace attnlab::gui {
 
+// File > Open for `kind`: the desktop's chooser when there is one, else (or with
+// `in_app`) the in-app popup; FileKind::Unknown there means "any file, by extension".
+void request_open_dialog(GuiState& state, FileKind kind, bool in_app = false);
 void handle_shortcuts(GuiState& state);
 void draw_main_menu(GuiState& state);
 void draw_open_dialog(GuiState& state);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "app/gui/figure_tabs.h"
+#include "app/gui/menu.h"
 #include "app/gui/series_view.h"
 
 namespace attnlab::gui {
@@ -32,6 +33,8 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, bool 
     state.open_requests.push_back(OpenRequest{FileKind::Model, a[0]});
     state.status.notice.clear();
     state.status.notice_is_error = false;
+  } else if (n == "open-dialog") {
+    request_open_dialog(state, a[0] == "image" ? FileKind::Image : FileKind::Model);
   } else if (n == "select-model" || n == "select-image") {
     const bool model = n == "select-model";
     const int count = model ? int(state.models.size()) : int(state.images.size());

@@ -6,7 +6,8 @@
 # the exports exist and parse, every screenshot has content (pixel variance) and the
 # screenshots differ where the view changed. Then a second script opens a corrupt image,
 # a truncated checkpoint and a checkpoint of no known architecture: each must show an
-# error, and the app must stay usable (a later screenshot of a working view).
+# error, and the app must stay usable (a later screenshot of a working view); File > Open
+# through a stand-in desktop file chooser opens the file it picks.
 # Finally reports the frame time measured while the worker ran jobs.
 # Usage: tests/gui/gui_script_e2e.sh <path/to/attnlab> <repo root>
 set -euo pipefail
@@ -49,7 +50,12 @@ header = json.dumps({"encoder.w": {"dtype": "F32", "shape": [1], "data_offsets":
 open(sys.argv[1], "wb").write(struct.pack("<Q", len(header)) + header + struct.pack("<f", 1.0))
 PY
 sed "s|@OUT@|$work|g" "$root/tests/gui/scripts/bad_files.script" >"$work/bad.script"
-run_script "$work/bad.script" "$work/bad.log" || { cat "$work/bad.log" >&2; fail "the bad-files script exited with an error"; }
+# A stand-in for the desktop's file chooser (zenity) that picks one image.
+cp "$root/assets/fashion-mnist/07-sneaker-00009.png" "$work/picked.png"
+mkdir -p "$work/bin"
+printf '#!/bin/sh\nprintf "%%s\\n" "%s"\n' "$work/picked.png" >"$work/bin/zenity"
+chmod +x "$work/bin/zenity"
+PATH="$work/bin:$PATH" run_script "$work/bad.script" "$work/bad.log" || { cat "$work/bad.log" >&2; fail "the bad-files script exited with an error"; }
 [[ -s "$work/after_errors.png" ]] || fail "no screenshot after the errors"
 
 grep -h "frame time while the worker was busy" "$work/tour.log" "$work/bad.log" >&2 || true

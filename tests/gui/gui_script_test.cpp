@@ -85,6 +85,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"expect-error", {}},
       {"expect-no-error", {}},
       {"expect-busy", {}},
+      {"open-dialog model", {"model"}},
       {"quit", {}},
   };
   std::vector<std::string> seen;
@@ -100,7 +101,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 30u);
+  EXPECT_EQ(script_command_names().size(), 31u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

@@ -275,6 +275,7 @@ int run_gui(const GuiOptions& options) {
   double settle_deadline = 0.0;
   int exit_code = kExitOk;
   FrameTimes busy_frames;  // frame times while the compute worker runs a job
+  FrameTimes calm_frames;  // and while it does not: the baseline they are compared with
   double last_frame = 0.0;
   for (;;) {
     // Sleep while nothing moves (no input, job, script or drawing in flight). While only
@@ -294,9 +295,9 @@ int run_gui(const GuiOptions& options) {
     draw_frame(window, state, worker, compute);
     const double t_draw = glfwGetTime();
     ++frames;
-    // Timed: frames while a job runs, except the first two (GL and ImGui set up their
-    // device objects and fonts there) and frames that save a screenshot.
-    bool measured = busy && frames > 2;
+    // Timed: every frame but the first two (GL and ImGui set up their device objects and
+    // fonts there) and those that save a screenshot; apart while a job runs and not.
+    bool measured = frames > 2;
     if (!script.screenshot.empty()) {  // a script's screenshot: this frame, as drawn
       if (!take_screenshot(window, script.screenshot)) exit_code = kExitFailure;
       script.screenshot.clear();
@@ -329,7 +330,7 @@ int run_gui(const GuiOptions& options) {
         !take_screenshot(window, options.screenshot_path))
       exit_code = kExitFailure;
     glfwSwapBuffers(window);
-    if (measured) busy_frames.add(1000.0 * (glfwGetTime() - frame_start));
+    if (measured) (busy ? busy_frames : calm_frames).add(1000.0 * (glfwGetTime() - frame_start));
     if (std::getenv("ATTNLAB_TIMINGS") && 1000.0 * (glfwGetTime() - frame_start) > 33.0)
       std::fprintf(stderr,
                    "slow frame %d: %.1f ms (frame %.1f, swap %.1f; busy %d, measured %d, %s)\n",
@@ -338,13 +339,16 @@ int run_gui(const GuiOptions& options) {
                    compute.progress().label.c_str());
     if (last) break;
   }
-  if (busy_frames.count() > 0)
+  const auto report = [](const char* when, FrameTimes& t) {
+    if (t.count() == 0) return;
     std::fprintf(stderr,
-                 "attnlab: frame time while the worker was busy: median %.1f ms, p95 %.1f ms, p99 "
-                 "%.1f ms, max %.1f ms over %zu frames, %zu over 33 ms\n",
-                 busy_frames.percentile(0.5), busy_frames.percentile(0.95),
-                 busy_frames.percentile(0.99), busy_frames.percentile(1.0), busy_frames.count(),
-                 busy_frames.count_over(33.0));
+                 "attnlab: frame time %s: median %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms "
+                 "over %zu frames, %zu over 33 ms\n",
+                 when, t.percentile(0.5), t.percentile(0.95), t.percentile(0.99),
+                 t.percentile(1.0), t.count(), t.count_over(33.0));
+  };
+  report("while the worker was busy", busy_frames);
+  report("while it was not", calm_frames);
 
   // Remember the window, the recent files and the view options (tests run with
   // ATTNLAB_SETTINGS pointing at a temporary file, so they never touch the user's).

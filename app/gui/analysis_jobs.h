@@ -48,9 +48,10 @@ struct ImageAnalysis {
 
 // The query of a map: a grid cell of the first layer, or a prefix token by name.
 struct MapQuery {
-  int row = -1, col = -1;   // -1: the grid's centre
-  std::string prefix;       // non-empty: this prefix token ("cls")
-  std::string tag() const;  // "q7-3", "cls", "centre"
+  int row = -1, col = -1;            // -1: the grid's centre
+  int grid_rows = 0, grid_cols = 0;  // the grid row/col were picked on (0: the model's own)
+  std::string prefix;                // non-empty: this prefix token ("cls")
+  std::string tag() const;           // "q7-3", "cls", "centre"
 };
 
 // Every layer's per-head maps of one query and the head fusions: one attention row per

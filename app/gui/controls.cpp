@@ -193,15 +193,14 @@ void handle_view_keys(GuiState& state) {
       r && r->analysis && !r->analysis->layers.empty() ? r->analysis->layers.front().cols : 0;
   if (rows > 0 && (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_UP) ||
                    pressed(GLFW_KEY_DOWN))) {
-    int row = v.query.row < 0 || !v.query.prefix.empty() ? rows / 2 : v.query.row;
-    int col = v.query.row < 0 || !v.query.prefix.empty() ? cols / 2 : v.query.col;
+    const MapQuery q = wanted_query(state, v.model);  // on this model's grid
+    int row = q.row < 0 || !q.prefix.empty() ? rows / 2 : q.row;
+    int col = q.row < 0 || !q.prefix.empty() ? cols / 2 : q.col;
     if (pressed(GLFW_KEY_LEFT)) --col;
     if (pressed(GLFW_KEY_RIGHT)) ++col;
     if (pressed(GLFW_KEY_UP)) --row;
     if (pressed(GLFW_KEY_DOWN)) ++row;
-    v.query.prefix.clear();
-    v.query.row = std::clamp(row, 0, rows - 1);
-    v.query.col = std::clamp(col, 0, cols - 1);
+    set_query_cell(state, std::clamp(row, 0, rows - 1), std::clamp(col, 0, cols - 1));
   }
   const int layers = layer_count(state);
   if (layers > 0) {

@@ -66,9 +66,9 @@ void draw_colorbar(viz::Colormap cm, viz::ValueRange range, float height) {
   ImGui::Dummy(ImVec2(w + 60.0f, height));
 }
 
-// The query cell on the map's grid (the query lives on the first layer's grid).
-std::optional<viz::GridCell> query_cell(const GuiState& state, const ShownMap& m) {
-  const MapQuery& q = state.view.query;
+// The query cell on the map's grid (the query lives on the model's first-layer grid).
+std::optional<viz::GridCell> query_cell(const GuiState& state, int model, const ShownMap& m) {
+  const MapQuery q = wanted_query(state, model);
   if (!q.prefix.empty() || state.view.kind == MapKind::Cls || m.first_rows <= 0)
     return std::nullopt;
   const viz::GridCell c =
@@ -129,7 +129,7 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
     for (int r = map.window; r < map.rows; r += map.window)
       dl->AddLine(to_screen(0, r), to_screen(map.cols, r), edge, 1.5f);
   }
-  if (const auto q = query_cell(state, map))
+  if (const auto q = query_cell(state, model, map))
     dl->AddRect(to_screen(q->col, q->row), to_screen(q->col + 1, q->row + 1),
                 IM_COL32(255, 40, 40, 255), 0, 0, 2.0f);
   if (hovered) {
@@ -148,10 +148,7 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
       // The query lives on the first layer's grid: map the clicked cell there by area.
       const viz::GridCell c =
           viz::map_cell(viz::GridCell{hr, hc}, map.rows, map.cols, map.first_rows, map.first_cols);
-      v.query = MapQuery{};
-      v.query.row = c.row;
-      v.query.col = c.col;
-      if (v.kind == MapKind::Cls) v.kind = MapKind::Query;
+      set_query_cell(state, c.row, c.col);
     }
     const float wheel = ImGui::GetIO().MouseWheel;
     if (interactive && wheel != 0.0f) {

@@ -7,6 +7,7 @@
 #include "app/gui/figure_tabs.h"
 #include "app/gui/menu.h"
 #include "app/gui/series_view.h"
+#include "app/gui/workspace.h"
 
 namespace attnlab::gui {
 namespace {
@@ -69,10 +70,7 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, bool 
   } else if (n == "map") {
     v.kind = a[0] == "query" ? MapKind::Query : a[0] == "cls" ? MapKind::Cls : MapKind::Rollout;
   } else if (n == "click-token") {
-    v.query = MapQuery{};
-    v.query.row = std::stoi(a[0]);
-    v.query.col = std::stoi(a[1]);
-    if (v.kind == MapKind::Cls) v.kind = MapKind::Query;
+    set_query_cell(state, std::stoi(a[0]), std::stoi(a[1]));
   } else if (n == "click-prefix") {
     v.query = MapQuery{};
     v.query.prefix = a[0];

@@ -4,6 +4,9 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <tuple>
+
+#include "viz/figures/map_panels.h"
 
 namespace attnlab::gui {
 
@@ -67,8 +70,40 @@ const ResultSlot* result_of(const GuiState& state, int model, int image) {
   return it == state.results.end() ? nullptr : &it->second;
 }
 
+namespace {
+
+// The first layer's grid of `model` on the current image, {0, 0} before its analysis.
+std::pair<int, int> first_grid(const GuiState& state, int model) {
+  const ResultSlot* r = result_of(state, model, state.view.image);
+  if (!r || !r->analysis || r->analysis->layers.empty()) return {0, 0};
+  return {r->analysis->layers.front().rows, r->analysis->layers.front().cols};
+}
+
+}  // namespace
+
+void set_query_cell(GuiState& state, int row, int col) {
+  MapQuery& q = state.view.query;
+  q = MapQuery{};
+  q.row = row;
+  q.col = col;
+  std::tie(q.grid_rows, q.grid_cols) = first_grid(state, state.view.model);
+  if (state.view.kind == MapKind::Cls) state.view.kind = MapKind::Query;
+}
+
 MapQuery wanted_query(const GuiState& state, int model) {
   MapQuery q = state.view.query;
+  // A cell picked on another model's grid (compare, a model switch): the same place of
+  // the image on this model's grid, by area.
+  const auto [rows, cols] = first_grid(state, model);
+  if (q.prefix.empty() && q.row >= 0 && q.grid_rows > 0 && rows > 0 &&
+      (q.grid_rows != rows || q.grid_cols != cols)) {
+    const viz::GridCell c =
+        viz::map_cell(viz::GridCell{q.row, q.col}, q.grid_rows, q.grid_cols, rows, cols);
+    q.row = c.row;
+    q.col = c.col;
+    q.grid_rows = rows;
+    q.grid_cols = cols;
+  }
   if (state.view.kind == MapKind::Cls) {
     q = MapQuery{};
     q.prefix = "cls";

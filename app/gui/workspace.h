@@ -19,6 +19,8 @@ void add_image(GuiState& state, LoadWorker& loader, const std::string& path);
 // Submits what the view needs and is neither done nor under way.
 void schedule_compute(GuiState& state, ComputeWorker& worker);
 // The query the view asks for (the kind decides: CLS asks for the cls token).
+// Makes cell (row, col) of the current model's first-layer grid the query of every view.
+void set_query_cell(GuiState& state, int row, int col);
 MapQuery wanted_query(const GuiState& state, int model);
 // The result slot of (model, image), or nullptr.
 const ResultSlot* result_of(const GuiState& state, int model, int image);

@@ -96,6 +96,24 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
   return out;
 }
 
+std::vector<float> anchor_distribution(const ImageAnalysis& a, int layer, int token, int head) {
+  const std::string name =
+      std::string("anchors__") + kTag + "__" + models::layer_tag(layer) + "__soft";
+  for (const analysis::Array& arr : a.arrays) {
+    if (arr.name != name || arr.shape.size() != 3) continue;
+    const int64_t heads = arr.shape[0], tokens = arr.shape[1], anchors = arr.shape[2];
+    if (token < 0 || token >= tokens || head >= heads) return {};
+    std::vector<float> out(size_t(anchors), 0.0f);
+    const int64_t first = head < 0 ? 0 : head, last = head < 0 ? heads : head + 1;
+    for (int64_t h = first; h < last; ++h)
+      for (int64_t m = 0; m < anchors; ++m)
+        out[size_t(m)] +=
+            arr.data[size_t((h * tokens + token) * anchors + m)] / float(last - first);
+    return out;
+  }
+  return {};
+}
+
 namespace {
 
 const models::ForwardResult& traces_of(const ImageAnalysis& a) {

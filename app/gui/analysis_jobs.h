@@ -83,6 +83,11 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
 std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
                                                    const std::string& image_path);
 
+// AnchorFormer: the soft assignment over the anchors of layout token `token` (prefix
+// tokens first) in traced layer `layer`, of `head` or the mean over heads (head < 0);
+// empty when that layer has no anchors.
+std::vector<float> anchor_distribution(const ImageAnalysis& a, int layer, int token, int head);
+
 // The maps of `query` from an analysis's traces. Throws on failure.
 std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query);
 // The rollout of `query` from the same traces (mean head fusion, residual 0.5, as

@@ -198,6 +198,9 @@ void draw_figure_tab(GuiState& state, const std::string& tab) {
     const std::string* e = state.cache.error(slot, key);
     ImGui::TextWrapped("%s", e ? e->c_str() : "drawing...");
   }
+  if (tab == "anchors" && t)
+    ImGui::TextDisabled(
+        "Hover a token in the Maps tab to see its soft assignment over the anchors.");
 }
 
 void draw_predictions_tab(GuiState& state) {

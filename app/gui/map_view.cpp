@@ -3,6 +3,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -76,6 +77,33 @@ std::optional<viz::GridCell> query_cell(const GuiState& state, int model, const 
   return viz::map_cell(c, m.first_rows, m.first_cols, m.rows, m.cols);
 }
 
+// The hovered token and its weight; on an AnchorFormer layer also the token's soft
+// assignment over the anchors (of the shown head, or the mean over heads).
+void token_tooltip(const GuiState& state, int model, const ShownMap& map, int row, int col) {
+  ImGui::BeginTooltip();
+  ImGui::Text("token (%d, %d)  weight %s", row, col,
+              fmt(map.values[size_t(row * map.cols + col)]).c_str());
+  const ResultSlot* r = result_of(state, model, state.view.image);
+  const int layer = map.layer < 0 ? 0 : map.layer;
+  if (r && r->analysis && size_t(layer) < r->analysis->layers.size()) {
+    const LayerInfo& l = r->analysis->layers[size_t(layer)];
+    if (l.rows == map.rows && l.cols == map.cols) {
+      const int token = int(l.prefix.size()) + row * l.cols + col;
+      const int head = state.view.head < l.heads ? state.view.head : -1;
+      const std::vector<float> p = anchor_distribution(*r->analysis, layer, token, head);
+      if (!p.empty()) {
+        const auto top = std::max_element(p.begin(), p.end());
+        ImGui::Text("anchors of layer %d, %s: mostly anchor %d (%.0f%%; uniform %.0f%%)", layer,
+                    head < 0 ? "mean of heads" : ("head " + std::to_string(head)).c_str(),
+                    int(top - p.begin()), 100.0 * double(*top), 100.0 / double(p.size()));
+        ImGui::PlotHistogram("##anchor_distribution", p.data(), int(p.size()), 0, nullptr, 0.0f,
+                             *top, ImVec2(260.0f, 60.0f));
+      }
+    }
+  }
+  ImGui::EndTooltip();
+}
+
 // One map view of `size`; interactive views take hover, click, zoom and pan.
 void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueRange range,
                     const viz::OverlayStyle& style, ImVec2 size, bool interactive, const char* id) {
@@ -142,8 +170,7 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
     v.hover_col = hc;
     dl->AddRect(to_screen(hc, hr), to_screen(hc + 1, hr + 1), IM_COL32(255, 255, 255, 200), 0, 0,
                 1.5f);
-    ImGui::SetTooltip("token (%d, %d)  weight %s", hr, hc,
-                      fmt(map.values[size_t(hr * map.cols + hc)]).c_str());
+    token_tooltip(state, model, map, hr, hc);
     if (interactive && ImGui::IsMouseClicked(0)) {
       // The query lives on the first layer's grid: map the clicked cell there by area.
       const viz::GridCell c =

@@ -111,6 +111,10 @@ void draw_map_controls(GuiState& state) {
   ImGui::SameLine();
   ImGui::RadioButton("rollout", &kind, 2);
   v.kind = MapKind(kind);
+  // The rollout runs through every layer with the mean of heads (as `attnlab analyze` by
+  // default): layer, head and fusion do not apply to it.
+  const bool rollout = v.kind == MapKind::Rollout;
+  ImGui::BeginDisabled(rollout);
   const int layers = layer_count(state);
   if (layers > 0) {
     int layer = v.layer < 0 ? layers - 1 : std::min(v.layer, layers - 1);
@@ -130,6 +134,8 @@ void draw_map_controls(GuiState& state) {
   ImGui::Combo("fusion", &fusion, "mean\0max\0min\0");
   v.fusion = analysis::HeadFusion(fusion);
   ImGui::Checkbox("all heads (space)", &v.heads_grid);
+  ImGui::EndDisabled();
+  if (rollout) ImGui::TextDisabled("rollout: all layers, mean of heads, residual 0.5");
   ImGui::Separator();
   ImGui::TextDisabled("OVERLAY");
   if (ImGui::BeginCombo("colormap", viz::colormap_name(v.style.cmap))) {

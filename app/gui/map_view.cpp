@@ -240,7 +240,7 @@ void draw_single(GuiState& state) {
   draw_prefix_chips(state);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float footer = ImGui::GetTextLineHeightWithSpacing() * 1.2f;
-  if (state.view.heads_grid && map.ok && r && r->analysis) {
+  if (state.view.heads_grid && state.view.kind != MapKind::Rollout && map.ok && r && r->analysis) {
     const int layer = map.layer < 0 ? 0 : map.layer;
     const int heads = r->analysis->layers[size_t(layer)].heads;
     const int cols = int(std::ceil(std::sqrt(double(heads))));

@@ -30,17 +30,14 @@ void TextureCache::new_frame() {
 const GlTexture* TextureCache::get(const std::string& slot, const std::string& key, bool smooth,
                                    const std::function<RenderWorker::Job()>& make_job) {
   Entry& e = slots_[slot];
-  if (e.key != key && e.pending_key != key) {
+  if (e.key == key) {
+    e.pending_key.clear();  // back to what is shown: a drawing still on its way is dropped
+  } else if (e.pending_key != key) {
     e.pending_key = key;
     e.smooth = smooth;
     renderer_.submit(slot, key, make_job());
   }
   return e.texture.valid() ? &e.texture : nullptr;
-}
-
-bool TextureCache::current(const std::string& slot, const std::string& key) const {
-  const auto it = slots_.find(slot);
-  return it != slots_.end() && it->second.key == key && it->second.texture.valid();
 }
 
 const std::string* TextureCache::error(const std::string& slot, const std::string& key) const {

@@ -27,8 +27,6 @@ class TextureCache {
   // previous texture is returned (nullptr when it has none). `smooth`: linear filtering.
   const GlTexture* get(const std::string& slot, const std::string& key, bool smooth,
                        const std::function<RenderWorker::Job()>& make_job);
-  // True when the slot's texture shows `key` (not an older one standing in).
-  bool current(const std::string& slot, const std::string& key) const;
   // Why drawing `key` failed, or nullptr.
   const std::string* error(const std::string& slot, const std::string& key) const;
   // Drawings asked for and not yet uploaded.

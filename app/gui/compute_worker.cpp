@@ -12,39 +12,45 @@
 namespace attnlab::gui {
 
 void JobContext::progress(int64_t done, int64_t total) {
-  worker_->total_.store(total);
-  worker_->done_.store(done);
+  total_->store(total);
+  done_->store(done);
 }
 
 void JobContext::post(std::function<void(GuiState&)> apply) {
   if (!cancelled()) worker_->post(std::move(apply));
 }
 
-ComputeWorker::ComputeWorker() : thread_([this] { thread_main(); }) {}
+ComputeWorker::ComputeWorker() {
+  for (LaneState& lane : lanes_) lane.thread = std::thread([this, &lane] { thread_main(lane); });
+}
 
 ComputeWorker::~ComputeWorker() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
-    queue_.clear();
-    cancel_.store(true);
+    for (LaneState& lane : lanes_) {
+      lane.queue.clear();
+      lane.cancel.store(true);
+    }
   }
   wake_.notify_all();
-  thread_.join();
+  for (LaneState& lane : lanes_) lane.thread.join();
 }
 
-void ComputeWorker::submit(std::string label, Job job) {
+void ComputeWorker::submit(std::string label, Job job, Lane lane) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    queue_.emplace_back(std::move(label), std::move(job));
+    lanes_[size_t(lane)].queue.emplace_back(std::move(label), std::move(job));
   }
-  wake_.notify_one();
+  wake_.notify_all();
 }
 
 void ComputeWorker::cancel_all() {
   std::lock_guard<std::mutex> lock(mutex_);
-  queue_.clear();
-  if (running_) cancel_.store(true);
+  for (LaneState& lane : lanes_) {
+    lane.queue.clear();
+    if (lane.running) lane.cancel.store(true);
+  }
 }
 
 void ComputeWorker::post(std::function<void(GuiState&)> apply) {
@@ -63,39 +69,46 @@ void ComputeWorker::run_posted(GuiState& state) {
 
 WorkerProgress ComputeWorker::progress() const {
   std::lock_guard<std::mutex> lock(mutex_);
+  const LaneState& models = lanes_[size_t(Lane::Models)];
+  const LaneState& lane =
+      models.running || !models.queue.empty() ? models : lanes_[size_t(Lane::Traces)];
   WorkerProgress p;
-  p.busy = running_;
-  p.label = running_label_;
-  p.done = done_.load();
-  p.total = total_.load();
-  p.queued = queue_.size();
+  p.busy = lane.running;
+  p.label = lane.running_label;
+  p.done = lane.done.load();
+  p.total = lane.total.load();
+  for (const LaneState& l : lanes_) p.queued += l.queue.size();
   return p;
 }
 
 bool ComputeWorker::idle() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return !running_ && queue_.empty() && posted_.empty();
+  for (const LaneState& l : lanes_)
+    if (l.running || !l.queue.empty()) return false;
+  return posted_.empty();
 }
 
-void ComputeWorker::thread_main() {
+void ComputeWorker::thread_main(LaneState& lane) {
   lower_this_thread_priority();  // a job slows itself, not the frame loop
   for (;;) {
     std::pair<std::string, Job> item;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      wake_.wait(lock, [&] { return stopping_ || !lane.queue.empty(); });
       if (stopping_) return;
-      item = std::move(queue_.front());
-      queue_.pop_front();
-      running_ = true;
-      running_label_ = item.first;
-      cancel_.store(false);
-      done_.store(0);
-      total_.store(0);
+      item = std::move(lane.queue.front());
+      lane.queue.pop_front();
+      lane.running = true;
+      lane.running_label = item.first;
+      lane.cancel.store(false);
+      lane.done.store(0);
+      lane.total.store(0);
     }
     JobContext ctx;
     ctx.worker_ = this;
-    ctx.cancel_ = &cancel_;
+    ctx.cancel_ = &lane.cancel;
+    ctx.done_ = &lane.done;
+    ctx.total_ = &lane.total;
     const auto start = std::chrono::steady_clock::now();
     try {
       item.second(ctx);
@@ -112,8 +125,8 @@ void ComputeWorker::thread_main() {
       });
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    running_ = false;
-    running_label_.clear();
+    lane.running = false;
+    lane.running_label.clear();
   }
 }
 

@@ -1,10 +1,15 @@
-// ComputeWorker: the one thread that runs models (it owns the torch device), Tracy-style:
-// jobs go in a queue; a job reports progress through atomics that the UI reads every
-// frame, stops early when cancelled, and hands its results back as closures that the
-// main thread runs at the start of a frame (post / run_posted). The main thread never
-// waits on it; results land as immutable snapshots (shared_ptr<const ...>).
+// ComputeWorker: the threads that run LibTorch work, Tracy-style. Two lanes, a thread
+// each: Models (loads and forward passes, one at a time: the lane owns the models and
+// the torch device) and Traces (answers from traces already recorded: query maps and
+// rollouts, which only read immutable results, so a click is answered even while a long
+// forward pass runs). Jobs go in their lane's queue; a job reports progress through
+// atomics that the UI reads every frame, stops early when cancelled, and hands its
+// results back as closures that the main thread runs at the start of a frame (post /
+// run_posted). The main thread never waits on it; results land as immutable snapshots
+// (shared_ptr<const ...>).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -32,6 +37,7 @@ class JobContext {
   friend class ComputeWorker;
   class ComputeWorker* worker_ = nullptr;
   const std::atomic<bool>* cancel_ = nullptr;
+  std::atomic<int64_t>*done_ = nullptr, *total_ = nullptr;
 };
 
 struct WorkerProgress {
@@ -41,6 +47,8 @@ struct WorkerProgress {
   size_t queued = 0;  // jobs waiting behind it
 };
 
+enum class Lane { Models, Traces };
+
 class ComputeWorker {
  public:
   using Job = std::function<void(JobContext&)>;
@@ -49,29 +57,34 @@ class ComputeWorker {
   ComputeWorker(const ComputeWorker&) = delete;
   ComputeWorker& operator=(const ComputeWorker&) = delete;
 
-  void submit(std::string label, Job job);
-  // Cancels the running job and drops the queued ones (their results never arrive).
+  void submit(std::string label, Job job, Lane lane = Lane::Models);
+  // Cancels the running jobs and drops the queued ones (their results never arrive).
   void cancel_all();
   // Runs the closures jobs posted, oldest first (main thread).
   void run_posted(GuiState& state);
+  // The Models lane's job when it has one (the long ones), else the Traces lane's.
   WorkerProgress progress() const;
-  bool idle() const;  // nothing queued, running or posted
+  bool idle() const;  // nothing queued, running or posted in either lane
 
  private:
   friend class JobContext;
-  void thread_main();
+  struct LaneState {
+    std::deque<std::pair<std::string, Job>> queue;
+    std::string running_label;
+    bool running = false;
+    std::atomic<bool> cancel{false};
+    std::atomic<int64_t> done{0}, total{0};
+    std::thread thread;
+  };
+  void thread_main(LaneState& lane);
   void post(std::function<void(GuiState&)> apply);
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::pair<std::string, Job>> queue_;
   std::vector<std::function<void(GuiState&)>> posted_;
-  std::string running_label_;
-  bool running_ = false, stopping_ = false;
-  std::atomic<bool> cancel_{false};
-  std::atomic<int64_t> done_{0}, total_{0};
+  bool stopping_ = false;
   const bool log_timings_ = std::getenv("ATTNLAB_TIMINGS") != nullptr;  // each job's time
-  std::thread thread_;  // last: starts once the members above exist
+  std::array<LaneState, 2> lanes_;  // Models, Traces; threads start in the constructor
 };
 
 }  // namespace attnlab::gui

@@ -80,6 +80,7 @@ const std::vector<CommandSpec>& command_specs() {
       {"expect-error", {}},
       {"expect-no-error", {}},
       {"expect-busy", {}},
+      {"expect-answered", {}},
       {"quit", {}},
   };
   return specs;

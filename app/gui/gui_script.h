@@ -26,6 +26,7 @@
 //   wait-idle [SECONDS] (default 60)                         frames N (draw N frames)
 //   expect-error (the last open produced an error message)   expect-no-error
 //   expect-busy (a job is running now: what follows happens while it runs)
+//   expect-answered (the current model's maps answer the current query)
 //   quit
 // N, INDEX, ROW and COL are non-negative integers (frames N at least 1); an INDEX|NAME
 // argument that is all digits is an index, anything else a name.

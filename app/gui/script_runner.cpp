@@ -139,6 +139,13 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, bool 
                  : "expected an error message, there is none");
       return false;
     }
+  } else if (n == "expect-answered") {  // the view's maps answer its query already
+    const ResultSlot* res = result_of(state, v.model, v.image);
+    const std::string wanted = wanted_query(state, v.model).tag();
+    if (!res || !res->maps || res->maps_key != wanted) {
+      fail(r, c, "the maps of query " + wanted + " have not arrived");
+      return false;
+    }
   } else if (n == "expect-busy") {  // what follows happens while a job runs
     if (idle) {
       fail(r, c, "expected a job to be running, but everything is idle");

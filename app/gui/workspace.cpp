@@ -130,26 +130,29 @@ void submit_query_job(ComputeWorker& worker, const std::string& label, int m, in
                       Compute compute) {
   const uint64_t mine = ++*ticket;
   const std::string key = q.tag();
-  worker.submit(label, [=](JobContext& ctx) {
-    if (ticket->load() != mine) return;  // superseded: its slot already waits for another
-    std::shared_ptr<const Result> out;
-    std::string error;
-    try {
-      out = compute(*analysis, q);
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-    ctx.post([=](GuiState& s) {
-      ResultSlot& slot = s.results[{m, i}];
-      slot.*result = out;
-      slot.*done_key = key;
-      if (slot.*pending == key) (slot.*pending).clear();
-      if (!error.empty()) {
-        s.status.notice = error;
-        s.status.notice_is_error = true;
-      }
-    });
-  });
+  worker.submit(
+      label,
+      [=](JobContext& ctx) {
+        if (ticket->load() != mine) return;  // superseded: its slot already waits for another
+        std::shared_ptr<const Result> out;
+        std::string error;
+        try {
+          out = compute(*analysis, q);
+        } catch (const std::exception& e) {
+          error = e.what();
+        }
+        ctx.post([=](GuiState& s) {
+          ResultSlot& slot = s.results[{m, i}];
+          slot.*result = out;
+          slot.*done_key = key;
+          if (slot.*pending == key) (slot.*pending).clear();
+          if (!error.empty()) {
+            s.status.notice = error;
+            s.status.notice_is_error = true;
+          }
+        });
+      },
+      Lane::Traces);  // reads recorded traces only: runs beside a long forward pass
 }
 
 void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {

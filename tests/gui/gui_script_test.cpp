@@ -86,6 +86,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"expect-no-error", {}},
       {"expect-busy", {}},
       {"open-dialog model", {"model"}},
+      {"expect-answered", {}},
       {"quit", {}},
   };
   std::vector<std::string> seen;
@@ -101,7 +102,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 31u);
+  EXPECT_EQ(script_command_names().size(), 32u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

@@ -27,6 +27,10 @@ struct ForwardOptions {
   bool trace_attention = false;   // keep every attention layer's AttentionTrace
   attention::TraceOptions trace;  // passed to each traced layer
   bool record_outputs = false;    // fill ForwardResult::outputs ("out.*", "attn.*", ...)
+  // Class-specific explanations (Grad-CAM): the module output to take gradients at, by its
+  // state-dict path ("blocks.11.norm1", "blocks.3", "layers.3"); "" for none.
+  std::string gradient_target;
+  at::Tensor target_offset;  // added to that output when defined (finite-difference checks)
 };
 
 struct LayerTrace {
@@ -38,6 +42,10 @@ struct ForwardResult {
   at::Tensor logits;
   std::vector<LayerTrace> traces;             // in forward order
   std::map<std::string, at::Tensor> outputs;  // fixture-style names, see above
+  // With ForwardOptions::gradient_target: that module's output as the forward went on
+  // from it (a leaf that requires grad, in the module's own layout: B×N×C with prefix
+  // tokens first, or NCHW for RAVLT); undefined when no module has that path.
+  at::Tensor target;
 };
 
 // Bad model configuration (unknown arch, inconsistent sizes, ...).
@@ -64,6 +72,16 @@ class ForwardRecorder {
   // Stores `t` (detached) under "<kind>.<path>" when recording.
   void output(const std::string& kind, const std::string& path, const at::Tensor& t) {
     if (recording()) result_.outputs[kind + "." + path] = t.detach();
+  }
+  // The forward continues with what this returns: `t`, or at the module named by
+  // gradient_target a copy cut from the graph that requires grad, so that gradients of
+  // the logits with respect to that activation can be taken (ForwardResult::target).
+  at::Tensor tap(const std::string& path, const at::Tensor& t) {
+    if (options_.gradient_target.empty() || path != options_.gradient_target) return t;
+    at::Tensor leaf = t.detach();
+    if (options_.target_offset.defined()) leaf = leaf + options_.target_offset.to(leaf.options());
+    result_.target = leaf.requires_grad_(true);
+    return result_.target;
   }
   void trace(const std::string& path, std::shared_ptr<const attention::AttentionTrace> t) {
     if (tracing()) result_.traces.push_back({path, std::move(t)});

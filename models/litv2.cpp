@@ -150,6 +150,7 @@ class Litv2 : public Backbone {
         recorder.output("out", stage + ".downsample", x);
       }
       recorder.output("out", stage, x);
+      x = recorder.tap(stage, x);
     }
     x = (*norm_)(x);
     recorder.output("out", "norm", x);

@@ -73,13 +73,14 @@ at::Tensor Block::forward(const at::Tensor& x_in, const attention::TokenLayout& 
                           const std::string& path, ForwardRecorder& recorder) {
   at::Tensor x = x_in;
   if (attn) {
-    at::Tensor a = recorder.attend(*attn, path + ".attn", (*norm1)(x), layout);
+    at::Tensor a =
+        recorder.attend(*attn, path + ".attn", recorder.tap(path + ".norm1", (*norm1)(x)), layout);
     recorder.output("out", path + ".attn", a);
     x = x + a;
   }
   x = x + (*mlp)((*norm2)(x), layout.height, layout.width);
   recorder.output("out", path, x);
-  return x;
+  return recorder.tap(path, x);
 }
 
 Downsample::Downsample(int64_t in, int64_t out) {

@@ -104,7 +104,7 @@ at::Tensor Block::operator()(const at::Tensor& input, const std::string& path, i
   const at::Tensor fed = (*ffn_)((*norm2_)(x));
   x = x + (gamma_2_.defined() ? gamma_2_ * fed : fed);
   recorder.output("out", path, x);
-  return x;
+  return recorder.tap(path, x);
 }
 
 Stage::Stage(const StageShape& s) : head_dim_(s.block.dim / s.block.heads) {
@@ -154,7 +154,7 @@ at::Tensor Stage::operator()(const at::Tensor& input, int index, ForwardRecorder
     recorder.output("out", path + ".downsample", x);
   }
   recorder.output("out", path, x);
-  return x;
+  return recorder.tap(path, x);
 }
 
 }  // namespace attnlab::models::ravlt

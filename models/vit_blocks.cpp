@@ -28,12 +28,13 @@ Block::Block(int64_t dim, int64_t mlp_hidden, double ln_eps,
 
 at::Tensor Block::forward(const at::Tensor& x, const attention::TokenLayout& layout,
                           const std::string& path, ForwardRecorder& recorder) {
-  const at::Tensor a = recorder.attend(*attn_, path + ".attn", (*norm1_)(x), layout);
+  const at::Tensor normed = recorder.tap(path + ".norm1", (*norm1_)(x));
+  const at::Tensor a = recorder.attend(*attn_, path + ".attn", normed, layout);
   recorder.output("out", path + ".attn", a);
   at::Tensor y = x + a;
   y = y + (*mlp_)((*norm2_)(y));
   recorder.output("out", path, y);
-  return y;
+  return recorder.tap(path, y);
 }
 
 PatchEmbed::PatchEmbed(int64_t patch, int64_t dim) {

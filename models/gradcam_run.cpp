@@ -1,0 +1,93 @@
+// See gradcam_run.h.
+#include "models/gradcam_run.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/autograd/autograd.h>
+
+#include <regex>
+
+namespace attnlab::models {
+namespace {
+
+// The index in "<prefix><index>" names, -1 when `name` is not one.
+int64_t numbered(const std::string& name, const std::regex& pattern) {
+  std::smatch m;
+  return std::regex_match(name, m, pattern) ? std::stoll(m[1].str()) : -1;
+}
+
+// The traced layout of the tapped output: the trace of an attention module inside the
+// target (its block, or its stage's last block) whose token count matches; else any
+// traced layout with that many tokens (a stage output after its downsampling).
+attention::TokenLayout layout_of(const ForwardResult& r, const std::string& target,
+                                 int64_t tokens) {
+  const std::string block = target.size() > 6 && target.compare(target.size() - 6, 6, ".norm1") == 0
+                                ? target.substr(0, target.size() - 6)
+                                : target;
+  const attention::TokenLayout* inside = nullptr;
+  const attention::TokenLayout* any = nullptr;
+  for (const auto& t : r.traces) {
+    const auto& l = t.trace->layout;
+    if (l.tokens() != tokens) continue;
+    if (t.path.rfind(block + ".", 0) == 0) inside = &l;
+    if (!any) any = &l;
+  }
+  if (inside) return *inside;
+  if (any) return *any;
+  throw ModelError("grad-cam: the output of " + target + " has " + std::to_string(tokens) +
+                   " tokens, but no traced attention layer has that grid");
+}
+
+}  // namespace
+
+std::string default_gradcam_target(Backbone& model) {
+  const std::regex stage(R"(layers\.(\d+))"), norm1(R"(blocks\.(\d+)\.norm1)");
+  int64_t last_stage = -1, last_block = -1;
+  for (const auto& item : model.named_modules("", /*include_self=*/false)) {
+    last_stage = std::max(last_stage, numbered(item.key(), stage));
+    last_block = std::max(last_block, numbered(item.key(), norm1));
+  }
+  if (last_stage >= 0) return "layers." + std::to_string(last_stage);
+  if (last_block >= 0) return "blocks." + std::to_string(last_block) + ".norm1";
+  throw ModelError("grad-cam: " + model.arch() + " has neither stages nor blocks to explain");
+}
+
+GradCamResult run_grad_cam(Backbone& model, const at::Tensor& image,
+                           const GradCamRequest& request) {
+  if (image.dim() != 4 || image.size(0) != 1)
+    throw ModelError("grad-cam: expected one image (1, 3, H, W)");
+  GradCamResult out;
+  out.target = request.target.empty() ? default_gradcam_target(model) : request.target;
+  ForwardOptions options;
+  options.trace_attention = true;
+  options.gradient_target = out.target;
+  options.target_offset = request.target_offset;
+  const at::AutoGradMode grad_on(true);
+  ForwardResult r = model.run(image, options);
+  if (!r.target.defined())
+    throw ModelError("grad-cam: " + model.arch() + " has no module output named '" + out.target +
+                     "' to explain (e.g. " + default_gradcam_target(model) + ")");
+  out.logits = r.logits[0].detach();
+  const int64_t classes = out.logits.size(0);
+  out.cls = request.cls >= 0 ? request.cls : out.logits.argmax().item<int64_t>();
+  if (out.cls >= classes)
+    throw ModelError("grad-cam: class " + std::to_string(out.cls) +
+                     " is out of range (the model has " + std::to_string(classes) + ")");
+  const at::Tensor score = r.logits[0][out.cls];
+  out.score = score.item<double>();
+  at::Tensor grad = torch::autograd::grad({score}, {r.target}, {}, /*retain_graph=*/false,
+                                          /*create_graph=*/false, /*allow_unused=*/true)[0];
+  if (!grad.defined()) grad = at::zeros_like(r.target);  // the score does not depend on it
+  // One image: (tokens, C); NCHW outputs (RAVLT) become tokens in row-major grid order.
+  at::Tensor act = r.target.detach()[0], g = grad[0];
+  if (act.dim() == 3) {
+    act = act.flatten(1).transpose(0, 1);
+    g = g.flatten(1).transpose(0, 1);
+  }
+  out.layout = layout_of(r, out.target, act.size(0));
+  out.activation = act.contiguous();
+  out.gradient = g.contiguous();
+  out.map = analysis::grad_cam(out.activation, out.gradient, out.layout, request.cam);
+  return out;
+}
+
+}  // namespace attnlab::models

@@ -1,0 +1,44 @@
+// Grad-CAM on a backbone: one forward with the attention traced and the target module's
+// output tapped (ForwardOptions::gradient_target), the class score's gradient with
+// respect to that output by autograd, and core/analysis/gradcam's map on the grid that
+// the layer's own trace describes. Default targets: the last block's first norm for
+// isotropic models (ViT/DeiT and their variants), the last stage's output for
+// hierarchical ones (LITv2, RAVLT). Runs with autograd on: call it from a worker.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+
+#include "core/analysis/gradcam.h"
+#include "models/backbone.h"
+
+namespace attnlab::models {
+
+struct GradCamRequest {
+  std::string target;  // a module's state-dict path; "" = the default above
+  int64_t cls = -1;    // the class to explain; -1 = the top-1 prediction
+  analysis::GradCamOptions cam;
+  at::Tensor target_offset;  // added to the target activation (finite-difference tests)
+};
+
+struct GradCamResult {
+  std::string target;             // the module explained
+  attention::TokenLayout layout;  // the grid of its output
+  int64_t cls = 0;
+  double score = 0;       // the class's logit
+  at::Tensor map;         // (height, width) float32
+  at::Tensor gradient;    // (tokens, C): d score / d target activation
+  at::Tensor activation;  // (tokens, C)
+  at::Tensor logits;      // (classes,)
+};
+
+// The default Grad-CAM target of `model` (from its module names).
+std::string default_gradcam_target(Backbone& model);
+
+// image: (1, 3, H, W), preprocessed. Throws ModelError for an unknown target path, a
+// class out of range, or a target whose output matches no traced layer's grid.
+GradCamResult run_grad_cam(Backbone& model, const at::Tensor& image,
+                           const GradCamRequest& request = {});
+
+}  // namespace attnlab::models

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_path.h"
+
 namespace attnlab::gui {
 namespace {
 
@@ -263,33 +265,24 @@ quit
 
 class LoadScriptTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::path(::testing::TempDir()) / "attnlab-script-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  fs::path dir_;
+  attnlab::testing::TempDir dir_{"script"};
 };
 
 TEST_F(LoadScriptTest, ReadsAndParsesAFile) {
-  const std::string path = (dir_ / "ok.script").string();
+  const std::string path = (dir_.path / "ok.script").string();
   std::ofstream(path) << "layer 2\nquit\n";
   const std::vector<ScriptCommand> commands = load_script(path);
   ASSERT_EQ(commands.size(), 2u);
   EXPECT_EQ(commands[0].name, "layer");
   EXPECT_EQ(commands[1].line, 2);
 
-  const std::string empty = (dir_ / "empty.script").string();
+  const std::string empty = (dir_.path / "empty.script").string();
   std::ofstream(empty).flush();
   EXPECT_TRUE(load_script(empty).empty());
 }
 
 TEST_F(LoadScriptTest, ParseErrorsNameTheFile) {
-  const std::string path = (dir_ / "bad.script").string();
+  const std::string path = (dir_.path / "bad.script").string();
   std::ofstream(path) << "quit\nfly away\n";
   try {
     load_script(path);
@@ -300,7 +293,7 @@ TEST_F(LoadScriptTest, ParseErrorsNameTheFile) {
 }
 
 TEST_F(LoadScriptTest, UnreadableFilesThrowRuntimeErrorNamingTheFile) {
-  for (const std::string& path : {(dir_ / "missing.script").string(), dir_.string()}) {
+  for (const std::string& path : {(dir_.path / "missing.script").string(), dir_.path.string()}) {
     try {
       load_script(path);
       FAIL() << "no error for " << path;

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <thread>
 
+#include "tests/support/temp_path.h"
+
 namespace fs = std::filesystem;
 using attnlab::gui::FileKind;
 using attnlab::gui::native_dialog_command;
@@ -28,22 +30,17 @@ bool has(const std::vector<std::string>& v, const std::string& s) {
 class FakeChooser {
  public:
   explicit FakeChooser(const std::string& body) {
-    dir_ = fs::temp_directory_path() / ("attnlab_chooser_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    const fs::path exe = dir_ / "zenity";
+    const fs::path exe = dir_.path / "zenity";
     std::ofstream(exe) << "#!/bin/sh\n" << body << "\n";
     ::chmod(exe.c_str(), 0755);
     old_path_ = std::getenv("PATH") ? std::getenv("PATH") : "";
-    ::setenv("PATH", dir_.c_str(), 1);
+    ::setenv("PATH", dir_.path.c_str(), 1);
     ::unsetenv("ATTNLAB_NO_NATIVE_DIALOG");
   }
-  ~FakeChooser() {
-    ::setenv("PATH", old_path_.c_str(), 1);
-    fs::remove_all(dir_);
-  }
+  ~FakeChooser() { ::setenv("PATH", old_path_.c_str(), 1); }
 
  private:
-  fs::path dir_;
+  attnlab::testing::TempDir dir_{"chooser"};
   std::string old_path_;
 };
 

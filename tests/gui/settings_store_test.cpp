@@ -14,6 +14,8 @@
 
 #include <unistd.h>
 
+#include "tests/support/temp_path.h"
+
 namespace attnlab::gui {
 namespace {
 
@@ -21,24 +23,14 @@ namespace fs = std::filesystem;
 
 class SettingsStoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::path(::testing::TempDir()) / "attnlab-settings-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string path(const std::string& name) const { return dir_.file(name); }
 
   std::string write(const std::string& name, const std::string& text) const {
     std::ofstream(path(name), std::ios::binary) << text;
     return path(name);
   }
 
-  fs::path dir_;
+  attnlab::testing::TempDir dir_{"settings"};
 };
 
 // Sets (or unsets, with nullopt) an environment variable for one scope.
@@ -138,7 +130,7 @@ TEST_F(SettingsStoreTest, SavedFileNamesItsFormatAndLeavesNoTemporary) {
   const std::string text = read.str();
   EXPECT_NE(text.find("\"format\": \"attnlab gui settings 1\""), std::string::npos) << text;
   int entries = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_.path)) ++entries;
   EXPECT_EQ(entries, 1);
 }
 
@@ -262,8 +254,8 @@ TEST_F(SettingsStoreTest, LongOrMessyListsAreTrimmedAndCleaned) {
 
 TEST_F(SettingsStoreTest, UnreadablePathsGiveDefaultsAndAWarning) {
   std::string warning;
-  expect_defaults(load_settings(dir_.string(), &warning));  // a directory
-  EXPECT_NE(warning.find(dir_.string()), std::string::npos) << warning;
+  expect_defaults(load_settings(dir_.path.string(), &warning));  // a directory
+  EXPECT_NE(warning.find(dir_.path.string()), std::string::npos) << warning;
   EXPECT_NE(warning.find("not a regular file"), std::string::npos) << warning;
 
   // A file without read permission (root reads it anyway, so only checked as a user).
@@ -315,7 +307,7 @@ TEST_F(SettingsStoreTest, SaveToAnImpossiblePathReturnsFalseWithAReason) {
   EXPECT_FALSE(error.empty());
 
   error.clear();
-  EXPECT_FALSE(save_settings(dir_.string(), GuiSettings{}, &error));  // a directory
+  EXPECT_FALSE(save_settings(dir_.path.string(), GuiSettings{}, &error));  // a directory
   EXPECT_FALSE(error.empty());
 
   error.clear();

@@ -29,7 +29,9 @@ viz::MapStyle map_style(const GuiState& state) {
   return s;
 }
 
-viz::MapQuery figure_query(const ShownMap& m, const MapQuery& q) {
+// The figure's description of the query the shown map answers.
+viz::MapQuery figure_query(const ShownMap& m) {
+  const MapQuery& q = m.query;
   viz::MapQuery fq;
   if (!q.prefix.empty()) {
     fq.label = "the " + q.prefix + " token";
@@ -55,15 +57,9 @@ FigureJob maps_figure(const GuiState& state) {
   const int m = state.view.model;
   const ResultSlot* r = result_of(state, m, state.view.image);
   const ShownMap shown = shown_map(state, m);
-  // The query the shown map answers (the rollout is computed apart from the maps).
-  const MapQuery* answered = !r ? nullptr
-                             : state.view.kind == MapKind::Rollout
-                                 ? (r->rollout ? &r->rollout->query : nullptr)
-                             : r->maps ? &r->maps->query
-                                       : nullptr;
-  if (!answered || !shown.ok) return no_figure(shown.why);
+  if (!r || !shown.ok) return no_figure(shown.why);
   const std::string& name = state.models[size_t(m)].info.name;
-  const viz::MapQuery fq = figure_query(shown, *answered);
+  const viz::MapQuery fq = figure_query(shown);
   const viz::MapStyle style = map_style(state);
   if (state.view.compare) {
     std::vector<analysis::Array> arrays;

@@ -44,6 +44,7 @@ constexpr int kWindowHeight = 800;
 constexpr double kSettleSeconds = 60.0;
 constexpr double kIdleWaitSeconds = 0.25;        // nothing moves: wake up this often anyway
 constexpr double kBusyFramePeriod = 1.0 / 30.0;  // only background work: 30 frames a second
+constexpr double kFrameBudgetMs = 33.0;          // frames longer than this are reported
 
 // Exit codes of run_gui.
 constexpr int kExitOk = 0;
@@ -277,11 +278,14 @@ int run_gui(const GuiOptions& options) {
   FrameTimes busy_frames;  // frame times while the compute worker runs a job
   FrameTimes calm_frames;  // and while it does not: the baseline they are compared with
   double last_frame = 0.0;
+  const bool log_slow_frames = std::getenv("ATTNLAB_TIMINGS") != nullptr;
+  // Nothing is loading, computing or being drawn off the main thread.
+  const auto workers_idle = [&] { return worker.idle() && compute.idle() && !state.cache.busy(); };
   for (;;) {
     // Sleep while nothing moves (no input, job, script or drawing in flight). While only
     // background work runs, draw at most kBusyFramePeriod apart, so the interface leaves
     // the cores to the worker; input still wakes it at once. Dragging and smoke runs poll.
-    const bool quiet = worker.idle() && compute.idle() && !state.cache.busy() && !script.active();
+    const bool quiet = workers_idle() && !script.active();
     const double wait = last_frame + kBusyFramePeriod - glfwGetTime();
     if (!smoke && quiet && !ImGui::IsAnyMouseDown())
       glfwWaitEventsTimeout(kIdleWaitSeconds);
@@ -303,8 +307,7 @@ int run_gui(const GuiOptions& options) {
       script.screenshot.clear();
       measured = false;
     }
-    const bool idle = worker.idle() && compute.idle() && !state.cache.busy() &&
-                      state.open_requests.empty() && state.dropped_paths.empty();
+    const bool idle = workers_idle() && state.open_requests.empty() && state.dropped_paths.empty();
     step_script(script, state, idle, glfwGetTime());
     if (script.series_requested) {
       script.series_requested = false;
@@ -322,16 +325,14 @@ int run_gui(const GuiOptions& options) {
     }
     if (smoke && script.commands.empty() && frames >= options.max_frames) {
       if (settle_deadline == 0.0) settle_deadline = glfwGetTime() + kSettleSeconds;
-      if ((worker.idle() && compute.idle() && !state.cache.busy()) ||
-          glfwGetTime() > settle_deadline)
-        last = true;
+      if (workers_idle() || glfwGetTime() > settle_deadline) last = true;
     }
     if (last && !options.screenshot_path.empty() &&
         !take_screenshot(window, options.screenshot_path))
       exit_code = kExitFailure;
     glfwSwapBuffers(window);
     if (measured) (busy ? busy_frames : calm_frames).add(1000.0 * (glfwGetTime() - frame_start));
-    if (std::getenv("ATTNLAB_TIMINGS") && 1000.0 * (glfwGetTime() - frame_start) > 33.0)
+    if (log_slow_frames && 1000.0 * (glfwGetTime() - frame_start) > kFrameBudgetMs)
       std::fprintf(stderr,
                    "slow frame %d: %.1f ms (frame %.1f, swap %.1f; busy %d, measured %d, %s)\n",
                    frames, 1000.0 * (glfwGetTime() - frame_start), 1000.0 * (t_draw - frame_start),
@@ -343,9 +344,9 @@ int run_gui(const GuiOptions& options) {
     if (t.count() == 0) return;
     std::fprintf(stderr,
                  "attnlab: frame time %s: median %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms "
-                 "over %zu frames, %zu over 33 ms\n",
-                 when, t.percentile(0.5), t.percentile(0.95), t.percentile(0.99),
-                 t.percentile(1.0), t.count(), t.count_over(33.0));
+                 "over %zu frames, %zu over %.0f ms\n",
+                 when, t.percentile(0.5), t.percentile(0.95), t.percentile(0.99), t.percentile(1.0),
+                 t.count(), t.count_over(kFrameBudgetMs), kFrameBudgetMs);
   };
   report("while the worker was busy", busy_frames);
   report("while it was not", calm_frames);

@@ -83,6 +83,8 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
     out.values = r->rollout->map.data;
     out.label = "rollout";
     describe_grid(layers.front(), layers.front(), &out);
+    out.query = r->rollout->query;
+    out.seconds = r->rollout->seconds;
     out.source = r->rollout.get();
     out.ok = true;
     return out;
@@ -92,6 +94,8 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
     if (!r->maps) return out;
   }
   const QueryMaps& q = *r->maps;
+  out.query = q.query;
+  out.seconds = q.seconds;
   out.source = r->maps.get();
   const int layer = mapped_layer(state, model);
   out.layer = layer;

@@ -220,19 +220,12 @@ void draw_single(GuiState& state) {
   const ResultSlot* r = result_of(state, m, state.view.image);
   const std::string title = state.models.empty() ? "" : state.models[size_t(m)].info.name;
   std::string query = "-";
-  // The query the shown map answers, and how long it took from the traces.
-  const bool rollout = state.view.kind == MapKind::Rollout;
-  const MapQuery* answered = !r        ? nullptr
-                             : rollout ? (r->rollout ? &r->rollout->query : nullptr)
-                             : r->maps ? &r->maps->query
-                                       : nullptr;
-  if (answered) {
-    const MapQuery& q = *answered;
+  if (map.ok) {  // the query the map answers, and how long it took from the traces
+    const MapQuery& q = map.query;
     query = !q.prefix.empty() ? q.prefix + " token"
             : q.row < 0       ? "grid centre"
                               : "(" + std::to_string(q.row) + ", " + std::to_string(q.col) + ")";
-    const double seconds = rollout ? r->rollout->seconds : r->maps->seconds;
-    query += " (" + std::to_string(std::lround(1000.0 * seconds)) + " ms from the trace)";
+    query += " (" + std::to_string(std::lround(1000.0 * map.seconds)) + " ms from the trace)";
   }
   ImGui::Text("%s  |  %s  |  query %s", title.c_str(), map.ok ? map.label.c_str() : "-",
               query.c_str());

@@ -51,6 +51,10 @@ std::string map_array_stem(const std::string& image_tag, int64_t layer,
   return "maps__" + image_tag + "__" + layer_tag(layer) + "__" + query_tag;
 }
 
+std::string anchor_array_stem(const std::string& image_tag, int64_t layer) {
+  return "anchors__" + image_tag + "__" + layer_tag(layer);
+}
+
 ForwardOptions AnalysisSettings::forward_options() const {
   ForwardOptions o;
   o.trace_attention = true;

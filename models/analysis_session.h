@@ -128,6 +128,8 @@ std::string layer_tag(int64_t layer);
 std::string grid_query_tag(int64_t y, int64_t x);
 std::string map_array_stem(const std::string& image_tag, int64_t layer,
                            const std::string& query_tag);
+// "anchors__<image>__L03": a layer's "__hard" and "__soft" anchor assignments.
+std::string anchor_array_stem(const std::string& image_tag, int64_t layer);
 
 // An Array from a CPU/GPU tensor (copied to float32 CPU).
 analysis::Array to_array(const at::Tensor& t, std::string name, std::vector<std::string> axes,

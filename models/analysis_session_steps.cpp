@@ -263,7 +263,7 @@ void AnalysisSession::add_anchors(const std::string& tag, const std::vector<Laye
     const at::Tensor grid_hard = at::cat({a.hard, a.fused_hard.unsqueeze(0)})
                                      .slice(1, p)
                                      .reshape({heads_n + 1, lay.height, lay.width});
-    const std::string stem = "anchors__" + tag + "__" + layer_tag(l.index);
+    const std::string stem = anchor_array_stem(tag, l.index);
     sink_(to_array(grid_hard, stem + "__hard", {"head", "y", "x"},
                    "hard anchor (argmax of A) of every grid token of " + l.path +
                        "; the last head slot is the head-mean of A"));

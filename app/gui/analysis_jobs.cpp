@@ -97,8 +97,7 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
 }
 
 std::vector<float> anchor_distribution(const ImageAnalysis& a, int layer, int token, int head) {
-  const std::string name =
-      std::string("anchors__") + kTag + "__" + models::layer_tag(layer) + "__soft";
+  const std::string name = models::anchor_array_stem(kTag, layer) + "__soft";
   for (const analysis::Array& arr : a.arrays) {
     if (arr.name != name || arr.shape.size() != 3) continue;
     const int64_t heads = arr.shape[0], tokens = arr.shape[1], anchors = arr.shape[2];

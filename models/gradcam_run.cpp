@@ -39,6 +39,15 @@ attention::TokenLayout layout_of(const ForwardResult& r, const std::string& targ
 
 }  // namespace
 
+int64_t explained_class(const at::Tensor& logits, int64_t requested, const std::string& who) {
+  const int64_t classes = logits.size(-1);
+  const int64_t cls = requested >= 0 ? requested : logits.argmax().item<int64_t>();
+  if (cls >= classes)
+    throw ModelError(who + ": class " + std::to_string(cls) + " is out of range (the model has " +
+                     std::to_string(classes) + ")");
+  return cls;
+}
+
 std::string default_gradcam_target(Backbone& model) {
   const std::regex stage(R"(layers\.(\d+))"), norm1(R"(blocks\.(\d+)\.norm1)");
   int64_t last_stage = -1, last_block = -1;
@@ -67,11 +76,7 @@ GradCamResult run_grad_cam(Backbone& model, const at::Tensor& image,
     throw ModelError("grad-cam: " + model.arch() + " has no module output named '" + out.target +
                      "' to explain (e.g. " + default_gradcam_target(model) + ")");
   out.logits = r.logits[0].detach();
-  const int64_t classes = out.logits.size(0);
-  out.cls = request.cls >= 0 ? request.cls : out.logits.argmax().item<int64_t>();
-  if (out.cls >= classes)
-    throw ModelError("grad-cam: class " + std::to_string(out.cls) +
-                     " is out of range (the model has " + std::to_string(classes) + ")");
+  out.cls = explained_class(out.logits, request.cls, "grad-cam");
   const at::Tensor score = r.logits[0][out.cls];
   out.score = score.item<double>();
   at::Tensor grad = torch::autograd::grad({score}, {r.target}, {}, /*retain_graph=*/false,

@@ -33,6 +33,10 @@ struct GradCamResult {
   at::Tensor logits;      // (classes,)
 };
 
+// The class an explanation is for: `requested`, or the top-1 of logits (classes,) when it
+// is -1. `who` names the analysis in the ModelError for a class out of range.
+int64_t explained_class(const at::Tensor& logits, int64_t requested, const std::string& who);
+
 // The default Grad-CAM target of `model` (from its module names).
 std::string default_gradcam_target(Backbone& model);
 

@@ -122,10 +122,10 @@ at::Tensor fused_matrix(const AttentionTrace& t, int64_t b, HeadFusion fusion) {
   return out;
 }
 
-// M_l = norm(r·Â_l + (1−r)·I), explicitly, with the smallest entries discarded first.
-at::Tensor step_matrix(const AttentionTrace& t, int64_t b, const RolloutOptions& o) {
-  at::Tensor a = fused_matrix(t, b, o.fusion);
-  const int64_t n = a.size(0), p = t.layout.num_prefix();
+// M = norm(r·Â + (1−r)·I) of a fused map `a` (float64, owned: changed in place) with p
+// prefix tokens, explicitly, with the smallest entries discarded first.
+at::Tensor step_from_fused(at::Tensor a, int64_t p, const RolloutOptions& o) {
+  const int64_t n = a.size(0);
   const auto drop = static_cast<int64_t>(
       std::floor(o.discard_ratio * static_cast<double>(n) * static_cast<double>(n - p)));
   if (drop > 0) {
@@ -138,6 +138,22 @@ at::Tensor step_matrix(const AttentionTrace& t, int64_t b, const RolloutOptions&
   m.diagonal().add_(1.0 - o.residual);
   if (o.renormalize) m = m / safe_divisor(m.sum(1, /*keepdim=*/true));
   return m;
+}
+
+at::Tensor step_matrix(const AttentionTrace& t, int64_t b, const RolloutOptions& o) {
+  return step_from_fused(fused_matrix(t, b, o.fusion), t.layout.num_prefix(), o);
+}
+
+// R = M_L·P_L ··· M_1 of `count` layers, given each layer's layout and step matrix.
+template <typename LayoutOf, typename StepOf>
+at::Tensor chain(size_t count, const LayoutOf& layout_of, const StepOf& step_of) {
+  at::Tensor r = step_of(size_t{0});
+  for (size_t l = 1; l < count; ++l) {
+    if (!same_layout(layout_of(l), layout_of(l - 1)))
+      r = at::matmul(area_map_f64(layout_of(l), layout_of(l - 1)), r);
+    r = at::matmul(step_of(l), r);
+  }
+  return r.to(at::kFloat);
 }
 
 // v ← M_lᵀ v without any row: M = D⁻¹(r·Â + (1−r)·I), D = diag(r·Â·1 + (1−r)), Â the mean
@@ -195,14 +211,32 @@ at::Tensor rollout_matrix(const std::vector<const AttentionTrace*>& layers, int6
   check_options(options);
   check_layers(layers, b);
   check_explicit_size(layers, options.max_tokens, "as a whole matrix");
-  at::Tensor r = step_matrix(*layers.front(), b, options);
-  for (size_t l = 1; l < layers.size(); ++l) {
-    const AttentionTrace& t = *layers[l];
-    if (!same_layout(t.layout, layers[l - 1]->layout))
-      r = at::matmul(area_map_f64(t.layout, layers[l - 1]->layout), r);
-    r = at::matmul(step_matrix(t, b, options), r);
+  return chain(
+      layers.size(), [&](size_t l) -> const TokenLayout& { return layers[l]->layout; },
+      [&](size_t l) { return step_matrix(*layers[l], b, options); });
+}
+
+at::Tensor rollout_matrix(const std::vector<FusedLayer>& layers, const RolloutOptions& options) {
+  check_options(options);
+  if (layers.empty()) throw std::invalid_argument("rollout needs at least one layer");
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const int64_t n = layers[l].layout.tokens();
+    if (!layers[l].fused.defined() || layers[l].fused.dim() != 2 || layers[l].fused.size(0) != n ||
+        layers[l].fused.size(1) != n)
+      throw std::invalid_argument("rollout: layer " + std::to_string(l) + "'s map must be " +
+                                  std::to_string(n) + "\xC3\x97" + std::to_string(n) + " (" +
+                                  layers[l].layout.describe() + ")");
+    if (n > options.max_tokens)
+      throw TraceQueryError("rollout as a whole matrix: layer " + std::to_string(l) + " has " +
+                            std::to_string(n) + " tokens (" + layers[l].layout.describe() +
+                            "), above max_tokens = " + std::to_string(options.max_tokens));
   }
-  return r.to(at::kFloat);
+  return chain(
+      layers.size(), [&](size_t l) -> const TokenLayout& { return layers[l].layout; },
+      [&](size_t l) {
+        return step_from_fused(layers[l].fused.to(at::kCPU, at::kDouble).clone(),
+                               layers[l].layout.num_prefix(), options);
+      });
 }
 
 at::Tensor area_map(const TokenLayout& coarse, const TokenLayout& fine) {

@@ -35,11 +35,21 @@ struct RolloutResult {
 };
 
 // Row `query` (a token of the LAST layer's layout) of R over the first layer's tokens.
-RolloutResult rollout_query(const std::vector<const attention::AttentionTrace*>& layers,
-                            int64_t b, int64_t query, const RolloutOptions& options = {});
+RolloutResult rollout_query(const std::vector<const attention::AttentionTrace*>& layers, int64_t b,
+                            int64_t query, const RolloutOptions& options = {});
 // The whole R: (N_last, N_first), explicit; refused (TraceQueryError) above max_tokens.
-at::Tensor rollout_matrix(const std::vector<const attention::AttentionTrace*>& layers,
-                          int64_t b, const RolloutOptions& options = {});
+at::Tensor rollout_matrix(const std::vector<const attention::AttentionTrace*>& layers, int64_t b,
+                          const RolloutOptions& options = {});
+
+// A layer's head-fused map given explicitly, for rollouts of maps other than the traces'
+// own attention (gradient-weighted rollout): fused (N, N) on the layout's tokens.
+struct FusedLayer {
+  attention::TokenLayout layout;
+  at::Tensor fused;
+};
+// The whole R of such layers, with the same residual, discard and renormalisation switches
+// (options.fusion is not used: the maps are fused already). Refused above max_tokens.
+at::Tensor rollout_matrix(const std::vector<FusedLayer>& layers, const RolloutOptions& options);
 
 // Area mapping between grids: P (coarse.tokens(), fine.tokens()), row-stochastic,
 // P[i, j] = area(cell_i ∩ cell_j) / area(cell_i) with both grids spanning the same image;

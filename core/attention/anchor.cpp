@@ -17,6 +17,7 @@
 //   rows        S_i = A_i · diag(Δ⁻¹) · Aᵀ over all N tokens (prefix tokens included),
 //               computed in O(N·M) per row from the stored A; S is row-stochastic.
 //   products    S·x = Sᵀ·x (S is symmetric) in O(N·M·c), never forming S.
+//   explicit    out = to_out.0(merge(S·v))
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -86,6 +87,7 @@ class AnchorAttention : public AttentionMechanism {
       trace->internals["anchor.A"] = keep(a);
       trace->internals["anchor.delta"] = keep(delta);
       trace->internals["anchor.delta_inv"] = keep(inv);
+      if (wants_explicit(request)) out = explicit_mix(*trace);
       request->trace = std::move(trace);
     }
     out = merge_heads(out);

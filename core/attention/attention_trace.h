@@ -75,6 +75,10 @@ class AttentionTrace {
   // Mechanism internals, documented in each mechanism's file (e.g. "rala.w",
   // "hilo.hifi_out", "anchor.A"). Shapes lead with (B, ...).
   std::map<std::string, at::Tensor> internals;
+  // Only after a forward with TraceOptions::explicit_attention: per head, the (B, N, K)
+  // matrix of its rows the layer's output was computed from, with autograd history (and
+  // the other tensors of the trace keep theirs). Empty otherwise.
+  std::vector<at::Tensor> explicit_rows;
 
   const HeadGroup& group_of(int64_t head) const;
   // Row of q (within head's group) that holds layout token `token`.

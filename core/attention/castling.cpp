@@ -29,6 +29,7 @@
 //               normalisation are not part of the rows.
 //   products    A·x and Aᵀ·y (AttentionTrace::apply) in O(N·d·c) when the sparse branch did not
 //               run; with it, through chunked rows.
+//   explicit    y = unit_rows(rows·v) + dconv(v); merge heads; proj
 #include "core/attention/castling.h"
 
 #include <ATen/ATen.h>
@@ -140,7 +141,7 @@ class CastlingAttention : public AttentionMechanism {
     } else {
       set_training_penalty({});
     }
-    y = unit_rows(y + kInvPi * at::matmul(qn, kv)) + dconv_v;
+    y = y + kInvPi * at::matmul(qn, kv);
 
     if (request) {
       auto trace = std::make_shared<CastlingTrace>();
@@ -155,9 +156,10 @@ class CastlingAttention : public AttentionMechanism {
       trace->internals["castling.k"] = trace->k_raw;
       trace->internals["castling.dconv_v"] = keep(dconv_v);
       if (keep_scores) trace->internals["castling.scores"] = keep(scores);
+      if (wants_explicit(request)) y = explicit_mix(*trace);
       request->trace = std::move(trace);
     }
-    return (*proj_)(merge_heads(y));
+    return (*proj_)(merge_heads(unit_rows(y) + dconv_v));
   }
 
  private:

@@ -27,6 +27,8 @@
 //   rows        Hi-Fi: softmax(q_i·kᵀ·d^-0.5) over the s² keys of the query's window (padding
 //               positions included), zero elsewhere, so a row sums to 1 over padded keys.
 //               Lo-Fi: softmax(q_i·kᵀ·d^-0.5) over the M pooled keys.
+//   explicit    per branch, proj(merge(rows·v)) on the H×W tokens (v over the padded or
+//               pooled keys), then [Hi-Fi | Lo-Fi] as the forward.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -127,21 +129,35 @@ class HiLoAttention : public AttentionMechanism {
     auto crop = [&](const at::Tensor& t) {
       return padded ? t.slice(1, 0, height).slice(2, 0, width) : t;
     };
-    std::vector<at::Tensor> branches;
-    if (hifi_heads_ > 0) {
-      branches.push_back(crop(hifi(grid, trace.get())));
-      if (trace) trace->internals["hilo.hifi_out"] = keep(branches.back());
+    std::vector<at::Tensor> branches;  // [Hi-Fi][Lo-Fi], each (B, H, W, heads·d)
+    if (hifi_heads_ > 0) branches.push_back(crop(hifi(grid, trace.get())));
+    if (lofi_heads_ > 0) branches.push_back(crop(lofi(grid, trace.get())));
+    if (wants_explicit(request)) branches = explicit_branches(*trace, batch, height, width);
+    if (trace) {
+      if (hifi_heads_ > 0) trace->internals["hilo.hifi_out"] = keep(branches.front());
+      if (lofi_heads_ > 0) trace->internals["hilo.lofi_out"] = keep(branches.back());
+      request->trace = std::move(trace);
     }
-    if (lofi_heads_ > 0) {
-      branches.push_back(crop(lofi(grid, trace.get())));
-      if (trace) trace->internals["hilo.lofi_out"] = keep(branches.back());
-    }
-    if (request) request->trace = std::move(trace);
     at::Tensor out = branches.size() == 1 ? branches[0] : at::cat(branches, -1);
     return out.reshape({batch, height * width, x.size(2)});
   }
 
  private:
+  // The explicit form: each branch's rows·v on the layer's (cropped) tokens, through the
+  // branch's own projection, as the ordinary forward ends.
+  std::vector<at::Tensor> explicit_branches(HiLoTrace& trace, int64_t batch, int64_t height,
+                                            int64_t width) const {
+    const at::Tensor mixed = explicit_mix(trace);  // (B, h, N, d), Hi-Fi heads first
+    auto branch = [&](int64_t first, int64_t count, const LinearLayer& proj) {
+      return proj(merge_heads(mixed.slice(1, first, first + count))
+                      .reshape({batch, height, width, count * config().head_dim()}));
+    };
+    std::vector<at::Tensor> out;
+    if (hifi_heads_ > 0) out.push_back(branch(0, hifi_heads_, *h_proj_));
+    if (lofi_heads_ > 0) out.push_back(branch(hifi_heads_, lofi_heads_, *l_proj_));
+    return out;
+  }
+
   // Hi-Fi on the padded map (B, Hp, Wp, C) -> (B, Hp, Wp, (h−l)·d) after h_proj.
   at::Tensor hifi(const at::Tensor& xp, HiLoTrace* trace) const {
     const int64_t batch = xp.size(0), hp = xp.size(1), wp = xp.size(2), s = window_;

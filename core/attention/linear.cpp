@@ -14,6 +14,7 @@
 //               normalised kernel, so it sums to 1; the forward's output equals rows·v
 //               scaled by den/(den + eps), den = κ(q_i)·k_sum (a relative 1e-6/den change).
 //   products    A·x and Aᵀ·y (AttentionTrace::apply) in O(N·d·c) through κK and κQ.
+//   explicit    out = proj(merge((rows·v) · den/(den + eps)))
 #include <ATen/ATen.h>
 
 #include "core/attention/kernels.h"
@@ -67,6 +68,8 @@ class LinearAttention : public AttentionMechanism {
       trace->groups.push_back(all_heads_group(layout, heads, q, k, v));
       trace->internals["linear.kv"] = keep(kv);
       trace->internals["linear.k_sum"] = keep(k_sum);
+      // The rows are normalised without eps; the forward's denominator has it.
+      if (wants_explicit(request)) out = explicit_mix(*trace) * ((den - eps_) / den);
       request->trace = std::move(trace);
     }
     return (*proj_)(merge_heads(out));

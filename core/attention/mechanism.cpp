@@ -4,6 +4,8 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <limits>
+#include <vector>
 
 namespace attnlab::attention {
 
@@ -56,11 +58,41 @@ at::Tensor AttentionMechanism::forward(const at::Tensor& tokens, const TokenLayo
   return run(tokens, layout, nullptr);
 }
 
+namespace {
+
+// Set while an explicit-form forward runs on this thread (see keep()). A flag rather than
+// a parameter because every mechanism's trace building goes through keep(); the guard
+// below restores it even when the forward throws.
+thread_local bool t_live_traces = false;
+
+class LiveTraceGuard {
+ public:
+  explicit LiveTraceGuard(bool live) : saved_(t_live_traces) { t_live_traces = live; }
+  ~LiveTraceGuard() { t_live_traces = saved_; }
+  LiveTraceGuard(const LiveTraceGuard&) = delete;
+  LiveTraceGuard& operator=(const LiveTraceGuard&) = delete;
+
+ private:
+  bool saved_;
+};
+
+}  // namespace
+
+at::Tensor keep(const at::Tensor& t) {
+  return t_live_traces ? t : t.detach();
+}
+
 TracedOutput AttentionMechanism::forward_traced(const at::Tensor& tokens, const TokenLayout& layout,
                                                 const TraceOptions& options) {
   check_input(tokens, layout);
+  if (options.explicit_attention && layout.tokens() > kExplicitMaxTokens)
+    throw AttentionError(name_ + ": the explicit attention form needs an N" + "\xC3\x97" +
+                         "N matrix per head, but the layer has " + std::to_string(layout.tokens()) +
+                         " tokens (" + layout.describe() + "), above the limit of " +
+                         std::to_string(kExplicitMaxTokens) + "; use a smaller input image");
   TraceRequest request;
   request.options = options;
+  LiveTraceGuard live(options.explicit_attention);
   at::Tensor out = run(tokens, layout, &request);
   if (!request.trace) throw AttentionError(name_ + " produced no trace");
   return {out, std::move(request.trace)};
@@ -73,6 +105,22 @@ void AttentionMechanism::init_trace(AttentionTrace& trace, const at::Tensor& tok
   trace.batch = tokens.size(0);
   trace.heads = config_.heads;
   trace.head_dim = config_.head_dim();
+}
+
+at::Tensor AttentionMechanism::explicit_mix(AttentionTrace& trace) const {
+  trace.explicit_rows.clear();
+  std::vector<at::Tensor> heads;
+  for (int64_t h = 0; h < trace.heads; ++h) {
+    const HeadGroup& g = trace.group_of(h);
+    std::vector<at::Tensor> rows;
+    for (int64_t b = 0; b < trace.batch; ++b)
+      rows.push_back(trace.matrix(b, h, std::numeric_limits<int64_t>::max()));
+    // The output is computed from the stored (B, N, K) tensor itself, so that gradients
+    // with respect to it are defined.
+    trace.explicit_rows.push_back(at::stack(rows));
+    heads.push_back(at::matmul(trace.explicit_rows.back(), g.v.select(1, h - g.first_head)));
+  }
+  return at::stack(heads, 1);
 }
 
 HeadGroup all_heads_group(const TokenLayout& layout, int64_t heads, const at::Tensor& q,

@@ -47,7 +47,17 @@ struct TraceOptions {
   // Keep the N×N score matrix a mechanism computes only as an auxiliary (Castling's
   // masked softmax, needed for its mask statistics). Off by default: it is N² memory.
   bool keep_scores = false;
+  // Run the layer through its explicit form: every head's implicit attention materialised
+  // as an (N, K) matrix per image (AttentionTrace::explicit_rows, with autograd history),
+  // the output computed from those matrices. The output equals the ordinary forward's
+  // (tests/attention/explicit_form_test.cpp), so the class score's gradient with respect
+  // to the matrices explains the real layer (gradient-weighted rollout). The trace then
+  // keeps its tensors with autograd history. Refused above kExplicitMaxTokens tokens.
+  bool explicit_attention = false;
 };
+
+// The largest layer (tokens N) the explicit form is built for: N×K per head and image.
+constexpr int64_t kExplicitMaxTokens = 4096;
 
 struct TracedOutput {
   at::Tensor output;
@@ -86,6 +96,15 @@ class AttentionMechanism : public torch::nn::Module {
   // Throws unless the layout has no prefix tokens (RoPE, windows, pooling need a grid).
   void require_pure_grid(const TokenLayout& layout) const;
   void set_training_penalty(at::Tensor penalty) { penalty_ = std::move(penalty); }
+  // True when the caller asked for the explicit form (TraceOptions::explicit_attention).
+  static bool wants_explicit(const TraceRequest* request) {
+    return request && request->options.explicit_attention;
+  }
+  // The explicit form's mixing: for every head and image the trace's full (N, K) rows
+  // (kept in trace.explicit_rows, (B, N, K) per head) times the head's values in its key
+  // space, giving (B, h, N, d) on the layer's tokens. Each mechanism applies what follows
+  // its mixing (normalisation, projection, gate) to this.
+  at::Tensor explicit_mix(AttentionTrace& trace) const;
 
  private:
   void check_input(const at::Tensor& tokens, const TokenLayout& layout) const;
@@ -108,9 +127,9 @@ HeadQkv split_qkv(const at::Tensor& qkv, int64_t heads);
 HeadGroup all_heads_group(const TokenLayout& layout, int64_t heads, const at::Tensor& q,
                           const at::Tensor& k, const at::Tensor& v);
 
-// A detached copy for a trace (no autograd history, same device).
-inline at::Tensor keep(const at::Tensor& t) {
-  return t.detach();
-}
+// What a trace keeps of a tensor: a detached copy (no autograd history, same device), or,
+// while a forward_traced with explicit_attention runs on this thread, the tensor itself,
+// so that the explicit rows built from the trace carry gradients back into the layer.
+at::Tensor keep(const at::Tensor& t);
 
 }  // namespace attnlab::attention

@@ -20,6 +20,7 @@
 //               y ⊙ o are derived by whoever needs them: a trace stores nothing it can derive
 //               cheaply, which keeps capture within a few percent of the forward.
 //   products    A·x and Aᵀ·y (AttentionTrace::apply) in O(N·d·c), rotating all of q and k once.
+//   explicit    out = proj(((rows·v) + lepe) ⊙ o), as the rows line says.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -89,24 +90,27 @@ class RalaAttention : public AttentionMechanism {
     const double inv_sqrt_l = 1.0 / std::sqrt(static_cast<double>(len));
     const at::Tensor kv =
         at::matmul(apply_rope(k_w, rope).transpose(-2, -1) * inv_sqrt_l, p.v * inv_sqrt_l);
-    const at::Tensor y_img = p.to_image(at::matmul(q_rot, kv) * z) + p.lepe_img;
-    const at::Tensor gated = y_img * p.o_img;
-    const at::Tensor out = shell_.project(p, gated);
+    at::Tensor mixed = at::matmul(q_rot, kv) * z;  // (B, h, L, d)
 
+    std::shared_ptr<RalaTrace> trace;
     if (request) {
-      auto trace = std::make_shared<RalaTrace>();
+      trace = std::make_shared<RalaTrace>();
       init_trace(*trace, x, layout);
       trace->groups.push_back(all_heads_group(layout, p.heads, q, k, p.v));
       auto& in = trace->internals;
       in["rala.w"] = keep(w.squeeze(-2));
       in["rala.kv"] = keep(at::matmul(k_w.transpose(-2, -1), p.v));
       in["rala.kv_plain"] = keep(at::matmul(k.transpose(-2, -1), p.v));
-      in["rala.y"] = keep(p.per_head(y_img));
       in["rala.o"] = keep(p.per_head(p.o_img));
       in["rala.lepe"] = keep(p.per_head(p.lepe_img));
+      if (wants_explicit(request)) mixed = explicit_mix(*trace);
+    }
+    const at::Tensor y_img = p.to_image(mixed) + p.lepe_img;
+    if (trace) {
+      trace->internals["rala.y"] = keep(p.per_head(y_img));
       request->trace = std::move(trace);
     }
-    return out;
+    return shell_.project(p, y_img * p.o_img);
   }
 
  private:

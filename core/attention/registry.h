@@ -23,8 +23,8 @@ struct OptionSpec {
 
 struct MechanismInfo {
   std::string name;
-  std::string summary;            // one line for --help and the GUI
-  bool needs_grid = false;        // refuses prefix tokens (RoPE, windows, pooling)
+  std::string summary;      // one line for --help and the GUI
+  bool needs_grid = false;  // refuses prefix tokens (RoPE, windows, pooling)
   // Eval forward time and memory O(N), no N×N anywhere (Castling's training-only masked
   // softmax branch is N×N by definition).
   bool linear_in_tokens = false;

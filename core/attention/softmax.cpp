@@ -3,6 +3,7 @@
 //   options     qkv_bias (default 1)
 //   trace       one head group "all": q, k, v (B, h, N, d) as projected (q not scaled)
 //   rows        a_i = softmax(q_i · kᵀ · d^-0.5) over all N tokens
+//   explicit    out = proj(merge(rows·v))
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -33,6 +34,7 @@ class SoftmaxAttention : public AttentionMechanism {
       init_trace(*trace, x, layout);
       trace->scale = scale_;
       trace->groups.push_back(all_heads_group(layout, heads, q, k, v));
+      if (wants_explicit(request)) out = explicit_mix(*trace);
       request->trace = std::move(trace);
     }
     return (*proj_)(merge_heads(out));

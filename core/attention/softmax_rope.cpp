@@ -11,7 +11,7 @@
 //                 softmax_rope.o     (B, h, N, d) the gate (raw, no activation)
 //                 softmax_rope.lepe  (B, h, N, d) lepe(v)
 //   rows        a_i = softmax(q̃_i · k̃ᵀ · d^-0.5) over all N tokens (sums to 1).
-//               out = proj(((rows·v) + lepe) ⊙ o) per head.
+//               out = proj(((rows·v) + lepe) ⊙ o) per head: also the explicit form.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -41,9 +41,7 @@ class SoftmaxRopeAttention : public AttentionMechanism {
     const at::Tensor q = apply_rope(p.q, rope);
     const at::Tensor k = apply_rope(p.k, rope);
 
-    const at::Tensor out = at::matmul(softmax_scores(q, k, scale_), p.v);
-    const at::Tensor result = shell_.project(p, (p.to_image(out) + p.lepe_img) * p.o_img);
-
+    at::Tensor out = at::matmul(softmax_scores(q, k, scale_), p.v);
     if (request) {
       auto trace = std::make_shared<SoftmaxRowsTrace>();
       init_trace(*trace, x, layout);
@@ -51,9 +49,10 @@ class SoftmaxRopeAttention : public AttentionMechanism {
       trace->groups.push_back(all_heads_group(layout, p.heads, q, k, p.v));
       trace->internals["softmax_rope.o"] = keep(p.per_head(p.o_img));
       trace->internals["softmax_rope.lepe"] = keep(p.per_head(p.lepe_img));
+      if (wants_explicit(request)) out = explicit_mix(*trace);
       request->trace = std::move(trace);
     }
-    return result;
+    return shell_.project(p, (p.to_image(out) + p.lepe_img) * p.o_img);
   }
 
  private:

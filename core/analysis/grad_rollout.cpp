@@ -1,0 +1,86 @@
+// See grad_rollout.h.
+#include "core/analysis/grad_rollout.h"
+
+#include <ATen/ATen.h>
+
+#include <stdexcept>
+
+namespace attnlab::analysis {
+
+using attention::AttentionTrace;
+using attention::TokenLayout;
+
+namespace {
+
+void check_layer(const GradientLayer& layer, size_t index, int64_t b) {
+  const std::string where = "gradient rollout: layer " + std::to_string(index);
+  if (!layer.trace) throw std::invalid_argument(where + " has no trace");
+  const AttentionTrace& t = *layer.trace;
+  if (static_cast<int64_t>(t.explicit_rows.size()) != t.heads)
+    throw std::invalid_argument(where + " (" + t.mechanism +
+                                ") was not run through its explicit form "
+                                "(TraceOptions::explicit_attention)");
+  if (layer.gradients.size() != t.explicit_rows.size())
+    throw std::invalid_argument(where + " has " + std::to_string(layer.gradients.size()) +
+                                " gradients for " + std::to_string(t.heads) + " heads");
+  for (size_t h = 0; h < layer.gradients.size(); ++h)
+    if (!layer.gradients[h].sizes().equals(t.explicit_rows[h].sizes()))
+      throw std::invalid_argument(where + ", head " + std::to_string(h) +
+                                  ": the gradient's shape differs from the attention's");
+  if (b < 0 || b >= t.batch)
+    throw std::invalid_argument(where + ": image " + std::to_string(b) + " is out of range");
+}
+
+// The readout rows of R and their description: what the classifier sees.
+std::pair<at::Tensor, std::string> readout(const at::Tensor& r, const TokenLayout& last) {
+  const int64_t p = last.num_prefix();
+  if (p == 0) return {r.mean(0), "mean of all rows (the classifier pools every token)"};
+  std::string names;
+  for (const auto& name : last.prefix) names += (names.empty() ? "" : " and ") + name;
+  return {r.slice(0, 0, p).mean(0),
+          (p == 1 ? "the " + names + " row" : "mean of the " + names + " rows")};
+}
+
+}  // namespace
+
+at::Tensor gradient_weighted_map(const GradientLayer& layer, int64_t b, HeadFusion fusion) {
+  check_layer(layer, 0, b);
+  const AttentionTrace& t = *layer.trace;
+  std::vector<at::Tensor> heads;
+  for (int64_t h = 0; h < t.heads; ++h) {
+    const auto hs = static_cast<size_t>(h);
+    const at::Tensor weighted =
+        (t.explicit_rows[hs][b].detach() * layer.gradients[hs][b].detach()).clamp_min(0.0);
+    heads.push_back(attention::rows_on_tokens(weighted, t.group_of(h).keys, t.layout)
+                        .to(at::kCPU, at::kDouble));
+  }
+  return fuse_heads(at::stack(heads), fusion);
+}
+
+GradRolloutResult gradient_rollout(const std::vector<GradientLayer>& layers, int64_t b,
+                                   const RolloutOptions& options) {
+  if (layers.empty()) throw std::invalid_argument("gradient rollout needs at least one layer");
+  std::vector<FusedLayer> fused;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    check_layer(layers[l], l, b);
+    const TokenLayout& layout = layers[l].trace->layout;
+    if (layout.tokens() > options.max_tokens)
+      throw attention::TraceQueryError(
+          "gradient rollout: layer " + std::to_string(l) + " has " +
+          std::to_string(layout.tokens()) + " tokens (" + layout.describe() +
+          "), above max_tokens = " + std::to_string(options.max_tokens));
+    fused.push_back({layout, gradient_weighted_map(layers[l], b, options.fusion)});
+  }
+  const at::Tensor r = rollout_matrix(fused, options);  // (N_last, N_first)
+  GradRolloutResult out;
+  out.options = options;
+  out.layout = fused.front().layout;
+  auto [weights, description] = readout(r, fused.back().layout);
+  out.readout = description;
+  out.map = weights.slice(0, out.layout.num_prefix())
+                .reshape({out.layout.height, out.layout.width})
+                .contiguous();
+  return out;
+}
+
+}  // namespace attnlab::analysis

@@ -41,7 +41,11 @@ commands:
                                             preprocess as the model's paper does, print top-5
   presets                                   the official model presets
   analyze --model PRESET|CHECKPOINT --images FILES|DIR --out DIR
-      [--analyses LIST]       maps,rollout,rank,spectra,anchors,mask,locality (default all)
+      [--analyses LIST]       maps,rollout,rank,spectra,anchors,mask,locality,gradcam,
+                              gradrollout (default all)
+      [--class C]             the class gradcam/gradrollout explain (default: top-1)
+      [--gradcam-target PATH] [--signed-cam]   Grad-CAM's module (default: last block's
+                              norm1 or last stage) and its map without the ReLU
       [--query y,x]           query cell on the first attention layer's grid (default centre)
       [--query-token N]       or a token index of that layer (prefix first: 0 = cls)
       [--layers LIST]         attention layers by index, e.g. 0,3-5 (default all)

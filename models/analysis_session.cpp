@@ -11,8 +11,9 @@
 namespace attnlab::models {
 
 const std::vector<std::string>& analysis_names() {
-  static const std::vector<std::string> names{"maps",    "rollout", "rank",    "spectra",
-                                              "anchors", "mask",    "locality"};
+  static const std::vector<std::string> names{"maps",     "rollout", "rank",
+                                              "spectra",  "anchors", "mask",
+                                              "locality", "gradcam", "gradrollout"};
   return names;
 }
 
@@ -81,6 +82,19 @@ nlohmann::json AnalysisSettings::to_json() const {
   j["mask_threshold"] = mask_threshold < 0 ? nlohmann::json("each layer's own threshold option")
                                            : nlohmann::json(mask_threshold);
   j["lofi_maps"] = "pooled keys' weights shared equally by the s x s tokens they pool";
+  j["explained_class"] = explain_class < 0 ? nlohmann::json("each image's top-1 prediction")
+                                           : nlohmann::json(explain_class);
+  j["gradcam"] = {{"target", gradcam_target.empty() ? "the model's default (last block's norm1 "
+                                                      "or last stage)"
+                                                    : gradcam_target},
+                  {"relu", gradcam.relu},
+                  {"weights", "mean gradient over the grid tokens; prefix tokens left out"}};
+  j["gradrollout"] = {
+      {"per_layer",
+       "fuse_heads(max(A ⊙ dscore/dA, 0)) on the layer's tokens, A the explicit "
+       "form of the layer's attention"},
+      {"rollout", "the rollout switches above (fusion, residual, discard, renormalisation)"},
+      {"explicit_limit_tokens", attention::kExplicitMaxTokens}};
   return j;
 }
 

@@ -16,6 +16,11 @@
 //   anchors   anchor assignments (anchor layers only)
 //   mask      Castling's auxiliary-mask sparsity (castling layers only)
 //   locality  mean attention distance per head
+//   gradcam   Grad-CAM of the explained class (top-1 or --class) at the default target
+//             (last block's norm1 / last stage) or the one asked for, on its grid
+//   gradrollout  gradient-weighted rollout of that class over the first layer's grid
+//             (every layer through its explicit form; layers above 4096 tokens refused)
+// The last two need the model and the image, not only the traces: explain() runs them.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,6 +32,7 @@
 #include <vector>
 
 #include "core/analysis/attention_maps.h"
+#include "core/analysis/gradcam.h"
 #include "core/analysis/rank.h"
 #include "core/analysis/rollout.h"
 #include "core/analysis/spectra.h"
@@ -51,6 +57,11 @@ struct AnalysisSettings {
   analysis::RankOptions rank;
   double mask_threshold = -1.0;      // < 0: each castling layer's own threshold option
   int64_t map_max_tokens = 1 << 16;  // refuse per-image maps above this many tokens
+  // Class-specific explanations: the class (-1: each image's top-1), Grad-CAM's target
+  // module ("" = the model's default) and its switches.
+  int64_t explain_class = -1;
+  std::string gradcam_target;
+  analysis::GradCamOptions gradcam;
 
   // The forward options these analyses need (traces; layer outputs for spectra).
   ForwardOptions forward_options() const;
@@ -68,6 +79,13 @@ class AnalysisSession {
   // `image_tag` names its arrays. Throws std::runtime_error when the model has no
   // attention layer or a requested layer index does not exist.
   void add(const std::string& image_tag, const ForwardResult& result);
+
+  // The class-specific explanations of one image (gradcam, gradrollout): each runs its own
+  // forward with autograd on `model` for the preprocessed image (1, 3, H, W), on the
+  // device the model is on. Call after add() for the same image. A failure (a layer too
+  // large for the explicit form, an unknown target) becomes a warning, as in add().
+  void explain(const std::string& image_tag, Backbone& model, const at::Tensor& image);
+  bool explains() const;
 
   int64_t images() const { return images_; }
   const AnalysisSettings& settings() const { return settings_; }
@@ -130,6 +148,9 @@ std::string map_array_stem(const std::string& image_tag, int64_t layer,
                            const std::string& query_tag);
 // "anchors__<image>__L03": a layer's "__hard" and "__soft" anchor assignments.
 std::string anchor_array_stem(const std::string& image_tag, int64_t layer);
+
+// "gradcam__<image>" and "gradrollout__<image>": an image's explanation maps.
+std::string explanation_array_name(const std::string& analysis, const std::string& image_tag);
 
 // An Array from a CPU/GPU tensor (copied to float32 CPU).
 analysis::Array to_array(const at::Tensor& t, std::string name, std::vector<std::string> axes,

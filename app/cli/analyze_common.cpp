@@ -92,6 +92,10 @@ models::AnalysisSettings take_analysis_settings(Args& args, const std::string& d
   if (st.rank.rtol < 0 || st.rank.atol < 0)
     throw UsageError("--rank-rtol and --rank-atol must be >= 0");
   st.mask_threshold = args.take_real("--mask-threshold", -1.0);
+  const std::string cls = args.take_option("--class");
+  if (!cls.empty()) st.explain_class = parse_index(cls, "--class");
+  st.gradcam_target = args.take_option("--gradcam-target");
+  st.gradcam.relu = !args.take_flag("--signed-cam");
   return st;
 }
 
@@ -163,6 +167,7 @@ std::vector<std::string> analyse_images(models::AnalysisSession& session, models
       const at::Tensor x = image::preprocess(io::load_rgb_image(im.path), preprocessing);
       const models::ForwardResult result = model.run(x.to(device), options);
       session.add(im.tag, result);
+      if (session.explains()) session.explain(im.tag, model, x.to(device));
       if (on_input) on_input(im, x);
     } catch (const std::exception& e) {
       progress.break_line();

@@ -8,6 +8,7 @@
 #include "viz/figures/anchors.h"
 #include "viz/figures/attention_maps.h"
 #include "viz/figures/castling_mask.h"
+#include "viz/figures/explanations.h"
 #include "viz/figures/hilo_spectra.h"
 #include "viz/figures/locality.h"
 #include "viz/figures/model_compare.h"
@@ -152,6 +153,53 @@ void add_compare_jobs(std::vector<FigureJob>& jobs, const std::vector<ModelResul
   }
 }
 
+// "tabby cat (281)": the class an image's explanation is for, from the session's
+// "explanations" table (image, analysis, explained, class, ...) and the model's names.
+std::string explained_class(const ModelResults& m, const std::string& image,
+                            const std::string& analysis) {
+  const analysis::Table* t = m.table("explanations");
+  if (!t) return "";
+  for (const auto& row : t->rows) {
+    if (row.size() < 4 || row[0].str() != image || row[1].str() != analysis) continue;
+    const int64_t cls = row[3].i;
+    const bool named = cls >= 0 && cls < int64_t(m.class_names.size());
+    return (named ? m.class_names[size_t(cls)] + " (" : "class ") + std::to_string(cls) +
+           (named ? ")" : "");
+  }
+  return "";
+}
+
+// AnchorFormer Fig. 4: every model's explanation of every image, one figure per method.
+void add_explanation_jobs(std::vector<FigureJob>& jobs, const std::vector<ModelResults>& models,
+                          const ReportFigureOptions& o) {
+  const std::pair<const char*, const char*> methods[] = {
+      {"gradcam", "Grad-CAM"}, {"gradrollout", "Gradient-weighted attention rollout"}};
+  for (const auto& [analysis, what] : methods) {
+    std::vector<viz::ExplanationImage> images;
+    for (const auto& im : models.front().images) images.push_back({im.tag, &im.picture});
+    std::vector<viz::ExplanationRow> rows;
+    for (const auto& m : models) {
+      viz::ExplanationRow row{m.name, {}};
+      bool any = false;
+      for (const auto& image : images) {
+        viz::ExplanationCell cell;
+        for (const auto& im : m.images)
+          if (im.tag == image.name) cell.picture = &im.picture;
+        cell.map = m.array(models::explanation_array_name(analysis, image.name));
+        if (!cell.picture) cell.map = nullptr;
+        cell.label = explained_class(m, image.name, analysis);
+        any = any || cell.map;
+        row.cells.push_back(cell);
+      }
+      if (any) rows.push_back(std::move(row));
+    }
+    if (rows.empty() || images.empty()) continue;
+    const std::string title = what;
+    jobs.push_back({"explanations", std::string(analysis) + "__grid",
+                    [=] { return viz::explanation_grid_figure(images, rows, title, o.style); }});
+  }
+}
+
 // Per-model statistics figures: rank, HiLo spectra, anchors.
 void add_model_plot_jobs(std::vector<FigureJob>& jobs, const ModelResults& m) {
   if (m.table("rank_layers"))
@@ -193,6 +241,9 @@ const std::vector<FigureKind>& figure_kinds() {
       {"layers_heads", "Every layer and head"},
       {"rollout", "Attention rollout"},
       {"compare", "Models side by side"},
+      {"explanations",
+       "Class-specific explanations (Grad-CAM, gradient rollout; AnchorFormer "
+       "Fig. 4 layout)"},
       {"hilo_spectra", "HiLo Hi-Fi / Lo-Fi frequency spectra"},
       {"rank", "Rank of the KV buffer and of the output"},
       {"anchors", "Anchor assignments"},
@@ -208,6 +259,7 @@ std::vector<FigureJob> report_figure_jobs(const std::vector<ModelResults>& model
   std::vector<FigureJob> jobs;
   for (const auto& m : models) add_model_map_jobs(jobs, m, options);
   add_compare_jobs(jobs, models, options);
+  if (!models.empty()) add_explanation_jobs(jobs, models, options);
   for (const auto& m : models) add_model_plot_jobs(jobs, m);
   std::vector<std::pair<std::string, analysis::Table>> locality;
   for (const auto& m : models)

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "app/cli/predictions.h"
 #include "core/analysis/output_folder.h"
 
 namespace attnlab::cli {
@@ -79,6 +80,7 @@ ModelResults run_report_model(const ModelChoice& choice, const std::vector<Image
     r.arrays.push_back(a);
   }
   r.layers = session.layers_json();
+  r.class_names = class_names(model.config, model.config.value("num_classes", int64_t{1000}));
   r.warnings = session.warnings();
   nlohmann::json sidecar = run;
   sidecar["model"] = model.describe;

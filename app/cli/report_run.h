@@ -25,6 +25,7 @@ struct ModelResults {
   std::vector<analysis::Table> tables;
   std::vector<analysis::Array> arrays;  // as the session gave them (names are unique)
   nlohmann::json layers;
+  std::vector<std::string> class_names;  // empty when the model's classes have no names
   std::vector<std::string> warnings, failed_images;
   double seconds = 0;
 

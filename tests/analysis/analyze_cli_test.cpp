@@ -135,13 +135,16 @@ TEST(AnalyzeCli, EveryBackboneFamilyGetsItsAnalyses) {
   const std::vector<Case> cases = {
       {"litv2_mini",
        {"spectra__L00__hifi__log_amplitude", "spectra__L00__lofi__radial",
-        "litv2_mini__spectra_channels.csv", "litv2_mini__rank_layers.csv"}},
+        "litv2_mini__spectra_channels.csv", "litv2_mini__rank_layers.csv",
+        "gradcam/litv2_mini__gradcam__demo.npy", "gradrollout/litv2_mini__gradrollout__demo.npy"}},
       {"ravlt_mini",
        {"ravlt_mini__rank_heads.csv", "rank_sigma__L00__kv_plain", "rank_sigma__L00__output_gated",
-        "spectra__L03__output__radial"}},
+        "spectra__L03__output__radial", "gradcam/ravlt_mini__gradcam__demo.npy",
+        "gradrollout/ravlt_mini__gradrollout__demo.npy"}},
       {"anchor_deit_mini",
        {"anchors__demo__L00__hard", "anchors__demo__L01__soft",
-        "anchor_deit_mini__anchors_usage.csv", "maps__demo__L01__dist__heads"}},
+        "anchor_deit_mini__anchors_usage.csv", "maps__demo__L01__dist__heads",
+        "anchor_deit_mini__explanations.csv", "gradrollout/anchor_deit_mini__gradrollout__demo"}},
   };
   for (const auto& c : cases) {
     const std::string out = attnlab::testing::unique_temp_path(c.name);
@@ -153,6 +156,36 @@ TEST(AnalyzeCli, EveryBackboneFamilyGetsItsAnalyses) {
     for (const char* part : c.expected) EXPECT_TRUE(listed(names, part)) << c.name << ": " << part;
     fs::remove_all(out);
   }
+}
+
+// Class-specific explanations for a class the user names: Grad-CAM on the last block's
+// norm1 grid and gradient rollout on the first layer's, the class in the table and the
+// captions; a class the model does not have is a warning naming it, not a crash.
+TEST(AnalyzeCli, ExplanationsOfAChosenClass) {
+  const std::string out = attnlab::testing::unique_temp_path("explain");
+  const std::string base = "analyze --model " + parity_dir() + "/deit_mini.safetensors --images " +
+                           demo_image() + " --analyses gradcam,gradrollout --out " + out;
+  auto r = run_cli(base + " --class 3");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto names = check_folder(out, "deit_mini");
+  EXPECT_EQ(names.size(), 4u) << r.out;  // two maps, the table as CSV and JSON
+  EXPECT_EQ(attnlab::io::read_npy(out + "/gradcam/deit_mini__gradcam__demo.npy").shape,
+            (std::vector<int64_t>{14, 14}));
+  EXPECT_EQ(attnlab::io::read_npy(out + "/gradrollout/deit_mini__gradrollout__demo.npy").shape,
+            (std::vector<int64_t>{14, 14}));
+  const auto t = attnlab::analysis::read_table_csv(out + "/deit_mini__explanations.csv");
+  ASSERT_EQ(t.rows.size(), 2u);
+  for (const auto& row : t.rows) EXPECT_EQ(row.at(t.column("class")).i, 3);
+  EXPECT_EQ(t.rows[0].at(t.column("explained")).str(), "blocks.1.norm1");
+  EXPECT_EQ(t.rows[1].at(t.column("explained")).str(), "the cls row");
+  const nlohmann::json side = read_json(out + "/deit_mini__settings.json");
+  EXPECT_EQ(side["settings"]["explained_class"], 3);
+  fs::remove_all(out);
+
+  r = run_cli(base + " --class 5000");
+  EXPECT_NE(r.out.find("class 5000 is out of range"), std::string::npos) << r.out;
+  fs::remove_all(out);
+  EXPECT_EQ(run_cli(base + " --class cat").code, 2);
 }
 
 TEST(AnalyzeCli, CastlingMaskSparsity) {

@@ -11,17 +11,12 @@
 
 #include "app/cli/model_choice.h"
 #include "app/cli/report_run.h"
+#include "app/gui/loaded_model.h"
 #include "core/image/preprocess.h"
 #include "core/io/image_io.h"
 #include "models/analysis_session.h"
 
 namespace attnlab::gui {
-
-struct LoadedModel {
-  cli::ModelChoice choice;
-  cli::ReadyModel ready;
-  std::vector<std::string> class_names;
-};
 
 namespace {
 
@@ -92,6 +87,7 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
   for (Prediction& p : out->top5)
     if (p.name.empty()) p.name = "class " + std::to_string(p.cls);
   out->forward = forward;
+  out->input = std::make_shared<at::Tensor>(x);
   out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

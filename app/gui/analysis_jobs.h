@@ -44,6 +44,7 @@ struct ImageAnalysis {
   std::vector<analysis::Array> arrays;  // spectra, singular values, anchors (image arrays)
   double seconds = 0;
   std::shared_ptr<const void> forward;  // the traces (models::ForwardResult), worker use only
+  std::shared_ptr<const void> input;    // the preprocessed image (at::Tensor), worker use only
 };
 
 // The query of a map: a grid cell of the first layer, or a prefix token by name.

@@ -101,6 +101,38 @@ void draw_images(GuiState& state) {
   }
 }
 
+// The class Grad-CAM and gradient rollout explain: each model's own top-1, one of the
+// current model's top-5 (as the Top-5 tab lists them), or any class index.
+void draw_class_picker(GuiState& state) {
+  ViewState& v = state.view;
+  const ResultSlot* r = result_of(state, v.model, v.image);
+  const std::vector<Prediction>* top5 = r && r->analysis ? &r->analysis->top5 : nullptr;
+  std::string label = "top-1 of each model";
+  if (v.explain_class >= 0) {
+    label = "class " + std::to_string(v.explain_class);
+    if (r && r->explanation && r->explanation->cls == v.explain_class &&
+        r->explanation->map.numel())
+      label = r->explanation->class_name + " (" + std::to_string(v.explain_class) + ")";
+  }
+  if (ImGui::BeginCombo("class", label.c_str())) {
+    if (ImGui::Selectable("top-1 of each model", v.explain_class < 0)) v.explain_class = -1;
+    if (top5)
+      for (const auto& p : *top5) {
+        char text[160];
+        std::snprintf(text, sizeof text, "%s (%lld)  %.1f%%", p.name.c_str(),
+                      static_cast<long long>(p.cls), 100.0 * p.probability);
+        if (ImGui::Selectable(text, v.explain_class == int(p.cls))) v.explain_class = int(p.cls);
+      }
+    ImGui::EndCombo();
+  }
+  // Shows the class being explained (the top-1 while no class is picked).
+  int any = v.explain_class >= 0     ? v.explain_class
+            : top5 && !top5->empty() ? int(top5->front().cls)
+                                     : 0;
+  if (ImGui::InputInt("class index", &any, 1, 10, ImGuiInputTextFlags_EnterReturnsTrue))
+    v.explain_class = std::max(0, any);
+}
+
 void draw_map_controls(GuiState& state) {
   ViewState& v = state.view;
   ImGui::TextDisabled("MAP");
@@ -110,10 +142,14 @@ void draw_map_controls(GuiState& state) {
   ImGui::RadioButton("CLS", &kind, 1);
   ImGui::SameLine();
   ImGui::RadioButton("rollout", &kind, 2);
+  ImGui::RadioButton("Grad-CAM", &kind, 3);
+  ImGui::SameLine();
+  ImGui::RadioButton("grad rollout", &kind, 4);
   v.kind = MapKind(kind);
-  // The rollout runs through every layer with the mean of heads (as `attnlab analyze` by
-  // default): layer, head and fusion do not apply to it.
-  const bool rollout = v.kind == MapKind::Rollout;
+  if (is_explanation(v.kind)) draw_class_picker(state);
+  // The rollouts run through every layer with the mean of heads (as `attnlab analyze` by
+  // default), Grad-CAM explains its own target layer: layer, head and fusion do not apply.
+  const bool rollout = v.kind == MapKind::Rollout || is_explanation(v.kind);
   ImGui::BeginDisabled(rollout);
   const int layers = layer_count(state);
   if (layers > 0) {
@@ -135,7 +171,12 @@ void draw_map_controls(GuiState& state) {
   v.fusion = analysis::HeadFusion(fusion);
   ImGui::Checkbox("all heads (space)", &v.heads_grid);
   ImGui::EndDisabled();
-  if (rollout) ImGui::TextDisabled("rollout: all layers, mean of heads, residual 0.5");
+  if (v.kind == MapKind::Rollout)
+    ImGui::TextDisabled("rollout: all layers, mean of heads, residual 0.5");
+  else if (v.kind == MapKind::GradCam)
+    ImGui::TextDisabled("Grad-CAM: last block's norm1 / last stage");
+  else if (v.kind == MapKind::GradRollout)
+    ImGui::TextDisabled("grad rollout: all layers, explicit attention");
   ImGui::Separator();
   ImGui::TextDisabled("OVERLAY");
   if (ImGui::BeginCombo("colormap", viz::colormap_name(v.style.cmap))) {
@@ -222,6 +263,8 @@ void handle_view_keys(GuiState& state) {
   if (ImGui::IsKeyPressed(GLFW_KEY_1, false)) v.kind = MapKind::Query;
   if (ImGui::IsKeyPressed(GLFW_KEY_2, false)) v.kind = MapKind::Cls;
   if (ImGui::IsKeyPressed(GLFW_KEY_3, false)) v.kind = MapKind::Rollout;
+  if (ImGui::IsKeyPressed(GLFW_KEY_4, false)) v.kind = MapKind::GradCam;
+  if (ImGui::IsKeyPressed(GLFW_KEY_5, false)) v.kind = MapKind::GradRollout;
   if (ImGui::IsKeyPressed(GLFW_KEY_H, false) || ImGui::IsKeyPressed(GLFW_KEY_F1, false))
     v.show_help = !v.show_help;
   if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) v.show_help = false;

@@ -10,6 +10,7 @@
 #include "core/analysis/output_folder.h"
 #include "viz/figures/anchors.h"
 #include "viz/figures/attention_maps.h"
+#include "viz/figures/explanations.h"
 #include "viz/figures/hilo_spectra.h"
 #include "viz/figures/locality.h"
 #include "viz/figures/model_compare.h"
@@ -53,6 +54,43 @@ FigureJob no_figure(std::string why) {
   };
 }
 
+// Grad-CAM / gradient rollout of the current image: one row for the shown model, or one
+// per model in the compare view (AnchorFormer's Fig. 4 layout, one image column).
+FigureJob explanation_figure(const GuiState& state, const viz::MapStyle& style) {
+  struct Row {
+    std::string model, label;
+    analysis::Array map;
+    std::shared_ptr<const ImageAnalysis> analysis;
+  };
+  std::vector<Row> rows;
+  for (int k = 0; k < int(state.models.size()); ++k) {
+    if (!state.view.compare && k != state.view.model) continue;
+    ShownMap sm = shown_map(state, k);
+    const ResultSlot* rk = result_of(state, k, state.view.image);
+    if (!sm.ok || !rk || !rk->explanation || !rk->analysis) continue;
+    Row row{state.models[size_t(k)].info.name,
+            rk->explanation->class_name + " (" + std::to_string(rk->explanation->cls) + ")",
+            {},
+            rk->analysis};
+    row.map.name = "map";
+    row.map.shape = {sm.rows, sm.cols};
+    row.map.axes = {"y", "x"};
+    row.map.data = std::move(sm.values);
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) return no_figure("no explanation yet");
+  std::string what = explain_method_name(explain_method(state.view.kind));
+  if (what[0] == 'g') what[0] = 'G';
+  const std::string image = fs::path(state.images[size_t(state.view.image)].path).stem().string();
+  return [rows, what, image, style](std::string*) {
+    std::vector<viz::ExplanationRow> er;
+    for (const Row& row : rows)
+      er.push_back({row.model, {{&row.map, &row.analysis->picture, row.label}}});
+    return std::optional<viz::CaptionedFigure>(
+        viz::explanation_grid_figure({{image, &rows.front().analysis->picture}}, er, what, style));
+  };
+}
+
 FigureJob maps_figure(const GuiState& state) {
   const int m = state.view.model;
   const ResultSlot* r = result_of(state, m, state.view.image);
@@ -61,6 +99,7 @@ FigureJob maps_figure(const GuiState& state) {
   const std::string& name = state.models[size_t(m)].info.name;
   const viz::MapQuery fq = figure_query(shown);
   const viz::MapStyle style = map_style(state);
+  if (is_explanation(state.view.kind)) return explanation_figure(state, style);
   if (state.view.compare) {
     std::vector<analysis::Array> arrays;
     std::vector<std::string> names;
@@ -213,9 +252,20 @@ void draw_predictions_tab(GuiState& state) {
       std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * p.probability);
       ImGui::ProgressBar(float(p.probability), ImVec2(160.0f, 0.0f), pct);
       ImGui::SameLine();
-      ImGui::Text("%s", p.name.c_str());
+      // A click explains this class: the map view switches to Grad-CAM of it (or stays
+      // on gradient rollout when that is shown).
+      ImGui::PushID(int(p.cls) * 64 + m);
+      if (ImGui::Selectable(p.name.c_str(), state.view.explain_class == int(p.cls) &&
+                                                is_explanation(state.view.kind))) {
+        state.view.explain_class = int(p.cls);
+        if (!is_explanation(state.view.kind)) state.view.kind = MapKind::GradCam;
+        state.view.tab = "maps";
+        state.view.tab_requested = true;
+      }
+      ImGui::PopID();
     }
-    ImGui::TextDisabled("analysed in %.0f ms", 1000.0 * r->analysis->seconds);
+    ImGui::TextDisabled("analysed in %.0f ms; click a class to explain it (Grad-CAM)",
+                        1000.0 * r->analysis->seconds);
     ImGui::Spacing();
   }
 }

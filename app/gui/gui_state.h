@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/gui/analysis_jobs.h"
+#include "app/gui/explain_jobs.h"
 #include "app/gui/file_browser.h"
 #include "app/gui/file_kinds.h"
 #include "app/gui/gl_texture.h"
@@ -91,6 +92,10 @@ struct ResultSlot {
   std::string pending_key;                      // the query being computed ("" = none)
   std::shared_ptr<const QueryRollout> rollout;  // computed only while a view shows it
   std::string rollout_key, rollout_pending;
+  // The class-specific explanation shown (Grad-CAM or gradient rollout of one class):
+  // a forward and backward pass on the models lane, computed only while a view shows it.
+  std::shared_ptr<const ClassExplanation> explanation;
+  std::string explanation_key, explanation_pending;
   // The newest maps / rollout request: a job that is no longer the newest when it starts
   // skips its work (a burst of clicks on a large image computes only the last one).
   std::shared_ptr<std::atomic<uint64_t>> maps_ticket = std::make_shared<std::atomic<uint64_t>>(0);
@@ -98,7 +103,13 @@ struct ResultSlot {
       std::make_shared<std::atomic<uint64_t>>(0);
 };
 
-enum class MapKind { Query, Cls, Rollout };
+enum class MapKind { Query, Cls, Rollout, GradCam, GradRollout };
+inline bool is_explanation(MapKind k) {
+  return k == MapKind::GradCam || k == MapKind::GradRollout;
+}
+inline ExplainMethod explain_method(MapKind k) {
+  return k == MapKind::GradCam ? ExplainMethod::GradCam : ExplainMethod::GradRollout;
+}
 
 // What the views show; every control edits this and nothing else.
 struct ViewState {
@@ -108,7 +119,8 @@ struct ViewState {
   analysis::HeadFusion fusion = analysis::HeadFusion::Mean;
   bool heads_grid = false;
   MapKind kind = MapKind::Query;
-  MapQuery query;  // grid cell of the first layer, or a prefix token
+  MapQuery query;          // grid cell of the first layer, or a prefix token
+  int explain_class = -1;  // the class Grad-CAM / gradient rollout explain; -1: each model's top-1
   std::string tab =
       "maps";  // maps, spectra, rank, anchors, mask, locality, predictions, checkpoint
   bool tab_requested = false;  // set with tab by scripts: select it at the next frame

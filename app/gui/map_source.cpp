@@ -69,6 +69,30 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
   out.first_rows = layers.front().rows;
   out.first_cols = layers.front().cols;
   const std::string wanted = wanted_query(state, model).tag();
+  if (is_explanation(state.view.kind)) {  // its own job on the models lane
+    const std::string key =
+        explanation_key(explain_method(state.view.kind), state.view.explain_class);
+    const auto& e = r->explanation;
+    if (!e || r->explanation_key != key) {
+      out.why = std::string("computing ") + explain_method_name(explain_method(state.view.kind)) +
+                " (forward and backward pass)...";
+      if (!e || e->method != explain_method(state.view.kind)) return out;
+    }
+    if (e->map.data.empty()) {
+      out.why = e->note;
+      return out;
+    }
+    out.rows = int(e->map.shape[0]);
+    out.cols = int(e->map.shape[1]);
+    out.values = e->map.data;
+    out.label = std::string(explain_method_name(e->method)) + ": " + e->class_name;
+    out.grid_note = e->detail;
+    out.seconds = e->seconds;
+    out.source = e.get();
+    out.query.prefix = "class";  // no query cell to mark: the map answers a class
+    out.ok = true;
+    return out;
+  }
   if (state.view.kind == MapKind::Rollout) {  // its own job: the maps are not needed
     if (!r->rollout || r->rollout_key != wanted) {
       out.why = "computing the rollout...";

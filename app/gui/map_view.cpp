@@ -70,7 +70,8 @@ void draw_colorbar(viz::Colormap cm, viz::ValueRange range, float height) {
 // The query cell on the map's grid (the query lives on the model's first-layer grid).
 std::optional<viz::GridCell> query_cell(const GuiState& state, int model, const ShownMap& m) {
   const MapQuery q = wanted_query(state, model);
-  if (!q.prefix.empty() || state.view.kind == MapKind::Cls || m.first_rows <= 0)
+  if (!q.prefix.empty() || state.view.kind == MapKind::Cls || is_explanation(state.view.kind) ||
+      m.first_rows <= 0)
     return std::nullopt;
   const viz::GridCell c =
       q.row < 0 ? viz::GridCell{m.first_rows / 2, m.first_cols / 2} : viz::GridCell{q.row, q.col};
@@ -219,21 +220,25 @@ void draw_single(GuiState& state) {
   const viz::ValueRange range = map.ok ? map_value_range(state, map, {}) : viz::ValueRange{};
   const ResultSlot* r = result_of(state, m, state.view.image);
   const std::string title = state.models.empty() ? "" : state.models[size_t(m)].info.name;
-  std::string query = "-";
-  if (map.ok) {  // the query the map answers, and how long it took from the traces
+  std::string query = "query -";
+  if (map.ok && is_explanation(state.view.kind)) {  // a class, not a query
+    query =
+        std::to_string(std::lround(1000.0 * map.seconds)) + " ms: a forward and a backward pass";
+  } else if (map.ok) {  // the query the map answers, and how long it took from the traces
     const MapQuery& q = map.query;
-    query = !q.prefix.empty() ? q.prefix + " token"
-            : q.row < 0       ? "grid centre"
-                              : "(" + std::to_string(q.row) + ", " + std::to_string(q.col) + ")";
+    query =
+        "query " + (!q.prefix.empty() ? q.prefix + " token"
+                    : q.row < 0       ? std::string("grid centre")
+                                : "(" + std::to_string(q.row) + ", " + std::to_string(q.col) + ")");
     query += " (" + std::to_string(std::lround(1000.0 * map.seconds)) + " ms from the trace)";
   }
-  ImGui::Text("%s  |  %s  |  query %s", title.c_str(), map.ok ? map.label.c_str() : "-",
-              query.c_str());
+  ImGui::Text("%s  |  %s  |  %s", title.c_str(), map.ok ? map.label.c_str() : "-", query.c_str());
   if (!map.grid_note.empty()) ImGui::TextDisabled("%s", map.grid_note.c_str());
   draw_prefix_chips(state);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float footer = ImGui::GetTextLineHeightWithSpacing() * 1.2f;
-  if (state.view.heads_grid && state.view.kind != MapKind::Rollout && map.ok && r && r->analysis) {
+  if (state.view.heads_grid && state.view.kind != MapKind::Rollout &&
+      !is_explanation(state.view.kind) && map.ok && r && r->analysis) {
     const int layer = map.layer < 0 ? 0 : map.layer;
     const int heads = r->analysis->layers[size_t(layer)].heads;
     const int cols = int(std::ceil(std::sqrt(double(heads))));

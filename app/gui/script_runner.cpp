@@ -68,7 +68,17 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, bool 
   } else if (n == "fusion") {
     v.fusion = analysis::parse_head_fusion(a[0]);
   } else if (n == "map") {
-    v.kind = a[0] == "query" ? MapKind::Query : a[0] == "cls" ? MapKind::Cls : MapKind::Rollout;
+    v.kind = a[0] == "query"     ? MapKind::Query
+             : a[0] == "cls"     ? MapKind::Cls
+             : a[0] == "rollout" ? MapKind::Rollout
+             : a[0] == "gradcam" ? MapKind::GradCam
+                                 : MapKind::GradRollout;
+  } else if (n == "class") {
+    if (a[0] != "top1" && a[0].find_first_not_of("0123456789") != std::string::npos) {
+      fail(r, c, "class wants top1 or a class index, not '" + a[0] + "'");
+      return false;
+    }
+    v.explain_class = a[0] == "top1" ? -1 : std::stoi(a[0]);
   } else if (n == "click-token") {
     set_query_cell(state, std::stoi(a[0]), std::stoi(a[1]));
   } else if (n == "click-prefix") {

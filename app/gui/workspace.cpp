@@ -155,6 +155,24 @@ void submit_query_job(ComputeWorker& worker, const std::string& label, int m, in
       Lane::Traces);  // reads recorded traces only: runs beside a long forward pass
 }
 
+// Explains a class of (model m, image i) on the models lane: it needs the model for its
+// own forward and backward pass, so it queues behind loads and analyses, never beside them.
+void submit_explanation(ComputeWorker& worker, const ModelSlot& model, int m, int i,
+                        std::shared_ptr<const ImageAnalysis> analysis, ExplainMethod method,
+                        int cls, const std::string& key) {
+  auto loaded = model.model;
+  worker.submit(std::string(explain_method_name(method)) + " " + model.info.name + " " + key,
+                [=](JobContext& ctx) {
+                  auto e = explain_image(*loaded, *analysis, method, cls);
+                  ctx.post([=](GuiState& s) {
+                    ResultSlot& slot = s.results[{m, i}];
+                    slot.explanation = e;
+                    slot.explanation_key = key;
+                    if (slot.explanation_pending == key) slot.explanation_pending.clear();
+                  });
+                });
+}
+
 void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
   const ModelSlot& model = state.models[size_t(m)];
   const ImageSlot& image = state.images[size_t(i)];
@@ -201,6 +219,14 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
                                    r.analysis, q, r.rollout_ticket, &ResultSlot::rollout,
                                    &ResultSlot::rollout_key, &ResultSlot::rollout_pending,
                                    query_rollout);
+  }
+  if (is_explanation(state.view.kind)) {
+    const ExplainMethod method = explain_method(state.view.kind);
+    const std::string ekey = explanation_key(method, state.view.explain_class);
+    if (r.explanation_key != ekey && r.explanation_pending != ekey) {
+      r.explanation_pending = ekey;
+      submit_explanation(worker, model, m, i, r.analysis, method, state.view.explain_class, ekey);
+    }
   }
 }
 

@@ -28,8 +28,10 @@ run_script() {  # script file, log file
 sed "s|@OUT@|$work|g" "$root/tests/gui/scripts/tour.script" >"$work/tour.script"
 run_script "$work/tour.script" "$work/tour.log" || { cat "$work/tour.log" >&2; fail "the tour script exited with an error"; }
 
-for f in compare.png compare.svg head.pdf; do [[ -s "$work/$f" ]] || fail "export $f missing"; done
+for f in compare.png compare.svg head.pdf explain.svg; do [[ -s "$work/$f" ]] || fail "export $f missing"; done
 if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$work/compare.svg" || fail "compare.svg does not parse"; fi
+# The Grad-CAM export of the compare view is the Fig. 4 grid of every model's explanation.
+grep -q "Grad-CAM of 6 models (rows)" "$work/tour.log" || fail "the Grad-CAM compare export is not the Fig. 4 grid of the six models"
 if command -v pdfinfo >/dev/null 2>&1; then pdfinfo "$work/head.pdf" >/dev/null || fail "head.pdf does not parse"; fi
 ls "$work/stats/"*.csv >/dev/null 2>&1 || fail "no statistics exported"
 # The run left its settings: recent files and the view options (the tour ends on cividis).

@@ -57,6 +57,10 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"click-token 3 13", {"3", "13"}},
       {"click-prefix cls", {"cls"}},
       {"tab maps", {"maps"}},
+      {"map gradcam", {"gradcam"}},
+      {"map gradrollout", {"gradrollout"}},
+      {"class top1", {"top1"}},
+      {"class 281", {"281"}},
       {"tab spectra", {"spectra"}},
       {"tab rank", {"rank"}},
       {"tab anchors", {"anchors"}},
@@ -104,7 +108,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 32u);
+  EXPECT_EQ(script_command_names().size(), 33u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

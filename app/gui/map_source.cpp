@@ -157,7 +157,8 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
 
 viz::ValueRange map_value_range(const GuiState& state, const ShownMap& map,
                                 const std::vector<const ShownMap*>& shared) {
-  if (state.view.compare && state.view.shared_scale && !shared.empty()) {
+  if (state.view.compare && state.view.shared_scale && !is_explanation(state.view.kind) &&
+      !shared.empty()) {
     std::vector<const std::vector<float>*> all;
     for (const auto* m : shared)
       if (m && m->ok) all.push_back(&m->values);

@@ -86,7 +86,9 @@ void token_tooltip(const GuiState& state, int model, const ShownMap& map, int ro
               fmt(map.values[size_t(row * map.cols + col)]).c_str());
   const ResultSlot* r = result_of(state, model, state.view.image);
   const int layer = map.layer < 0 ? 0 : map.layer;
-  if (r && r->analysis && size_t(layer) < r->analysis->layers.size()) {
+  // Anchor assignments belong to attention layers, not to a class explanation's grid.
+  if (r && r->analysis && !is_explanation(state.view.kind) &&
+      size_t(layer) < r->analysis->layers.size()) {
     const LayerInfo& l = r->analysis->layers[size_t(layer)];
     if (l.rows == map.rows && l.cols == map.cols) {
       const int token = int(l.prefix.size()) + row * l.cols + col;
@@ -286,17 +288,19 @@ void draw_compare(GuiState& state) {
   const float w = std::max(80.0f, avail.x / float(std::min(n, 4)) - 10.0f);
   const viz::ValueRange shared_range =
       maps.front().ok ? map_value_range(state, maps.front(), all) : viz::ValueRange{};
+  // Class explanations of different models are gradients of different logits: no common
+  // scale means anything there, so each is scaled on its own (map_value_range agrees).
+  const bool shared = state.view.shared_scale && !is_explanation(state.view.kind);
   // Signed maps on the shared scale (Castling) read right only on a diverging colormap.
   viz::OverlayStyle style = state.view.style;
-  if (state.view.shared_scale && shared_range.lo < 0) style.cmap = viz::signed_colormap(style.cmap);
+  if (shared && shared_range.lo < 0) style.cmap = viz::signed_colormap(style.cmap);
   for (size_t k = 0; k < ready.size(); ++k) {
     if (k % 4) ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::Text("%s", state.models[size_t(ready[k])].info.name.c_str());
     ImGui::TextDisabled("%s", maps[k].ok ? maps[k].label.c_str() : "");
     const viz::ValueRange range =
-        state.view.shared_scale
-            ? shared_range
+        shared ? shared_range
             : (maps[k].ok ? map_value_range(state, maps[k], {}) : viz::ValueRange{});
     draw_map_image(state, ready[k], maps[k], range, style, ImVec2(w, w), true,
                    ("c" + std::to_string(k)).c_str());
@@ -325,7 +329,9 @@ void draw_compare(GuiState& state) {
     }
     ImGui::EndGroup();
   }
-  if (maps.front().ok && state.view.shared_scale) {
+  if (is_explanation(state.view.kind))
+    ImGui::TextDisabled("each map on its own scale: the models explain different logits");
+  if (maps.front().ok && shared) {
     draw_colorbar(style.cmap, shared_range, 120.0f);
     if (style.cmap != state.view.style.cmap)
       ImGui::TextDisabled("some weights are negative: a diverging map, symmetric about 0");

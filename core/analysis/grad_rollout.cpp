@@ -31,14 +31,18 @@ void check_layer(const GradientLayer& layer, size_t index, int64_t b) {
     throw std::invalid_argument(where + ": image " + std::to_string(b) + " is out of range");
 }
 
-// The readout rows of R and their description: what the classifier sees.
-std::pair<at::Tensor, std::string> readout(const at::Tensor& r, const TokenLayout& last) {
-  const int64_t p = last.num_prefix();
-  if (p == 0) return {r.mean(0), "mean of all rows (the classifier pools every token)"};
+// The rows of R the classifier reads, as weights over the last layer's tokens (their mean),
+// and their description.
+std::pair<at::Tensor, std::string> readout(const TokenLayout& last) {
+  const int64_t p = last.num_prefix(), n = last.tokens();
+  if (p == 0)
+    return {at::full({n}, 1.0 / double(n), at::kDouble),
+            "mean of all rows (the classifier pools every token)"};
   std::string names;
   for (const auto& name : last.prefix) names += (names.empty() ? "" : " and ") + name;
-  return {r.slice(0, 0, p).mean(0),
-          (p == 1 ? "the " + names + " row" : "mean of the " + names + " rows")};
+  at::Tensor u = at::zeros({n}, at::kDouble);
+  u.slice(0, 0, p).fill_(1.0 / double(p));
+  return {u, (p == 1 ? "the " + names + " row" : "mean of the " + names + " rows")};
 }
 
 }  // namespace
@@ -71,11 +75,11 @@ GradRolloutResult gradient_rollout(const std::vector<GradientLayer>& layers, int
           "), above max_tokens = " + std::to_string(options.max_tokens));
     fused.push_back({layout, gradient_weighted_map(layers[l], b, options.fusion)});
   }
-  const at::Tensor r = rollout_matrix(fused, options);  // (N_last, N_first)
+  auto [rows, description] = readout(fused.back().layout);
+  const at::Tensor weights = rollout_readout(fused, rows, options);  // (N_first,)
   GradRolloutResult out;
   out.options = options;
   out.layout = fused.front().layout;
-  auto [weights, description] = readout(r, fused.back().layout);
   out.readout = description;
   out.map = weights.slice(0, out.layout.num_prefix())
                 .reshape({out.layout.height, out.layout.width})

@@ -144,18 +144,6 @@ at::Tensor step_matrix(const AttentionTrace& t, int64_t b, const RolloutOptions&
   return step_from_fused(fused_matrix(t, b, o.fusion), t.layout.num_prefix(), o);
 }
 
-// R = M_L·P_L ··· M_1 of `count` layers, given each layer's layout and step matrix.
-template <typename LayoutOf, typename StepOf>
-at::Tensor chain(size_t count, const LayoutOf& layout_of, const StepOf& step_of) {
-  at::Tensor r = step_of(size_t{0});
-  for (size_t l = 1; l < count; ++l) {
-    if (!same_layout(layout_of(l), layout_of(l - 1)))
-      r = at::matmul(area_map_f64(layout_of(l), layout_of(l - 1)), r);
-    r = at::matmul(step_of(l), r);
-  }
-  return r.to(at::kFloat);
-}
-
 // v ← M_lᵀ v without any row: M = D⁻¹(r·Â + (1−r)·I), D = diag(r·Â·1 + (1−r)), Â the mean
 // of the heads' A, so Mᵀv = r·mean_h(A_hᵀ u) + (1−r)·u with u = D⁻¹v.
 at::Tensor implicit_step(const AttentionTrace& t, int64_t b, const at::Tensor& v,
@@ -211,12 +199,18 @@ at::Tensor rollout_matrix(const std::vector<const AttentionTrace*>& layers, int6
   check_options(options);
   check_layers(layers, b);
   check_explicit_size(layers, options.max_tokens, "as a whole matrix");
-  return chain(
-      layers.size(), [&](size_t l) -> const TokenLayout& { return layers[l]->layout; },
-      [&](size_t l) { return step_matrix(*layers[l], b, options); });
+  at::Tensor r = step_matrix(*layers.front(), b, options);
+  for (size_t l = 1; l < layers.size(); ++l) {
+    const AttentionTrace& t = *layers[l];
+    if (!same_layout(t.layout, layers[l - 1]->layout))
+      r = at::matmul(area_map_f64(t.layout, layers[l - 1]->layout), r);
+    r = at::matmul(step_matrix(t, b, options), r);
+  }
+  return r.to(at::kFloat);
 }
 
-at::Tensor rollout_matrix(const std::vector<FusedLayer>& layers, const RolloutOptions& options) {
+at::Tensor rollout_readout(const std::vector<FusedLayer>& layers, const at::Tensor& readout,
+                           const RolloutOptions& options) {
   check_options(options);
   if (layers.empty()) throw std::invalid_argument("rollout needs at least one layer");
   for (size_t l = 0; l < layers.size(); ++l) {
@@ -227,16 +221,25 @@ at::Tensor rollout_matrix(const std::vector<FusedLayer>& layers, const RolloutOp
                                   std::to_string(n) + "\xC3\x97" + std::to_string(n) + " (" +
                                   layers[l].layout.describe() + ")");
     if (n > options.max_tokens)
-      throw TraceQueryError("rollout as a whole matrix: layer " + std::to_string(l) + " has " +
+      throw TraceQueryError("rollout of explicit maps: layer " + std::to_string(l) + " has " +
                             std::to_string(n) + " tokens (" + layers[l].layout.describe() +
                             "), above max_tokens = " + std::to_string(options.max_tokens));
   }
-  return chain(
-      layers.size(), [&](size_t l) -> const TokenLayout& { return layers[l].layout; },
-      [&](size_t l) {
-        return step_from_fused(layers[l].fused.to(at::kCPU, at::kDouble).clone(),
-                               layers[l].layout.num_prefix(), options);
-      });
+  if (readout.dim() != 1 || readout.size(0) != layers.back().layout.tokens())
+    throw std::invalid_argument("rollout: the readout must have one weight per token of the last "
+                                "layer (" +
+                                std::to_string(layers.back().layout.tokens()) + ")");
+  at::Tensor v = readout.to(at::kCPU, at::kDouble);
+  for (size_t l = layers.size(); l-- > 0;) {
+    const FusedLayer& layer = layers[l];
+    v = at::matmul(step_from_fused(layer.fused.to(at::kCPU, at::kDouble).clone(),
+                                   layer.layout.num_prefix(), options)
+                       .t(),
+                   v);
+    if (l > 0 && !same_layout(layer.layout, layers[l - 1].layout))
+      v = at::matmul(area_map_f64(layer.layout, layers[l - 1].layout).t(), v);
+  }
+  return v.to(at::kFloat);
 }
 
 at::Tensor area_map(const TokenLayout& coarse, const TokenLayout& fine) {

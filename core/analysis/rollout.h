@@ -47,9 +47,13 @@ struct FusedLayer {
   attention::TokenLayout layout;
   at::Tensor fused;
 };
-// The whole R of such layers, with the same residual, discard and renormalisation switches
-// (options.fusion is not used: the maps are fused already). Refused above max_tokens.
-at::Tensor rollout_matrix(const std::vector<FusedLayer>& layers, const RolloutOptions& options);
+// uᵀR for such layers: `readout` (N_last,) weights rows of R (a one-hot row, or the mean
+// of several rows), carried back from the last layer as rollout_query does, so each layer
+// costs O(N²), never the N³ of forming R. The same residual, discard and renormalisation
+// switches (options.fusion is not used: the maps are fused already). Returns (N_first,)
+// float32 on CPU; refused above max_tokens.
+at::Tensor rollout_readout(const std::vector<FusedLayer>& layers, const at::Tensor& readout,
+                           const RolloutOptions& options);
 
 // Area mapping between grids: P (coarse.tokens(), fine.tokens()), row-stochastic,
 // P[i, j] = area(cell_i ∩ cell_j) / area(cell_i) with both grids spanning the same image;

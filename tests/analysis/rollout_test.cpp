@@ -234,6 +234,29 @@ TEST(Rollout, HierarchicalStagesMapTokensByArea) {
   }
 }
 
+// Explicit fused maps (gradient-weighted rollout's input): the readout carried back through
+// the layers is uᵀ·M2·P·M1 with M = norm(r·Â + (1−r)·I), across a change of grid.
+TEST(Rollout, ReadoutOfExplicitMapsIsTheHandProduct) {
+  const TokenLayout fine = with_prefix(8, 8, {"cls"}), coarse = with_prefix(4, 4, {"cls"});
+  at::manual_seed(5);
+  const at::Tensor a1 = at::rand({fine.tokens(), fine.tokens()}, at::kDouble);
+  const at::Tensor a2 = at::rand({coarse.tokens(), coarse.tokens()}, at::kDouble);
+  auto step = [](const at::Tensor& a) {
+    const at::Tensor m = 0.5 * a + 0.5 * at::eye(a.size(0), at::kDouble);
+    return m / m.sum(1, true);
+  };
+  const at::Tensor pm = analysis::area_map(coarse, fine).to(at::kDouble);
+  const at::Tensor hand = at::matmul(step(a2), at::matmul(pm, step(a1)));
+  const at::Tensor u = at::rand({coarse.tokens()}, at::kDouble);
+  const at::Tensor got =
+      analysis::rollout_readout({{fine, a1}, {coarse, a2.to(at::kFloat)}}, u, RolloutOptions{});
+  ASSERT_EQ(got.sizes(), (at::IntArrayRef{fine.tokens()}));
+  EXPECT_LE(relative_max(got, at::matmul(u, hand)), 1e-6);
+  EXPECT_THROW(analysis::rollout_readout({{fine, a1}}, u, RolloutOptions{}), std::invalid_argument);
+  EXPECT_THROW(analysis::rollout_readout({{coarse, a1}}, u, RolloutOptions{}),
+               std::invalid_argument);
+}
+
 TEST(AreaMap, FourByFourOntoEightByEight) {
   const at::Tensor p =
       analysis::area_map(attention::grid_layout(4, 4), attention::grid_layout(8, 8));

@@ -44,14 +44,16 @@ void BM_GradRollout(benchmark::State& state, const std::string& preset) {
   for (auto _ : state) benchmark::DoNotOptimize(models::run_grad_rollout(*model, x).map);
 }
 
-#define ATTNLAB_EXPLAIN_BENCH(fn)                                               \
-  BENCHMARK_CAPTURE(fn, deit_small, std::string("deit_small_patch16_224"))      \
-      ->Unit(benchmark::kMillisecond)                                           \
-      ->UseRealTime();                                                          \
-  BENCHMARK_CAPTURE(fn, litv2_s, std::string("litv2_s"))                        \
-      ->Unit(benchmark::kMillisecond)                                           \
-      ->UseRealTime();                                                          \
-  BENCHMARK_CAPTURE(fn, ravlt_s, std::string("ravlt_s"))->Unit(benchmark::kMillisecond)->UseRealTime();
+#define ATTNLAB_EXPLAIN_BENCH(fn)                                          \
+  BENCHMARK_CAPTURE(fn, deit_small, std::string("deit_small_patch16_224")) \
+      ->Unit(benchmark::kMillisecond)                                      \
+      ->UseRealTime();                                                     \
+  BENCHMARK_CAPTURE(fn, litv2_s, std::string("litv2_s"))                   \
+      ->Unit(benchmark::kMillisecond)                                      \
+      ->UseRealTime();                                                     \
+  BENCHMARK_CAPTURE(fn, ravlt_s, std::string("ravlt_s"))                   \
+      ->Unit(benchmark::kMillisecond)                                      \
+      ->UseRealTime();
 
 ATTNLAB_EXPLAIN_BENCH(BM_Forward)
 ATTNLAB_EXPLAIN_BENCH(BM_GradCam)

@@ -126,6 +126,14 @@ void draw_class_picker(GuiState& state) {
     ImGui::EndCombo();
   }
   // Shows the class being explained (the top-1 while no class is picked).
+  if (v.kind == MapKind::GradCam) {
+    // The target module by state-dict path (Enter applies; empty: each model's default).
+    if (ImGui::InputTextWithHint("target", "last norm1 / last stage", v.gradcam_target_edit.data(),
+                                 v.gradcam_target_edit.size(),
+                                 ImGuiInputTextFlags_EnterReturnsTrue))
+      v.gradcam_target = v.gradcam_target_edit.data();
+    ImGui::Checkbox("signed (no ReLU)", &v.gradcam_signed);
+  }
   int any = v.explain_class >= 0     ? v.explain_class
             : top5 && !top5->empty() ? int(top5->front().cls)
                                      : 0;
@@ -174,7 +182,7 @@ void draw_map_controls(GuiState& state) {
   if (v.kind == MapKind::Rollout)
     ImGui::TextDisabled("rollout: all layers, mean of heads, residual 0.5");
   else if (v.kind == MapKind::GradCam)
-    ImGui::TextDisabled("Grad-CAM: last block's norm1 / last stage");
+    ImGui::TextDisabled("Grad-CAM: of the target module above");
   else if (v.kind == MapKind::GradRollout)
     ImGui::TextDisabled("grad rollout: all layers, explicit attention");
   ImGui::Separator();

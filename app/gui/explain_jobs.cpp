@@ -17,14 +17,17 @@ const char* explain_method_name(ExplainMethod m) {
   return m == ExplainMethod::GradCam ? "Grad-CAM" : "gradient rollout";
 }
 
-std::string explanation_key(ExplainMethod method, int cls) {
-  return std::string(method == ExplainMethod::GradCam ? "gradcam:" : "gradrollout:") +
-         (cls < 0 ? "top1" : std::to_string(cls));
+std::string ExplainRequest::key() const {
+  const std::string cls_part = cls < 0 ? "top1" : std::to_string(cls);
+  if (method == ExplainMethod::GradRollout) return "gradrollout:" + cls_part;
+  return "gradcam:" + cls_part + ":" + target + ":" + (signed_map ? "signed" : "relu");
 }
 
 std::shared_ptr<const ClassExplanation> explain_image(LoadedModel& model, const ImageAnalysis& a,
-                                                      ExplainMethod method, int cls) {
+                                                      const ExplainRequest& request) {
   const auto t0 = std::chrono::steady_clock::now();
+  const ExplainMethod method = request.method;
+  const int cls = request.cls;
   auto out = std::make_shared<ClassExplanation>();
   out->method = method;
   out->cls = cls;
@@ -36,12 +39,15 @@ std::shared_ptr<const ClassExplanation> explain_image(LoadedModel& model, const 
     if (method == ExplainMethod::GradCam) {
       models::GradCamRequest q;
       q.cls = cls;
+      q.target = request.target;
+      q.cam.relu = !request.signed_map;
       const models::GradCamResult r = models::run_grad_cam(*model.ready.model, *input, q);
       out->cls = int(r.cls);
       out->score = r.score;
       map = r.map;
       out->detail = "at " + r.target + ", " + std::to_string(r.layout.height) + "x" +
-                    std::to_string(r.layout.width) + " grid";
+                    std::to_string(r.layout.width) + " grid" +
+                    (request.signed_map ? ", signed (no ReLU)" : "");
     } else {
       models::GradRolloutRequest q;
       q.cls = cls;

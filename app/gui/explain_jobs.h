@@ -25,13 +25,20 @@ struct ClassExplanation {
   double seconds = 0;
 };
 
-// The key a view asks for: method and class ("gradcam:top1", "gradrollout:281").
-std::string explanation_key(ExplainMethod method, int cls);
+// What a view asks to be explained.
+struct ExplainRequest {
+  ExplainMethod method = ExplainMethod::GradCam;
+  int cls = -1;             // -1: each model's top-1
+  std::string target;       // Grad-CAM's module by state-dict path; "": the model's default
+  bool signed_map = false;  // Grad-CAM without the ReLU
+  // Identifies the result ("gradcam:top1::relu", "gradrollout:281").
+  std::string key() const;
+};
 
-// Explains class `cls` (-1: the top-1) of `model` on the image `a` was made from. Never
-// throws: a failure (a layer above the explicit-form limit, a class the model does not
-// have) comes back as a note.
+// Explains what `request` asks of `model` on the image `a` was made from. Never throws: a
+// failure (a layer above the explicit-form limit, a class the model does not have, a
+// target path it has no module for) comes back as a note.
 std::shared_ptr<const ClassExplanation> explain_image(LoadedModel& model, const ImageAnalysis& a,
-                                                      ExplainMethod method, int cls);
+                                                      const ExplainRequest& request);
 
 }  // namespace attnlab::gui

@@ -61,6 +61,7 @@ const std::vector<CommandSpec>& command_specs() {
          ArgKind::Choice,
          {"query", "cls", "rollout", "gradcam", "gradrollout"}}}},
       {"class", {{"top1|INDEX", ArgKind::Name}}},
+      {"gradcam-target", {{"PATH|default", ArgKind::Name}}},
       {"click-token", {{"ROW", ArgKind::Count}, {"COL", ArgKind::Count}}},
       {"click-prefix", {{"NAME", ArgKind::Name}}},
       {"tab",

@@ -3,6 +3,7 @@
 // or (later) saved, and a frame is a pure function of this state plus input.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -121,6 +122,9 @@ struct ViewState {
   MapKind kind = MapKind::Query;
   MapQuery query;          // grid cell of the first layer, or a prefix token
   int explain_class = -1;  // the class Grad-CAM / gradient rollout explain; -1: each model's top-1
+  std::string gradcam_target;   // Grad-CAM's module (state-dict path); "": each model's default
+  bool gradcam_signed = false;  // Grad-CAM without the ReLU
+  std::array<char, 160> gradcam_target_edit{};  // the target being typed in the sidebar
   std::string tab =
       "maps";  // maps, spectra, rank, anchors, mask, locality, predictions, checkpoint
   bool tab_requested = false;  // set with tab by scripts: select it at the next frame

@@ -70,8 +70,7 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
   out.first_cols = layers.front().cols;
   const std::string wanted = wanted_query(state, model).tag();
   if (is_explanation(state.view.kind)) {  // its own job on the models lane
-    const std::string key =
-        explanation_key(explain_method(state.view.kind), state.view.explain_class);
+    const std::string key = wanted_explanation(state).key();
     const auto& e = r->explanation;
     if (!e || r->explanation_key != key) {
       out.why = std::string("computing ") + explain_method_name(explain_method(state.view.kind)) +

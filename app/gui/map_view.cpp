@@ -301,7 +301,7 @@ void draw_compare(GuiState& state) {
     ImGui::TextDisabled("%s", maps[k].ok ? maps[k].label.c_str() : "");
     const viz::ValueRange range =
         shared ? shared_range
-            : (maps[k].ok ? map_value_range(state, maps[k], {}) : viz::ValueRange{});
+               : (maps[k].ok ? map_value_range(state, maps[k], {}) : viz::ValueRange{});
     draw_map_image(state, ready[k], maps[k], range, style, ImVec2(w, w), true,
                    ("c" + std::to_string(k)).c_str());
     ImGui::EndGroup();

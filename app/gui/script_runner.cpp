@@ -73,6 +73,10 @@ bool run_command(ScriptRunner& r, GuiState& state, const ScriptCommand& c, bool 
              : a[0] == "rollout" ? MapKind::Rollout
              : a[0] == "gradcam" ? MapKind::GradCam
                                  : MapKind::GradRollout;
+  } else if (n == "gradcam-target") {
+    v.gradcam_target = a[0] == "default" ? "" : a[0];
+    std::snprintf(v.gradcam_target_edit.data(), v.gradcam_target_edit.size(), "%s",
+                  v.gradcam_target.c_str());
   } else if (n == "class") {
     if (a[0] != "top1" && a[0].find_first_not_of("0123456789") != std::string::npos) {
       fail(r, c, "class wants top1 or a class index, not '" + a[0] + "'");

@@ -116,6 +116,17 @@ MapQuery wanted_query(const GuiState& state, int model) {
   return q;
 }
 
+ExplainRequest wanted_explanation(const GuiState& state) {
+  ExplainRequest e;
+  e.method = explain_method(state.view.kind);
+  e.cls = state.view.explain_class;
+  if (e.method == ExplainMethod::GradCam) {
+    e.target = state.view.gradcam_target;
+    e.signed_map = state.view.gradcam_signed;
+  }
+  return e;
+}
+
 namespace {
 
 // Answers `q` for (model m, image i) on the worker with `compute` and stores the result in
@@ -158,19 +169,21 @@ void submit_query_job(ComputeWorker& worker, const std::string& label, int m, in
 // Explains a class of (model m, image i) on the models lane: it needs the model for its
 // own forward and backward pass, so it queues behind loads and analyses, never beside them.
 void submit_explanation(ComputeWorker& worker, const ModelSlot& model, int m, int i,
-                        std::shared_ptr<const ImageAnalysis> analysis, ExplainMethod method,
-                        int cls, const std::string& key) {
+                        std::shared_ptr<const ImageAnalysis> analysis,
+                        const ExplainRequest& request) {
   auto loaded = model.model;
-  worker.submit(std::string(explain_method_name(method)) + " " + model.info.name + " " + key,
-                [=](JobContext& ctx) {
-                  auto e = explain_image(*loaded, *analysis, method, cls);
-                  ctx.post([=](GuiState& s) {
-                    ResultSlot& slot = s.results[{m, i}];
-                    slot.explanation = e;
-                    slot.explanation_key = key;
-                    if (slot.explanation_pending == key) slot.explanation_pending.clear();
-                  });
-                });
+  const std::string key = request.key();
+  worker.submit(
+      std::string(explain_method_name(request.method)) + " " + model.info.name + " " + key,
+      [=](JobContext& ctx) {
+        auto e = explain_image(*loaded, *analysis, request);
+        ctx.post([=](GuiState& s) {
+          ResultSlot& slot = s.results[{m, i}];
+          slot.explanation = e;
+          slot.explanation_key = key;
+          if (slot.explanation_pending == key) slot.explanation_pending.clear();
+        });
+      });
 }
 
 void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
@@ -221,11 +234,11 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
                                    query_rollout);
   }
   if (is_explanation(state.view.kind)) {
-    const ExplainMethod method = explain_method(state.view.kind);
-    const std::string ekey = explanation_key(method, state.view.explain_class);
+    const ExplainRequest request = wanted_explanation(state);
+    const std::string ekey = request.key();
     if (r.explanation_key != ekey && r.explanation_pending != ekey) {
       r.explanation_pending = ekey;
-      submit_explanation(worker, model, m, i, r.analysis, method, state.view.explain_class, ekey);
+      submit_explanation(worker, model, m, i, r.analysis, request);
     }
   }
 }

@@ -22,6 +22,9 @@ void schedule_compute(GuiState& state, ComputeWorker& worker);
 // Makes cell (row, col) of the current model's first-layer grid the query of every view.
 void set_query_cell(GuiState& state, int row, int col);
 MapQuery wanted_query(const GuiState& state, int model);
+// The class explanation the view asks for (meaningful while it shows Grad-CAM or
+// gradient rollout).
+ExplainRequest wanted_explanation(const GuiState& state);
 // The result slot of (model, image), or nullptr.
 const ResultSlot* result_of(const GuiState& state, int model, int image);
 

@@ -226,9 +226,10 @@ at::Tensor rollout_readout(const std::vector<FusedLayer>& layers, const at::Tens
                             "), above max_tokens = " + std::to_string(options.max_tokens));
   }
   if (readout.dim() != 1 || readout.size(0) != layers.back().layout.tokens())
-    throw std::invalid_argument("rollout: the readout must have one weight per token of the last "
-                                "layer (" +
-                                std::to_string(layers.back().layout.tokens()) + ")");
+    throw std::invalid_argument(
+        "rollout: the readout must have one weight per token of the last "
+        "layer (" +
+        std::to_string(layers.back().layout.tokens()) + ")");
   at::Tensor v = readout.to(at::kCPU, at::kDouble);
   for (size_t l = layers.size(); l-- > 0;) {
     const FusedLayer& layer = layers[l];

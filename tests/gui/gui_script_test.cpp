@@ -61,6 +61,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"map gradrollout", {"gradrollout"}},
       {"class top1", {"top1"}},
       {"class 281", {"281"}},
+      {"gradcam-target blocks.3", {"blocks.3"}},
       {"tab spectra", {"spectra"}},
       {"tab rank", {"rank"}},
       {"tab anchors", {"anchors"}},
@@ -108,7 +109,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 33u);
+  EXPECT_EQ(script_command_names().size(), 34u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

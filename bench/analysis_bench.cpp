@@ -7,22 +7,14 @@
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 
+#include "bench/preset_model.h"
 #include "core/analysis/attention_maps.h"
 #include "core/analysis/rank.h"
 #include "models/analysis_session.h"
-#include "models/model_registry.h"
-#include "models/presets.h"
 
 namespace {
 
 using namespace attnlab;
-
-std::shared_ptr<models::Backbone> make_model(const std::string& preset) {
-  at::manual_seed(0);
-  auto m = models::make_backbone(models::find_preset(preset).config);
-  m->eval();
-  return m;
-}
 
 models::AnalysisSettings settings_for(const std::string& analyses) {
   models::AnalysisSettings s;
@@ -32,7 +24,7 @@ models::AnalysisSettings settings_for(const std::string& analyses) {
 
 void BM_Forward(benchmark::State& state) {
   at::NoGradGuard no_grad;
-  auto model = make_model("deit_small_patch16_224");
+  auto model = bench::preset_model("deit_small_patch16_224");
   const at::Tensor x = at::randn({1, 3, 224, 224});
   model->run(x);
   for (auto _ : state) benchmark::DoNotOptimize(model->run(x).logits);
@@ -41,7 +33,7 @@ BENCHMARK(BM_Forward)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ForwardAndAllAnalyses(benchmark::State& state) {
   at::NoGradGuard no_grad;
-  auto model = make_model("deit_small_patch16_224");
+  auto model = bench::preset_model("deit_small_patch16_224");
   const at::Tensor x = at::randn({1, 3, 224, 224});
   const auto s = settings_for("all");
   model->run(x, s.forward_options());
@@ -55,7 +47,7 @@ BENCHMARK(BM_ForwardAndAllAnalyses)->Unit(benchmark::kMillisecond)->UseRealTime(
 
 void BM_OneAnalysis(benchmark::State& state, const std::string& analysis) {
   at::NoGradGuard no_grad;
-  auto model = make_model("deit_small_patch16_224");
+  auto model = bench::preset_model("deit_small_patch16_224");
   const auto s = settings_for(analysis);
   const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), s.forward_options());
   for (auto _ : state) {
@@ -82,7 +74,7 @@ BENCHMARK_CAPTURE(BM_OneAnalysis, locality, std::string("locality"))
 
 void BM_QueryOverview(benchmark::State& state) {
   at::NoGradGuard no_grad;
-  auto model = make_model("deit_small_patch16_224");
+  auto model = bench::preset_model("deit_small_patch16_224");
   models::ForwardOptions o;
   o.trace_attention = true;
   const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), o);
@@ -98,7 +90,7 @@ BENCHMARK(BM_QueryOverview)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_RankAllHeads(benchmark::State& state) {
   at::NoGradGuard no_grad;
-  auto model = make_model("deit_small_patch16_224");
+  auto model = bench::preset_model("deit_small_patch16_224");
   models::ForwardOptions o;
   o.trace_attention = true;
   const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), o);
@@ -115,7 +107,7 @@ BENCHMARK(BM_RankAllHeads)->Unit(benchmark::kMillisecond)->UseRealTime();
 // The baseline for the image set: the same 100 images through the plain forward.
 void BM_ImageSet100Forward(benchmark::State& state) {
   at::NoGradGuard no_grad;
-  auto model = make_model("deit_tiny_patch16_224");
+  auto model = bench::preset_model("deit_tiny_patch16_224");
   const at::Tensor images = at::randn({100, 3, 224, 224});
   for (auto _ : state)
     for (int64_t i = 0; i < images.size(0); ++i)
@@ -126,7 +118,7 @@ BENCHMARK(BM_ImageSet100Forward)->Unit(benchmark::kSecond)->UseRealTime()->Itera
 
 void BM_ImageSet100(benchmark::State& state) {
   at::NoGradGuard no_grad;
-  auto model = make_model("deit_tiny_patch16_224");
+  auto model = bench::preset_model("deit_tiny_patch16_224");
   const auto s = settings_for("all");
   const at::Tensor images = at::randn({100, 3, 224, 224});
   for (auto _ : state) {

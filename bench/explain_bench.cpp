@@ -6,39 +6,31 @@
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 
+#include "bench/preset_model.h"
 #include "models/grad_rollout_run.h"
 #include "models/gradcam_run.h"
-#include "models/model_registry.h"
-#include "models/presets.h"
 
 namespace {
 
 using namespace attnlab;
 
-std::shared_ptr<models::Backbone> make_model(const std::string& preset) {
-  at::manual_seed(0);
-  auto m = models::make_backbone(models::find_preset(preset).config);
-  m->eval();
-  return m;
-}
-
 void BM_Forward(benchmark::State& state, const std::string& preset) {
   at::NoGradGuard no_grad;
-  auto model = make_model(preset);
+  auto model = bench::preset_model(preset);
   const at::Tensor x = at::randn({1, 3, 224, 224});
   model->run(x);
   for (auto _ : state) benchmark::DoNotOptimize(model->run(x).logits);
 }
 
 void BM_GradCam(benchmark::State& state, const std::string& preset) {
-  auto model = make_model(preset);
+  auto model = bench::preset_model(preset);
   const at::Tensor x = at::randn({1, 3, 224, 224});
   models::run_grad_cam(*model, x);
   for (auto _ : state) benchmark::DoNotOptimize(models::run_grad_cam(*model, x).map);
 }
 
 void BM_GradRollout(benchmark::State& state, const std::string& preset) {
-  auto model = make_model(preset);
+  auto model = bench::preset_model(preset);
   const at::Tensor x = at::randn({1, 3, 224, 224});
   models::run_grad_rollout(*model, x);
   for (auto _ : state) benchmark::DoNotOptimize(models::run_grad_rollout(*model, x).map);

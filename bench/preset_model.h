@@ -1,0 +1,22 @@
+// What the model benchmarks share: a preset built with seeded random weights, in eval mode
+// (no checkpoints are downloaded; timings do not depend on the weights' values).
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <memory>
+#include <string>
+
+#include "models/model_registry.h"
+#include "models/presets.h"
+
+namespace attnlab::bench {
+
+inline std::shared_ptr<models::Backbone> preset_model(const std::string& preset) {
+  at::manual_seed(0);
+  auto m = models::make_backbone(models::find_preset(preset).config);
+  m->eval();
+  return m;
+}
+
+}  // namespace attnlab::bench

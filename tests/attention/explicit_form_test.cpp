@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cstdio>
 #include <string>
 
 #include "core/attention/registry.h"
@@ -57,8 +58,12 @@ TEST_P(ExplicitForm, EqualsTheForwardAndItsGradients) {
     const Outputs plain = run(*m, x, layout, false);
     const Outputs expl = run(*m, x, layout, true);
     SCOPED_TRACE(GetParam() + (training ? " (training)" : " (eval)"));
-    EXPECT_LE(max_abs_diff(plain.out, expl.out), 1e-5);
-    EXPECT_LE(max_abs_diff(plain.input_grad, expl.input_grad), 1e-4);
+    const double out_delta = max_abs_diff(plain.out, expl.out);
+    const double grad_delta = max_abs_diff(plain.input_grad, expl.input_grad);
+    std::printf("[explicit] %s%s: max|out delta| = %.3g, max|input-gradient delta| = %.3g\n",
+                GetParam().c_str(), training ? " (training)" : "", out_delta, grad_delta);
+    EXPECT_LE(out_delta, 1e-5);
+    EXPECT_LE(grad_delta, 1e-4);
     EXPECT_GT(plain.input_grad.abs().max().item<double>(), 1e-3);
 
     // One explicit matrix per head, (B, N, K), carrying autograd history.

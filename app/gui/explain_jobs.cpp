@@ -34,7 +34,6 @@ std::shared_ptr<const ClassExplanation> explain_image(LoadedModel& model, const 
   try {
     const auto* input = static_cast<const at::Tensor*>(a.input.get());
     if (!input) throw std::runtime_error("the image's input was not kept");
-    std::string grid;
     at::Tensor map;
     if (method == ExplainMethod::GradCam) {
       models::GradCamRequest q;

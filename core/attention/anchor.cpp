@@ -82,11 +82,11 @@ class AnchorAttention : public AttentionMechanism {
     at::Tensor out = at::matmul(a, inv.unsqueeze(-1) * at::matmul(a.transpose(-2, -1), v));
     if (request) {
       auto trace = std::make_shared<AnchorTrace>();
-      init_trace(*trace, x, layout);
-      trace->groups.push_back(all_heads_group(layout, heads, e, e, v));
-      trace->internals["anchor.A"] = keep(a);
-      trace->internals["anchor.delta"] = keep(delta);
-      trace->internals["anchor.delta_inv"] = keep(inv);
+      init_trace(*trace, x, layout, *request);
+      trace->groups.push_back(all_heads_group(*trace, heads, e, e, v));
+      trace->internals["anchor.A"] = trace->keep(a);
+      trace->internals["anchor.delta"] = trace->keep(delta);
+      trace->internals["anchor.delta_inv"] = trace->keep(inv);
       if (wants_explicit(request)) out = explicit_mix(*trace);
       request->trace = std::move(trace);
     }

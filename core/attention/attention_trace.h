@@ -4,7 +4,7 @@
 //
 // Rows are computed from the stored tensors in O(N·d) per query (O(N·M) for anchors);
 // nothing N×N exists unless matrix() is asked for. Everything stays on the device the
-// forward ran on, detached from autograd.
+// forward ran on, detached from autograd (except in the explicit form: keeps_history).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -75,6 +75,12 @@ class AttentionTrace {
   // Mechanism internals, documented in each mechanism's file (e.g. "rala.w",
   // "hilo.hifi_out", "anchor.A"). Shapes lead with (B, ...).
   std::map<std::string, at::Tensor> internals;
+  // Whether the trace's tensors keep their autograd history: only for the explicit form
+  // (TraceOptions::explicit_attention), so that rows built from them carry gradients back
+  // into the layer. Otherwise they are detached, as analyses need nothing more.
+  bool keeps_history = false;
+  // What the trace keeps of a tensor the mechanism computed (same device either way).
+  at::Tensor keep(const at::Tensor& t) const { return keeps_history ? t : t.detach(); }
   // Only after a forward with TraceOptions::explicit_attention: per head, the (B, N, K)
   // matrix of its rows the layer's output was computed from, with autograd history (and
   // the other tensors of the trace keep theirs). Empty otherwise.

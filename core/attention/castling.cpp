@@ -145,17 +145,17 @@ class CastlingAttention : public AttentionMechanism {
 
     if (request) {
       auto trace = std::make_shared<CastlingTrace>();
-      init_trace(*trace, x, layout);
+      init_trace(*trace, x, layout, *request);
       trace->scale = scale_;
       trace->threshold = threshold_;
       trace->sparse_active = sparse_active;
-      trace->q_raw = keep(q);
-      trace->k_raw = keep(k);
-      trace->groups.push_back(all_heads_group(layout, heads, qn, kn, v));
+      trace->q_raw = trace->keep(q);
+      trace->k_raw = trace->keep(k);
+      trace->groups.push_back(all_heads_group(*trace, heads, qn, kn, v));
       trace->internals["castling.q"] = trace->q_raw;
       trace->internals["castling.k"] = trace->k_raw;
-      trace->internals["castling.dconv_v"] = keep(dconv_v);
-      if (keep_scores) trace->internals["castling.scores"] = keep(scores);
+      trace->internals["castling.dconv_v"] = trace->keep(dconv_v);
+      if (keep_scores) trace->internals["castling.scores"] = trace->keep(scores);
       if (wants_explicit(request)) y = explicit_mix(*trace);
       request->trace = std::move(trace);
     }

@@ -122,7 +122,7 @@ class HiLoAttention : public AttentionMechanism {
     std::shared_ptr<HiLoTrace> trace;
     if (request) {
       trace = std::make_shared<HiLoTrace>();
-      init_trace(*trace, x, layout);
+      init_trace(*trace, x, layout, *request);
       trace->scale = scale_;
       trace->window = s;
     }
@@ -134,8 +134,8 @@ class HiLoAttention : public AttentionMechanism {
     if (lofi_heads_ > 0) branches.push_back(crop(lofi(grid, trace.get())));
     if (wants_explicit(request)) branches = explicit_branches(*trace, batch, height, width);
     if (trace) {
-      if (hifi_heads_ > 0) trace->internals["hilo.hifi_out"] = keep(branches.front());
-      if (lofi_heads_ > 0) trace->internals["hilo.lofi_out"] = keep(branches.back());
+      if (hifi_heads_ > 0) trace->internals["hilo.hifi_out"] = trace->keep(branches.front());
+      if (lofi_heads_ > 0) trace->internals["hilo.lofi_out"] = trace->keep(branches.back());
       request->trace = std::move(trace);
     }
     at::Tensor out = branches.size() == 1 ? branches[0] : at::cat(branches, -1);
@@ -181,9 +181,9 @@ class HiLoAttention : public AttentionMechanism {
       g.num_heads = n;
       g.keys = {0, hp, wp, 1};
       g.query_grid_w = wp;
-      g.q = keep(flat[0]);
-      g.k = keep(flat[1]);
-      g.v = keep(flat[2]);
+      g.q = trace->keep(flat[0]);
+      g.k = trace->keep(flat[1]);
+      g.v = trace->keep(flat[2]);
       trace->groups.push_back(std::move(g));
     }
     return (*h_proj_)(out);
@@ -208,11 +208,11 @@ class HiLoAttention : public AttentionMechanism {
       g.num_heads = n;
       g.keys = {0, hp / s, wp / s, s};
       g.query_grid_w = wp;
-      g.q = keep(q);
-      g.k = keep(k);
-      g.v = keep(v);
+      g.q = trace->keep(q);
+      g.k = trace->keep(k);
+      g.v = trace->keep(v);
       trace->groups.push_back(std::move(g));
-      trace->internals["hilo.pooled"] = keep(pooled);
+      trace->internals["hilo.pooled"] = trace->keep(pooled);
     }
     return (*l_proj_)(out.reshape({batch, hp, wp, -1}));
   }

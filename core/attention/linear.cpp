@@ -64,10 +64,10 @@ class LinearAttention : public AttentionMechanism {
     at::Tensor out = at::matmul(q, kv) / den;
     if (request) {
       auto trace = std::make_shared<LinearTrace>();
-      init_trace(*trace, x, layout);
-      trace->groups.push_back(all_heads_group(layout, heads, q, k, v));
-      trace->internals["linear.kv"] = keep(kv);
-      trace->internals["linear.k_sum"] = keep(k_sum);
+      init_trace(*trace, x, layout, *request);
+      trace->groups.push_back(all_heads_group(*trace, heads, q, k, v));
+      trace->internals["linear.kv"] = trace->keep(kv);
+      trace->internals["linear.k_sum"] = trace->keep(k_sum);
       // The rows are normalised without eps; the forward's denominator has it.
       if (wants_explicit(request)) out = explicit_mix(*trace) * ((den - eps_) / den);
       request->trace = std::move(trace);

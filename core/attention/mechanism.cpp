@@ -58,30 +58,6 @@ at::Tensor AttentionMechanism::forward(const at::Tensor& tokens, const TokenLayo
   return run(tokens, layout, nullptr);
 }
 
-namespace {
-
-// Set while an explicit-form forward runs on this thread (see keep()). A flag rather than
-// a parameter because every mechanism's trace building goes through keep(); the guard
-// below restores it even when the forward throws.
-thread_local bool t_live_traces = false;
-
-class LiveTraceGuard {
- public:
-  explicit LiveTraceGuard(bool live) : saved_(t_live_traces) { t_live_traces = live; }
-  ~LiveTraceGuard() { t_live_traces = saved_; }
-  LiveTraceGuard(const LiveTraceGuard&) = delete;
-  LiveTraceGuard& operator=(const LiveTraceGuard&) = delete;
-
- private:
-  bool saved_;
-};
-
-}  // namespace
-
-at::Tensor keep(const at::Tensor& t) {
-  return t_live_traces ? t : t.detach();
-}
-
 TracedOutput AttentionMechanism::forward_traced(const at::Tensor& tokens, const TokenLayout& layout,
                                                 const TraceOptions& options) {
   check_input(tokens, layout);
@@ -92,14 +68,14 @@ TracedOutput AttentionMechanism::forward_traced(const at::Tensor& tokens, const 
                          std::to_string(kExplicitMaxTokens) + "; use a smaller input image");
   TraceRequest request;
   request.options = options;
-  LiveTraceGuard live(options.explicit_attention);
   at::Tensor out = run(tokens, layout, &request);
   if (!request.trace) throw AttentionError(name_ + " produced no trace");
   return {out, std::move(request.trace)};
 }
 
 void AttentionMechanism::init_trace(AttentionTrace& trace, const at::Tensor& tokens,
-                                    const TokenLayout& layout) const {
+                                    const TokenLayout& layout, const TraceRequest& request) const {
+  trace.keeps_history = request.options.explicit_attention;
   trace.mechanism = name_;
   trace.layout = layout;
   trace.batch = tokens.size(0);
@@ -123,16 +99,17 @@ at::Tensor AttentionMechanism::explicit_mix(AttentionTrace& trace) const {
   return at::stack(heads, 1);
 }
 
-HeadGroup all_heads_group(const TokenLayout& layout, int64_t heads, const at::Tensor& q,
+HeadGroup all_heads_group(const AttentionTrace& trace, int64_t heads, const at::Tensor& q,
                           const at::Tensor& k, const at::Tensor& v) {
+  const TokenLayout& layout = trace.layout;
   HeadGroup g;
   g.name = "all";
   g.num_heads = heads;
   g.keys = {layout.num_prefix(), layout.height, layout.width, 1};
   g.query_grid_w = layout.width;
-  g.q = keep(q);
-  g.k = keep(k);
-  g.v = keep(v);
+  g.q = trace.keep(q);
+  g.k = trace.keep(k);
+  g.v = trace.keep(v);
   return g;
 }
 

@@ -52,7 +52,8 @@ struct TraceOptions {
   // the output computed from those matrices. The output equals the ordinary forward's
   // (tests/attention/explicit_form_test.cpp), so the class score's gradient with respect
   // to the matrices explains the real layer (gradient-weighted rollout). The trace then
-  // keeps its tensors with autograd history. Refused above kExplicitMaxTokens tokens.
+  // keeps its tensors with autograd history (AttentionTrace::keeps_history). Refused above
+  // kExplicitMaxTokens tokens.
   bool explicit_attention = false;
 };
 
@@ -91,8 +92,10 @@ class AttentionMechanism : public torch::nn::Module {
   // When request is non-null, build the mechanism's trace into request->trace.
   virtual at::Tensor run(const at::Tensor& tokens, const TokenLayout& layout,
                          TraceRequest* request) = 0;
-  // Fill a trace's common fields (called by mechanisms when they create their trace).
-  void init_trace(AttentionTrace& trace, const at::Tensor& tokens, const TokenLayout& layout) const;
+  // Fill a trace's common fields (called by mechanisms when they create their trace),
+  // including whether it keeps autograd history (the explicit form).
+  void init_trace(AttentionTrace& trace, const at::Tensor& tokens, const TokenLayout& layout,
+                  const TraceRequest& request) const;
   // Throws unless the layout has no prefix tokens (RoPE, windows, pooling need a grid).
   void require_pure_grid(const TokenLayout& layout) const;
   void set_training_penalty(at::Tensor penalty) { penalty_ = std::move(penalty); }
@@ -123,13 +126,9 @@ struct HeadQkv {
 };
 HeadQkv split_qkv(const at::Tensor& qkv, int64_t heads);
 
-// The head group of a mechanism whose heads all attend over the layout's own tokens.
-HeadGroup all_heads_group(const TokenLayout& layout, int64_t heads, const at::Tensor& q,
+// The head group of a mechanism whose heads all attend over the trace's own tokens (its
+// layout, already set by init_trace), holding q, k, v as the trace keeps tensors.
+HeadGroup all_heads_group(const AttentionTrace& trace, int64_t heads, const at::Tensor& q,
                           const at::Tensor& k, const at::Tensor& v);
-
-// What a trace keeps of a tensor: a detached copy (no autograd history, same device), or,
-// while a forward_traced with explicit_attention runs on this thread, the tensor itself,
-// so that the explicit rows built from the trace carry gradients back into the layer.
-at::Tensor keep(const at::Tensor& t);
 
 }  // namespace attnlab::attention

@@ -95,19 +95,19 @@ class RalaAttention : public AttentionMechanism {
     std::shared_ptr<RalaTrace> trace;
     if (request) {
       trace = std::make_shared<RalaTrace>();
-      init_trace(*trace, x, layout);
-      trace->groups.push_back(all_heads_group(layout, p.heads, q, k, p.v));
+      init_trace(*trace, x, layout, *request);
+      trace->groups.push_back(all_heads_group(*trace, p.heads, q, k, p.v));
       auto& in = trace->internals;
-      in["rala.w"] = keep(w.squeeze(-2));
-      in["rala.kv"] = keep(at::matmul(k_w.transpose(-2, -1), p.v));
-      in["rala.kv_plain"] = keep(at::matmul(k.transpose(-2, -1), p.v));
-      in["rala.o"] = keep(p.per_head(p.o_img));
-      in["rala.lepe"] = keep(p.per_head(p.lepe_img));
+      in["rala.w"] = trace->keep(w.squeeze(-2));
+      in["rala.kv"] = trace->keep(at::matmul(k_w.transpose(-2, -1), p.v));
+      in["rala.kv_plain"] = trace->keep(at::matmul(k.transpose(-2, -1), p.v));
+      in["rala.o"] = trace->keep(p.per_head(p.o_img));
+      in["rala.lepe"] = trace->keep(p.per_head(p.lepe_img));
       if (wants_explicit(request)) mixed = explicit_mix(*trace);
     }
     const at::Tensor y_img = p.to_image(mixed) + p.lepe_img;
     if (trace) {
-      trace->internals["rala.y"] = keep(p.per_head(y_img));
+      trace->internals["rala.y"] = trace->keep(p.per_head(y_img));
       request->trace = std::move(trace);
     }
     return shell_.project(p, y_img * p.o_img);

@@ -31,9 +31,9 @@ class SoftmaxAttention : public AttentionMechanism {
     at::Tensor out = at::matmul(softmax_scores(q, k, scale_), v);
     if (request) {
       auto trace = std::make_shared<SoftmaxRowsTrace>();
-      init_trace(*trace, x, layout);
+      init_trace(*trace, x, layout, *request);
       trace->scale = scale_;
-      trace->groups.push_back(all_heads_group(layout, heads, q, k, v));
+      trace->groups.push_back(all_heads_group(*trace, heads, q, k, v));
       if (wants_explicit(request)) out = explicit_mix(*trace);
       request->trace = std::move(trace);
     }

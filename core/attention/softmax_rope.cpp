@@ -44,11 +44,11 @@ class SoftmaxRopeAttention : public AttentionMechanism {
     at::Tensor out = at::matmul(softmax_scores(q, k, scale_), p.v);
     if (request) {
       auto trace = std::make_shared<SoftmaxRowsTrace>();
-      init_trace(*trace, x, layout);
+      init_trace(*trace, x, layout, *request);
       trace->scale = scale_;
-      trace->groups.push_back(all_heads_group(layout, p.heads, q, k, p.v));
-      trace->internals["softmax_rope.o"] = keep(p.per_head(p.o_img));
-      trace->internals["softmax_rope.lepe"] = keep(p.per_head(p.lepe_img));
+      trace->groups.push_back(all_heads_group(*trace, p.heads, q, k, p.v));
+      trace->internals["softmax_rope.o"] = trace->keep(p.per_head(p.o_img));
+      trace->internals["softmax_rope.lepe"] = trace->keep(p.per_head(p.lepe_img));
       if (wants_explicit(request)) out = explicit_mix(*trace);
       request->trace = std::move(trace);
     }

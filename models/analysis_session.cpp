@@ -169,6 +169,10 @@ void AnalysisSession::guarded(const std::string& analysis, const std::function<v
     body();
   } catch (const attention::TraceQueryError& e) {
     warn(analysis + ": " + e.what());
+  } catch (const attention::AttentionError& e) {  // the explicit form's token limit
+    warn(analysis + ": " + e.what());
+  } catch (const ModelError& e) {  // an explanation's class or target the model lacks
+    warn(analysis + ": " + e.what());
   }
 }
 

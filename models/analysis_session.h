@@ -115,7 +115,9 @@ class AnalysisSession {
   void add_locality(const std::vector<Layer>& layers);
   void accumulate(const analysis::Table& per_image);
   void warn(const std::string& message);
-  // Runs one analysis; a TraceQueryError becomes a warning instead of failing the image.
+  // Runs one analysis; a TraceQueryError (a query or size the traces refuse), an
+  // AttentionError (the explicit form's token limit) or a ModelError (a class or target
+  // the model does not have) becomes a warning instead of failing the image.
   void guarded(const std::string& analysis, const std::function<void()>& body);
   void add_sum(const std::string& name, const std::string& caption,
                const std::vector<std::string>& axes, const at::Tensor& value);

@@ -3,7 +3,6 @@
 #include <ATen/ATen.h>
 
 #include <cstdio>
-#include <functional>
 
 #include "models/analysis_session.h"
 #include "models/grad_rollout_run.h"
@@ -34,20 +33,13 @@ bool AnalysisSession::explains() const {
 
 void AnalysisSession::explain(const std::string& image_tag, Backbone& model,
                               const at::Tensor& image) {
-  auto guard = [&](const std::string& analysis, const std::function<void()>& body) {
-    try {
-      body();
-    } catch (const std::exception& e) {
-      warn(analysis + ": " + image_tag + ": " + e.what());
-    }
-  };
   analysis::Table t;
   t.name = "explanations";
   t.caption = "the class each explanation is for and its logit, per image";
   t.columns = {"image", "analysis", "explained", "class", "logit"};
   t.key_columns = 4;
   if (settings_.analyses.count("gradcam"))
-    guard("gradcam", [&] {
+    guarded("gradcam", [&] {
       GradCamRequest q;
       q.target = settings_.gradcam_target;
       q.cls = settings_.explain_class;
@@ -60,7 +52,7 @@ void AnalysisSession::explain(const std::string& image_tag, Backbone& model,
       t.add_row({image_tag, "gradcam", r.target, r.cls, r.score});
     });
   if (settings_.analyses.count("gradrollout"))
-    guard("gradrollout", [&] {
+    guarded("gradrollout", [&] {
       GradRolloutRequest q;
       q.cls = settings_.explain_class;
       q.rollout = settings_.rollout;

@@ -79,8 +79,9 @@ FigureJob explanation_figure(const GuiState& state, const viz::MapStyle& style) 
     rows.push_back(std::move(row));
   }
   if (rows.empty()) return no_figure("no explanation yet");
-  std::string what = explain_method_name(explain_method(state.view.kind));
-  if (what[0] == 'g') what[0] = 'G';
+  // The report's titles for the same figure (app/cli/report_figures.cpp).
+  const std::string what =
+      state.view.kind == MapKind::GradCam ? "Grad-CAM" : "Gradient-weighted attention rollout";
   const std::string image = fs::path(state.images[size_t(state.view.image)].path).stem().string();
   return [rows, what, image, style](std::string*) {
     std::vector<viz::ExplanationRow> er;
@@ -97,9 +98,9 @@ FigureJob maps_figure(const GuiState& state) {
   const ShownMap shown = shown_map(state, m);
   if (!r || !shown.ok) return no_figure(shown.why);
   const std::string& name = state.models[size_t(m)].info.name;
-  const viz::MapQuery fq = figure_query(shown);
   const viz::MapStyle style = map_style(state);
   if (is_explanation(state.view.kind)) return explanation_figure(state, style);
+  const viz::MapQuery fq = figure_query(shown);
   if (state.view.compare) {
     std::vector<analysis::Array> arrays;
     std::vector<std::string> names;

@@ -88,7 +88,6 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
     out.grid_note = e->detail;
     out.seconds = e->seconds;
     out.source = e.get();
-    out.query.prefix = "class";  // no query cell to mark: the map answers a class
     out.ok = true;
     return out;
   }

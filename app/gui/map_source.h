@@ -20,7 +20,7 @@ struct ShownMap {
   std::string label;                   // "layer 3, head 1", "rollout", ...
   int window = 0;                // local attention windows to outline (HiLo), in cells; 0: none
   std::string grid_note;         // the grid it lives on, when that needs saying (stages, windows)
-  MapQuery query;                // the query it answers (when ok)
+  MapQuery query;                // the query it answers (when ok; none for explanations)
   double seconds = 0;            // how long answering it from the traces took
   const void* source = nullptr;  // the result it was cut from (its identity keys textures)
 };

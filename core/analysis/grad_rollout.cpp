@@ -67,13 +67,7 @@ GradRolloutResult gradient_rollout(const std::vector<GradientLayer>& layers, int
   std::vector<FusedLayer> fused;
   for (size_t l = 0; l < layers.size(); ++l) {
     check_layer(layers[l], l, b);
-    const TokenLayout& layout = layers[l].trace->layout;
-    if (layout.tokens() > options.max_tokens)
-      throw attention::TraceQueryError(
-          "gradient rollout: layer " + std::to_string(l) + " has " +
-          std::to_string(layout.tokens()) + " tokens (" + layout.describe() +
-          "), above max_tokens = " + std::to_string(options.max_tokens));
-    fused.push_back({layout, gradient_weighted_map(layers[l], b, options.fusion)});
+    fused.push_back({layers[l].trace->layout, gradient_weighted_map(layers[l], b, options.fusion)});
   }
   auto [rows, description] = readout(fused.back().layout);
   const at::Tensor weights = rollout_readout(fused, rows, options);  // (N_first,)

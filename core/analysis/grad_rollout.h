@@ -35,7 +35,7 @@ struct GradRolloutResult {
 };
 
 // Throws std::invalid_argument for missing explicit rows or gradients of the wrong shape,
-// TraceQueryError above options.max_tokens.
+// TraceQueryError above options.max_tokens (from rollout_readout).
 GradRolloutResult gradient_rollout(const std::vector<GradientLayer>& layers, int64_t b,
                                    const RolloutOptions& options = {});
 

@@ -163,6 +163,20 @@ at::Tensor implicit_step(const AttentionTrace& t, int64_t b, const at::Tensor& v
   return r * inv_heads * mixed + (1.0 - r) * u;
 }
 
+// uᵀR carried back from the last of `count` layers to the first: v ← M_lᵀ v by
+// `step_back(l, v)`, then v ← P_lᵀ v where the grid changes. `layout_of(l)` gives layer
+// l's layout. Shared by the traces' rollout and the rollout of explicit maps.
+template <typename LayoutOf, typename StepBack>
+at::Tensor carry_back(size_t count, at::Tensor v, const LayoutOf& layout_of,
+                      const StepBack& step_back) {
+  for (size_t l = count; l-- > 0;) {
+    v = step_back(l, v);
+    if (l > 0 && !same_layout(layout_of(l), layout_of(l - 1)))
+      v = at::matmul(area_map_f64(layout_of(l), layout_of(l - 1)).t(), v);
+  }
+  return v.to(at::kFloat);
+}
+
 }  // namespace
 
 RolloutResult rollout_query(const std::vector<const AttentionTrace*>& layers, int64_t b,
@@ -183,14 +197,13 @@ RolloutResult rollout_query(const std::vector<const AttentionTrace*>& layers, in
 
   at::Tensor v = at::zeros({last.tokens()}, kF64);
   v[query] = 1.0;
-  for (size_t l = layers.size(); l-- > 0;) {
-    const AttentionTrace& t = *layers[l];
-    v = result.implicit_path ? implicit_step(t, b, v, options)
-                             : at::matmul(step_matrix(t, b, options).t(), v);
-    if (l > 0 && !same_layout(t.layout, layers[l - 1]->layout))
-      v = at::matmul(area_map_f64(t.layout, layers[l - 1]->layout).t(), v);
-  }
-  result.weights = v.to(at::kFloat);
+  result.weights = carry_back(
+      layers.size(), v, [&](size_t l) -> const TokenLayout& { return layers[l]->layout; },
+      [&](size_t l, const at::Tensor& u) {
+        const AttentionTrace& t = *layers[l];
+        return result.implicit_path ? implicit_step(t, b, u, options)
+                                    : at::matmul(step_matrix(t, b, options).t(), u);
+      });
   return result;
 }
 
@@ -230,17 +243,15 @@ at::Tensor rollout_readout(const std::vector<FusedLayer>& layers, const at::Tens
         "rollout: the readout must have one weight per token of the last "
         "layer (" +
         std::to_string(layers.back().layout.tokens()) + ")");
-  at::Tensor v = readout.to(at::kCPU, at::kDouble);
-  for (size_t l = layers.size(); l-- > 0;) {
-    const FusedLayer& layer = layers[l];
-    v = at::matmul(step_from_fused(layer.fused.to(at::kCPU, at::kDouble).clone(),
-                                   layer.layout.num_prefix(), options)
-                       .t(),
-                   v);
-    if (l > 0 && !same_layout(layer.layout, layers[l - 1].layout))
-      v = at::matmul(area_map_f64(layer.layout, layers[l - 1].layout).t(), v);
-  }
-  return v.to(at::kFloat);
+  return carry_back(
+      layers.size(), readout.to(at::kCPU, at::kDouble),
+      [&](size_t l) -> const TokenLayout& { return layers[l].layout; },
+      [&](size_t l, const at::Tensor& u) {
+        const FusedLayer& layer = layers[l];
+        const at::Tensor m = step_from_fused(layer.fused.to(at::kCPU, at::kDouble).clone(),
+                                             layer.layout.num_prefix(), options);
+        return at::matmul(m.t(), u);
+      });
 }
 
 at::Tensor area_map(const TokenLayout& coarse, const TokenLayout& fine) {

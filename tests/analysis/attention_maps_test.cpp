@@ -187,6 +187,7 @@ TEST(AttentionMaps, OverviewMapsOneQueryThroughEveryLayerByArea) {
   EXPECT_EQ(all[2].query, 4 * 7 + 2);
   EXPECT_EQ(all[2].grid.sizes(), (at::IntArrayRef{4, 7, 7}));
   for (size_t l = 0; l < all.size(); ++l) {
+    // query_overview calls query_map on the same trace: the same computation, exactly.
     const auto one = analysis::query_map(*layers[l], 0, all[l].query);
     EXPECT_LE(max_abs_diff(all[l].grid, one.grid), 0.0) << l;
   }
@@ -205,9 +206,12 @@ TEST(AttentionMaps, QueryMapHasEveryHeadsRowWithPrefixApart) {
   const auto qm = analysis::query_map(*t, 0, 9);
   ASSERT_EQ(qm.prefix.sizes(), (at::IntArrayRef{4, 2}));
   for (int64_t h = 0; h < 4; ++h) {
+    // One row computed alone and the same row of the whole matrix: other matmul shapes,
+    // so other kernels and rounding.
     const at::Tensor full = t->matrix(0, h)[9];
-    EXPECT_LE(max_abs_diff(qm.prefix[h], full.slice(0, 0, 2)), 0.0);
-    EXPECT_LE(max_abs_diff(qm.grid[h], full.slice(0, 2).view({3, 5})), 0.0);
+    const double tol = reordering_tolerance(full);
+    EXPECT_LE(max_abs_diff(qm.prefix[h], full.slice(0, 0, 2)), tol);
+    EXPECT_LE(max_abs_diff(qm.grid[h], full.slice(0, 2).view({3, 5})), tol);
   }
   const auto dist = analysis::prefix_token_map(*t, 0, "dist");
   EXPECT_EQ(dist.query, 1);

@@ -140,6 +140,7 @@ TEST(Rollout, LaterLayersMultiplyFromTheLeft) {
   o.residual = 1.0;
   const at::Tensor want = at::matmul(p2[0], p1[0]);
   ASSERT_GT(max_abs_diff(want, at::matmul(p1[0], p2[0])), 0.5);
+  // Products of 0/1 permutation matrices are exact in any summation order.
   EXPECT_LE(max_abs_diff(analysis::rollout_matrix({&first, &second}, 0, o), want), 0.0);
   for (int64_t q = 0; q < 3; ++q)
     EXPECT_LE(max_abs_diff(analysis::rollout_query({&first, &second}, 0, q, o).weights, want[q]),
@@ -264,7 +265,7 @@ TEST(AreaMap, FourByFourOntoEightByEight) {
   at::Tensor want = at::zeros({16, 64});
   for (int64_t y = 0; y < 8; ++y)
     for (int64_t x = 0; x < 8; ++x) want[(y / 2) * 4 + x / 2][y * 8 + x] = 0.25;
-  EXPECT_LE(max_abs_diff(p, want), 0.0);
+  EXPECT_LE(max_abs_diff(p, want), 0.0);  // overlaps of halves: exact binary fractions
 }
 
 // 3 cells onto 4 along an axis: [0,1/3) covers 3/4 of fine cell 0 and 1/4 of cell 1, etc.
@@ -287,6 +288,7 @@ TEST(AreaMap, NonIntegerRatioThreeByThreeOntoFourByFour) {
 }
 
 TEST(AreaMap, PrefixTokensMapByNameAndEqualLayoutsGiveIdentity) {
+  // Whole and quarter cells: exact binary fractions, so exact equality.
   const TokenLayout l = with_prefix(3, 2, {"cls", "dist"});
   EXPECT_LE(max_abs_diff(analysis::area_map(l, l), at::eye(l.tokens())), 0.0);
   const at::Tensor p =

@@ -10,6 +10,7 @@
 #include "core/attention/registry.h"
 #include "core/nn/state_loading.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/float_compare.h"
 
 namespace attnlab::testing {
 

@@ -51,13 +51,14 @@ TEST(CastlingAttention, MatchesReferenceInEvalAndWithTheSparseBranchInTraining) 
   // The two references differ, so the second comparison really tests the branch.
   EXPECT_GT(max_abs_diff(e.at("out.inference"), e.at("out.with_sparse_branch")), 1e-3);
 
-  // Tracing changes nothing, in either mode.
+  // Tracing changes nothing, in either mode: the same ops, but two runs of them, which
+  // need not round alike on every CPU (see tests/support/float_compare.h).
   auto traced = attn->forward_traced(x, fixture_layout());
-  EXPECT_EQ(max_abs_diff(traced.output, training), 0.0);
+  EXPECT_LE(max_abs_diff(traced.output, training), reordering_tolerance(training));
   EXPECT_TRUE(attention::castling_sparse_branch_active(*traced.trace));
   attn->eval();
   traced = attn->forward_traced(x, fixture_layout());
-  EXPECT_EQ(max_abs_diff(traced.output, inference), 0.0);
+  EXPECT_LE(max_abs_diff(traced.output, inference), reordering_tolerance(inference));
   EXPECT_FALSE(attention::castling_sparse_branch_active(*traced.trace));
   EXPECT_DOUBLE_EQ(attention::castling_threshold(*traced.trace), 0.02);
 }

@@ -125,7 +125,7 @@ TEST(LinearAttention, ClsPrefixIsJustTheFirstTokenOfTheSequence) {
   at::Tensor x = random_tokens(1, with_cls.tokens(), 16, 3);
   auto [out, trace] = attn->forward_traced(x, with_cls);
   at::Tensor plain = attn->forward(x, attention::grid_layout(1, 17));
-  EXPECT_LE(max_abs_diff(out, plain), 0.0);
+  EXPECT_LE(max_abs_diff(out, plain), reordering_tolerance(plain));
   at::Tensor m = trace->matrix(0, 1);
   EXPECT_EQ(m.sizes(), at::IntArrayRef({17, 17}));
   EXPECT_GT(m.select(1, 0).min().item<double>(), 0.0) << "every query attends to cls";

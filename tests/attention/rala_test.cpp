@@ -26,7 +26,7 @@ TEST(RalaAttention, MatchesRavltMiniStage1Block0) {
   std::cout << "rala vs ravlt_mini layers.0.blocks.0.attn: max |diff| = " << diff << "\n";
   EXPECT_LE(diff, 1e-5);
   // The untraced path computes the same thing; the gated features feed proj.
-  EXPECT_LE(max_abs_diff(attn->forward(x, layout), out), 0.0);
+  EXPECT_LE(max_abs_diff(attn->forward(x, layout), out), reordering_tolerance(out));
   EXPECT_EQ(trace->internal("rala.y").sizes(), (std::vector<int64_t>{1, 1, 3136, 64}));
 }
 

@@ -26,7 +26,7 @@ TEST(SoftmaxRopeAttention, MatchesRavltMiniStage3Block0) {
   const double diff = max_abs_diff(out.transpose(1, 2).reshape({1, 128, 14, 14}), expected);
   std::cout << "softmax_rope vs ravlt_mini layers.2.blocks.0.attn: max |diff| = " << diff << "\n";
   EXPECT_LE(diff, 1e-5);
-  EXPECT_LE(max_abs_diff(attn->forward(x, layout), out), 0.0);
+  EXPECT_LE(max_abs_diff(attn->forward(x, layout), out), reordering_tolerance(out));
 }
 
 TEST(SoftmaxRopeAttention, OutputIsProjOfRowsTimesValuesPlusLepeTimesGateAndRowsSumToOne) {

@@ -23,7 +23,9 @@ namespace {
 using attnlab::testing::CliRun;
 using attnlab::testing::has_line_with;
 
-CliRun run(const std::string& args) { return attnlab::testing::run_cli(args); }
+CliRun run(const std::string& args) {
+  return attnlab::testing::run_cli(args);
+}
 
 TEST(Cli, HelpAndVersion) {
   CliRun h = run("--help");
@@ -38,6 +40,12 @@ TEST(Cli, Info) {
   CliRun r = run("--threads 2 info");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("2 CPU thread(s)"), std::string::npos) << r.out;
+  // It tells the truth about the GUI this build has.
+#ifdef ATTNLAB_EXPECT_GUI
+  EXPECT_NE(r.out.find("gui: built"), std::string::npos) << r.out;
+#else
+  EXPECT_NE(r.out.find("gui: not built"), std::string::npos) << r.out;
+#endif
 }
 
 TEST(Cli, MechanismsListsEveryRegisteredMechanismWithItsOptions) {

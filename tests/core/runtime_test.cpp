@@ -33,6 +33,14 @@ TEST(Threads, EnvironmentOverride) {
   unsetenv("ATTNLAB_THREADS");
 }
 
+// The test binaries' main() (tests/support/torch_test_main.cpp) applies ATTNLAB_THREADS
+// before any test runs, so the portability sweep's one-thread cells really are one thread.
+TEST(Threads, TestMainAppliesTheEnvironment) {
+  const char* env = std::getenv("ATTNLAB_THREADS");
+  if (!env) GTEST_SKIP() << "ATTNLAB_THREADS is not set (scripts/test_portability.sh sets it)";
+  EXPECT_EQ(current_threads(), std::atoi(env));
+}
+
 TEST(Device, CpuAndAuto) {
   EXPECT_EQ(select_device("cpu"), c10::Device(c10::kCPU));
   c10::Device d = select_device("auto");

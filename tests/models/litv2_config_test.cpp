@@ -15,6 +15,7 @@
 #include "models/litv2.h"
 #include "models/model_registry.h"
 #include "tests/models/litv2_test_util.h"
+#include "tests/support/float_compare.h"
 
 namespace attnlab::testing {
 namespace {
@@ -52,7 +53,9 @@ TEST(Litv2LofiHeads, ReadFromTheCheckpointSoThatAlphaAblationsLoad) {
     loaded->eval();
     at::NoGradGuard no_grad;
     at::Tensor images = at::randn({2, 3, 96, 80});  // stage-3 grid 6×5: HiLo pads
-    EXPECT_TRUE(at::equal(source->run(images).logits, loaded->run(images).logits));
+    // Two module instances holding the same weights: the same ops, but two runs of them
+    // (oneDNN's convolutions need not repeat bit for bit), so up to reordering.
+    EXPECT_TRUE(agree_up_to_reordering(loaded->run(images).logits, source->run(images).logits));
   }
 }
 

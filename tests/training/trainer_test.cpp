@@ -146,6 +146,10 @@ TEST(Trainer, ResumingFromACheckpointReachesTheUninterruptedState) {
   EXPECT_EQ(second.step(), 7);
   second.run();
 
+  // Exact: the resumed run repeats the straight run's computation step for step (same ops,
+  // shapes, seeds and thread count, one process), which is what resuming promises. It
+  // relies on the kernels repeating themselves run to run on a fixed thread count, which
+  // scripts/test_portability.sh checks under each OpenBLAS kernel and thread count.
   const auto sa = module_state(straight.model()), sb = module_state(second.model());
   ASSERT_EQ(sa.size(), sb.size());
   for (const auto& [name, t] : sa) EXPECT_TRUE(t.equal(sb.at(name))) << name;
@@ -153,8 +157,8 @@ TEST(Trainer, ResumingFromACheckpointReachesTheUninterruptedState) {
   for (size_t i = 0; i < 20; ++i)
     EXPECT_EQ(second.history()[i].loss, straight.history()[i].loss) << "step " << i + 1;
 
-  // The checkpoint holds exactly the in-memory state, and opens as a model (its weights
-  // come from the "model" container) with the config in its metadata.
+  // The checkpoint holds exactly the in-memory state (a copy, no arithmetic), and opens as a model
+  // (its weights come from the "model" container) with the config in its metadata.
   const TrainingCheckpoint c =
       read_training_checkpoint(Trainer::latest_checkpoint(a.path.string()));
   EXPECT_EQ(c.step, 20);

@@ -3,9 +3,17 @@
 // that differ strongly), not by hash, so that an anti-aliasing change in cairo or FreeType
 // passes while a moved label, a lost panel or a wrong colour fails.
 // Regenerate after an intended change with ATTNLAB_UPDATE_GOLDEN=1 and look at the PNGs.
+//
+// What keeps them machine-independent: the image size comes from the figure's size in
+// inches at a fixed dpi, never from text extents; the font is pinned (DejaVu Sans, from
+// fonts-dejavu-core, which scripts/setup.sh installs); and the metric absorbs what other
+// cairo/pixman/FreeType builds change (anti-aliased edges, ±1 levels from SIMD blending).
+// scripts/test_portability.sh renders them with pixman's SIMD paths turned off
+// (PIXMAN_DISABLE) as well as on; each run prints its two numbers for comparison.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <iostream>
 
 #include "tests/viz/figure_test_util.h"
 #include "tests/viz/sample_figures.h"
@@ -53,6 +61,8 @@ void check_golden(const std::string& name, const Figure& f) {
   ASSERT_EQ(got.width, expected.width);
   ASSERT_EQ(got.height, expected.height);
   const testing::PixelDifference d = testing::compare_images(got, expected);
+  std::cout << "golden " << name << ": mean |difference| " << d.mean_abs
+            << " levels, share of pixels off by > 64: " << d.share_large << "\n";
   EXPECT_LE(d.mean_abs, kMaxMeanAbs) << name;
   EXPECT_LE(d.share_large, kMaxShareLarge) << name;
 }

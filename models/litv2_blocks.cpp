@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include "core/attention/registry.h"
+#include "models/gelu.h"
 
 namespace attnlab::models::litv2 {
 
@@ -50,7 +51,7 @@ DWMlp::DWMlp(int64_t dim, int64_t hidden) {
 at::Tensor DWMlp::operator()(const at::Tensor& x, int64_t height, int64_t width) const {
   at::Tensor h = (*fc1)(x);
   h = image_to_tokens((*dwconv)(tokens_to_image(h, height, width)));
-  return (*fc2)(at::gelu(h));
+  return (*fc2)(models::gelu(h));
 }
 
 Block::Block(const BlockShape& s) {
@@ -92,7 +93,7 @@ Downsample::Downsample(int64_t in, int64_t out) {
 }
 
 at::Tensor Downsample::operator()(const at::Tensor& x, int64_t& height, int64_t& width) {
-  at::Tensor y = at::gelu((*norm_layer)((*dconv)(tokens_to_image(x, height, width))));
+  at::Tensor y = models::gelu((*norm_layer)((*dconv)(tokens_to_image(x, height, width))));
   height = y.size(2);
   width = y.size(3);
   return image_to_tokens(y);

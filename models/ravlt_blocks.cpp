@@ -9,6 +9,7 @@
 #include "core/attention/registry.h"
 #include "core/attention/rope.h"
 #include "core/attention/token_layout.h"
+#include "models/gelu.h"
 
 namespace attnlab::models::ravlt {
 namespace {
@@ -59,7 +60,7 @@ at::Tensor Stem::operator()(const at::Tensor& images) {
   at::Tensor x = images;
   for (size_t i = 0; i < convs_.size(); ++i) {
     x = (*norms_[i])((*convs_[i])(x));
-    if (i + 1 < convs_.size()) x = at::gelu(x);
+    if (i + 1 < convs_.size()) x = models::gelu(x);
   }
   return x;
 }
@@ -71,7 +72,7 @@ ConvFfn::ConvFfn(int64_t dim, int64_t hidden) {
 }
 
 at::Tensor ConvFfn::operator()(const at::Tensor& x) const {
-  at::Tensor h = at::gelu((*fc1_)(x));
+  at::Tensor h = models::gelu((*fc1_)(x));
   h = h + (*dwconv_)(h);
   return (*fc2_)(h);
 }

@@ -3,6 +3,8 @@
 
 #include <ATen/ATen.h>
 
+#include "models/gelu.h"
+
 namespace attnlab::models::vit {
 
 using attention::add_layer;
@@ -14,7 +16,7 @@ Mlp::Mlp(int64_t dim, int64_t hidden)
       fc2_(add_layer<LinearLayer>(*this, "fc2", hidden, dim, true)) {}
 
 at::Tensor Mlp::operator()(const at::Tensor& x) const {
-  return (*fc2_)(at::gelu((*fc1_)(x)));  // at::gelu's default is the exact erf form
+  return (*fc2_)(models::gelu((*fc1_)(x)));  // the exact erf form (models/gelu.h)
 }
 
 Block::Block(int64_t dim, int64_t mlp_hidden, double ln_eps,

@@ -74,7 +74,9 @@ TEST(Rope, AngleEqualsTheStoredBuffersOfRavltMini) {
     const double diff = max_abs_diff(attention::rope_angle(64), stored);
     std::cout << "rope_angle(64) vs layers." << stage << ".RoPE.angle: max |diff| = " << diff
               << "\n";
-    EXPECT_EQ(diff, 0.0);
+    // The same float32 steps as the reference, but pow is vectorised (Sleef, 1-ulp
+    // accurate) differently per ATen CPU capability: AVX-512 differs from AVX2 by an ulp.
+    EXPECT_LE(diff, reordering_tolerance(stored, 4.0));
   }
   const at::Tensor a = attention::rope_angle(16);  // 4 frequencies, each twice
   ASSERT_EQ(a.size(0), 8);

@@ -78,7 +78,15 @@ nlohmann::json AnalysisSettings::to_json() const {
                   {"discard_ratio", rollout.discard_ratio},
                   {"renormalize_rows", rollout.renormalize},
                   {"max_tokens_explicit", rollout.max_tokens}};
-  j["rank"] = {{"tolerance", rank.describe()}, {"atol", rank.atol}, {"rtol", rank.rtol}};
+  nlohmann::json definitions = nlohmann::json::array();
+  for (const auto& d : analysis::rank_definitions(rank))
+    definitions.push_back({{"column", d.column}, {"label", d.label}, {"rule", d.rule}});
+  j["rank"] = {{"tolerance", rank.describe()},
+               {"atol", rank.atol},
+               {"rtol", rank.rtol},
+               {"definitions", definitions},
+               {"ambiguity_factor", analysis::kRankAmbiguityFactor},
+               {"ambiguity", analysis::rank_ambiguity_rule()}};
   j["mask_threshold"] = mask_threshold < 0 ? nlohmann::json("each layer's own threshold option")
                                            : nlohmann::json(mask_threshold);
   j["lofi_maps"] = "pooled keys' weights shared equally by the s x s tokens they pool";

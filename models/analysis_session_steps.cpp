@@ -4,6 +4,8 @@
 // facts (layer index, query, what the axes are) so a file name alone identifies it.
 #include <ATen/ATen.h>
 
+#include <array>
+
 #include "core/analysis/anchors.h"
 #include "core/analysis/locality.h"
 #include "core/attention/castling.h"
@@ -158,41 +160,63 @@ void AnalysisSession::add_rollout(const std::string& tag, const std::vector<Laye
 }
 
 void AnalysisSession::add_rank(const std::vector<Layer>& layers) {
-  Table heads = make_table(
-      "rank_heads",
-      "rank statistics per layer, matrix kind and head; tolerance " + settings_.rank.describe(),
-      {"layer", "path", "mechanism", "matrix", "head", "rows", "cols", "rank", "effective_rank",
-       "stable_rank", "sigma_max", "tolerance"},
-      5);
+  // Every definition in both tables (analysis/rank.h); the sidecar states their rules.
+  const std::string rules =
+      "rank: float32 rule as torch.linalg.matrix_rank, tolerance " + settings_.rank.describe() +
+      "; precision_rank: float64 singular values above "
+      "2*sqrt(max(m,n))*eps(float32)*sigma_max; *_ambiguous: a singular "
+      "value within " +
+      std::to_string(static_cast<int>(analysis::kRankAmbiguityFactor)) + "x of the tolerance";
+  Table heads =
+      make_table("rank_heads", "rank statistics per layer, matrix kind and head; " + rules,
+                 {"layer", "path", "mechanism", "matrix", "head", "rows", "cols", "rank",
+                  "tolerance", "rank_ambiguous", "precision_rank", "precision_tolerance",
+                  "precision_ambiguous", "effective_rank", "stable_rank", "sigma_max"},
+                 5);
   Table summary = make_table(
       "rank_layers",
       "rank statistics per layer and matrix kind, averaged over heads; full = min(rows, cols); "
-      "tolerance " +
-          settings_.rank.describe(),
-      {"layer", "path", "mechanism", "matrix", "full", "rank", "effective_rank", "stable_rank"}, 4);
+      "*_ambiguous = share of heads flagged; *_tolerance_rel = tolerance / sigma_max; " +
+          rules,
+      {"layer", "path", "mechanism", "matrix", "full", "rank", "precision_rank", "effective_rank",
+       "stable_rank", "rank_ambiguous", "precision_ambiguous", "tolerance_rel",
+       "precision_tolerance_rel"},
+      4);
   for (const auto& l : layers) {
     for (const auto& subject : analysis::rank_subjects(*l.trace, 0)) {
       const auto stats = analysis::rank_statistics(subject.matrices, settings_.rank);
       const int64_t rows = subject.matrices.size(-2), cols = subject.matrices.size(-1);
-      double rank = 0, eff = 0, stable = 0;
+      // Sums over heads of: rank, precision rank, effective, stable, the two flags, and the
+      // two tolerances relative to each head's σ_max.
+      std::array<double, 8> sum{};
       std::vector<at::Tensor> sigmas;
       for (size_t h = 0; h < stats.size(); ++h) {
         const auto& s = stats[h];
+        const double sigma_max = s.sigma.numel() ? s.sigma[0].item<double>() : 0.0;
+        const double native_max = s.sigma_native.numel() ? s.sigma_native[0].item<double>() : 0.0;
         heads.add_row({l.index, l.path, l.trace->mechanism, subject.name, int64_t(h), rows, cols,
-                       s.rank, s.effective_rank, s.stable_rank,
-                       s.sigma.numel() ? s.sigma[0].item<double>() : 0.0, s.tolerance});
-        rank += double(s.rank);
-        eff += s.effective_rank;
-        stable += s.stable_rank;
+                       s.rank, s.tolerance, int64_t(s.rank_ambiguous), s.precision_rank,
+                       s.precision_tolerance, int64_t(s.precision_ambiguous), s.effective_rank,
+                       s.stable_rank, sigma_max});
+        const std::array<double, 8> v{double(s.rank),
+                                      double(s.precision_rank),
+                                      s.effective_rank,
+                                      s.stable_rank,
+                                      double(s.rank_ambiguous),
+                                      double(s.precision_ambiguous),
+                                      native_max > 0 ? s.tolerance / native_max : 0.0,
+                                      sigma_max > 0 ? s.precision_tolerance / sigma_max : 0.0};
+        for (size_t i = 0; i < v.size(); ++i) sum[i] += v[i];
         sigmas.push_back(s.sigma);
       }
       const double n = double(std::max<size_t>(1, stats.size()));
       summary.add_row({l.index, l.path, l.trace->mechanism, subject.name, std::min(rows, cols),
-                       rank / n, eff / n, stable / n});
-      add_sum(
-          "rank_sigma__" + layer_tag(l.index) + "__" + subject.name,
-          "singular values (descending) of each head's " + subject.name + " matrix in " + l.path,
-          {"head", "index"}, at::stack(sigmas));
+                       sum[0] / n, sum[1] / n, sum[2] / n, sum[3] / n, sum[4] / n, sum[5] / n,
+                       sum[6] / n, sum[7] / n});
+      add_sum("rank_sigma__" + layer_tag(l.index) + "__" + subject.name,
+              "singular values (float64 SVD, descending) of each head's " + subject.name +
+                  " matrix in " + l.path,
+              {"head", "index"}, at::stack(sigmas));
     }
   }
   accumulate(heads);

@@ -188,10 +188,12 @@ int cmd_report(Args args, const GlobalOptions& g) {
            ? "(" + std::to_string(settings.query_y) + ", " + std::to_string(settings.query_x) + ")"
            : std::string("the centre of the first layer's grid")) +
       ". Maps: " + viz::describe_style(fig.style) + ". Rollout: " + fig.rollout_switches +
-      ". Rank tolerance: " +
-      (settings.rank.rtol > 0 || settings.rank.atol > 0 ? "user-set"
-                                                        : "torch.linalg.matrix_rank's default") +
-      ". Figures at " + std::to_string(int(dpi)) + " dpi (PNG); device " + device.str() + ".";
+      ". Rank: numerical rank with " +
+      (settings.rank.rtol > 0 || settings.rank.atol > 0
+           ? "a user-set tolerance (" + settings.rank.describe() + ")"
+           : std::string("torch.linalg.matrix_rank's float32 rule")) +
+      ", rank above float32 precision (float64 SVD), effective and stable rank" + ". Figures at " +
+      std::to_string(int(dpi)) + " dpi (PNG); device " + device.str() + ".";
   for (const auto& entry : fs::directory_iterator(stats_dir)) {
     const std::string name = entry.path().filename().string();
     if (entry.is_regular_file() &&

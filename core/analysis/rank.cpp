@@ -1,8 +1,9 @@
 // Rank statistics of stacks of matrices (SPEC §3, RALA Figs. 2, 4, 5, 8) and the per-head
-// matrices each mechanism's trace offers for them (rank.h). The singular values come from
-// one batched at::linalg_svdvals in the matrices' own dtype and device, as
-// torch.linalg.matrix_rank computes them, so our numerical rank is torch's; everything after
-// that (threshold, entropies) is a few scalars per matrix, done in double on the CPU.
+// matrices each mechanism's trace offers for them (rank.h). The float32 rule's singular
+// values come from one batched at::linalg_svdvals in the matrices' own dtype and device, as
+// torch.linalg.matrix_rank computes them, so that rank is torch's; a second batched SVD of
+// the values in float64 gives the spectrum every other definition reads. Everything after
+// that (thresholds, entropies) is a few scalars per matrix, done in double on the CPU.
 #include "core/analysis/rank.h"
 
 #include <ATen/ATen.h>
@@ -13,6 +14,8 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 
 namespace attnlab::analysis {
 namespace {
@@ -42,10 +45,20 @@ double epsilon_of(at::ScalarType type) {
   }
 }
 
-RankStats stats_of(const at::Tensor& sigma, double tolerance) {
-  RankStats s;
-  s.sigma = sigma;
-  s.tolerance = tolerance;
+// Singular values above `tolerance`, and whether one lies within the ambiguity factor of it.
+std::pair<int64_t, bool> count_above(const at::Tensor& sigma, double tolerance) {
+  const auto* p = sigma.data_ptr<double>();
+  int64_t above = 0, near = 0;
+  for (int64_t i = 0; i < sigma.numel(); ++i) {
+    if (p[i] > tolerance) ++above;
+    if (p[i] > tolerance / kRankAmbiguityFactor && p[i] <= tolerance * kRankAmbiguityFactor) ++near;
+  }
+  // All-zero matrices (tolerance 0) have nothing near their tolerance.
+  return {above, tolerance > 0.0 && near > 0};
+}
+
+// Effective and stable rank of a float64 spectrum.
+void spread_of(const at::Tensor& sigma, RankStats& s) {
   const auto* p = sigma.data_ptr<double>();
   const int64_t n = sigma.numel();
   double sum = 0.0, sum_sq = 0.0, max = 0.0;
@@ -53,16 +66,21 @@ RankStats stats_of(const at::Tensor& sigma, double tolerance) {
     sum += p[i];
     sum_sq += p[i] * p[i];
     max = std::max(max, p[i]);
-    if (p[i] > tolerance) ++s.rank;
   }
-  if (max <= 0.0) return s;  // all-zero (or empty) matrix: every rank is 0
+  if (max <= 0.0) return;  // all-zero (or empty) matrix: every rank is 0
   // exp of the Shannon entropy of σ/Σσ; zero singular values carry no mass (0·log 0 = 0).
   double entropy = 0.0;
   for (int64_t i = 0; i < n; ++i)
     if (p[i] > 0.0) entropy -= (p[i] / sum) * std::log(p[i] / sum);
   s.effective_rank = std::exp(entropy);
   s.stable_rank = sum_sq / (max * max);
-  return s;
+}
+
+// Descending singular values of each matrix of the stack as float64 on the CPU, (n, min(m, k)).
+at::Tensor singular_values(const at::Tensor& stack) {
+  if (std::min(stack.size(1), stack.size(2)) == 0)
+    return at::zeros({stack.size(0), 0}, at::kDouble);
+  return at::linalg_svdvals(stack).to(at::kCPU, at::kDouble).contiguous();
 }
 
 // (heads, ...) stacked head outputs of one image: the rows·v features of every head.
@@ -82,6 +100,28 @@ std::string RankOptions::describe() const {
   return "max(m,n)*eps(dtype)*sigma_max";
 }
 
+std::vector<RankDefinition> rank_definitions(const RankOptions& options) {
+  return {
+      {"rank", "numerical rank, float32 rule as torch.linalg.matrix_rank",
+       "count of singular values (SVD in the matrices' dtype, float32 here) above " +
+           options.describe()},
+      {"precision_rank", "rank above float32 precision",
+       "count of singular values (float64 SVD of the values) above "
+       "2*sqrt(max(m,n))*eps(float32)*sigma_max: the spectral norm of independent float32 "
+       "rounding errors of the entries, which may move every singular value (Weyl)"},
+      {"effective_rank", "effective rank",
+       "exp of the Shannon entropy of sigma/sum(sigma), float64 singular values"},
+      {"stable_rank", "stable rank", "sum(sigma^2)/sigma_max^2, float64 singular values"},
+  };
+}
+
+std::string rank_ambiguity_rule() {
+  return "a rank is flagged ambiguous when a singular value lies within a factor " +
+         shortest(kRankAmbiguityFactor) +
+         " of its rule's tolerance (above or below): moving the tolerance that much would "
+         "change the count";
+}
+
 std::vector<RankStats> rank_statistics(const at::Tensor& matrices, const RankOptions& options) {
   if (!matrices.defined() || (matrices.dim() != 2 && matrices.dim() != 3))
     throw std::invalid_argument(
@@ -92,24 +132,38 @@ std::vector<RankStats> rank_statistics(const at::Tensor& matrices, const RankOpt
     throw std::invalid_argument(
         "rank_statistics: atol and rtol must be finite and >= 0, got atol=" +
         shortest(options.atol) + ", rtol=" + shortest(options.rtol));
-  const double eps = epsilon_of(matrices.scalar_type());
+  const at::ScalarType type = matrices.scalar_type();
+  const double eps = epsilon_of(type);
+  // The values were computed in float32 (or coarser): a float64 copy holds no more digits.
+  const double eps_data = std::max(eps, epsilon_of(at::kFloat));
   const at::Tensor stack = matrices.dim() == 2 ? matrices.unsqueeze(0) : matrices;
   const int64_t m = stack.size(1), k = stack.size(2);
   if (stack.numel() > 0 && !at::isfinite(stack).all().item<bool>())
     throw std::invalid_argument("rank_statistics: the matrices hold NaN or Inf values");
 
-  // Descending, (n, min(m, k)); an empty matrix has no singular values.
-  const at::Tensor sigma =
-      (std::min(m, k) == 0 ? at::zeros({stack.size(0), 0}, at::kDouble) : at::linalg_svdvals(stack))
-          .to(at::kCPU, at::kDouble)
-          .contiguous();
+  const at::Tensor native = singular_values(stack);
+  const bool is_double = c10::toRealValueType(type) == at::kDouble;
+  const at::Tensor precise =
+      is_double
+          ? native
+          : singular_values(stack.to(c10::isComplexType(type) ? at::kComplexDouble : at::kDouble));
   const double rtol = options.rtol > 0.0 ? options.rtol : static_cast<double>(std::max(m, k)) * eps;
+  const double noise = 2.0 * std::sqrt(static_cast<double>(std::max(m, k))) * eps_data;
   std::vector<RankStats> out;
   out.reserve(static_cast<size_t>(stack.size(0)));
   for (int64_t i = 0; i < stack.size(0); ++i) {
-    const at::Tensor s = sigma[i].clone();
-    const double sigma_max = s.numel() > 0 ? s.max().item<double>() : 0.0;
-    out.push_back(stats_of(s, options.atol > 0.0 ? options.atol : rtol * sigma_max));
+    RankStats s;
+    s.sigma_native = native[i].clone();
+    s.sigma = is_double ? s.sigma_native : precise[i].clone();
+    const double native_max =
+        s.sigma_native.numel() > 0 ? s.sigma_native.max().item<double>() : 0.0;
+    const double precise_max = s.sigma.numel() > 0 ? s.sigma.max().item<double>() : 0.0;
+    s.tolerance = options.atol > 0.0 ? options.atol : rtol * native_max;
+    std::tie(s.rank, s.rank_ambiguous) = count_above(s.sigma_native, s.tolerance);
+    s.precision_tolerance = noise * precise_max;
+    std::tie(s.precision_rank, s.precision_ambiguous) = count_above(s.sigma, s.precision_tolerance);
+    spread_of(s.sigma, s);
+    out.push_back(s);
   }
   return out;
 }

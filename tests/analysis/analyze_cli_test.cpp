@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/export.h"
@@ -33,6 +34,11 @@ std::string demo_image() {
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   return nlohmann::json::parse(in);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -95,6 +101,19 @@ TEST(AnalyzeCli, DeitMiniWritesACompleteSelfDescribingFolder) {
   EXPECT_EQ(side["settings"]["query"]["y"], 3);
   EXPECT_NE(side["settings"]["rank"]["tolerance"].get<std::string>().find("eps"),
             std::string::npos);
+  // Every rank definition with its rule, and the ambiguity rule.
+  std::vector<std::string> defined;
+  for (const auto& d : side["settings"]["rank"]["definitions"]) {
+    defined.push_back(d["column"].get<std::string>());
+    EXPECT_FALSE(d["rule"].get<std::string>().empty()) << d.dump();
+  }
+  EXPECT_EQ(defined,
+            (std::vector<std::string>{"rank", "precision_rank", "effective_rank", "stable_rank"}));
+  EXPECT_EQ(side["settings"]["rank"]["ambiguity_factor"], 4.0);
+  const std::string heads_csv = read_text(out + "/deit_mini__rank_heads.csv");
+  for (const char* column : {"precision_rank_mean", "precision_tolerance_mean",
+                             "rank_ambiguous_mean", "precision_ambiguous_mean"})
+    EXPECT_NE(heads_csv.find(column), std::string::npos) << column;
   EXPECT_EQ(side["images"].size(), 2u);
   EXPECT_EQ(side["layers"].size(), 2u);
   EXPECT_TRUE(side.contains("device") && side.contains("attnlab_version"));

@@ -47,8 +47,11 @@ TEST(RankStatistics, LowRankProductsHaveTheirRankInFloat32AndFloat64) {
       ASSERT_EQ(s[0].sigma.sizes(), at::IntArrayRef({9}));
       EXPECT_EQ(s[0].sigma.scalar_type(), at::kDouble);
       const double sigma_max = s[0].sigma[0].item<double>();
-      // torch.linalg.matrix_rank's default: max(m, n)·eps(dtype)·σ_max, m = 12.
-      EXPECT_DOUBLE_EQ(s[0].tolerance, 12.0 * eps * sigma_max);
+      // torch.linalg.matrix_rank's default: max(m, n)·eps(dtype)·σ_max of the SVD in the
+      // dtype, m = 12; the precision rule: 2·√12·eps(float32)·σ_max of the float64 SVD.
+      EXPECT_DOUBLE_EQ(s[0].tolerance, 12.0 * eps * s[0].sigma_native[0].item<double>());
+      EXPECT_DOUBLE_EQ(s[0].precision_tolerance, 2.0 * std::sqrt(12.0) * kFloatEps * sigma_max);
+      EXPECT_EQ(s[0].precision_rank, r) << c10::toString(dtype) << " r=" << r;
       const at::Tensor ref = gram_singular_values(x);
       const double top =
           (s[0].sigma.slice(0, 0, r) - ref.slice(0, 0, r)).abs().max().item<double>();
@@ -66,9 +69,66 @@ TEST(RankStatistics, LowRankProductsHaveTheirRankInFloat32AndFloat64) {
   }
 }
 
+// A spectrum built to cross the two rules: σ = (1, 0.1, 0.01, 1e-3, 4e-6, 0, ...) on 64×64.
+// In float32 the float32 rule cuts at 64·ε₃₂ ≈ 7.6e-6 and counts 4; the precision rule cuts
+// at 2·8·ε₃₂ ≈ 1.9e-6 and counts 5; 4e-6 lies within 4× of both tolerances, so both are
+// flagged ambiguous. Without the 4e-6 value the same matrices have a clean gap: 4 and 4,
+// neither flagged. The float64 copy of the float32 values gives the same float64-based
+// statistics (the precision rule does not read the storage dtype); its float32-rule rank
+// uses ε₆₄, as torch.linalg.matrix_rank does, and counts the float32 rounding noise too.
+at::Tensor with_spectrum(const std::vector<double>& sigma, int64_t n, uint64_t seed) {
+  at::manual_seed(seed);
+  const at::Tensor u = std::get<0>(at::linalg_qr(at::randn({n, n}, at::kDouble)));
+  const at::Tensor v = std::get<0>(at::linalg_qr(at::randn({n, n}, at::kDouble)));
+  at::Tensor d = at::zeros({n}, at::kDouble);
+  for (size_t i = 0; i < sigma.size(); ++i) d[int64_t(i)] = sigma[i];
+  return at::matmul(u * d, v.t());
+}
+
+TEST(RankStatistics, ASpectrumBetweenTheTwoTolerancesSeparatesTheRulesAndIsFlagged) {
+  const at::Tensor crossing = with_spectrum({1, 0.1, 0.01, 1e-3, 4e-6}, 64, 11).to(at::kFloat);
+  const at::Tensor clean = with_spectrum({1, 0.1, 0.01, 1e-3}, 64, 12).to(at::kFloat);
+  const auto s = rank_statistics(at::stack({crossing, clean}));
+  ASSERT_EQ(s.size(), 2u);
+  std::cout << "[rank] crossing: tolerance " << s[0].tolerance << " precision tolerance "
+            << s[0].precision_tolerance << " sigma_5 " << s[0].sigma[4].item<double>()
+            << " sigma_6 " << s[0].sigma[5].item<double>() << " (native "
+            << s[0].sigma_native[5].item<double>() << ")\n";
+  EXPECT_NEAR(s[0].tolerance, 64 * kFloatEps, 64 * kFloatEps * 1e-5);
+  EXPECT_NEAR(s[0].precision_tolerance, 16 * kFloatEps, 16 * kFloatEps * 1e-5);
+  EXPECT_EQ(s[0].rank, 4);
+  EXPECT_EQ(s[0].precision_rank, 5);
+  EXPECT_TRUE(s[0].rank_ambiguous);
+  EXPECT_TRUE(s[0].precision_ambiguous);
+  EXPECT_EQ(s[1].rank, 4);
+  EXPECT_EQ(s[1].precision_rank, 4);
+  EXPECT_FALSE(s[1].rank_ambiguous) << s[1].sigma_native[4].item<double>();
+  EXPECT_FALSE(s[1].precision_ambiguous) << s[1].sigma[4].item<double>();
+  // The float64 SVD sees the 4e-6 value itself (float32 storage moves it by ~1e-8).
+  EXPECT_NEAR(s[0].sigma[4].item<double>(), 4e-6, 1e-7);
+
+  // Float32 values stored as float64: the same float64-based statistics.
+  const auto d = rank_statistics(at::stack({crossing, clean}).to(at::kDouble));
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(d[i].precision_rank, s[i].precision_rank) << i;
+    EXPECT_EQ(d[i].precision_ambiguous, s[i].precision_ambiguous) << i;
+    EXPECT_NEAR(d[i].precision_tolerance, s[i].precision_tolerance, 1e-18) << i;
+    EXPECT_NEAR(d[i].effective_rank, s[i].effective_rank, 1e-12) << i;
+    EXPECT_NEAR(d[i].stable_rank, s[i].stable_rank, 1e-12) << i;
+    EXPECT_LE((d[i].sigma - s[i].sigma).abs().max().item<double>(), 1e-15) << i;
+  }
+  // torch's rule on the float64 copy uses ε₆₄ and counts the float32 rounding noise of
+  // the values (σ ≈ 1e-8) as rank: full rank, the artefact the precision rule is there for.
+  EXPECT_EQ(d[0].rank, 64);
+  EXPECT_EQ(d[1].rank, 64);
+}
+
 TEST(RankStatistics, AllZeroMatrixHasRankZero) {
   const auto s = rank_statistics(at::zeros({2, 6, 4}))[1];
   EXPECT_EQ(s.rank, 0);
+  EXPECT_EQ(s.precision_rank, 0);
+  EXPECT_FALSE(s.rank_ambiguous);
+  EXPECT_FALSE(s.precision_ambiguous);
   EXPECT_EQ(s.effective_rank, 0.0);
   EXPECT_EQ(s.stable_rank, 0.0);
   EXPECT_EQ(s.tolerance, 0.0);

@@ -73,19 +73,38 @@ void expect_invalid(F&& build, const std::string& names) {
   }
 }
 
-// rank_layers and rank_sigma as a RALA session makes them (2 layers, kv and output).
-std::vector<Table> rank_tables(bool with_kv) {
-  Table t = table("rank_layers",
-                  {"layer", "path", "mechanism", "matrix", "full_mean", "full_std", "rank_mean",
-                   "rank_std", "effective_rank_mean", "effective_rank_std", "stable_rank_mean",
-                   "stable_rank_std", "images"},
-                  4);
+// rank_layers and rank_sigma as a RALA session makes them (2 layers, kv and output), or
+// as sessions wrote them before the precision rule (legacy: no precision or ambiguity).
+std::vector<Table> rank_tables(bool with_kv, bool legacy = false) {
+  std::vector<std::string> columns = {"layer",
+                                      "path",
+                                      "mechanism",
+                                      "matrix",
+                                      "full_mean",
+                                      "full_std",
+                                      "rank_mean",
+                                      "rank_std",
+                                      "effective_rank_mean",
+                                      "effective_rank_std",
+                                      "stable_rank_mean",
+                                      "stable_rank_std",
+                                      "images"};
+  if (!legacy)
+    for (const char* c : {"precision_rank", "rank_ambiguous", "precision_ambiguous",
+                          "tolerance_rel", "precision_tolerance_rel"})
+      for (const char* stat : {"_mean", "_std"}) columns.push_back(std::string(c) + stat);
+  Table t = table("rank_layers", columns, 4);
+  const auto row = [&](int l, const char* m, double rank, double eff) {
+    std::vector<Cell> r = {l, "blocks.0.attn", "rala", m, 64.0, 0.0, rank, 1.2, eff, 0.4, 1.0, 0.0,
+                           30};
+    // precision rank 40 + l, 1.5; ambiguous shares 1 and 0.5; tolerances 64ε and 16ε.
+    if (!legacy)
+      for (double v : {40.0 + l, 1.5, 1.0, 0.0, 0.5, 0.0, 7.6e-6, 0.0, 1.9e-6, 0.0}) r.push_back(v);
+    t.add_row(r);
+  };
   for (int l = 0; l < 2; ++l) {
-    if (with_kv)
-      t.add_row(
-          {l, "blocks.0.attn", "rala", "kv", 64.0, 0.0, 27.5 - l, 6.0, 1.7, 0.4, 1.0, 0.0, 30});
-    t.add_row(
-        {l, "blocks.0.attn", "rala", "output", 64.0, 0.0, 14.0 + l, 1.2, 2.7, 0.7, 1.0, 0.0, 30});
+    if (with_kv) row(l, "kv", 27.5 - l, 1.7);
+    row(l, "output", 14.0 + l, 2.7);
   }
   t.caption = "rank statistics; tolerance max(m,n)*eps(dtype)*sigma_max";
   return {t};
@@ -105,9 +124,11 @@ std::vector<Array> rank_arrays(bool with_kv) {
 
 TEST(RankFigure, LinesAreTheTableValues) {
   const CaptionedFigure r = rank_figure(rank_tables(true), rank_arrays(true));
-  ASSERT_EQ(r.figure.panels.size(), 4u);  // rank, effective rank, σ of kv, σ of output
+  // rank (float32 rule), rank above float32 precision, effective rank, σ of kv, σ of output
+  ASSERT_EQ(r.figure.panels.size(), 5u);
+  EXPECT_EQ(r.figure.cols, 3);  // the three rank panels in the first row
   const Panel& rank = r.figure.panels[0];
-  EXPECT_EQ(rank.title, "numerical rank");
+  EXPECT_EQ(rank.title, "numerical rank (float32 rule)");
   EXPECT_EQ(rank.x.label, "layer");
   const auto lines = labelled(rank);
   ASSERT_EQ(lines.size(), 2u);
@@ -122,8 +143,14 @@ TEST(RankFigure, LinesAreTheTableValues) {
       full_line = s->y == std::vector<double>{64, 64};
   EXPECT_TRUE(full_line) << "dashed full-rank line at d = 64";
   EXPECT_GT(rank.y.max, 64.0);
-  EXPECT_TRUE(r.figure.panels[1].y.log);
-  const Panel& sigma = r.figure.panels[2];
+  const Panel& precision = r.figure.panels[1];
+  EXPECT_EQ(precision.title, "rank above float32 precision");
+  const auto precise = labelled(precision);
+  ASSERT_EQ(precise.size(), 2u);
+  EXPECT_EQ(precise[0]->y, (std::vector<double>{40.0, 41.0}));
+  EXPECT_EQ(precision.y.max, rank.y.max);  // one scale for both counts
+  EXPECT_TRUE(r.figure.panels[2].y.log);
+  const Panel& sigma = r.figure.panels[3];
   EXPECT_TRUE(sigma.y.log);
   EXPECT_NE(sigma.title.find("KV buffer"), std::string::npos);
   const auto layers = labelled(sigma);
@@ -131,13 +158,32 @@ TEST(RankFigure, LinesAreTheTableValues) {
   EXPECT_EQ(layers[0]->label, "layer 0");
   EXPECT_DOUBLE_EQ(layers[0]->y[0], 1.0);    // normalised by σ_max
   EXPECT_DOUBLE_EQ(layers[0]->y[3], 0.125);  // mean over heads of 0.5^3
-  EXPECT_NE(r.caption.find("tolerance"), std::string::npos);
+  // Both rules' tolerances cut the spectrum as dashed lines at their values relative to σ₁.
+  std::vector<double> cuts;
+  for (const auto& item : sigma.items)
+    if (const auto* l = std::get_if<LineSeries>(&item); l && l->dashed) cuts.push_back(l->y[0]);
+  EXPECT_EQ(cuts.size(), 2u);
+  EXPECT_NE(std::find(cuts.begin(), cuts.end(), 7.6e-6), cuts.end());
+  EXPECT_NE(std::find(cuts.begin(), cuts.end(), 1.9e-6), cuts.end());
+  EXPECT_LE(sigma.y.min, 1.9e-6);  // the lower cut is on the axis
+  EXPECT_NE(r.caption.find("float32 rule as torch.linalg.matrix_rank"), std::string::npos);
+  EXPECT_NE(r.caption.find("100% of head matrices under the float32 rule, 50% above float32 "
+                           "precision"),
+            std::string::npos)
+      << r.caption;
+  expect_renders(r.figure);
+}
+
+TEST(RankFigure, TablesWithoutThePrecisionRuleStillDraw) {
+  const CaptionedFigure r = rank_figure(rank_tables(true, true), rank_arrays(true));
+  ASSERT_EQ(r.figure.panels.size(), 4u);  // rank, effective rank, σ of kv, σ of output
+  EXPECT_EQ(r.caption.find("precision"), std::string::npos);
   expect_renders(r.figure);
 }
 
 TEST(RankFigure, OutputOnlyModels) {
   const CaptionedFigure r = rank_figure(rank_tables(false), rank_arrays(false));
-  ASSERT_EQ(r.figure.panels.size(), 3u);
+  ASSERT_EQ(r.figure.panels.size(), 4u);
   EXPECT_EQ(labelled(r.figure.panels[0]).size(), 1u);
   expect_renders(r.figure);
 }

@@ -1,9 +1,11 @@
-// The rank figure: numerical and effective rank per layer and matrix kind from the
-// rank_layers table, and singular-value spectra per layer from the rank_sigma arrays.
+// The rank figure: numerical rank (float32 rule), rank above float32 precision and
+// effective rank per layer and matrix kind from the rank_layers table, and singular-value
+// spectra per layer from the rank_sigma arrays with both rules' tolerances drawn on them.
 #include "viz/figures/rank.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <stdexcept>
 
@@ -23,7 +25,8 @@ int matrix_color(const std::string& m) {
 }
 
 struct MatrixSeries {
-  std::vector<double> layer, rank, rank_std, eff, eff_std;
+  std::vector<double> layer, rank, rank_std, precision, precision_std, eff, eff_std;
+  std::vector<double> tol_rel, precision_tol_rel;  // tolerance / σ_max per layer
 };
 
 // The numerical-rank panel's y range: room above full rank for the legend box (whose
@@ -64,6 +67,14 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
   for (const char* c : {"layer", "matrix", "full_mean", "rank_mean", "rank_std",
                         "effective_rank_mean", "effective_rank_std"})
     cols.index(c);
+  const auto has = [&](const char* c) {
+    return std::find(table.columns.begin(), table.columns.end(), c) != table.columns.end();
+  };
+  // Tables written before the precision rule existed lack these: their panels are left out.
+  const bool has_precision = has("precision_rank_mean") && has("precision_rank_std");
+  const bool has_tolerances = has("tolerance_rel_mean") && has("precision_tolerance_rel_mean");
+  const bool has_ambiguity = has("rank_ambiguous_mean") && has("precision_ambiguous_mean");
+  double ambiguous = 0, precision_ambiguous = 0;
   if (table.rows.empty())
     throw std::invalid_argument(std::string(kWho) + ": table \"" + table.name + "\" has no rows");
 
@@ -71,8 +82,7 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
   std::map<std::string, MatrixSeries> series;
   double full = 0;
   int images = 0;
-  const bool has_images =
-      std::find(table.columns.begin(), table.columns.end(), "images") != table.columns.end();
+  const bool has_images = has("images");
   for (const auto& row : table.rows) {
     const std::string m = cols.text(row, "matrix");
     if (!series.count(m)) matrices.push_back(m);
@@ -82,6 +92,19 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
     s.rank_std.push_back(cols.number(row, "rank_std"));
     s.eff.push_back(cols.number(row, "effective_rank_mean"));
     s.eff_std.push_back(cols.number(row, "effective_rank_std"));
+    if (has_precision) {
+      s.precision.push_back(cols.number(row, "precision_rank_mean"));
+      s.precision_std.push_back(cols.number(row, "precision_rank_std"));
+    }
+    if (has_tolerances) {
+      s.tol_rel.push_back(cols.number(row, "tolerance_rel_mean"));
+      s.precision_tol_rel.push_back(cols.number(row, "precision_tolerance_rel_mean"));
+    }
+    if (has_ambiguity) {
+      ambiguous += cols.number(row, "rank_ambiguous_mean") / double(table.rows.size());
+      precision_ambiguous +=
+          cols.number(row, "precision_ambiguous_mean") / double(table.rows.size());
+    }
     const double f = cols.number(row, "full_mean");
     if (std::isfinite(f)) full = std::max(full, f);
     if (has_images) images = std::max(images, int(cols.number(row, "images")));
@@ -90,13 +113,16 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
   const double xlo = double(layers.front()) - 0.35, xhi = double(layers.back()) + 0.35;
 
   Panel rank;
-  rank.title = "numerical rank";
+  rank.title = "numerical rank (float32 rule)";
   rank.x.label = "layer";
   rank.y.label = "rank (mean over heads)";
   rank.x.ticks = to_double(layers);
   rank.x.min = xlo, rank.x.max = xhi;
   rank.grid = true;
   rank.legend = true;
+  Panel precision = rank;
+  precision.title = "rank above float32 precision";
+  precision.legend = false;
   Panel eff = rank;
   eff.title = "effective rank";
   eff.y.label = "effective rank (log)";
@@ -114,6 +140,12 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
     l.label = rank_matrix_label(m);
     add_error_bars(rank, s.layer, s.rank, s.rank_std, l.color, 0.06);
     rank.items.push_back(l);
+    if (has_precision) {
+      LineSeries pl = l;
+      pl.y = s.precision;
+      add_error_bars(precision, s.layer, s.precision, s.precision_std, l.color, 0.06);
+      precision.items.push_back(pl);
+    }
     l.y = s.eff;
     std::vector<double> lo(s.eff.size()), hi(s.eff.size());
     for (size_t i = 0; i < s.eff.size(); ++i) {
@@ -141,6 +173,7 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
     ref.color = Color{0.35, 0.35, 0.35, 1};
     ref.width_pt = 0.9;
     rank.items.insert(rank.items.begin(), ref);
+    precision.items.insert(precision.items.begin(), ref);
     eff.items.insert(eff.items.begin(), ref);
     TextLabel t;
     t.x = xhi - 0.04 * (xhi - xlo);
@@ -154,6 +187,7 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
   rank.y.min = 0;
   rank.y.ticks.clear();
   for (double v = 0; v <= full + 1e-9 && full > 0; v += full / 4) rank.y.ticks.push_back(v);
+  precision.y = rank.y;
   fit_axis(eff.y, eff_values, false, 0.08);
   log_ticks_125(eff.y);
 
@@ -161,7 +195,10 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
   f.width_in = options.width_in;
   f.height_in = options.height_in;
   f.font_pt = options.font_pt;
-  f.panels = {rank, eff};
+  f.panels = {rank};
+  if (has_precision) f.panels.push_back(precision);
+  f.panels.push_back(eff);
+  const size_t rank_panels = f.panels.size();
 
   std::vector<std::string> sigma_shown;
   for (const auto& m : options.sigma_matrices) {
@@ -200,6 +237,39 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
     }
     p.x.min = 0;
     p.x.max = kmax + 1;
+    if (has_tolerances) {
+      // Both rules' tolerances relative to σ₁ (mean over this kind's layers: equal when
+      // the layers' shapes are), so the reader sees where each cuts the spectra.
+      const MatrixSeries& s = series.at(m);
+      const auto mean = [](const std::vector<double>& v) {
+        double t = 0;
+        for (double x : v) t += x;
+        return v.empty() ? 0.0 : t / double(v.size());
+      };
+      const std::pair<double, const char*> cuts[] = {
+          {mean(s.tol_rel), "float32 rule"}, {mean(s.precision_tol_rel), "float32 precision"}};
+      for (size_t c = 0; c < 2; ++c) {
+        const double y = cuts[c].first;
+        if (!(y > 0)) continue;
+        LineSeries cut;
+        cut.x = {0, kmax + 1};
+        cut.y = {y, y};
+        cut.dashed = true;
+        cut.color = c == 0 ? Color{0.2, 0.2, 0.2, 1} : Color{0.55, 0.55, 0.55, 1};
+        cut.width_pt = 0.8;
+        p.items.insert(p.items.begin(), cut);
+        TextLabel t;
+        t.x = kmax + 1 - 0.03 * (kmax + 1);
+        // Above the rule's line, below the precision line: the two are 4-7x apart.
+        t.y = c == 0 ? y * 1.6 : y / 1.6;
+        t.text = cuts[c].second;
+        t.anchor = TextLabel::Anchor::Right;
+        t.color = cut.color;
+        t.size_pt = options.font_pt * 0.85;
+        p.items.push_back(t);
+        all.push_back(y / 3);
+      }
+    }
     fit_axis(p.y, all, false, 0.05);
     p.y.max = std::max(p.y.max, 1.5);
     // Values at float round-off (≈1e-7 and below) are numerically zero: keep the axis readable.
@@ -207,23 +277,37 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
     f.panels.push_back(p);
     sigma_shown.push_back(rank_matrix_label(m));
   }
-  f.cols = f.panels.size() <= 3 ? int(f.panels.size()) : 2;
+  // The rank panels side by side in the first row, the spectra below.
+  f.cols = f.panels.size() <= 3 ? int(f.panels.size()) : int(rank_panels);
   if (f.panels.size() > 3) f.height_in = options.height_in * 2 - 0.2;
   fit_legend_headroom(f, full, double(matrices.size()));
+  if (has_precision) f.panels[1].y = f.panels[0].y;
 
   std::string caption = "Rank of each layer's attention matrices";
   if (!options.model.empty()) caption += " in " + options.model;
-  caption += ": numerical rank (" +
-             (table.caption.find("tolerance") != std::string::npos
-                  ? table.caption.substr(table.caption.find("tolerance"))
-                  : std::string("tolerance of torch.linalg.matrix_rank")) +
-             ") and effective rank exp(H(σ/Σσ)), mean over heads" +
-             (images > 0 ? " and " + std::to_string(images) + " images" : std::string()) +
-             ", error bars ± one std across images, dashed: full rank d = " + format_number(full);
+  caption +=
+      std::string(": numerical rank, float32 rule as torch.linalg.matrix_rank (σ > ") +
+      (has_ambiguity ? "max(m, n)·ε·σ₁ unless the run set another tolerance"
+                     : "the table's tolerance") +
+      ")" +
+      (has_precision ? ", rank above float32 precision (float64 σ > 2·√max(m, n)·ε₃₂·σ₁)" : "") +
+      " and effective rank exp(H(σ/Σσ)), mean over heads" +
+      (images > 0 ? " and " + std::to_string(images) + " images" : std::string()) +
+      ", error bars ± one std across images, dashed: full rank d = " + format_number(full);
+  if (has_ambiguity) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  // 4 = analysis::kRankAmbiguityFactor (viz has no LibTorch to include it).
+                  "; ambiguous (a singular value within 4x of the tolerance): %.0f%% of head "
+                  "matrices under the float32 rule, %.0f%% above float32 precision",
+                  100 * ambiguous, 100 * precision_ambiguous);
+    caption += buf;
+  }
   if (!sigma_shown.empty()) {
-    caption += "; singular values σ_i/σ_1 per layer (mean over heads) of the ";
+    caption += "; singular values σ_i/σ_1 per layer (mean over heads, float64) of the ";
     for (size_t i = 0; i < sigma_shown.size(); ++i)
       caption += (i ? (i + 1 == sigma_shown.size() ? " and " : ", ") : "") + sigma_shown[i];
+    if (has_tolerances) caption += ", dashed: the two rules' tolerances";
   }
   caption += ".";
   return {f, caption};

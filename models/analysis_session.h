@@ -1,5 +1,5 @@
-// One model's analyses over a stream of images: what `attnlab analyze` (and later the
-// GUI and `attnlab report`) run. Each image's forward result (traces, and the layer
+// One model's analyses over a stream of images: what `attnlab analyze`, `attnlab report`
+// and the GUI's analysis jobs run. Each image's forward result (traces, and the layer
 // outputs the spectra need) goes through every requested analysis at once; statistics
 // become per-image Tables folded into running mean/std (analysis::TableAccumulator), maps
 // become per-image Arrays handed to a sink as soon as they exist, spectra are summed. So

@@ -1,7 +1,8 @@
 // run_gui: the window, the OpenGL 3.3 core context, Dear ImGui and the frame loop.
 // Each frame: poll input, fold in dropped files and finished loads (controller.h), draw
-// the UI from GuiState (menu.h, panels.h), render, swap. Loads run on a LoadWorker, so
-// the loop never blocks on the disk and a corrupt file only ever becomes red text.
+// the UI from GuiState (menu.h, panels.h), render, swap. Loads run on a LoadWorker and
+// analyses on a ComputeWorker, so the loop never blocks on the disk or on LibTorch, and a
+// corrupt file only ever becomes red text.
 #include "app/gui/gui.h"
 
 #include <GL/gl.h>

@@ -173,24 +173,13 @@ std::vector<RankSubject> rank_subjects(const attention::AttentionTrace& trace, i
     throw attention::TraceQueryError("rank_subjects: image " + std::to_string(b) +
                                      " is out of range: the trace holds " +
                                      std::to_string(trace.batch));
-  std::vector<RankSubject> out;
-  const std::string& mech = trace.mechanism;
-  if (mech == "linear") {
-    out.push_back({"kv", trace.internal("linear.kv")[b]});
-  } else if (mech == "rala") {
-    out.push_back({"kv", trace.internal("rala.kv")[b]});
-    out.push_back({"kv_plain", trace.internal("rala.kv_plain")[b]});
-  } else if (mech == "castling") {
-    // The group's k is k̂ (unit rows) and v is as projected: the buffer the forward mixes.
-    const attention::HeadGroup& g = trace.group_of(0);
-    if (g.num_heads != trace.heads)
-      throw attention::TraceQueryError("rank_subjects: a castling trace must have one head group");
-    out.push_back({"kv", at::matmul(g.k[b].transpose(-2, -1), g.v[b])});
-  }
+  // The mechanism's own matrices (its trace declares them), around the output every
+  // mechanism has.
+  std::vector<RankSubject> out, after;
+  for (auto& m : trace.rank_matrices(b))
+    (m.after_output ? after : out).push_back({m.name, std::move(m.matrices)});
   out.push_back({"output", head_outputs(trace, b)});
-  if (mech == "rala")
-    // rala.y already includes lepe(v): exactly the tensor the gate multiplies.
-    out.push_back({"output_gated", trace.internal("rala.y")[b] * trace.internal("rala.o")[b]});
+  for (auto& m : after) out.push_back(std::move(m));
   return out;
 }
 

@@ -18,7 +18,8 @@
 // change the integer, so the integer says more about the threshold than the matrix.
 // The tolerances used are returned with every result so each export can state them.
 //
-// rank_subjects() names the matrices a trace offers per head:
+// rank_subjects() names the matrices a trace offers per head: the output, which every
+// mechanism has, and what its trace declares (AttentionTrace::rank_matrices):
 //   "kv"           the KV buffer (d×d): linear Σκ(k)ᵀv; RALA Σα_j κ(k_j)ᵀv_j; Castling k̂ᵀv
 //   "kv_plain"     RALA's un-augmented buffer (α = 1)
 //   "output"       the head's attention output rows·v (N×d) — every mechanism

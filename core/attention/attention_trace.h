@@ -114,6 +114,20 @@ class AttentionTrace {
   // space, (N, d) for the layer's tokens — the "output features" of the rank analysis.
   at::Tensor head_output(int64_t b, int64_t head) const;
 
+  // Per-head matrices of image b that the mechanism offers for rank analysis besides the
+  // attention output every mechanism has (head_output): its KV buffer and the like, each
+  // (heads, m, k), named by kind ("kv", ...). after_output: reported after the output
+  // (RALA's gated output). The mechanism declares them, so analyses never ask its name.
+  struct RankMatrices {
+    std::string name;
+    at::Tensor matrices;
+    bool after_output = false;
+  };
+  virtual std::vector<RankMatrices> rank_matrices(int64_t b) const {
+    (void)b;
+    return {};
+  }
+
   static constexpr int64_t kApplyChunkRows = 256;
 
  protected:

@@ -65,6 +65,15 @@ class CastlingTrace : public AttentionTrace {
   bool sparse_active = false;
   at::Tensor q_raw, k_raw;  // also internals castling.q / castling.k
 
+  // The KV buffer k̂ᵀv: the group's k is k̂ (unit rows) and v is as projected, the buffer
+  // the forward mixes.
+  std::vector<RankMatrices> rank_matrices(int64_t b) const override {
+    const HeadGroup& g = group_of(0);
+    if (g.num_heads != heads)
+      throw TraceQueryError("rank matrices: a castling trace must have one head group");
+    return {{"kv", at::matmul(g.k[b].transpose(-2, -1), g.v[b])}};
+  }
+
  protected:
   at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,
                           const at::Tensor& q_rows) const override {

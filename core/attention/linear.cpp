@@ -25,6 +25,12 @@ namespace attnlab::attention {
 namespace {
 
 class LinearTrace : public AttentionTrace {
+ public:
+  // The KV buffer Σκ(k)ᵀv the forward mixed with.
+  std::vector<RankMatrices> rank_matrices(int64_t b) const override {
+    return {{"kv", internal("linear.kv")[b]}};
+  }
+
  protected:
   // O(len(q_rows)·N·d): only the queried rows of κ(q) κ(k)ᵀ are formed.
   at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,

@@ -35,6 +35,15 @@ namespace attnlab::attention {
 namespace {
 
 class RalaTrace : public AttentionTrace {
+ public:
+  // The KV buffer Σα_j κ(k_j)ᵀv_j, the same without α, and after the output the gated
+  // output y ⊙ o (rala.y already includes lepe(v): exactly the tensor the gate multiplies).
+  std::vector<RankMatrices> rank_matrices(int64_t b) const override {
+    return {{"kv", internal("rala.kv")[b]},
+            {"kv_plain", internal("rala.kv_plain")[b]},
+            {"output_gated", internal("rala.y")[b] * internal("rala.o")[b], true}};
+  }
+
  protected:
   at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,
                           const at::Tensor& q_rows) const override {

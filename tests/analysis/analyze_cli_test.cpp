@@ -20,6 +20,7 @@
 #include "tests/support/cli_runner.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_path.h"
+#include "tests/support/text_file.h"
 
 namespace {
 
@@ -36,10 +37,7 @@ nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using attnlab::testing::read_text;
 
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;

@@ -20,6 +20,7 @@
 #include "core/io/io_error.h"
 #include "core/io/npy.h"
 #include "tests/support/temp_path.h"
+#include "tests/support/text_file.h"
 
 namespace attnlab::analysis {
 namespace {
@@ -32,10 +33,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 using attnlab::testing::TempDir;
 
-std::string slurp(const std::string& path) {
-  const std::vector<uint8_t> bytes = io::read_file_bytes(path);
-  return std::string(bytes.begin(), bytes.end());
-}
+using testing::read_text;
 
 bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
@@ -218,7 +216,7 @@ TEST(ExportJson, NonFiniteRealsAreNullAndReadBackAsNaN) {
   EXPECT_TRUE(j["rows"][2][0].is_null());
   EXPECT_EQ(j["rows"][3][0].get<double>(), 2.5);
   write_table_json(dir.file("nf.json"), t);
-  EXPECT_TRUE(contains(slurp(dir.file("nf.json")), "null"));
+  EXPECT_TRUE(contains(read_text(dir.file("nf.json")), "null"));
   const Table back = read_table_json(dir.file("nf.json"));
   for (int r = 0; r < 3; ++r) {
     EXPECT_EQ(back.rows[r][0].kind, Cell::Kind::Real);
@@ -231,7 +229,7 @@ TEST(ExportJson, WriteJsonIsPrettyAndParsesBack) {
   TempDir dir("json_pretty");
   const nlohmann::json j = {{"model", "ravlt_t"}, {"tol", 1e-6}, {"layers", {0, 1}}};
   write_json(dir.file("s.json"), j);
-  const std::string text = slurp(dir.file("s.json"));
+  const std::string text = read_text(dir.file("s.json"));
   EXPECT_EQ(text, j.dump(2) + "\n");
   EXPECT_TRUE(contains(text, "\n  \"model\": \"ravlt_t\""));
   EXPECT_EQ(nlohmann::json::parse(text), j);
@@ -316,7 +314,7 @@ TEST(ExportAtomic, FillThatThrowsKeepsThePreviousFile) {
   t.columns = {"v"};
   t.add_row({1});
   write_table_csv(path, t);
-  const std::string before = slurp(path);
+  const std::string before = read_text(path);
   EXPECT_THROW(io::write_file_atomic(path,
                                      [](const io::ByteSink& sink) {
                                        sink("partial", 7);
@@ -324,7 +322,7 @@ TEST(ExportAtomic, FillThatThrowsKeepsThePreviousFile) {
                                      }),
                Interrupted);
   EXPECT_EQ(dir.list(), std::vector<std::string>{"t.csv"});
-  EXPECT_EQ(slurp(path), before);
+  EXPECT_EQ(read_text(path), before);
 }
 
 TEST(ExportAtomic, MissingDirectoryThrowsAndLeavesNothing) {
@@ -454,7 +452,7 @@ TEST(ExportLatex, Digits) {
 TEST(ExportLatex, FileHoldsTheSameText) {
   TempDir dir("latex");
   write_table_latex(dir.file("t.tex"), latex_table(), 2);
-  EXPECT_EQ(slurp(dir.file("t.tex")), table_latex(latex_table(), 2));
+  EXPECT_EQ(read_text(dir.file("t.tex")), table_latex(latex_table(), 2));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "tests/support/cli_runner.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_path.h"
+#include "tests/support/text_file.h"
 
 namespace {
 
@@ -23,10 +24,7 @@ std::string asset(const std::string& rel) {
 }
 
 std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return attnlab::testing::read_text(p.string());
 }
 
 // Figure stems (file names without extension) in <dir>/figures, and their extensions.

@@ -12,6 +12,7 @@
 
 #include "core/io/io_error.h"
 #include "tests/support/temp_path.h"
+#include "tests/support/text_file.h"
 
 namespace attnlab::analysis {
 namespace {
@@ -20,12 +21,7 @@ namespace fs = std::filesystem;
 
 using attnlab::testing::TempDir;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::read_text;
 
 TEST(Sha256, StandardVectors) {
   EXPECT_EQ(sha256_hex("", 0), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -62,7 +58,7 @@ TEST(Sha256, MatchesSha256sum) {
     const std::string path = dir.file("blob.bin"), out = dir.file("sum.txt");
     std::ofstream(path, std::ios::binary) << bytes;
     ASSERT_EQ(std::system(("sha256sum '" + path + "' > '" + out + "'").c_str()), 0);
-    const std::string expected = slurp(out).substr(0, 64);
+    const std::string expected = read_text(out).substr(0, 64);
     EXPECT_EQ(sha256_file(path), expected) << n << " bytes";
     EXPECT_EQ(sha256_hex(bytes.data(), bytes.size()), expected) << n << " bytes";
   }

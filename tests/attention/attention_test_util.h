@@ -21,12 +21,6 @@ inline nn::TensorMap parity_expected(const std::string& name) {
   return nn::read_tensor_map(parity_dir() + "/" + name + ".expected.safetensors");
 }
 
-inline double max_abs_diff(const at::Tensor& a, const at::Tensor& b) {
-  EXPECT_EQ(a.sizes(), b.sizes());
-  if (!a.sizes().equals(b.sizes())) return 1e30;
-  return (a.to(at::kDouble).cpu() - b.to(at::kDouble).cpu()).abs().max().item<double>();
-}
-
 inline std::shared_ptr<attention::AttentionMechanism> make(
     const std::string& name, int64_t dim, int64_t heads,
     std::map<std::string, double> options = {}) {

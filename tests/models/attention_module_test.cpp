@@ -6,13 +6,10 @@
 #include "models/attention_module.h"
 #include "models/backbone.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/float_compare.h"
 
 namespace attnlab::testing {
 namespace {
-
-double max_abs(const at::Tensor& a, const at::Tensor& b) {
-  return (a - b).abs().max().item<double>();
-}
 
 TEST(AttentionModuleArchs, CastlingAndHiloFixturesReproduceTheirExpectedOutputs) {
   for (const std::string name : {"castling_attn", "hilo_padded"}) {
@@ -25,7 +22,7 @@ TEST(AttentionModuleArchs, CastlingAndHiloFixturesReproduceTheirExpectedOutputs)
     for (const auto& [key, value] : expected) {
       if (key == "input") continue;
       ASSERT_TRUE(outputs.count(key)) << name << " produced no " << key;
-      EXPECT_LE(max_abs(outputs.at(key), value), 1e-5) << name << " " << key;
+      EXPECT_LE(max_abs_diff(outputs.at(key), value), 1e-5) << name << " " << key;
       ++compared;
     }
     EXPECT_EQ(compared, outputs.size()) << name;

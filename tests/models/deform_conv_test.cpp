@@ -14,17 +14,13 @@
 #include <vector>
 
 #include "models/deform_conv.h"
+#include "tests/support/float_compare.h"
 
 namespace attnlab::testing {
 namespace {
 
 using models::deform_conv2d;
 using models::DeformConvGeometry;
-
-double max_abs(const at::Tensor& a, const at::Tensor& b) {
-  EXPECT_EQ(a.sizes(), b.sizes());
-  return (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>();
-}
 
 at::Tensor conv(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
                 const DeformConvGeometry& g) {
@@ -66,7 +62,7 @@ TEST(DeformConv, ZeroOffsetsEqualConv2d) {
     at::Tensor b = at::randn({c.out});
     at::Tensor ref = conv(x, w, b, c.g);
     at::Tensor off = at::zeros({2, 2 * c.offset_groups * c.kh * c.kw, ref.size(2), ref.size(3)});
-    const double d = max_abs(deform_conv2d(x, off, w, b, c.g), ref);
+    const double d = max_abs_diff(deform_conv2d(x, off, w, b, c.g), ref);
     std::cout << "[deform_conv] zero offsets vs conv2d: max |delta| = " << d << "\n";
     EXPECT_LE(d, 1e-5);
   }
@@ -104,7 +100,7 @@ TEST(DeformConv, IntegerOffsetsPerTapEqualShiftedConvolutions) {
       unpadded.padding = {0, 0};
       ref = ref + conv(at::cat(parts, 1), tap_w, at::Tensor(), unpadded);
     }
-    const double d = max_abs(deform_conv2d(x, off, w, b, c.g), ref);
+    const double d = max_abs_diff(deform_conv2d(x, off, w, b, c.g), ref);
     std::cout << "[deform_conv] integer offsets vs shifted conv2d: max |delta| = " << d << "\n";
     EXPECT_LE(d, 1e-4);
   }
@@ -186,7 +182,7 @@ TEST(DeformConv, PackHasTheReferenceNamesAndStartsAsAPlainConv) {
   EXPECT_EQ(pack.conv_offset->weight.sizes(), (std::vector<int64_t>{8, 4, 2, 2}));
   at::Tensor x = at::randn({1, 4, 6, 6});
   at::NoGradGuard no_grad;
-  EXPECT_LE(max_abs(pack(x), at::conv2d(x, pack.weight, pack.bias, 2)), 1e-6);
+  EXPECT_LE(max_abs_diff(pack(x), at::conv2d(x, pack.weight, pack.bias, 2)), 1e-6);
   EXPECT_THROW(models::DeformConv2dPack(4, 6, {2, 2},
                                         [] {
                                           DeformConvGeometry d;
@@ -222,7 +218,7 @@ TEST(DeformConv, CudaComputesWhatTheCpuComputes) {
   at::Tensor cpu = deform_conv2d(x, off, w, b, g);
   at::Tensor gpu = deform_conv2d(x.cuda(), off.cuda(), w.cuda(), b.cuda(), g);
   EXPECT_TRUE(gpu.is_cuda());
-  const double d = max_abs(gpu.cpu(), cpu);
+  const double d = max_abs_diff(gpu.cpu(), cpu);
   std::cout << "[deform_conv] CUDA vs CPU: max |delta| = " << d << "\n";
   EXPECT_LE(d, 1e-4);
 }

@@ -11,6 +11,7 @@
 #include "core/nn/state_loading.h"
 #include "models/model_config.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/float_compare.h"
 
 namespace attnlab::testing::litv2_test {
 
@@ -20,10 +21,6 @@ inline const std::string kName = "litv2_mini";
 
 inline std::string fixture(const std::string& suffix) {
   return parity_dir() + "/" + kName + suffix;
-}
-
-inline double max_abs(const at::Tensor& a, const at::Tensor& b) {
-  return (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>();
 }
 
 inline double relative(const at::Tensor& a, const at::Tensor& ref) {

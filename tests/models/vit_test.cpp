@@ -23,6 +23,7 @@
 #include "models/model_config.h"
 #include "models/model_registry.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/float_compare.h"
 
 namespace attnlab::models {
 // Defined in models/vit.cpp (the family has no public header; see the report).
@@ -35,9 +36,6 @@ namespace {
 using models::Json;
 using Layout = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 
-double max_abs(const at::Tensor& a, const at::Tensor& b) {
-  return (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>();
-}
 double relative(const at::Tensor& a, const at::Tensor& ref) {
   const auto r = ref.to(at::kDouble);
   return (a.to(at::kDouble) - r).norm().item<double>() / r.norm().item<double>();
@@ -75,7 +73,7 @@ void check_parity(const std::string& name, const std::string& weights_ext, bool 
 
   const std::string tag = name + weights_ext + (from_metadata ? " (metadata)" : " (config.json)");
   ASSERT_EQ(result.logits.sizes(), expected.at("logits").sizes()) << tag;
-  const double logits = max_abs(result.logits, expected.at("logits"));
+  const double logits = max_abs_diff(result.logits, expected.at("logits"));
   std::printf("[parity] %s logits max|d| = %.3g\n", tag.c_str(), logits);
   EXPECT_LE(logits, 1e-4) << tag;
   int compared = 0;
@@ -115,7 +113,7 @@ TEST(VitParity, AnchorDeitMiniNegativeControl) {
   const auto expected = nn::read_tensor_map(base + ".expected.safetensors");
   at::NoGradGuard no_grad;
   model->named_parameters()["dist_token"].zero_();
-  EXPECT_GT(max_abs(model->run(expected.at("input")).logits, expected.at("logits")), 1e-3);
+  EXPECT_GT(max_abs_diff(model->run(expected.at("input")).logits, expected.at("logits")), 1e-3);
 }
 
 // Beyond what the fixtures hold: every block, every attention module, the final norm.
@@ -224,7 +222,7 @@ TEST(VitAttentionX, EveryMechanismRunsTracedAndRecorded) {
     const auto r = model->run(images, options);
     ASSERT_EQ(r.logits.sizes(), (std::vector<int64_t>{2, 5}));
     EXPECT_TRUE(at::isfinite(r.logits).all().item<bool>());
-    EXPECT_LE(max_abs(model->run(images).logits, r.logits), 1e-5);  // traced = untraced
+    EXPECT_LE(max_abs_diff(model->run(images).logits, r.logits), 1e-5);  // traced = untraced
     ASSERT_EQ(r.traces.size(), 2u);
     for (size_t i = 0; i < 2; ++i) {
       EXPECT_EQ(r.traces[i].path, "blocks." + std::to_string(i) + ".attn");
@@ -262,8 +260,8 @@ TEST(VitAttentionX, MeanPoolingThroughFcNorm) {
   auto p = model->named_parameters();
   const at::Tensor pooled = at::layer_norm(r.outputs.at("out.blocks.1").mean(1), {32},
                                            p["fc_norm.weight"], p["fc_norm.bias"], 1e-6);
-  EXPECT_LE(max_abs(pooled, r.outputs.at("out.fc_norm")), 1e-6);
-  EXPECT_LE(max_abs(at::linear(pooled, p["head.weight"], p["head.bias"]), r.logits), 1e-5);
+  EXPECT_LE(max_abs_diff(pooled, r.outputs.at("out.fc_norm")), 1e-6);
+  EXPECT_LE(max_abs_diff(at::linear(pooled, p["head.weight"], p["head.bias"]), r.logits), 1e-5);
 }
 
 TEST(VitConfig, FamilyKeysReachTheMechanism) {
@@ -286,7 +284,7 @@ TEST(VitConfig, FamilyKeysReachTheMechanism) {
   castling->train();  // Backbone::run follows is_training(): the masked softmax branch
   const auto train = castling->run(images, options);
   EXPECT_TRUE(attention::castling_sparse_branch_active(*train.traces[0].trace));
-  EXPECT_GT(max_abs(train.logits, eval.logits), 1e-6);
+  EXPECT_GT(max_abs_diff(train.logits, eval.logits), 1e-6);
 
   c = tiny_config("softmax");
   c["arch"] = "anchor_deit_distilled";
@@ -298,7 +296,7 @@ TEST(VitConfig, FamilyKeysReachTheMechanism) {
   anchor->eval();
   const at::Tensor eval_logits = anchor->run(images).logits;
   anchor->train();  // documented: training returns the same average of head and head_dist
-  EXPECT_LE(max_abs(anchor->run(images).logits, eval_logits), 1e-6);
+  EXPECT_LE(max_abs_diff(anchor->run(images).logits, eval_logits), 1e-6);
 
   c = tiny_config("softmax");
   c["qkv_bias"] = false;

@@ -21,6 +21,16 @@
 
 namespace attnlab::testing {
 
+// max |a − b| in float64, on the CPU. Different shapes fail the test and give 1e30.
+inline double max_abs_diff(const at::Tensor& a, const at::Tensor& b) {
+  EXPECT_EQ(a.sizes(), b.sizes());
+  if (!a.sizes().equals(b.sizes())) return 1e30;
+  return (a.detach().to(at::kDouble).cpu() - b.detach().to(at::kDouble).cpu())
+      .abs()
+      .max()
+      .item<double>();
+}
+
 // The default bound, in units of FLT_EPSILON times the reference's largest magnitude.
 // Measured: traced against untraced Castling differed by 2 ulps of its scale on an AMD
 // EPYC machine (OPENBLAS_CORETYPE=Haswell). Reordering a sum moves it by a few ulps of

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/support/text_file.h"
 #include "viz/rgba_image.h"
 
 namespace attnlab::viz::testing {
@@ -97,16 +98,7 @@ inline std::string run_output(const std::string& command, int* status = nullptr)
   return out;
 }
 
-inline std::string read_text(const std::string& path) {
-  std::string out;
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  std::fclose(f);
-  return out;
-}
+using attnlab::testing::read_text;
 
 inline bool have_program(const std::string& name) {
   return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;

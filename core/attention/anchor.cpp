@@ -107,6 +107,7 @@ MechanismInfo anchor_mechanism() {
   info.linear_in_tokens = true;
   info.summary = "anchor attention (AnchorFormer): tokens mix through M learned anchors, O(N·M·d)";
   info.options = {{"anchors", OptionSpec::Kind::Integer, 30, 1, 1e9, "number of anchors M"}};
+  info.small_model_options = {{"anchors", 16}};  // 196 tokens: fewer anchors than the 30 default
   info.create = [](const MechanismConfig& c) { return std::make_shared<AnchorAttention>(c); };
   return info;
 }

@@ -236,6 +236,9 @@ MechanismInfo hilo_mechanism() {
       {"lofi_heads", OptionSpec::Kind::Integer, -1, -1, 1e9,
        "Lo-Fi head count l, overriding alpha (-1: from alpha)"},
   };
+  // An even split of heads keeps both branches on 2-head models (0.9 would leave Hi-Fi
+  // none); the window, the default 2, is written out so the zoo's configs state it.
+  info.small_model_options = {{"window", 2}, {"alpha", 0.5}};
   info.create = [](const MechanismConfig& c) { return std::make_shared<HiLoAttention>(c); };
   return info;
 }

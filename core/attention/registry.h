@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct MechanismInfo {
   // softmax branch is N×N by definition).
   bool linear_in_tokens = false;
   std::vector<OptionSpec> options;
+  // Options for a small model on a small grid (the zoo's 4-block models on 14×14 tokens),
+  // where a paper default does not fit; the rest keep their defaults. Empty for most.
+  std::map<std::string, double> small_model_options;
   std::function<std::shared_ptr<AttentionMechanism>(const MechanismConfig&)> create;
 };
 

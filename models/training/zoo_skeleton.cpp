@@ -1,6 +1,10 @@
 // The zoo's shared model shape.
 #include "models/training/zoo_skeleton.h"
 
+#include <cmath>
+
+#include "core/attention/registry.h"
+
 namespace attnlab::training {
 
 nlohmann::json fashion_mnist_preprocessing(int size) {
@@ -15,9 +19,12 @@ nlohmann::json fashion_mnist_preprocessing(int size) {
 nlohmann::json zoo_skeleton_config(const std::string& mechanism,
                                    const std::vector<std::string>& class_names,
                                    const SkeletonShape& shape, const nlohmann::json& options) {
+  // The mechanism says what differs from its defaults on a small model; integral values
+  // stay integers in the config.
   nlohmann::json attention_options = nlohmann::json::object();
-  if (mechanism == "hilo") attention_options = {{"window", 2}, {"alpha", 0.5}};
-  if (mechanism == "anchor") attention_options = {{"anchors", 16}};
+  for (const auto& [k, v] : attention::mechanism_info(mechanism).small_model_options)
+    attention_options[k] =
+        v == std::round(v) ? nlohmann::json(static_cast<int64_t>(v)) : nlohmann::json(v);
   for (const auto& [k, v] : options.items()) attention_options[k] = v;
   return {{"arch", "vit"},
           {"attention", mechanism},

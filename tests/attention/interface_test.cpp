@@ -53,6 +53,12 @@ TEST_P(EveryMechanism, TracedAndUntracedForwardsAgreeAndTheTraceCoversEveryHead)
   EXPECT_EQ(covered, kHeads);
 }
 
+// What a mechanism declares for small models is a set of its own, valid options.
+TEST_P(EveryMechanism, SmallModelOptionsAreValidOptions) {
+  std::map<std::string, double> options = info().small_model_options;
+  EXPECT_NO_THROW(make(GetParam(), kDim, kHeads, options)) << GetParam();
+}
+
 TEST_P(EveryMechanism, RowsEqualTheMatrixRowsAndAreFinite) {
   auto m = make(GetParam(), kDim, kHeads);
   m->eval();

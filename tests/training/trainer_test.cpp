@@ -203,6 +203,20 @@ TEST(Trainer, CastlingTrainsWithItsMaskedBranchAndEvaluatesWithout) {
     EXPECT_TRUE(std::filesystem::exists(dir.path / "series" / f)) << f;
 }
 
+// The small-model options come from each mechanism's registry entry; the caller's win.
+TEST(ZooSkeleton, AttentionOptionsAreTheMechanismsSmallModelOptions) {
+  EXPECT_EQ(zoo_skeleton_config("hilo", {"a", "b"})["attention_options"],
+            nlohmann::json({{"alpha", 0.5}, {"window", 2}}));
+  EXPECT_TRUE(
+      zoo_skeleton_config("hilo", {"a", "b"})["attention_options"]["window"].is_number_integer());
+  EXPECT_EQ(zoo_skeleton_config("anchor", {"a", "b"})["attention_options"],
+            nlohmann::json({{"anchors", 16}}));
+  EXPECT_EQ(zoo_skeleton_config("softmax", {"a", "b"})["attention_options"],
+            nlohmann::json::object());
+  EXPECT_EQ(zoo_skeleton_config("anchor", {"a", "b"}, {}, {{"anchors", 8}})["attention_options"],
+            nlohmann::json({{"anchors", 8}}));
+}
+
 TEST(ZooSkeleton, StartsFromSinCosPositions) {
   const auto config = zoo_skeleton_config("softmax", {"a", "b"});
   EXPECT_EQ(config["pos_embed_init"], "sincos");

@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 
+#include "app/cli/commands.h"
 #include "core/io/safetensors.h"
 #include "core/nn/state_loading.h"
 #include "tests/support/cli_runner.h"
@@ -25,6 +26,24 @@ using attnlab::testing::has_line_with;
 
 CliRun run(const std::string& args) {
   return attnlab::testing::run_cli(args);
+}
+
+// One table (app/cli/commands.h) gives --help and the dispatch: every command in it is
+// in the help text, and a word that is no command (nor a file) is refused with the list.
+TEST(Cli, EveryCommandIsInTheHelpAndUnknownOnesAreListed) {
+  const CliRun h = run("--help");
+  ASSERT_EQ(h.code, 0);
+  EXPECT_EQ(h.out, attnlab::cli::usage_text());
+  for (const auto& c : attnlab::cli::commands()) {
+    if (c.name.empty()) continue;
+    EXPECT_NE(h.out.find("\n  " + c.name + " "), std::string::npos) << c.name;
+    EXPECT_EQ(attnlab::cli::find_command(c.name), &c);
+  }
+  const CliRun u = run("no-such-command-or-file");
+  EXPECT_EQ(u.code, 2) << u.out;
+  EXPECT_NE(u.out.find("unknown command 'no-such-command-or-file' (commands: gui, inspect, info,"),
+            std::string::npos)
+      << u.out;
 }
 
 TEST(Cli, HelpAndVersion) {

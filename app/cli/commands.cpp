@@ -1,0 +1,122 @@
+// See commands.h.
+#include "app/cli/commands.h"
+
+namespace attnlab::cli {
+
+const std::vector<CommandSpec>& commands() {
+  // clang-format off
+  static const std::vector<CommandSpec> all = {
+      {"gui", nullptr,
+       R"(  gui [IMAGE...] [--model M...]            open the desktop GUI (default command); with
+      [--empty] [--script FILE]             no files, the zoo and the demo images
+      [--after-frames N] [--screenshot PNG] (tests: quit after N frames, save PNG)
+)"},
+      {"", nullptr,
+       R"(  IMAGE... --model M...                     the same: open these in the GUI
+)"},
+      {"inspect", cmd_inspect,
+       R"(  inspect FILE... [--stats] [--json]        list tensors, dtypes, shapes, metadata and
+                                            container keys of safetensors/.pth/.npy/IDX;
+                                            --stats: min/max/mean/std, NaN/Inf counts
+)"},
+      {"info", cmd_info,
+       R"(  info                                      LibTorch version, threads, devices
+)"},
+      {"mechanisms", cmd_mechanisms,
+       R"(  mechanisms                                the attention mechanisms and their options
+)"},
+      {"infer", cmd_infer,
+       R"(  infer --checkpoint FILE --input IN --out OUT   run a model on IN's tensor `input`; write
+      [--config JSON | --preset NAME] [--key K]  logits and every intermediate under the
+      [--half]                              fixtures' names (--half: fp16 weights on CUDA)
+)"},
+      {"classify", cmd_classify,
+       R"(  classify --checkpoint FILE [--preset NAME | --config JSON] [--key K] IMAGE...
+                                            preprocess as the model's paper does, print top-5
+)"},
+      {"presets", cmd_presets,
+       R"(  presets                                   the official model presets
+)"},
+      {"analyze", cmd_analyze,
+       R"(  analyze --model PRESET|CHECKPOINT --images FILES|DIR --out DIR
+      [--analyses LIST]       maps,rollout,rank,spectra,anchors,mask,locality,gradcam,
+                              gradrollout (default all)
+      [--class C]             the class gradcam/gradrollout explain (default: top-1)
+      [--gradcam-target PATH] [--signed-cam]   Grad-CAM's module (default: last block's
+                              norm1 or last stage) and its map without the ReLU
+      [--query y,x]           query cell on the first attention layer's grid (default centre)
+      [--query-token N]       or a token index of that layer (prefix first: 0 = cls)
+      [--layers LIST]         attention layers by index, e.g. 0,3-5 (default all)
+      [--fusion mean|max|min] [--residual R] [--discard F] [--no-renormalize]   rollout
+      [--rank-rtol X | --rank-atol X]   rank tolerance (default torch.linalg.matrix_rank's)
+      [--mask-threshold E]    Castling mask threshold (default: the layer's own, 0.02)
+      [--preset P | --config JSON] [--checkpoint FILE] [--key K] [--random-init]
+                                            write every statistic (CSV, JSON, LaTeX), map
+                                            and spectrum (.npy) and a settings sidecar
+)"},
+      {"analyze-series", cmd_analyze_series,
+       R"(  analyze-series --checkpoints FILES... --images FILES|DIR --out DIR [options as analyze]
+                                            the statistics of each checkpoint in order
+                                            (default mask,rank,locality: Castling Fig. 6)
+)"},
+      {"report", cmd_report,
+       R"(  report --models M1 M2... --images FILES|DIR --out DIR   every paper figure (maps, rollout,
+      [--formats svg,pdf,png] [--dpi N]       models side by side, spectra, ranks, anchors,
+      [--series CKPT...]                      mask sparsity, locality), the statistics of
+      [--colormap NAME] [--alpha A]           analyze and an index.html with captions;
+      [--upsample nearest|bilinear]           colormaps: viridis magma inferno plasma cividis
+      [analysis options as analyze]           turbo jet gray RdBu coolwarm
+  report --demo [--out DIR] [--images ...]  the zoo's six models on four demo images, and
+                                            Castling's checkpoint series
+      (report and gui: a model M is a checkpoint, or a config .json = untrained weights)
+)"},
+      {"train", cmd_train,
+       R"(  train --mechanism NAME | --config JSON | --preset NAME --out RUN_DIR [--export FILE]
+      [--dataset fashion-mnist:train|folder:DIR] [--epochs E | --steps N] [--batch B]
+      [--lr LR] [--warmup N] [--seed S] [--checkpoint-every K] [--series DIR]
+      [--threshold EPS] [--sparse-penalty L] [--option NAME=VALUE...] [--resume [CKPT]]
+                                            train (AdamW, warm-up + cosine, label smoothing,
+                                            light augmentation); docs/TRAINING.md
+)"},
+      {"eval", cmd_eval,
+       R"(  eval --model CHECKPOINT|PRESET --dataset fashion-mnist:test [--limit N]
+                                            classification accuracy in percent
+)"},
+      {"export-samples", cmd_export_samples,
+       R"(  export-samples --dataset SPEC --out DIR [--per-class N]
+                                            the first N images of each class as PNGs
+)"},
+      {"zoo", cmd_zoo,
+       R"(  zoo [DIR] [--write-index]                 list the trained zoo / rewrite its zoo.json
+)"},
+  };
+  // clang-format on
+  return all;
+}
+
+const CommandSpec* find_command(const std::string& name) {
+  if (name.empty()) return nullptr;
+  for (const auto& c : commands())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::string usage_text() {
+  std::string text = R"(attnlab — look inside efficient-attention vision transformers
+
+usage: attnlab [global options] <command> [args]
+
+commands:
+)";
+  for (const auto& c : commands()) text += c.usage;
+  text += R"(
+global options:
+  --threads N     LibTorch intra-op threads (default: ATTNLAB_THREADS or all cores)
+  --device D      auto | cpu | cuda | cuda:N (default auto)
+  -h, --help      this text
+  --version       print the version
+)";
+  return text;
+}
+
+}  // namespace attnlab::cli

@@ -39,12 +39,13 @@ Inputs& inputs() {
     const std::string stats = (fs::temp_directory_path() / "attnlab_figures_bench").string();
     fs::create_directories(stats);
     const c10::Device cpu(c10::kCPU);
-    for (const char* m : {"softmax", "linear", "castling", "rala", "hilo", "anchor"}) {
-      cli::Args a({"--model", (fs::path(zoo) / (std::string(m) + ".safetensors")).string()});
+    const models::ZooDemo demo = models::zoo_demo(zoo);
+    for (const std::string& m : demo.models) {
+      cli::Args a({"--model", m});
       r.models.push_back(
           cli::run_report_model(cli::take_model_choice(a), images, settings, cpu, stats, {}));
     }
-    auto files = models::zoo_series_files(zoo, "castling");
+    auto files = models::zoo_series_files(zoo, demo.series.front());
     cli::Args a({"--model", files.front()});
     models::AnalysisSettings mask = settings;
     mask.analyses = {"mask"};

@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include <fstream>
+
+#include "core/attention/registry.h"
 #include "core/io/safetensors.h"
 #include "models/model_config.h"
 
@@ -79,6 +82,29 @@ nlohmann::json build_zoo_index(const std::string& dir) {
     }
   }
   return {{"format", "attnlab zoo 1"}, {"models", models}, {"series", series}};
+}
+
+ZooDemo zoo_demo(const std::string& dir) {
+  const fs::path index = fs::path(dir) / "zoo.json";
+  std::ifstream in(index);
+  if (!in) throw std::runtime_error(index.string() + ": cannot read the zoo index");
+  const nlohmann::json zoo = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!zoo.is_object() || !zoo.contains("models") || !zoo["models"].is_array())
+    throw std::runtime_error(index.string() + ": not a zoo index (no \"models\" list)");
+  const std::vector<std::string> order = attention::mechanism_names();
+  const auto rank_of = [&](const nlohmann::json& m) {
+    const std::string mech = m.value("mechanism", std::string());
+    return std::find(order.begin(), order.end(), mech) - order.begin();
+  };
+  std::vector<nlohmann::json> models(zoo["models"].begin(), zoo["models"].end());
+  std::stable_sort(models.begin(), models.end(),
+                   [&](const auto& a, const auto& b) { return rank_of(a) < rank_of(b); });
+  ZooDemo demo;
+  for (const auto& m : models)
+    demo.models.push_back(fs::absolute(fs::path(dir) / m.value("file", std::string())).string());
+  if (zoo.contains("series") && zoo["series"].is_array())
+    for (const auto& s : zoo["series"]) demo.series.push_back(s.value("name", std::string()));
+  return demo;
 }
 
 }  // namespace attnlab::models

@@ -24,4 +24,14 @@ nlohmann::json build_zoo_index(const std::string& dir);
 // The series files of a zoo index entry, in step order (absolute paths).
 std::vector<std::string> zoo_series_files(const std::string& dir, const std::string& name);
 
+// What the demo shows, read from <dir>/zoo.json: the zoo's model files (absolute paths) in
+// the mechanism registry's order, and the names of its checkpoint series in index order.
+// So the zoo, not the code, says which models exist. Throws std::runtime_error naming
+// the index when it is missing or malformed.
+struct ZooDemo {
+  std::vector<std::string> models;
+  std::vector<std::string> series;
+};
+ZooDemo zoo_demo(const std::string& dir);
+
 }  // namespace attnlab::models

@@ -32,7 +32,6 @@ namespace {
 const char* kDemoImages[] = {
     "fashion-mnist/09-ankle-boot-00000.png", "fashion-mnist/00-t-shirt-top-00019.png",
     "fashion-mnist/08-bag-00030.png", "fashion-mnist/07-sneaker-00009.png"};
-const char* kDemoModels[] = {"softmax", "linear", "castling", "rala", "hilo", "anchor"};
 
 std::vector<viz::FigureFormat> parse_formats(const std::string& text) {
   std::vector<viz::FigureFormat> out;
@@ -89,12 +88,12 @@ int cmd_report(Args args, const GlobalOptions& g) {
   if (demo) {
     const std::string zoo = models::zoo_dir();
     if (zoo.empty()) throw UsageError("--demo needs the model zoo (models/zoo or $ATTNLAB_ZOO)");
-    if (model_args.empty())
-      for (const char* m : kDemoModels)
-        model_args.push_back((fs::path(zoo) / (std::string(m) + ".safetensors")).string());
+    const models::ZooDemo contents = models::zoo_demo(zoo);
+    if (model_args.empty()) model_args = contents.models;
     if (image_args.empty())
       for (const char* im : kDemoImages) image_args.push_back(demo_asset(im));
-    if (series_files.empty()) series_files = models::zoo_series_files(zoo, "castling");
+    if (series_files.empty() && !contents.series.empty())
+      series_files = models::zoo_series_files(zoo, contents.series.front());
     if (out.empty()) out = "attnlab-report";
   }
   if (model_args.empty())

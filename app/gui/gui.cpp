@@ -189,11 +189,15 @@ void store_view(const ViewState& v, GuiSettings& s) {
 // With no files on the command line: the zoo's models and the demo images.
 void open_demo(GuiState& state) {
   const std::string zoo = models::zoo_dir();
-  if (!zoo.empty())
-    for (const char* m : {"softmax", "linear", "castling", "rala", "hilo", "anchor"})
-      state.open_requests.push_back(
-          OpenRequest{FileKind::Model,
-                      (std::filesystem::path(zoo) / (std::string(m) + ".safetensors")).string()});
+  if (!zoo.empty()) {
+    try {
+      for (const auto& m : models::zoo_demo(zoo).models)
+        state.open_requests.push_back(OpenRequest{FileKind::Model, m});
+    } catch (const std::exception& e) {
+      state.status.notice = std::string("the demo zoo: ") + e.what();
+      state.status.notice_is_error = true;
+    }
+  }
   const std::filesystem::path assets(ATTNLAB_ASSETS_DIR);
   for (const char* im :
        {"fashion-mnist/09-ankle-boot-00000.png", "fashion-mnist/00-t-shirt-top-00019.png",

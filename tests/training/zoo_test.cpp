@@ -47,6 +47,29 @@ TEST(Zoo, IndexListsTheSixMechanismsAndMatchesTheFiles) {
   }
 }
 
+// The demo (report --demo, the GUI's start) shows what zoo.json lists, in the mechanism
+// registry's order; a folder without an index is refused by name.
+TEST(Zoo, DemoIsTheIndexInRegistryOrder) {
+  const ZooDemo demo = zoo_demo(kZoo);
+  std::vector<std::string> names;
+  for (const auto& m : demo.models) {
+    EXPECT_TRUE(fs::is_regular_file(m)) << m;
+    names.push_back(fs::path(m).stem().string());
+  }
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"softmax", "linear", "castling", "rala", "hilo", "anchor"}));
+  EXPECT_EQ(demo.series, (std::vector<std::string>{"castling"}));
+  const fs::path empty = fs::temp_directory_path() / "attnlab_zoo_demo_empty";
+  fs::create_directories(empty);
+  try {
+    zoo_demo(empty.string());
+    ADD_FAILURE() << "no error for a folder without zoo.json";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("zoo.json"), std::string::npos) << e.what();
+  }
+  fs::remove_all(empty);
+}
+
 TEST(Zoo, EveryModelLoadsStrictlyWithTheRecordedConfig) {
   for (const auto& m : zoo_index()["models"]) {
     const std::string path = kZoo + "/" + m["file"].get<std::string>();

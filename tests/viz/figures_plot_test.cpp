@@ -167,6 +167,8 @@ TEST(RankFigure, LinesAreTheTableValues) {
   EXPECT_NE(std::find(cuts.begin(), cuts.end(), 1.9e-6), cuts.end());
   EXPECT_LE(sigma.y.min, 1.9e-6);  // the lower cut is on the axis
   EXPECT_NE(r.caption.find("float32 rule as torch.linalg.matrix_rank"), std::string::npos);
+  EXPECT_NE(r.caption.find("(tolerance max(m,n)*eps(dtype)*sigma_max)"), std::string::npos)
+      << r.caption;
   EXPECT_NE(r.caption.find("100% of head matrices under the float32 rule, 50% above float32 "
                            "precision"),
             std::string::npos)

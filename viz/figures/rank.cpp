@@ -285,11 +285,13 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
 
   std::string caption = "Rank of each layer's attention matrices";
   if (!options.model.empty()) caption += " in " + options.model;
+  // The tolerance the run used, as the table's caption states it: its last "tolerance X",
+  // up to ";" (the session's caption names the rule last).
+  std::string tolerance = "tolerance of torch.linalg.matrix_rank";
+  if (const size_t at = table.caption.rfind("tolerance "); at != std::string::npos)
+    tolerance = table.caption.substr(at, table.caption.find(';', at) - at);
   caption +=
-      std::string(": numerical rank, float32 rule as torch.linalg.matrix_rank (σ > ") +
-      (has_ambiguity ? "max(m, n)·ε·σ₁ unless the run set another tolerance"
-                     : "the table's tolerance") +
-      ")" +
+      ": numerical rank, float32 rule as torch.linalg.matrix_rank (" + tolerance + ")" +
       (has_precision ? ", rank above float32 precision (float64 σ > 2·√max(m, n)·ε₃₂·σ₁)" : "") +
       " and effective rank exp(H(σ/Σσ)), mean over heads" +
       (images > 0 ? " and " + std::to_string(images) + " images" : std::string()) +

@@ -7,18 +7,18 @@
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 
+#include "app/session/analysis_session.h"
 #include "bench/preset_model.h"
 #include "core/analysis/attention_maps.h"
 #include "core/analysis/rank.h"
-#include "models/analysis_session.h"
 
 namespace {
 
 using namespace attnlab;
 
-models::AnalysisSettings settings_for(const std::string& analyses) {
-  models::AnalysisSettings s;
-  s.analyses = models::parse_analyses(analyses);
+session::AnalysisSettings settings_for(const std::string& analyses) {
+  session::AnalysisSettings s;
+  s.analyses = session::parse_analyses(analyses);
   return s;
 }
 
@@ -38,7 +38,7 @@ void BM_ForwardAndAllAnalyses(benchmark::State& state) {
   const auto s = settings_for("all");
   model->run(x, s.forward_options());
   for (auto _ : state) {
-    models::AnalysisSession session(s, nullptr);
+    session::AnalysisSession session(s, nullptr);
     session.add("image", model->run(x, s.forward_options()));
     benchmark::DoNotOptimize(session.images());
   }
@@ -51,7 +51,7 @@ void BM_OneAnalysis(benchmark::State& state, const std::string& analysis) {
   const auto s = settings_for(analysis);
   const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), s.forward_options());
   for (auto _ : state) {
-    models::AnalysisSession session(s, nullptr);
+    session::AnalysisSession session(s, nullptr);
     session.add("image", r);
     benchmark::DoNotOptimize(session.images());
   }
@@ -122,7 +122,7 @@ void BM_ImageSet100(benchmark::State& state) {
   const auto s = settings_for("all");
   const at::Tensor images = at::randn({100, 3, 224, 224});
   for (auto _ : state) {
-    models::AnalysisSession session(s, [](const analysis::Array&) {});
+    session::AnalysisSession session(s, [](const analysis::Array&) {});
     for (int64_t i = 0; i < images.size(0); ++i)
       session.add("image", model->run(images.slice(0, i, i + 1), s.forward_options()));
     benchmark::DoNotOptimize(session.tables());

@@ -10,7 +10,8 @@
 #include <filesystem>
 #include <map>
 
-#include "app/cli/report_figures.h"
+#include "app/cli/report_run.h"
+#include "app/session/analysis_registry.h"
 #include "models/zoo.h"
 #include "viz/render.h"
 
@@ -22,9 +23,9 @@ namespace {
 constexpr double kWidthIn = 8, kHeightIn = 6, kDpi = 100;  // 800 x 600 pixels
 
 struct Inputs {
-  std::vector<cli::ModelResults> models, cls_model;
-  std::optional<cli::SeriesResults> series;
-  std::map<std::string, cli::FigureJob> first_job;  // one job per figure kind
+  std::vector<session::ModelResults> models, cls_model;
+  std::optional<session::SeriesResults> series;
+  std::map<std::string, session::FigureJob> first_job;  // one job per figure kind
 };
 
 Inputs& inputs() {
@@ -34,8 +35,8 @@ Inputs& inputs() {
     const std::string image =
         std::string(ATTNLAB_SOURCE_DIR) + "/assets/fashion-mnist/09-ankle-boot-00000.png";
     const auto images = cli::expand_images({image});
-    models::AnalysisSettings settings;
-    settings.analyses = models::parse_analyses("all");
+    session::AnalysisSettings settings;
+    settings.analyses = session::parse_analyses("all");
     const std::string stats = (fs::temp_directory_path() / "attnlab_figures_bench").string();
     fs::create_directories(stats);
     const c10::Device cpu(c10::kCPU);
@@ -47,19 +48,21 @@ Inputs& inputs() {
     }
     auto files = models::zoo_series_files(zoo, demo.series.front());
     cli::Args a({"--model", files.front()});
-    models::AnalysisSettings mask = settings;
-    mask.analyses = {"mask"};
+    session::AnalysisSettings mask = settings;
+    mask.analyses.clear();  // the analyses the registry measures over a series
+    for (const auto& info : session::analyses())
+      if (info.series) mask.analyses.insert(info.name);
     const cli::SeriesResult s =
         cli::analyse_series(cli::take_model_choice(a), files, images, mask, cpu);
-    r.series = cli::SeriesResults{"castling_series", s.tables};
-    for (auto& job : cli::report_figure_jobs(r.models, r.series, {}))
+    r.series = session::SeriesResults{"castling_series", s.tables};
+    for (auto& job : session::report_figure_jobs(r.models, r.series, {}))
       if (!r.first_job.count(job.kind)) r.first_job.emplace(job.kind, job);
     // The zoo has no cls token: the prefix-token maps come from the DeiT fixture checkpoint.
     cli::Args deit(
         {"--model", std::string(ATTNLAB_SHARED_DIR) + "/fixtures/parity/deit_mini.safetensors"});
     r.cls_model.push_back(
         cli::run_report_model(cli::take_model_choice(deit), images, settings, cpu, stats, {}));
-    for (auto& job : cli::report_figure_jobs(r.cls_model, std::nullopt, {}))
+    for (auto& job : session::report_figure_jobs(r.cls_model, std::nullopt, {}))
       if (!r.first_job.count(job.kind)) r.first_job.emplace(job.kind, job);
     fs::remove_all(stats);
     return r;
@@ -92,7 +95,7 @@ void BM_Figure(benchmark::State& state, const std::string& kind) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (const auto& k : cli::figure_kinds())
+  for (const auto& k : session::figure_kinds())
     benchmark::RegisterBenchmark(("BM_Figure/" + k.id).c_str(), BM_Figure, k.id)
         ->Unit(benchmark::kMillisecond);
   benchmark::Initialize(&argc, argv);

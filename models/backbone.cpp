@@ -1,6 +1,6 @@
 // ForwardRecorder: one place that decides when an attention layer runs traced and what of
-// its trace becomes a fixture-style output ("attn.*" for softmax, "hifi.*"/"lofi.*" for
-// HiLo).
+// its trace becomes a fixture-style output (the trace's reference_outputs: "attn.*" for
+// softmax, "hifi.*"/"lofi.*" for HiLo).
 #include "models/backbone.h"
 
 #include <ATen/ATen.h>
@@ -20,24 +20,9 @@ at::Tensor ForwardRecorder::attend(attention::AttentionMechanism& attn, const st
                                    const at::Tensor& tokens, const attention::TokenLayout& layout) {
   if (!tracing() && !recording()) return attn.forward(tokens, layout);
   auto [out, trace] = attn.forward_traced(tokens, layout, options_.trace);
-  if (recording()) {
-    const std::string block = block_path(path);
-    const std::string& mech = attn.mechanism_name();
-    if (mech == "softmax") {
-      std::vector<at::Tensor> heads;
-      for (int64_t b = 0; b < trace->batch; ++b) {
-        std::vector<at::Tensor> per_head;
-        for (int64_t h = 0; h < trace->heads; ++h) per_head.push_back(trace->matrix(b, h));
-        heads.push_back(at::stack(per_head));
-      }
-      output("attn", block, at::stack(heads));
-    } else if (mech == "hilo") {
-      if (trace->has_internal("hilo.hifi_out"))
-        output("hifi", block, trace->internal("hilo.hifi_out"));
-      if (trace->has_internal("hilo.lofi_out"))
-        output("lofi", block, trace->internal("hilo.lofi_out"));
-    }
-  }
+  if (recording())  // what the reference fixtures record of this layer, named by block
+    for (const auto& [kind, tensor] : trace->reference_outputs())
+      output(kind, block_path(path), tensor);
   if (tracing()) result_.traces.push_back({path, trace});
   return out;
 }

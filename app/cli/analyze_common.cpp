@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "app/session/checkpoint_series.h"
 #include "core/io/image_io.h"
 #include "core/io/tensor_file.h"
 #include "core/runtime/threads.h"
@@ -52,11 +53,11 @@ std::vector<int64_t> parse_layers(const std::string& text) {
 
 }  // namespace
 
-models::AnalysisSettings take_analysis_settings(Args& args, const std::string& default_analyses) {
-  models::AnalysisSettings st;
+session::AnalysisSettings take_analysis_settings(Args& args, const std::string& default_analyses) {
+  session::AnalysisSettings st;
   const std::string analyses = args.take_option("--analyses");
   try {
-    st.analyses = models::parse_analyses(analyses.empty() ? default_analyses : analyses);
+    st.analyses = session::parse_analyses(analyses.empty() ? default_analyses : analyses);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--analyses: ") + e.what());
   }
@@ -153,7 +154,7 @@ void Progress::finish() {
   if (tty_) std::fputc('\n', stderr);
 }
 
-std::vector<std::string> analyse_images(models::AnalysisSession& session, models::Backbone& model,
+std::vector<std::string> analyse_images(session::AnalysisSession& session, models::Backbone& model,
                                         const c10::Device& device,
                                         const image::Preprocessing& preprocessing,
                                         const std::vector<ImageInput>& images, Progress& progress,
@@ -181,7 +182,7 @@ std::vector<std::string> analyse_images(models::AnalysisSession& session, models
 }
 
 nlohmann::json run_description(const GlobalOptions& g, const c10::Device& device,
-                               const models::AnalysisSettings& settings) {
+                               const session::AnalysisSettings& settings) {
   return {{"attnlab_version", ATTNLAB_VERSION},
           {"libtorch_version", std::to_string(TORCH_VERSION_MAJOR) + "." +
                                    std::to_string(TORCH_VERSION_MINOR) + "." +
@@ -194,24 +195,13 @@ nlohmann::json run_description(const GlobalOptions& g, const c10::Device& device
           {"settings", settings.to_json()}};
 }
 
-nlohmann::json checkpoint_step(const std::string& path) {
-  if (std::filesystem::path(path).extension() != ".safetensors") return nullptr;
-  try {
-    const int64_t step = models::metadata_step(io::read_tensor_file(path).metadata);
-    if (step >= 0) return step;
-  } catch (const std::exception&) {
-    // Unreadable metadata: the loader reports the file itself.
-  }
-  return nullptr;
-}
-
 }  // namespace attnlab::cli
 
 namespace attnlab::cli {
 
 SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::string>& checkpoints,
                             const std::vector<ImageInput>& images,
-                            const models::AnalysisSettings& settings, const c10::Device& device) {
+                            const session::AnalysisSettings& settings, const c10::Device& device) {
   SeriesResult out;
   std::map<std::string, analysis::Table> series;  // table name -> rows of every checkpoint
   std::vector<std::string> order;
@@ -220,13 +210,13 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
     std::fprintf(stderr, "series: checkpoint %zu/%zu %s\n", i + 1, checkpoints.size(),
                  path.c_str());
     ReadyModel model = load_chosen_model(with_checkpoint(base, path), device);
-    models::AnalysisSession session(settings, nullptr);  // series keep statistics only
+    session::AnalysisSession session(settings, nullptr);  // series keep statistics only
     Progress progress("  images", static_cast<int64_t>(images.size()));
     const auto failed =
         analyse_images(session, *model.model, device, base.preprocessing, images, progress);
     out.any_failed = out.any_failed || !failed.empty();
     if (session.images() == 0) throw std::runtime_error("no image could be analysed with " + path);
-    const nlohmann::json step = checkpoint_step(path);
+    const nlohmann::json step = session::checkpoint_step(path);
     for (const auto& t : session.tables()) {
       if (!series.count(t.name)) {
         order.push_back(t.name);

@@ -10,8 +10,8 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/image_list.h"
-#include "app/cli/model_choice.h"
-#include "models/analysis_session.h"
+#include "app/cli/model_options.h"
+#include "app/session/analysis_session.h"
 
 namespace attnlab::cli {
 
@@ -20,12 +20,12 @@ struct AnalyzeRequest {
   std::vector<std::string> checkpoints;  // analyze-series only
   std::vector<ImageInput> images;
   std::string out;
-  models::AnalysisSettings settings;
+  session::AnalysisSettings settings;
 };
 
 // Parses the analysis options (--analyses, --query, --layers, rollout, rank and mask
 // switches); `default_analyses` when --analyses is absent.
-models::AnalysisSettings take_analysis_settings(Args& args, const std::string& default_analyses);
+session::AnalysisSettings take_analysis_settings(Args& args, const std::string& default_analyses);
 
 // Parses the model, image, output and analysis options (see `attnlab --help`).
 AnalyzeRequest take_analyze_request(Args& args, bool series);
@@ -52,7 +52,7 @@ using InputSink = std::function<void(const ImageInput&, const at::Tensor&)>;
 
 // Runs each image through the model and the session; a failing image (unreadable, wrong
 // size for the model, ...) is reported on stderr and skipped. Returns the failed paths.
-std::vector<std::string> analyse_images(models::AnalysisSession& session, models::Backbone& model,
+std::vector<std::string> analyse_images(session::AnalysisSession& session, models::Backbone& model,
                                         const c10::Device& device,
                                         const image::Preprocessing& preprocessing,
                                         const std::vector<ImageInput>& images, Progress& progress,
@@ -69,13 +69,10 @@ struct SeriesResult {
 // Throws std::runtime_error when a checkpoint cannot analyse any image.
 SeriesResult analyse_series(const ModelChoice& model, const std::vector<std::string>& checkpoints,
                             const std::vector<ImageInput>& images,
-                            const models::AnalysisSettings& settings, const c10::Device& device);
+                            const session::AnalysisSettings& settings, const c10::Device& device);
 
 // attnlab version, LibTorch version, device, threads, dtype, and the analysis settings.
 nlohmann::json run_description(const GlobalOptions& g, const c10::Device& device,
-                               const models::AnalysisSettings& settings);
-
-// The step a checkpoint's safetensors metadata records (models::metadata_step), or null.
-nlohmann::json checkpoint_step(const std::string& path);
+                               const session::AnalysisSettings& settings);
 
 }  // namespace attnlab::cli

@@ -39,8 +39,8 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
   const auto t0 = std::chrono::steady_clock::now();
   ReadyModel model = load_chosen_model(req.model, device);
   analysis::OutputFolder folder(req.out, req.model.tag);
-  models::AnalysisSession session(req.settings,
-                                  [&](const analysis::Array& a) { folder.write_array(a); });
+  session::AnalysisSession session(req.settings,
+                                   [&](const analysis::Array& a) { folder.write_array(a); });
   Progress progress("analyze", static_cast<int64_t>(req.images.size()));
   const std::vector<std::string> failed =
       analyse_images(session, *model.model, device, req.model.preprocessing, req.images, progress);
@@ -53,10 +53,12 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
   sidecar["images"] = images_json(req.images, failed);
   sidecar["layers"] = session.layers_json();
   sidecar["warnings"] = session.warnings();
+  sidecar["skipped"] = session.skipped();
   sidecar["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string sidecar_path = folder.write_sidecar(sidecar);
   for (const auto& w : session.warnings())
     std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
+  for (const auto& note : session.skipped()) std::fprintf(stderr, "attnlab: %s\n", note.c_str());
   std::printf("%s: %lld image(s) analysed, %zu files in %s (settings: %s)\n", req.model.tag.c_str(),
               static_cast<long long>(session.images()), folder.files_written() + 1,
               folder.dir().c_str(), sidecar_path.c_str());

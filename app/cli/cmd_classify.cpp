@@ -12,7 +12,7 @@
 #include <fstream>
 
 #include "app/cli/cli_common.h"
-#include "app/cli/predictions.h"
+#include "app/session/predictions.h"
 #include "core/image/preprocess.h"
 #include "core/io/image_io.h"
 #include "core/io/tensor_file.h"
@@ -65,9 +65,9 @@ int cmd_classify(Args args, const GlobalOptions& g) {
     try {
       const at::Tensor x = image::preprocess(io::load_rgb_image(path), pre).to(device);
       const at::Tensor logits = model->run(x).logits[0];
-      if (names.empty()) names = class_names(config, logits.size(0));
+      if (names.empty()) names = session::class_names(config, logits.size(0));
       std::printf("%s\n", path.c_str());
-      for (const Prediction& p : top_predictions(logits, names))
+      for (const session::Prediction& p : session::top_predictions(logits, names))
         std::printf("  %6.2f%%  %4lld  %s\n", 100.0 * p.probability, static_cast<long long>(p.cls),
                     p.name.c_str());
     } catch (const std::exception& e) {

@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "app/cli/cli_common.h"
-#include "app/cli/model_choice.h"
+#include "app/cli/model_options.h"
 #include "core/data/image_dataset.h"
 #include "core/runtime/device.h"
 #include "models/training/evaluate.h"

@@ -9,7 +9,7 @@
 #include <cstdio>
 
 #include "app/cli/cli_common.h"
-#include "app/cli/model_choice.h"
+#include "app/cli/model_options.h"
 #include "core/io/safetensors.h"
 #include "core/io/torch_bridge.h"
 #include "core/runtime/device.h"

@@ -13,10 +13,11 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
-#include "app/cli/report_figures.h"
 #include "app/cli/report_index.h"
 #include "app/cli/report_run.h"
+#include "app/session/analysis_registry.h"
 #include "core/analysis/output_folder.h"
 #include "core/io/file_bytes.h"
 #include "core/runtime/device.h"
@@ -66,7 +67,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
       parse_formats(formats_text.empty() ? "svg,pdf,png" : formats_text);
   const double dpi = args.take_real("--dpi", 200);
   if (!(dpi >= 30 && dpi <= 1200)) throw UsageError("--dpi must lie in [30, 1200]");
-  ReportFigureOptions fig;
+  session::FigureOptions fig;
   const std::string cmap = args.take_option("--colormap");
   if (!cmap.empty()) {
     const auto c = viz::colormap_from_name(cmap);
@@ -81,7 +82,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
   fig.style.overlay.alpha = args.take_real("--alpha", 0.6);
   if (!(fig.style.overlay.alpha >= 0 && fig.style.overlay.alpha <= 1))
     throw UsageError("--alpha must lie in [0, 1]");
-  models::AnalysisSettings settings = take_analysis_settings(args, "all");
+  session::AnalysisSettings settings = take_analysis_settings(args, "all");
   const auto rest = args.positionals();
   image_args.insert(image_args.end(), rest.begin(), rest.end());
 
@@ -122,17 +123,21 @@ int cmd_report(Args args, const GlobalOptions& g) {
       errors.push_back("model " + m + ": " + e.what());
     }
   }
-  std::optional<SeriesResults> series;
-  if (!series_files.empty()) {
+  std::optional<session::SeriesResults> series;
+  // The analyses measured over a checkpoint series (the registry's series analyses).
+  std::set<std::string> series_analyses;
+  for (const auto& a : session::analyses())
+    if (a.series) series_analyses.insert(a.name);
+  if (!series_files.empty() && !series_analyses.empty()) {
     try {
-      models::AnalysisSettings ss = settings;
-      ss.analyses = {"mask"};
+      session::AnalysisSettings ss = settings;
+      ss.analyses = series_analyses;
       ModelChoice base;
       {
         Args one({"--model", series_files.front()});
         base = take_model_choice(one);
       }
-      SeriesResults s;
+      session::SeriesResults s;
       s.name = fs::path(series_files.front()).parent_path().filename().string();
       if (s.name.empty()) s.name = "series";
       const SeriesResult r = analyse_series(base, series_files, images, ss, device);
@@ -151,11 +156,11 @@ int cmd_report(Args args, const GlobalOptions& g) {
       std::to_string(settings.rollout.residual).substr(0, 4) + ", discard ratio " +
       std::to_string(settings.rollout.discard_ratio).substr(0, 4) +
       (settings.rollout.renormalize ? ", rows renormalised" : ", rows not renormalised");
-  const std::vector<FigureJob> jobs = report_figure_jobs(results, series, fig);
+  const std::vector<session::FigureJob> jobs = session::report_figure_jobs(results, series, fig);
   IndexPage page;
   Progress progress("report: figures", int64_t(jobs.size()));
   for (size_t i = 0; i < jobs.size(); ++i) {
-    const FigureJob& job = jobs[i];
+    const session::FigureJob& job = jobs[i];
     try {
       const viz::CaptionedFigure cf = job.build();
       IndexEntry e{job.kind, job.stem, cf.caption, {}};

@@ -1,7 +1,29 @@
 // See commands.h.
 #include "app/cli/commands.h"
 
+#include "app/session/analysis_registry.h"
+
 namespace attnlab::cli {
+namespace {
+
+// The --analyses line of analyze: the registry's names, comma-separated, wrapped under
+// the option's description column.
+std::string analyses_option_help() {
+  const std::string indent(30, ' ');
+  std::string out = "      [--analyses LIST]       ", line;
+  const auto names = session::analysis_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string word = names[i] + (i + 1 < names.size() ? "," : "");
+    if (!line.empty() && line.size() + word.size() > 60) {
+      out += line + "\n" + indent;
+      line.clear();
+    }
+    line += word;
+  }
+  return out + line + " (default all)\n";
+}
+
+}  // namespace
 
 const std::vector<CommandSpec>& commands() {
   // clang-format off
@@ -39,9 +61,7 @@ const std::vector<CommandSpec>& commands() {
 )"},
       {"analyze", cmd_analyze,
        R"(  analyze --model PRESET|CHECKPOINT --images FILES|DIR --out DIR
-      [--analyses LIST]       maps,rollout,rank,spectra,anchors,mask,locality,gradcam,
-                              gradrollout (default all)
-      [--class C]             the class gradcam/gradrollout explain (default: top-1)
+)" + analyses_option_help() + R"(      [--class C]             the class gradcam/gradrollout explain (default: top-1)
       [--gradcam-target PATH] [--signed-cam]   Grad-CAM's module (default: last block's
                               norm1 or last stage) and its map without the ReLU
       [--query y,x]           query cell on the first attention layer's grid (default centre)

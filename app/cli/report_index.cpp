@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "app/cli/report_figures.h"
+#include "app/session/analysis_registry.h"
 #include "viz/xml_escape.h"
 
 namespace attnlab::cli {
@@ -35,7 +35,7 @@ std::string render_index_html(const IndexPage& page) {
     for (const auto& e : page.errors) h += "<li>" + esc(e) + "</li>\n";
     h += "</ul></div>\n";
   }
-  for (const auto& kind : figure_kinds()) {
+  for (const auto& kind : session::figure_kinds()) {
     std::vector<const IndexEntry*> entries;
     for (const auto& f : page.figures)
       if (f.kind == kind.id) entries.push_back(&f);

@@ -1,6 +1,6 @@
-// GUI compute jobs; see analysis_jobs.h. Built on the same pieces as the CLI: model choice
-// and loading (app/cli), the analysis session (models/), so the GUI shows exactly what
-// `attnlab analyze` and `attnlab report` write.
+// GUI compute jobs; see analysis_jobs.h. Built on the same pieces as the CLI (the session
+// library: model choice and loading, the analysis session and registry, the query
+// resolution), so the GUI shows exactly what `attnlab analyze` and `attnlab report` write.
 #include "app/gui/analysis_jobs.h"
 
 #include <ATen/ATen.h>
@@ -9,32 +9,27 @@
 #include <filesystem>
 #include <set>
 
-#include "app/cli/model_choice.h"
-#include "app/cli/report_run.h"
 #include "app/gui/loaded_model.h"
+#include "app/session/analysis_session.h"
+#include "app/session/input_picture.h"
+#include "app/session/query.h"
+#include "core/analysis/rollout.h"
 #include "core/image/preprocess.h"
 #include "core/io/image_io.h"
-#include "models/analysis_session.h"
 
 namespace attnlab::gui {
-
-namespace {
-
-constexpr const char* kTag = "img";
-
-}  // namespace
 
 std::string MapQuery::tag() const {
   if (!prefix.empty()) return prefix;
   if (row < 0) return "centre";
-  return models::grid_query_tag(row, col);
+  return analysis::grid_query_tag(row, col);
 }
 
 std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo* info,
                                         const std::string& preset) {
   auto m = std::make_shared<LoadedModel>();
-  m->choice = cli::model_entry_choice(model_arg, preset);
-  m->ready = cli::load_chosen_model(m->choice, c10::Device(c10::kCPU));
+  m->choice = session::model_entry_choice(model_arg, preset);
+  m->ready = session::load_chosen_model(m->choice, c10::Device(c10::kCPU));
   if (info) {
     info->name = m->choice.tag;
     info->command_arg = model_arg;
@@ -54,16 +49,17 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
   auto out = std::make_shared<ImageAnalysis>();
   const at::Tensor x =
       image::preprocess(io::load_rgb_image(image_path), model.choice.preprocessing);
-  out->picture = cli::input_picture(x, model.choice.preprocessing);
-  models::AnalysisSettings settings;
-  settings.analyses = models::parse_analyses("rank,spectra,anchors,mask,locality");
+  out->picture = session::input_picture(x, model.choice.preprocessing);
+  session::AnalysisSettings settings;
+  for (const auto& a : session::analyses())
+    if (a.in_image_analysis) settings.analyses.insert(a.name);
   const models::ForwardOptions fo = settings.forward_options();  // traces included
   at::NoGradGuard no_grad;
   auto forward = std::make_shared<models::ForwardResult>(model.ready.model->run(x, fo));
   if (forward->traces.empty()) throw std::runtime_error("the model has no attention layer to show");
-  models::AnalysisSession session(settings,
-                                  [&](const analysis::Array& a) { out->arrays.push_back(a); });
-  session.add(kTag, *forward);
+  session::AnalysisSession session(settings,
+                                   [&](const analysis::Array& a) { out->arrays.push_back(a); });
+  session.add(kImageTag, *forward);
   out->tables = session.tables();
   for (const auto& a : session.arrays()) out->arrays.push_back(a);
   for (size_t i = 0; i < forward->traces.size(); ++i) {
@@ -82,8 +78,8 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
   }
   const at::Tensor logits = forward->logits[0];
   if (model.class_names.empty())
-    model.class_names = cli::class_names(model.ready.config, logits.size(0));
-  out->top5 = cli::top_predictions(logits, model.class_names);
+    model.class_names = session::class_names(model.ready.config, logits.size(0));
+  out->top5 = session::top_predictions(logits, model.class_names);
   for (Prediction& p : out->top5)
     if (p.name.empty()) p.name = "class " + std::to_string(p.cls);
   out->forward = forward;
@@ -93,7 +89,8 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
 }
 
 std::vector<float> anchor_distribution(const ImageAnalysis& a, int layer, int token, int head) {
-  const std::string name = models::anchor_array_stem(kTag, layer) + "__soft";
+  const std::string name =
+      analysis::format_result_key({"anchors", kImageTag, layer, "", "", "soft"});
   for (const analysis::Array& arr : a.arrays) {
     if (arr.name != name || arr.shape.size() != 3) continue;
     const int64_t heads = arr.shape[0], tokens = arr.shape[1], anchors = arr.shape[2];
@@ -112,19 +109,14 @@ std::vector<float> anchor_distribution(const ImageAnalysis& a, int layer, int to
 namespace {
 
 const models::ForwardResult& traces_of(const ImageAnalysis& a) {
-  const auto* forward = static_cast<const models::ForwardResult*>(a.forward.get());
-  if (!forward) throw std::runtime_error("no traces recorded for this image");
-  return *forward;
+  if (!a.forward) throw std::runtime_error("no traces recorded for this image");
+  return *a.forward;
 }
 
-// Runs `analyses` of the session for `query` over the recorded traces; the arrays it
-// writes go to `arrays`, and the query's tag (as in the array names) is returned.
-std::string run_query_session(const models::ForwardResult& forward, const MapQuery& query,
-                              const std::vector<std::string>& analyses,
-                              std::vector<analysis::Array>* arrays,
-                              std::vector<std::string>* warnings) {
-  models::AnalysisSettings s;
-  s.analyses = std::set<std::string>(analyses.begin(), analyses.end());
+// The session's settings for a clicked query (the analyses' own query resolution).
+session::AnalysisSettings query_settings(const models::ForwardResult& forward,
+                                         const MapQuery& query) {
+  session::AnalysisSettings s;
   const auto& first = forward.traces.front().trace->layout;
   if (!query.prefix.empty()) {
     int64_t token = -1;
@@ -136,12 +128,7 @@ std::string run_query_session(const models::ForwardResult& forward, const MapQue
     s.query_y = query.row;
     s.query_x = query.col;
   }
-  models::AnalysisSession session(s, [&](const analysis::Array& arr) { arrays->push_back(arr); });
-  session.add(kTag, forward);
-  *warnings = session.warnings();
-  return !query.prefix.empty() ? query.prefix
-         : query.row >= 0      ? models::grid_query_tag(query.row, query.col)
-                               : models::grid_query_tag(first.height / 2, first.width / 2);
+  return s;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -153,21 +140,25 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query) {
   const auto t0 = std::chrono::steady_clock::now();
   const models::ForwardResult& forward = traces_of(a);
-  std::vector<analysis::Array> arrays;
-  std::vector<std::string> warnings;
-  const std::string qtag = run_query_session(forward, query, {"maps"}, &arrays, &warnings);
+  const session::AnalysisSettings settings = query_settings(forward, query);
+  const session::Query q = session::resolve_query(settings, forward.traces.front().trace->layout);
   auto out = std::make_shared<QueryMaps>();
   out->query = query;
   out->heads.resize(forward.traces.size());
   out->fused.resize(forward.traces.size());
-  for (auto& arr : arrays) {
-    for (size_t i = 0; i < forward.traces.size(); ++i) {
-      const std::string stem = models::map_array_stem(kTag, int64_t(i), qtag);
-      if (arr.name == stem + "__heads")
-        out->heads[i] = std::move(arr);
-      else if (arr.name == stem + "__fused")
-        out->fused[i] = std::move(arr);
-    }
+  at::NoGradGuard no_grad;
+  for (size_t i = 0; i < forward.traces.size(); ++i) {
+    const attention::AttentionTrace& trace = *forward.traces[i].trace;
+    if (trace.layout.tokens() > settings.map_max_tokens) continue;  // as the maps analysis
+    const int64_t token = q.token_in(trace.layout);
+    if (token < 0) continue;  // a layer without this prefix token
+    const analysis::QueryMap m = analysis::query_map(trace, 0, token);
+    out->heads[i] = session::to_array(m.grid, "heads", {"head", "y", "x"});
+    out->fused[i] =
+        session::to_array(at::stack({analysis::fuse_heads(m.grid, analysis::HeadFusion::Mean),
+                                     analysis::fuse_heads(m.grid, analysis::HeadFusion::Max),
+                                     analysis::fuse_heads(m.grid, analysis::HeadFusion::Min)}),
+                          "fused", {"fusion", "y", "x"});
   }
   out->seconds = seconds_since(t0);
   return out;
@@ -175,15 +166,26 @@ std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQue
 
 std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const MapQuery& query) {
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<analysis::Array> arrays;
-  std::vector<std::string> warnings;
-  run_query_session(traces_of(a), query, {"rollout"}, &arrays, &warnings);
+  const models::ForwardResult& forward = traces_of(a);
+  const session::AnalysisSettings settings = query_settings(forward, query);
   auto out = std::make_shared<QueryRollout>();
   out->query = query;
-  for (auto& arr : arrays)
-    if (arr.name.rfind(std::string("rollout__") + kTag + "__", 0) == 0) out->map = std::move(arr);
-  if (out->map.data.empty())
-    out->note = warnings.empty() ? "no rollout for this query" : warnings.front();
+  std::vector<const attention::AttentionTrace*> chain;
+  for (const auto& t : forward.traces) chain.push_back(t.trace.get());
+  const session::Query q =
+      session::rollout_query(settings, chain.front()->layout, chain.back()->layout);
+  const int64_t token = q.token_in(chain.back()->layout);
+  at::NoGradGuard no_grad;
+  try {
+    if (token < 0) throw attention::TraceQueryError("the last layer has no " + q.prefix + " token");
+    const analysis::RolloutResult r = analysis::rollout_query(chain, 0, token, settings.rollout);
+    const int64_t p = r.layout.num_prefix();
+    out->map = session::to_array(r.weights.slice(0, p).reshape({r.layout.height, r.layout.width}),
+                                 "rollout", {"y", "x"});
+  } catch (const attention::TraceQueryError& e) {  // what the rollout analysis warns about
+    out->note = std::string("rollout: ") + e.what();
+  }
+  if (out->map.data.empty() && out->note.empty()) out->note = "no rollout for this query";
   out->seconds = seconds_since(t0);
   return out;
 }

@@ -1,7 +1,8 @@
 // The GUI's compute, run on the ComputeWorker (never on the main thread): load a model,
-// analyse one image with it (forward with traces, every analysis of the engine, top-5),
-// and answer a query click from the traces already recorded (no new forward pass, so a
-// click on a 4096-token image costs O(layers * tokens * d), not a forward).
+// analyse one image with it (forward with traces, the registry's image analyses, top-5),
+// and answer a query click from the traces already recorded with the core analysis
+// functions (no new forward pass and no analysis session, so a click on a 4096-token
+// image costs O(layers * tokens * d), not a forward).
 // Results are immutable snapshots; the main thread only reads their plain parts
 // (pictures, Tables/Arrays, text), the traces go back to the worker for the next query.
 #pragma once
@@ -10,9 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/predictions.h"
+#include "app/session/predictions.h"
 #include "core/analysis/table.h"
 #include "viz/rgba_image.h"
+
+namespace at {
+class Tensor;
+}
+namespace attnlab::models {
+struct ForwardResult;
+}
 
 namespace attnlab::gui {
 
@@ -32,7 +40,10 @@ struct LayerInfo {
   std::vector<std::string> prefix;  // prefix token names ("cls", "dist")
 };
 
-using cli::Prediction;
+using session::Prediction;
+
+// The tag the GUI gives the image it analyses (its arrays' ResultKey::image).
+constexpr const char* kImageTag = "img";
 
 // One model on one image: the picture it saw, its layers, its top-5, and the statistics
 // of every analysis on this image (for the analysis tabs and the export).
@@ -43,8 +54,10 @@ struct ImageAnalysis {
   std::vector<analysis::Table> tables;
   std::vector<analysis::Array> arrays;  // spectra, singular values, anchors (image arrays)
   double seconds = 0;
-  std::shared_ptr<const void> forward;  // the traces (models::ForwardResult), worker use only
-  std::shared_ptr<const void> input;    // the preprocessed image (at::Tensor), worker use only
+  // The traces and the preprocessed image, for the worker's next query or explanation:
+  // typed handles the main thread only passes along (it never includes their headers).
+  std::shared_ptr<const models::ForwardResult> forward;
+  std::shared_ptr<const at::Tensor> input;
 };
 
 // The query of a map: a grid cell of the first layer, or a prefix token by name.

@@ -7,7 +7,7 @@
 #include <chrono>
 
 #include "app/gui/loaded_model.h"
-#include "models/analysis_session.h"
+#include "app/session/analysis_session.h"
 #include "models/grad_rollout_run.h"
 #include "models/gradcam_run.h"
 
@@ -32,7 +32,7 @@ std::shared_ptr<const ClassExplanation> explain_image(LoadedModel& model, const 
   out->method = method;
   out->cls = cls;
   try {
-    const auto* input = static_cast<const at::Tensor*>(a.input.get());
+    const at::Tensor* input = a.input.get();
     if (!input) throw std::runtime_error("the image's input was not kept");
     at::Tensor map;
     if (method == ExplainMethod::GradCam) {
@@ -56,7 +56,7 @@ std::shared_ptr<const ClassExplanation> explain_image(LoadedModel& model, const 
       map = r.map;
       out->detail = r.readout + " through " + std::to_string(r.layers) + " layers, residual 0.5";
     }
-    out->map = models::to_array(map, "explanation", {"y", "x"});
+    out->map = session::to_array(map, "explanation", {"y", "x"});
     const bool named = out->cls < int(model.class_names.size());
     out->class_name = named ? model.class_names[size_t(out->cls)] : "";
     if (out->class_name.empty()) out->class_name = "class " + std::to_string(out->cls);

@@ -6,15 +6,13 @@
 #include <filesystem>
 
 #include "app/gui/map_source.h"
+#include "app/gui/series_view.h"
+#include "app/gui/tab_table.h"
 #include "app/gui/workspace.h"
 #include "core/analysis/output_folder.h"
-#include "viz/figures/anchors.h"
 #include "viz/figures/attention_maps.h"
 #include "viz/figures/explanations.h"
-#include "viz/figures/hilo_spectra.h"
-#include "viz/figures/locality.h"
 #include "viz/figures/model_compare.h"
-#include "viz/figures/rank.h"
 #include "viz/figures/rollout.h"
 #include "viz/render.h"
 
@@ -136,12 +134,52 @@ FigureJob maps_figure(const GuiState& state) {
       };
 }
 
-// Runs `make` on the analysis, turning its exceptions into the reason for no figure.
-template <typename Make>
-FigureJob analysis_figure(std::shared_ptr<const ImageAnalysis> a, Make make) {
-  return [a = std::move(a), make](std::string* why) -> std::optional<viz::CaptionedFigure> {
+// The results an analysis tab reads: the current model's on the current image, or every
+// model's (a tab that compares them; the current model first), as session::ModelResults.
+std::vector<std::pair<std::string, std::shared_ptr<const ImageAnalysis>>> tab_results(
+    const GuiState& state, bool all_models) {
+  std::vector<std::pair<std::string, std::shared_ptr<const ImageAnalysis>>> out;
+  const auto add = [&](int m) {
+    const ResultSlot* r = result_of(state, m, state.view.image);
+    if (r && r->analysis) out.emplace_back(state.models[size_t(m)].info.name, r->analysis);
+  };
+  add(state.view.model);
+  if (all_models)
+    for (int m = 0; m < int(state.models.size()); ++m)
+      if (m != state.view.model) add(m);
+  return out;
+}
+
+session::ModelResults as_results(const std::string& name, const ImageAnalysis& a) {
+  session::ModelResults r;
+  r.name = name;
+  r.images.push_back({kImageTag, a.picture});
+  r.tables = a.tables;
+  r.arrays = a.arrays;
+  return r;
+}
+
+// An analysis tab's figure (AnalysisTab::figure) of the current view.
+FigureJob analysis_tab_figure(const GuiState& state, const session::AnalysisTab& tab) {
+  if (!tab.all_models) {
+    const ResultSlot* r = result_of(state, state.view.model, state.view.image);
+    if (!r || !r->analysis)
+      return no_figure(r && r->status == LoadStatus::Failed ? r->error : "analysing...");
+  }
+  auto results = tab_results(state, tab.all_models);
+  int layer = state.view.layer;
+  if (!results.empty()) {
+    const int n = int(results.front().second->layers.size());
+    layer = layer < 0 ? n - 1 : std::min(layer, n - 1);
+  }
+  return [results = std::move(results), figure = tab.figure, layer,
+          style = map_style(state)](std::string* why) -> std::optional<viz::CaptionedFigure> {
     try {
-      return make(*a);
+      session::TabInputs in;
+      for (const auto& [name, a] : results) in.models.push_back(as_results(name, *a));
+      in.layer = layer;
+      in.style = style;
+      return figure(in);
     } catch (const std::exception& e) {
       *why = e.what();
       return std::nullopt;
@@ -155,43 +193,11 @@ FigureJob tab_figure_job(const GuiState& state, const std::string& tab) {
   if (state.models.empty() || state.images.empty())
     return no_figure("open an image and a model first");
   if (tab == "maps") return maps_figure(state);
-  if (tab == "locality") {
-    std::vector<std::pair<std::string, std::shared_ptr<const ImageAnalysis>>> models;
-    for (int m = 0; m < int(state.models.size()); ++m) {
-      const ResultSlot* rm = result_of(state, m, state.view.image);
-      if (rm && rm->analysis) models.emplace_back(state.models[size_t(m)].info.name, rm->analysis);
-    }
-    return [models = std::move(models)](std::string* why) -> std::optional<viz::CaptionedFigure> {
-      std::vector<std::pair<std::string, analysis::Table>> tables;
-      for (const auto& [name, a] : models)
-        for (const auto& t : a->tables)
-          if (t.name == "locality_heads") tables.emplace_back(name, t);
-      try {
-        return viz::locality_figure(tables);
-      } catch (const std::exception& e) {
-        *why = e.what();
-        return std::nullopt;
-      }
-    };
-  }
-  const ResultSlot* r = result_of(state, state.view.model, state.view.image);
-  if (!r || !r->analysis)
-    return no_figure(r && r->status == LoadStatus::Failed ? r->error : "analysing...");
-  if (tab == "rank")
-    return analysis_figure(
-        r->analysis, [](const ImageAnalysis& a) { return viz::rank_figure(a.tables, a.arrays); });
-  if (tab == "spectra")
-    return analysis_figure(r->analysis, [layer = state.view.layer](const ImageAnalysis& a) {
-      viz::HiloSpectraOptions o;
-      const int n = int(a.layers.size());
-      o.layer = layer < 0 ? n - 1 : std::min(layer, n - 1);
-      return viz::hilo_spectra_grid(a.arrays, o);
-    });
-  if (tab == "anchors")
-    return analysis_figure(r->analysis, [](const ImageAnalysis& a) {
-      return viz::anchor_figure(a.arrays, "img", a.picture, a.tables);
-    });
-  return no_figure("unknown tab " + tab);
+  const std::optional<TabEntry> entry = find_tab(tab);
+  if (entry && entry->kind == TabKind::Figure)
+    return analysis_tab_figure(state, *entry->analysis->tab);
+  if (entry && entry->kind == TabKind::Series) return series_tab_figure(state, *entry->analysis);
+  return no_figure("the " + (entry ? entry->title : tab) + " tab has no figure to export");
 }
 
 std::optional<viz::CaptionedFigure> tab_figure(const GuiState& state, const std::string& tab,
@@ -203,7 +209,7 @@ namespace {
 
 // What a tab's figure is drawn from: the analyses it reads (by identity: a new analysis,
 // e.g. another checkpoint of a series, is a new object), the layer, and the panel size.
-std::string figure_key(const GuiState& state, const std::string& tab, int w, int h) {
+std::string figure_key(const GuiState& state, const session::AnalysisTab& tab, int w, int h) {
   std::string key =
       std::to_string(state.view.layer) + "|" + std::to_string(w) + "x" + std::to_string(h);
   const auto add = [&](int m) {
@@ -212,7 +218,7 @@ std::string figure_key(const GuiState& state, const std::string& tab, int w, int
     std::snprintf(id, sizeof id, "|%p", r ? static_cast<const void*>(r->analysis.get()) : nullptr);
     key += id;
   };
-  if (tab == "locality")  // every model's table
+  if (tab.all_models)
     for (int m = 0; m < int(state.models.size()); ++m) add(m);
   else
     add(state.view.model);
@@ -221,12 +227,13 @@ std::string figure_key(const GuiState& state, const std::string& tab, int w, int
 
 }  // namespace
 
-void draw_figure_tab(GuiState& state, const std::string& tab) {
+void draw_figure_tab(GuiState& state, const TabEntry& tab) {
+  const session::AnalysisTab& spec = *tab.analysis->tab;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int w = std::max(200, int(avail.x)), h = std::max(150, int(avail.y) - 40);
-  const std::string slot = "tab|" + tab, key = figure_key(state, tab, w, h);
+  const std::string slot = "tab|" + tab.id, key = figure_key(state, spec, w, h);
   const GlTexture* t = figure_texture(
-      state.cache, slot, key, [&] { return tab_figure_job(state, tab); }, w, h);
+      state.cache, slot, key, [&] { return tab_figure_job(state, tab.id); }, w, h);
   if (t) {
     ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
                  ImVec2(float(t->width()), float(t->height())));
@@ -234,9 +241,7 @@ void draw_figure_tab(GuiState& state, const std::string& tab) {
     const std::string* e = state.cache.error(slot, key);
     ImGui::TextWrapped("%s", e ? e->c_str() : "drawing...");
   }
-  if (tab == "anchors" && t)
-    ImGui::TextDisabled(
-        "Hover a token in the Maps tab to see its soft assignment over the anchors.");
+  if (!spec.hint.empty() && t) ImGui::TextDisabled("%s", spec.hint.c_str());
 }
 
 void draw_predictions_tab(GuiState& state) {

@@ -9,11 +9,12 @@
 #include <string>
 
 #include "app/gui/gui_state.h"
+#include "app/gui/tab_table.h"
 #include "viz/figures/captioned_figure.h"
 
 namespace attnlab::gui {
 
-// The figure of `tab` ("maps", "spectra", "rank", "anchors", "locality") for the current
+// The figure of tab `tab` (tab_table.h: "maps", or an analysis's tab) for the current
 // view, as a job that owns its inputs (so the render worker can run it); the job gives
 // nothing, with the reason in *why, when the results do not allow a figure.
 FigureJob tab_figure_job(const GuiState& state, const std::string& tab);
@@ -21,7 +22,8 @@ FigureJob tab_figure_job(const GuiState& state, const std::string& tab);
 std::optional<viz::CaptionedFigure> tab_figure(const GuiState& state, const std::string& tab,
                                                std::string* why);
 
-void draw_figure_tab(GuiState& state, const std::string& tab);
+// An analysis tab (TabKind::Figure): its figure, drawn on the render worker.
+void draw_figure_tab(GuiState& state, const TabEntry& tab);
 void draw_predictions_tab(GuiState& state);
 
 // Writes the current tab's figure to `path` (format from the extension). Returns the

@@ -2,6 +2,7 @@
 #include "app/gui/gui_script.h"
 
 #include "app/gui/file_kinds.h"
+#include "app/gui/tab_table.h"
 
 #include <algorithm>
 #include <cctype>
@@ -28,6 +29,7 @@ enum class ArgKind {
   Fraction,     // real in 0..1
   Seconds,      // real >= 0
   Choice,       // one of `choices`
+  Tab,          // the id of a GUI tab (tab_table.h: built in, or an analysis's)
 };
 
 struct ArgSpec {
@@ -64,10 +66,7 @@ const std::vector<CommandSpec>& command_specs() {
       {"gradcam-target", {{"PATH|default", ArgKind::Name}}},
       {"click-token", {{"ROW", ArgKind::Count}, {"COL", ArgKind::Count}}},
       {"click-prefix", {{"NAME", ArgKind::Name}}},
-      {"tab",
-       {{"NAME",
-         ArgKind::Choice,
-         {"maps", "spectra", "rank", "anchors", "mask", "locality", "predictions"}}}},
+      {"tab", {{"NAME", ArgKind::Tab}}},
       {"layout", {{"single|compare", ArgKind::Choice, {"single", "compare"}}}},
       {"shared-scale", {{"on|off", ArgKind::Choice, kOnOff}}},
       {"difference", {{"on|off", ArgKind::Choice, kOnOff}}},
@@ -218,6 +217,13 @@ std::string check_argument(const ArgSpec& arg, const std::string& value) {
         return "expected " + join(arg.choices, " or ") + got;
       }
       return {};
+    case ArgKind::Tab: {
+      const std::vector<std::string> tabs = tab_ids();
+      if (std::find(tabs.begin(), tabs.end(), value) == tabs.end()) {
+        return "expected " + join(tabs, " or ") + got;
+      }
+      return {};
+    }
   }
   return {};
 }

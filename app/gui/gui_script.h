@@ -16,7 +16,7 @@
 //   layer N   head N             heads-grid on|off
 //   fusion mean|max|min          map query|cls|rollout
 //   click-token ROW COL          click-prefix NAME
-//   tab maps|spectra|rank|anchors|mask|locality|predictions
+//   tab NAME (a tab of tab_table.h: maps, an analysis tab such as rank, predictions, ...)
 //   layout single|compare        shared-scale on|off        difference on|off
 //   colormap NAME                alpha X (0..1)             upsample nearest|bilinear
 //   export-panel PATH (.png, .svg or .pdf: the extension picks the format)

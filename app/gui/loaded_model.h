@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/model_choice.h"
+#include "app/session/model_source.h"
 
 namespace attnlab::gui {
 
 struct LoadedModel {
-  cli::ModelChoice choice;
-  cli::ReadyModel ready;
+  session::ModelChoice choice;
+  session::ReadyModel ready;
   std::vector<std::string> class_names;
 };
 

@@ -5,6 +5,7 @@
 #include "app/gui/figure_tabs.h"
 #include "app/gui/map_view.h"
 #include "app/gui/series_view.h"
+#include "app/gui/tab_table.h"
 
 #include <imgui.h>
 
@@ -17,19 +18,6 @@ namespace attnlab::gui {
 namespace {
 
 constexpr float kSidebarWidth = 330.0f;
-constexpr const char* kTabs[] = {"maps", "spectra",  "rank",        "anchors",
-                                 "mask", "locality", "predictions", "checkpoint"};
-
-const char* tab_title(const std::string& tab) {
-  if (tab == "maps") return "Maps";
-  if (tab == "spectra") return "HiLo spectra";
-  if (tab == "rank") return "Rank";
-  if (tab == "anchors") return "Anchors";
-  if (tab == "mask") return "Castling mask";
-  if (tab == "locality") return "Locality";
-  if (tab == "predictions") return "Top-5";
-  return "Checkpoint";
-}
 const ImVec4 kErrorColor(1.0f, 0.42f, 0.42f, 1.0f);
 const ImVec4 kNoticeColor(0.95f, 0.80f, 0.35f, 1.0f);
 
@@ -162,22 +150,29 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
           "View", nullptr,
           kTileFlags | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
     if (ImGui::BeginTabBar("##tabs")) {
-      for (const char* tab : kTabs) {
+      for (const TabEntry& tab : gui_tabs()) {
         // A tab chosen by a script or shortcut is selected once; clicks select it too.
-        const bool requested = state.view.tab == tab && state.view.tab_requested;
+        const bool requested = state.view.tab == tab.id && state.view.tab_requested;
         const ImGuiTabItemFlags flags = requested ? ImGuiTabItemFlags_SetSelected : 0;
-        if (ImGui::BeginTabItem(tab_title(tab), nullptr, flags)) {
-          if (!state.view.tab_requested) state.view.tab = tab;
-          if (std::string(tab) == "maps")
-            draw_maps_tab(state);
-          else if (std::string(tab) == "predictions")
-            draw_predictions_tab(state);
-          else if (std::string(tab) == "checkpoint")
-            draw_checkpoint_panel(state.checkpoint);
-          else if (std::string(tab) == "mask")
-            draw_mask_tab(state);
-          else
-            draw_figure_tab(state, tab);
+        if (ImGui::BeginTabItem(tab.title.c_str(), nullptr, flags)) {
+          if (!state.view.tab_requested) state.view.tab = tab.id;
+          switch (tab.kind) {
+            case TabKind::Maps:
+              draw_maps_tab(state);
+              break;
+            case TabKind::Predictions:
+              draw_predictions_tab(state);
+              break;
+            case TabKind::Checkpoint:
+              draw_checkpoint_panel(state.checkpoint);
+              break;
+            case TabKind::Series:
+              draw_series_tab(state, *tab.analysis);
+              break;
+            case TabKind::Figure:
+              draw_figure_tab(state, tab);
+              break;
+          }
           ImGui::EndTabItem();
         }
       }

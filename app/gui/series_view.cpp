@@ -5,10 +5,9 @@
 
 #include <filesystem>
 
-#include "app/cli/analyze_common.h"
 #include "app/gui/workspace.h"
+#include "app/session/checkpoint_series.h"
 #include "models/zoo.h"
-#include "viz/figures/castling_mask.h"
 
 namespace fs = std::filesystem;
 
@@ -42,7 +41,7 @@ void load_series(GuiState& state, ComputeWorker& worker) {
                     try {
                       auto model = load_model(files[k], nullptr);
                       auto a = analyse_image(*model, image);
-                      const nlohmann::json step = cli::checkpoint_step(files[k]);
+                      const nlohmann::json step = session::checkpoint_step(files[k]);
                       const int64_t st = step.is_number() ? step.get<int64_t>() : int64_t(k);
                       ctx.post([m, k, a, st](GuiState& g) {
                         if (g.series.model != m || k >= g.series.analyses.size()) return;
@@ -94,7 +93,60 @@ void draw_series_controls(GuiState& state, ComputeWorker& worker) {
     load_series(state, worker);
 }
 
-void draw_mask_tab(GuiState& state) {
+session::SeriesResults series_results(const GuiState& state,
+                                      const session::AnalysisInfo& analysis) {
+  const SeriesState& s = state.series;
+  session::SeriesResults out;
+  out.name = s.model >= 0 && s.model < int(state.models.size())
+                 ? state.models[size_t(s.model)].info.name + "_series"
+                 : "series";
+  // Each of the analysis's tables over the checkpoints, as analyze-series writes them:
+  // "<table>_series" with the checkpoint's index, file and step first.
+  for (const auto& name : analysis.tables) {
+    analysis::Table series;
+    for (size_t k = 0; k < s.analyses.size(); ++k) {
+      if (!s.analyses[k]) continue;
+      for (const auto& t : s.analyses[k]->tables) {
+        if (t.name != name) continue;
+        if (series.columns.empty()) {
+          series.name = t.name + "_series";
+          series.caption = t.caption + "; one block of rows per checkpoint";
+          series.columns = {"checkpoint_index", "checkpoint", "step"};
+          series.columns.insert(series.columns.end(), t.columns.begin(), t.columns.end());
+          series.key_columns = t.key_columns + 3;
+        }
+        for (const auto& row : t.rows) {
+          std::vector<analysis::Cell> r{int64_t(k), fs::path(s.files[k]).filename().string(),
+                                        s.steps[k]};
+          r.insert(r.end(), row.begin(), row.end());
+          series.add_row(std::move(r));
+        }
+      }
+    }
+    if (!series.rows.empty()) out.tables.push_back(std::move(series));
+  }
+  return out;
+}
+
+FigureJob series_tab_figure(const GuiState& state, const session::AnalysisInfo& analysis) {
+  session::SeriesResults series = series_results(state, analysis);
+  if (series.tables.empty() || !analysis.series_figure)
+    return [](std::string* why) {
+      *why = "no training series analysed yet";
+      return std::optional<viz::CaptionedFigure>();
+    };
+  return [series = std::move(series), figure = analysis.series_figure](
+             std::string* why) -> std::optional<viz::CaptionedFigure> {
+    try {
+      return figure(series);
+    } catch (const std::exception& e) {
+      *why = e.what();
+      return std::nullopt;
+    }
+  };
+}
+
+void draw_series_tab(GuiState& state, const session::AnalysisInfo& analysis) {
   const SeriesState& s = state.series;
   if (s.files.empty()) {
     ImGui::TextWrapped(
@@ -102,44 +154,25 @@ void draw_mask_tab(GuiState& state) {
         "and press \"Analyse ... checkpoints\" in the sidebar.");
     return;
   }
-  analysis::Table series;
-  for (size_t k = 0; k < s.analyses.size(); ++k) {
-    if (!s.analyses[k]) continue;
-    for (const auto& t : s.analyses[k]->tables) {
-      if (t.name != "mask_heads") continue;
-      if (series.columns.empty()) {
-        series.name = "mask_heads_series";
-        series.columns = {"checkpoint_index", "checkpoint", "step"};
-        series.columns.insert(series.columns.end(), t.columns.begin(), t.columns.end());
-        series.key_columns = t.key_columns + 3;
-      }
-      for (const auto& row : t.rows) {
-        std::vector<analysis::Cell> r{int64_t(k), fs::path(s.files[k]).filename().string(),
-                                      s.steps[k]};
-        r.insert(r.end(), row.begin(), row.end());
-        series.add_row(std::move(r));
-      }
-    }
-  }
-  if (series.rows.empty()) {
-    ImGui::TextWrapped(s.loading ? "analysing the checkpoints..."
-                                 : "this model has no auxiliary mask (Castling only)");
+  const session::SeriesResults series = series_results(state, analysis);
+  size_t rows = 0;
+  for (const auto& t : series.tables) rows += t.rows.size();
+  if (rows == 0) {
+    std::string needs;
+    for (const auto& n : analysis.needs) needs += (needs.empty() ? "" : ", ") + n;
+    ImGui::TextWrapped("%s", s.loading ? "analysing the checkpoints..."
+                                       : ("this model's layers offer no " + needs).c_str());
     return;
   }
   const int w = std::max(200, int(ImGui::GetContentRegionAvail().x * 0.7f));
-  const std::string key = std::to_string(series.rows.size()) + "|" + std::to_string(w);
+  const std::string slot = "tab|" + analysis.tab->id;
+  const std::string key = std::to_string(rows) + "|" + std::to_string(w);
   const GlTexture* t = figure_texture(
-      state.cache, "tab|mask", key,
-      [&]() -> FigureJob {
-        return [series](std::string*) {
-          return std::optional<viz::CaptionedFigure>(viz::castling_mask_figure({series}));
-        };
-      },
-      w, 4 * w);
+      state.cache, slot, key, [&] { return series_tab_figure(state, analysis); }, w, 4 * w);
   if (t) {
     ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
                  ImVec2(float(t->width()), float(t->height())));
-  } else if (const std::string* e = state.cache.error("tab|mask", key)) {
+  } else if (const std::string* e = state.cache.error(slot, key)) {
     ImGui::TextWrapped("%s", e->c_str());
   }
   if (s.shown >= 0)

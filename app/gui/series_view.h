@@ -8,6 +8,7 @@
 
 #include "app/gui/compute_worker.h"
 #include "app/gui/gui_state.h"
+#include "app/session/analysis_registry.h"
 
 namespace attnlab::gui {
 
@@ -19,7 +20,11 @@ void load_series(GuiState& state, ComputeWorker& worker);
 void draw_series_controls(GuiState& state, ComputeWorker& worker);
 // Puts checkpoint k of the loaded series in its model's place on its image.
 void show_series_checkpoint(GuiState& state, int k);
-// The Mask tab.
-void draw_mask_tab(GuiState& state);
+// A series analysis's statistics over the loaded checkpoints ("<table>_series" tables).
+session::SeriesResults series_results(const GuiState& state, const session::AnalysisInfo& analysis);
+// Its figure (AnalysisInfo::series_figure), as a job for the render worker or an export.
+FigureJob series_tab_figure(const GuiState& state, const session::AnalysisInfo& analysis);
+// The tab of a series analysis (TabKind::Series, e.g. Castling's mask).
+void draw_series_tab(GuiState& state, const session::AnalysisInfo& analysis);
 
 }  // namespace attnlab::gui

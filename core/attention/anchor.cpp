@@ -22,6 +22,7 @@
 
 #include <cmath>
 
+#include "core/attention/capabilities.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
 
@@ -105,6 +106,7 @@ MechanismInfo anchor_mechanism() {
   MechanismInfo info;
   info.name = "anchor";
   info.linear_in_tokens = true;
+  info.capabilities = {capability::kAnchorAssignment};
   info.summary = "anchor attention (AnchorFormer): tokens mix through M learned anchors, O(N·M·d)";
   info.options = {{"anchors", OptionSpec::Kind::Integer, 30, 1, 1e9, "number of anchors M"}};
   info.small_model_options = {{"anchors", 16}};  // 196 tokens: fewer anchors than the 30 default

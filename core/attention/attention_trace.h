@@ -9,9 +9,11 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/attention/token_layout.h"
@@ -85,6 +87,21 @@ class AttentionTrace {
   // matrix of its rows the layer's output was computed from, with autograd history (and
   // the other tensors of the trace keep theirs). Empty otherwise.
   std::vector<at::Tensor> explicit_rows;
+  // What the trace offers beyond rows (core/attention/capabilities.h), as its mechanism's
+  // MechanismInfo declares; set by init_trace.
+  std::vector<std::string> capabilities;
+  bool offers(const std::string& capability) const {
+    return std::find(capabilities.begin(), capabilities.end(), capability) != capabilities.end();
+  }
+
+  using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
+  // Branch outputs on the layer's grid, (B, H, W, C) each, by branch name (HiLo: "hifi",
+  // "lofi"); empty for mechanisms without branches (capability::kBranchOutputs).
+  virtual NamedTensors branch_outputs() const { return {}; }
+  // The tensors the reference implementation's fixtures record for this layer, by kind
+  // ("attn": plain softmax's (B, heads, N, N) probabilities; HiLo's branch outputs), which
+  // the backbone's recorder names after the block. Empty for most mechanisms.
+  virtual NamedTensors reference_outputs() const { return {}; }
 
   const HeadGroup& group_of(int64_t head) const;
   // Row of q (within head's group) that holds layout token `token`.

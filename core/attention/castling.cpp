@@ -39,6 +39,7 @@
 #include <memory>
 #include <string>
 
+#include "core/attention/capabilities.h"
 #include "core/attention/kernels.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
@@ -219,6 +220,7 @@ MechanismInfo castling_mechanism() {
   MechanismInfo info;
   info.name = "castling";
   info.linear_in_tokens = true;
+  info.capabilities = {capability::kSignedRows, capability::kKvBuffer, capability::kAuxiliaryMask};
   info.summary = "Castling-ViT linear-angular attention with token-axis dconv";
   info.options = {
       {"qkv_bias", OptionSpec::Kind::Flag, 0, 0, 1, "bias on the qkv projection"},

@@ -35,6 +35,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/attention/capabilities.h"
 #include "core/attention/kernels.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
@@ -62,6 +63,18 @@ int64_t lofi_head_count(const MechanismConfig& c) {
 class HiLoTrace : public AttentionTrace {
  public:
   double scale = 1.0;  // the window side is the base class's `window`
+
+  // Each branch's output on the grid, (B, H, W, C_branch), when the branch ran.
+  NamedTensors branch_outputs() const override {
+    NamedTensors out;
+    for (const char* branch : {"hifi", "lofi"}) {
+      const std::string name = std::string("hilo.") + branch + "_out";
+      if (has_internal(name)) out.emplace_back(branch, internal(name));
+    }
+    return out;
+  }
+  // The reference implementation's hooks record the two branch outputs.
+  NamedTensors reference_outputs() const override { return branch_outputs(); }
 
  protected:
   at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,
@@ -229,6 +242,7 @@ MechanismInfo hilo_mechanism() {
   info.name = "hilo";
   info.summary = "HiLo attention (LITv2): windowed Hi-Fi heads + pooled-key Lo-Fi heads";
   info.needs_grid = true;
+  info.capabilities = {capability::kBranchOutputs, capability::kLocalWindows};
   info.options = {
       {"window", OptionSpec::Kind::Integer, 2, 1, 1e9, "window / pooling size s"},
       {"alpha", OptionSpec::Kind::Real, 0.9, 0, 1, "share of Lo-Fi heads: l = floor(h·alpha)"},

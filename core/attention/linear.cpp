@@ -17,6 +17,7 @@
 //   explicit    out = proj(merge((rows·v) · den/(den + eps)))
 #include <ATen/ATen.h>
 
+#include "core/attention/capabilities.h"
 #include "core/attention/kernels.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
@@ -92,6 +93,7 @@ MechanismInfo linear_mechanism() {
   MechanismInfo info;
   info.name = "linear";
   info.linear_in_tokens = true;
+  info.capabilities = {capability::kKvBuffer};
   info.summary = "linear attention with the elu+1 feature map, O(N·d²) (kernel baseline)";
   info.options = {
       {"qkv_bias", OptionSpec::Kind::Flag, 1, 0, 1, "bias on the qkv projection"},

@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include "core/attention/registry.h"
+
 namespace attnlab::attention {
 
 double MechanismConfig::option(const std::string& name) const {
@@ -81,6 +83,8 @@ void AttentionMechanism::init_trace(AttentionTrace& trace, const at::Tensor& tok
   trace.batch = tokens.size(0);
   trace.heads = config_.heads;
   trace.head_dim = config_.head_dim();
+  // The capabilities the mechanism declares (none for one built outside the registry).
+  if (const MechanismInfo* info = find_mechanism(name_)) trace.capabilities = info->capabilities;
 }
 
 at::Tensor AttentionMechanism::explicit_mix(AttentionTrace& trace) const {

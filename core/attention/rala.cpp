@@ -26,6 +26,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/attention/capabilities.h"
 #include "core/attention/kernels.h"
 #include "core/attention/ravlt_shell.h"
 #include "core/attention/registry.h"
@@ -134,6 +135,7 @@ MechanismInfo rala_mechanism() {
   info.summary = "rank-augmented linear attention with RoPE, LePE and gate (RAVLT stages 1-2)";
   info.needs_grid = true;
   info.linear_in_tokens = true;
+  info.capabilities = {capability::kKvBuffer};
   info.create = [](const MechanismConfig& c) { return std::make_shared<RalaAttention>(c); };
   return info;
 }

@@ -34,9 +34,14 @@ std::vector<std::string> mechanism_names() {
   return names;
 }
 
-const MechanismInfo& mechanism_info(const std::string& name) {
+const MechanismInfo* find_mechanism(const std::string& name) {
   for (const auto& m : mechanisms())
-    if (m.name == name) return m;
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+const MechanismInfo& mechanism_info(const std::string& name) {
+  if (const MechanismInfo* m = find_mechanism(name)) return *m;
   std::string known;
   for (const auto& n : mechanism_names()) known += (known.empty() ? "" : ", ") + n;
   throw AttentionError("unknown attention mechanism '" + name + "' (known: " + known + ")");

@@ -33,6 +33,9 @@ struct MechanismInfo {
   // Options for a small model on a small grid (the zoo's 4-block models on 14×14 tokens),
   // where a paper default does not fit; the rest keep their defaults. Empty for most.
   std::map<std::string, double> small_model_options;
+  // What its traces offer beyond rows (core/attention/capabilities.h); analyses that need
+  // one skip the layers whose traces lack it.
+  std::vector<std::string> capabilities;
   std::function<std::shared_ptr<AttentionMechanism>(const MechanismConfig&)> create;
 };
 
@@ -41,6 +44,8 @@ const std::vector<MechanismInfo>& mechanisms();
 std::vector<std::string> mechanism_names();
 // Throws AttentionError listing the known names.
 const MechanismInfo& mechanism_info(const std::string& name);
+// The registered mechanism of this name, or nullptr.
+const MechanismInfo* find_mechanism(const std::string& name);
 
 // Validate config.options against the mechanism's OptionSpecs (unknown names, kinds and
 // bounds are errors that list what is accepted), fill defaults, build.

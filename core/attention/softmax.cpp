@@ -16,6 +16,21 @@
 namespace attnlab::attention {
 namespace {
 
+// Plain softmax's trace also gives the reference fixtures' "attn" tensor: the
+// (B, heads, N, N) probabilities, the whole matrix of every head.
+class SoftmaxTrace : public SoftmaxRowsTrace {
+ public:
+  NamedTensors reference_outputs() const override {
+    std::vector<at::Tensor> images;
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<at::Tensor> per_head;
+      for (int64_t h = 0; h < heads; ++h) per_head.push_back(matrix(b, h));
+      images.push_back(at::stack(per_head));
+    }
+    return {{"attn", at::stack(images)}};
+  }
+};
+
 class SoftmaxAttention : public AttentionMechanism {
  public:
   explicit SoftmaxAttention(const MechanismConfig& c) : AttentionMechanism("softmax", c) {
@@ -30,7 +45,7 @@ class SoftmaxAttention : public AttentionMechanism {
     auto [q, k, v] = split_qkv((*qkv_)(x), heads);
     at::Tensor out = at::matmul(softmax_scores(q, k, scale_), v);
     if (request) {
-      auto trace = std::make_shared<SoftmaxRowsTrace>();
+      auto trace = std::make_shared<SoftmaxTrace>();
       init_trace(*trace, x, layout, *request);
       trace->scale = scale_;
       trace->groups.push_back(all_heads_group(*trace, heads, q, k, v));

@@ -4,7 +4,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
-#include "models/analysis_session.h"
+#include "app/session/analysis_session.h"
 #include "models/checkpoint_loading.h"
 #include "models/model_config.h"
 #include "tests/support/fixtures.h"
@@ -12,8 +12,8 @@
 namespace {
 
 using attnlab::analysis::Table;
-using attnlab::models::AnalysisSession;
-using attnlab::models::AnalysisSettings;
+using attnlab::session::AnalysisSession;
+using attnlab::session::AnalysisSettings;
 
 std::shared_ptr<attnlab::models::Backbone> deit_mini() {
   const std::string dir = attnlab::testing::parity_dir();
@@ -34,7 +34,7 @@ const Table& find(const std::vector<Table>& tables, const std::string& name) {
 TEST(AnalysisSession, SetStatisticsEqualThoseOfSingleImages) {
   auto model = deit_mini();
   AnalysisSettings s;
-  s.analyses = attnlab::models::parse_analyses("locality,rank,spectra");
+  s.analyses = attnlab::session::parse_analyses("locality,rank,spectra");
   at::manual_seed(3);
   const at::Tensor a = at::randn({1, 3, 224, 224}), b = at::randn({1, 3, 224, 224});
   at::NoGradGuard no_grad;
@@ -69,7 +69,7 @@ TEST(AnalysisSession, SetStatisticsEqualThoseOfSingleImages) {
 TEST(AnalysisSession, ArraysReachTheSinkPerImageAndStateDoesNotGrow) {
   auto model = deit_mini();
   AnalysisSettings s;
-  s.analyses = attnlab::models::parse_analyses("maps,rollout,locality");
+  s.analyses = attnlab::session::parse_analyses("maps,rollout,locality");
   std::vector<std::string> seen;
   AnalysisSession session(s,
                           [&](const attnlab::analysis::Array& arr) { seen.push_back(arr.name); });
@@ -89,9 +89,9 @@ TEST(AnalysisSession, ArraysReachTheSinkPerImageAndStateDoesNotGrow) {
 }
 
 TEST(AnalysisSession, RefusesBatchesAndUnknownNames) {
-  EXPECT_THROW(attnlab::models::parse_analyses("maps,nope"), std::invalid_argument);
-  EXPECT_EQ(attnlab::models::parse_analyses("all").size(),
-            attnlab::models::analysis_names().size());
+  EXPECT_THROW(attnlab::session::parse_analyses("maps,nope"), std::invalid_argument);
+  EXPECT_EQ(attnlab::session::parse_analyses("all").size(),
+            attnlab::session::analysis_names().size());
   auto model = deit_mini();
   AnalysisSettings s;
   s.analyses = {"locality"};

@@ -1,12 +1,12 @@
 // Class names and top-k; see predictions.h.
-#include "app/cli/predictions.h"
+#include "app/session/predictions.h"
 
 #include <ATen/ATen.h>
 
 #include <cstdlib>
 #include <fstream>
 
-namespace attnlab::cli {
+namespace attnlab::session {
 
 std::vector<std::string> class_names(const nlohmann::json& config, int64_t classes) {
   std::vector<std::string> names;
@@ -37,4 +37,4 @@ std::vector<Prediction> top_predictions(const at::Tensor& logits,
   return out;
 }
 
-}  // namespace attnlab::cli
+}  // namespace attnlab::session

@@ -12,7 +12,7 @@ namespace at {
 class Tensor;  // only passed by reference here: users of Prediction need no LibTorch headers
 }
 
-namespace attnlab::cli {
+namespace attnlab::session {
 
 struct Prediction {
   int64_t cls = 0;
@@ -28,4 +28,4 @@ std::vector<std::string> class_names(const nlohmann::json& config, int64_t class
 std::vector<Prediction> top_predictions(const at::Tensor& logits,
                                         const std::vector<std::string>& names, int64_t k = 5);
 
-}  // namespace attnlab::cli
+}  // namespace attnlab::session

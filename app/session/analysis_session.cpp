@@ -1,6 +1,6 @@
 // AnalysisSession: settings, layer selection, accumulation and the plumbing every analysis
-// shares. The analyses themselves are in analysis_session_steps.cpp.
-#include "models/analysis_session.h"
+// shares. The analyses themselves are registered in analysis_registry.cpp.
+#include "app/session/analysis_session.h"
 
 #include <ATen/ATen.h>
 
@@ -8,59 +8,15 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace attnlab::models {
+namespace attnlab::session {
 
-const std::vector<std::string>& analysis_names() {
-  static const std::vector<std::string> names{"maps",     "rollout", "rank",
-                                              "spectra",  "anchors", "mask",
-                                              "locality", "gradcam", "gradrollout"};
-  return names;
-}
-
-std::set<std::string> parse_analyses(const std::string& list) {
-  const auto& known = analysis_names();
-  std::set<std::string> out;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (item.empty()) continue;
-    if (item == "all") {
-      out.insert(known.begin(), known.end());
-      continue;
-    }
-    if (std::find(known.begin(), known.end(), item) == known.end()) {
-      std::string names;
-      for (const auto& n : known) names += (names.empty() ? "" : ", ") + n;
-      throw std::invalid_argument("unknown analysis '" + item + "' (known: " + names + ", all)");
-    }
-    out.insert(item);
-  }
-  if (out.empty()) throw std::invalid_argument("no analysis named in '" + list + "'");
-  return out;
-}
-
-std::string layer_tag(int64_t layer) {
-  const std::string s = std::to_string(layer);
-  return "L" + std::string(s.size() < 2 ? 2 - s.size() : 0, '0') + s;
-}
-
-std::string grid_query_tag(int64_t y, int64_t x) {
-  return "q" + std::to_string(y) + "-" + std::to_string(x);
-}
-
-std::string map_array_stem(const std::string& image_tag, int64_t layer,
-                           const std::string& query_tag) {
-  return "maps__" + image_tag + "__" + layer_tag(layer) + "__" + query_tag;
-}
-
-std::string anchor_array_stem(const std::string& image_tag, int64_t layer) {
-  return "anchors__" + image_tag + "__" + layer_tag(layer);
-}
-
-ForwardOptions AnalysisSettings::forward_options() const {
-  ForwardOptions o;
+models::ForwardOptions AnalysisSettings::forward_options() const {
+  models::ForwardOptions o;
   o.trace_attention = true;
-  // Non-HiLo spectra read each attention module's output ("out.<path>").
-  o.record_outputs = analyses.count("spectra") > 0;
+  // Some analyses read each attention module's output ("out.<path>"): spectra of layers
+  // without branch outputs.
+  for (const auto& name : analyses)
+    if (const AnalysisInfo* a = find_analysis(name)) o.record_outputs |= a->needs_outputs;
   return o;
 }
 
@@ -126,11 +82,11 @@ AnalysisSession::AnalysisSession(AnalysisSettings settings, ArraySink sink)
   if (!sink_) sink_ = [](const analysis::Array&) {};
 }
 
-std::vector<AnalysisSession::Layer> AnalysisSession::select_layers(
-    const ForwardResult& result) const {
+std::vector<SessionLayer> AnalysisSession::select_layers(
+    const models::ForwardResult& result) const {
   const int64_t n = static_cast<int64_t>(result.traces.size());
   if (n == 0) throw std::runtime_error("the model produced no attention trace: nothing to analyse");
-  std::vector<Layer> out;
+  std::vector<SessionLayer> out;
   if (settings_.layers.empty()) {
     for (int64_t i = 0; i < n; ++i)
       out.push_back({i, result.traces[size_t(i)].path, result.traces[size_t(i)].trace.get()});
@@ -146,10 +102,31 @@ std::vector<AnalysisSession::Layer> AnalysisSession::select_layers(
   return out;
 }
 
-void AnalysisSession::add(const std::string& image_tag, const ForwardResult& result) {
+namespace {
+
+// The layers whose traces offer every capability in `needs`.
+std::vector<SessionLayer> offering(const std::vector<SessionLayer>& layers,
+                                   const std::vector<std::string>& needs) {
+  std::vector<SessionLayer> out;
+  for (const auto& l : layers)
+    if (std::all_of(needs.begin(), needs.end(),
+                    [&](const std::string& c) { return l.trace->offers(c); }))
+      out.push_back(l);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+}  // namespace
+
+void AnalysisSession::add(const std::string& image_tag, const models::ForwardResult& result) {
   if (!result.logits.defined() || result.logits.size(0) != 1)
     throw std::invalid_argument("AnalysisSession::add takes the result of one image (batch 1)");
-  const std::vector<Layer> layers = select_layers(result);
+  const std::vector<SessionLayer> layers = select_layers(result);
   if (layers_json_.is_null()) {
     layers_json_ = nlohmann::json::array();
     for (const auto& l : layers)
@@ -160,15 +137,17 @@ void AnalysisSession::add(const std::string& image_tag, const ForwardResult& res
                               {"head_dim", l.trace->head_dim},
                               {"layout", l.trace->layout.describe()}});
   }
-  const auto& a = settings_.analyses;
   at::NoGradGuard no_grad;
-  if (a.count("maps")) guarded("maps", [&] { add_maps(image_tag, layers); });
-  if (a.count("rollout")) guarded("rollout", [&] { add_rollout(image_tag, layers); });
-  if (a.count("rank")) guarded("rank", [&] { add_rank(layers); });
-  if (a.count("spectra")) guarded("spectra", [&] { add_spectra(layers, result); });
-  if (a.count("anchors")) guarded("anchors", [&] { add_anchors(image_tag, layers); });
-  if (a.count("mask")) guarded("mask", [&] { add_mask(layers); });
-  if (a.count("locality")) guarded("locality", [&] { add_locality(layers); });
+  for (const AnalysisInfo& a : analyses()) {
+    if (!a.add || !settings_.analyses.count(a.name)) continue;
+    const std::vector<SessionLayer> usable = offering(layers, a.needs);
+    if (usable.empty()) {
+      skip(a.name + ": skipped, no analysed layer offers " + joined(a.needs));
+      continue;
+    }
+    ImageStep step{settings_, image_tag, usable, result, *this};
+    guarded(a.name, [&] { a.add(step); });
+  }
   ++images_;
 }
 
@@ -179,9 +158,14 @@ void AnalysisSession::guarded(const std::string& analysis, const std::function<v
     warn(analysis + ": " + e.what());
   } catch (const attention::AttentionError& e) {  // the explicit form's token limit
     warn(analysis + ": " + e.what());
-  } catch (const ModelError& e) {  // an explanation's class or target the model lacks
+  } catch (const models::ModelError& e) {  // an explanation's class or target the model lacks
     warn(analysis + ": " + e.what());
   }
+}
+
+void AnalysisSession::skip(const std::string& message) {
+  if (std::find(skipped_.begin(), skipped_.end(), message) == skipped_.end())
+    skipped_.push_back(message);
 }
 
 void AnalysisSession::warn(const std::string& message) {
@@ -215,6 +199,11 @@ void AnalysisSession::add_sum(const std::string& name, const std::string& captio
   ++it->second.count;
 }
 
+void AnalysisSession::add_spectrum(const std::string& key, const at::Tensor& features) {
+  if (!spectra_.count(key)) spectra_order_.push_back(key);
+  spectra_[key].add(features);
+}
+
 std::vector<analysis::Table> AnalysisSession::tables() const {
   std::vector<analysis::Table> out;
   for (const auto& name : table_order_) out.push_back(tables_.at(name).result());
@@ -242,4 +231,29 @@ std::vector<analysis::Array> AnalysisSession::arrays() const {
   return out;
 }
 
-}  // namespace attnlab::models
+}  // namespace attnlab::session
+
+namespace attnlab::session {
+
+bool AnalysisSession::explains() const {
+  for (const AnalysisInfo& a : analyses())
+    if (a.explain && settings_.analyses.count(a.name)) return true;
+  return false;
+}
+
+void AnalysisSession::explain(const std::string& image_tag, models::Backbone& model,
+                              const at::Tensor& image) {
+  analysis::Table t;
+  t.name = "explanations";
+  t.caption = "the class each explanation is for and its logit, per image";
+  t.columns = {"image", "analysis", "explained", "class", "logit"};
+  t.key_columns = 4;
+  for (const AnalysisInfo& a : analyses()) {
+    if (!a.explain || !settings_.analyses.count(a.name)) continue;
+    ExplainStep step{settings_, image_tag, model, image, *this, t};
+    guarded(a.name, [&] { a.explain(step); });
+  }
+  accumulate(t);
+}
+
+}  // namespace attnlab::session

@@ -5,22 +5,11 @@
 // become per-image Arrays handed to a sink as soon as they exist, spectra are summed. So
 // memory does not grow with the number of images.
 //
-// Analyses (names as on the command line):
-//   maps      every head's row for the query in every selected layer (heads, H, W) + fused
-//             mean/max/min; the query's weight on prefix tokens; the last layer's cls/dist
-//             rows per head
-//   rollout   the query row of the rollout (prefix token cls when the model has one, else
-//             the query position in the last layer) over the first layer's grid
-//   rank      singular values and ranks of every head's KV buffer / output features
-//   spectra   HiLo Hi-Fi / Lo-Fi branch spectra; the attention output's spectrum elsewhere
-//   anchors   anchor assignments (anchor layers only)
-//   mask      Castling's auxiliary-mask sparsity (castling layers only)
-//   locality  mean attention distance per head
-//   gradcam   Grad-CAM of the explained class (top-1 or --class) at the default target
-//             (last block's norm1 / last stage) or the one asked for, on its grid
-//   gradrollout  gradient-weighted rollout of that class over the first layer's grid
-//             (every layer through its explicit form; layers above 4096 tokens refused)
-// The last two need the model and the image, not only the traces: explain() runs them.
+// The analyses themselves are registered in analysis_registry.h, one file each under
+// app/session/analyses/ (`attnlab analyze --help` lists them). The session selects the
+// layers, gives each analysis the layers whose traces offer what it needs, and keeps what
+// the analyses hand back: it never names an analysis. Class-specific analyses (Grad-CAM,
+// gradient rollout) need the model and the image, not only the traces: explain() runs them.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -31,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "app/session/analysis_registry.h"
 #include "core/analysis/attention_maps.h"
 #include "core/analysis/gradcam.h"
 #include "core/analysis/rank.h"
@@ -39,11 +29,7 @@
 #include "core/analysis/table.h"
 #include "models/backbone.h"
 
-namespace attnlab::models {
-
-const std::vector<std::string>& analysis_names();  // in the order above
-// Parses "maps,rank" (or "all"); throws std::invalid_argument naming unknown ones.
-std::set<std::string> parse_analyses(const std::string& list);
+namespace attnlab::session {
 
 struct AnalysisSettings {
   std::set<std::string> analyses;
@@ -64,7 +50,7 @@ struct AnalysisSettings {
   analysis::GradCamOptions gradcam;
 
   // The forward options these analyses need (traces; layer outputs for spectra).
-  ForwardOptions forward_options() const;
+  models::ForwardOptions forward_options() const;
   nlohmann::json to_json() const;  // every setting, for the sidecar
 };
 
@@ -78,13 +64,13 @@ class AnalysisSession {
   // Adds one image's forward result (batch 1, run with settings.forward_options()).
   // `image_tag` names its arrays. Throws std::runtime_error when the model has no
   // attention layer or a requested layer index does not exist.
-  void add(const std::string& image_tag, const ForwardResult& result);
+  void add(const std::string& image_tag, const models::ForwardResult& result);
 
   // The class-specific explanations of one image (gradcam, gradrollout): each runs its own
   // forward with autograd on `model` for the preprocessed image (1, 3, H, W), on the
   // device the model is on. Call after add() for the same image. A failure (a layer too
   // large for the explicit form, an unknown target) becomes a warning, as in add().
-  void explain(const std::string& image_tag, Backbone& model, const at::Tensor& image);
+  void explain(const std::string& image_tag, models::Backbone& model, const at::Tensor& image);
   bool explains() const;
 
   int64_t images() const { return images_; }
@@ -98,35 +84,37 @@ class AnalysisSession {
   // Analyses that could not run on some layer (e.g. an explicit rollout above its token
   // limit, spectra of a layer without a recorded output), each message once.
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // Requested analyses that did not apply to this model (no layer offers what they need),
+  // one line each saying why. Not warnings: nothing went wrong.
+  const std::vector<std::string>& skipped() const { return skipped_; }
+
+  // What analysis steps hand their results to (analysis_registry.h):
+  // a per-image array, to the sink;
+  void emit(const analysis::Array& array) { sink_(array); }
+  // a per-image table, folded into the running mean/std of its name;
+  void accumulate(const analysis::Table& per_image);
+  // a tensor averaged over the images into an array `name`;
+  void add_sum(const std::string& name, const std::string& caption,
+               const std::vector<std::string>& axes, const at::Tensor& value);
+  // features (1, H, W, C) whose spectra are averaged over the images into the arrays
+  // "<key>__log_amplitude" and "<key>__radial";
+  void add_spectrum(const std::string& key, const at::Tensor& features);
+  // a problem on some layer or image (each message once).
+  void warn(const std::string& message);
 
  private:
-  struct Layer {
-    int64_t index;
-    std::string path;
-    const attention::AttentionTrace* trace;
-  };
-  std::vector<Layer> select_layers(const ForwardResult& result) const;
-  void add_maps(const std::string& tag, const std::vector<Layer>& layers);
-  void add_rollout(const std::string& tag, const std::vector<Layer>& layers);
-  void add_rank(const std::vector<Layer>& layers);
-  void add_spectra(const std::vector<Layer>& layers, const ForwardResult& result);
-  void add_anchors(const std::string& tag, const std::vector<Layer>& layers);
-  void add_mask(const std::vector<Layer>& layers);
-  void add_locality(const std::vector<Layer>& layers);
-  void accumulate(const analysis::Table& per_image);
-  void warn(const std::string& message);
+  std::vector<SessionLayer> select_layers(const models::ForwardResult& result) const;
   // Runs one analysis; a TraceQueryError (a query or size the traces refuse), an
   // AttentionError (the explicit form's token limit) or a ModelError (a class or target
   // the model does not have) becomes a warning instead of failing the image.
   void guarded(const std::string& analysis, const std::function<void()>& body);
-  void add_sum(const std::string& name, const std::string& caption,
-               const std::vector<std::string>& axes, const at::Tensor& value);
+  void skip(const std::string& message);
 
   AnalysisSettings settings_;
   ArraySink sink_;
   int64_t images_ = 0;
   nlohmann::json layers_json_;
-  std::vector<std::string> warnings_;
+  std::vector<std::string> warnings_, skipped_;
   std::vector<std::string> table_order_;
   std::map<std::string, analysis::TableAccumulator> tables_;
   struct Sum {
@@ -141,21 +129,8 @@ class AnalysisSession {
   std::vector<std::string> spectra_order_;
 };
 
-// The names the session gives its per-image arrays, for whoever looks them up (the GUI,
-// the report): "L03", "q7-3", and the stem "maps__<image>__L03__q7-3" of a layer's
-// "__heads" and "__fused" maps for a query ("cls" etc. for a prefix token).
-std::string layer_tag(int64_t layer);
-std::string grid_query_tag(int64_t y, int64_t x);
-std::string map_array_stem(const std::string& image_tag, int64_t layer,
-                           const std::string& query_tag);
-// "anchors__<image>__L03": a layer's "__hard" and "__soft" anchor assignments.
-std::string anchor_array_stem(const std::string& image_tag, int64_t layer);
-
-// "gradcam__<image>" and "gradrollout__<image>": an image's explanation maps.
-std::string explanation_array_name(const std::string& analysis, const std::string& image_tag);
-
 // An Array from a CPU/GPU tensor (copied to float32 CPU).
 analysis::Array to_array(const at::Tensor& t, std::string name, std::vector<std::string> axes,
                          std::string caption = "");
 
-}  // namespace attnlab::models
+}  // namespace attnlab::session

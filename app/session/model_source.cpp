@@ -1,5 +1,5 @@
-// take_model_choice / load_chosen_model: see model_choice.h.
-#include "app/cli/model_choice.h"
+// choose_model / load_chosen_model: see model_source.h.
+#include "app/session/model_source.h"
 
 #include <ATen/ATen.h>
 
@@ -12,53 +12,56 @@
 #include "models/model_registry.h"
 #include "models/presets.h"
 
-namespace attnlab::cli {
+namespace attnlab::session {
 
 nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
                                      const std::string& config_path) {
   if (!config_path.empty() && !preset.empty())
-    throw UsageError("give either --config or --preset, not both");
+    throw ModelChoiceError("give either --config or --preset, not both");
   if (!config_path.empty()) return models::config_from_file(config_path);
   if (!preset.empty()) return models::find_preset(preset).config;
   const io::TensorFile f = io::read_tensor_file(checkpoint);
   if (f.metadata.count("arch")) return models::config_from_metadata(f.metadata);
-  throw UsageError(checkpoint + " carries no model config; give --preset NAME or --config JSON");
+  throw ModelChoiceError(checkpoint +
+                         " carries no model config; give --preset NAME or --config JSON");
 }
 
-ModelChoice take_model_choice(Args& args) {
+ModelChoice choose_model(const ModelRequest& request) {
   ModelChoice c;
-  c.model_arg = args.take_option("--model");
-  c.preset = args.take_option("--preset");
-  const std::string config_path = args.take_option("--config");
-  c.checkpoint = args.take_option("--checkpoint");
-  c.key = args.take_option("--key");
-  c.random_init = args.take_flag("--random-init");
+  c.model_arg = request.model;
+  c.preset = request.preset;
+  const std::string& config_path = request.config_path;
+  c.checkpoint = request.checkpoint;
+  c.key = request.key;
+  c.random_init = request.random_init;
   if (!c.preset.empty() && !config_path.empty())
-    throw UsageError("give either --preset or --config, not both");
+    throw ModelChoiceError("give either --preset or --config, not both");
   if (!c.model_arg.empty()) {
     if (models::preset_named(c.model_arg)) {
       if (!c.preset.empty() && c.preset != c.model_arg)
-        throw UsageError("--model " + c.model_arg + " and --preset " + c.preset + " disagree");
+        throw ModelChoiceError("--model " + c.model_arg + " and --preset " + c.preset +
+                               " disagree");
       c.preset = c.model_arg;
     } else if (std::filesystem::exists(c.model_arg)) {
       if (!c.checkpoint.empty())
-        throw UsageError("--model already names the checkpoint " + c.model_arg);
+        throw ModelChoiceError("--model already names the checkpoint " + c.model_arg);
       c.checkpoint = c.model_arg;
     } else {
-      throw UsageError("--model '" + c.model_arg +
-                       "' is neither a preset (see attnlab presets) nor an existing file");
+      throw ModelChoiceError("--model '" + c.model_arg +
+                             "' is neither a preset (see attnlab presets) nor an existing file");
     }
   }
   if (c.random_init && !c.checkpoint.empty())
-    throw UsageError("--random-init and a checkpoint exclude each other");
+    throw ModelChoiceError("--random-init and a checkpoint exclude each other");
   if (c.preset.empty() && config_path.empty() && c.checkpoint.empty() && !c.random_init)
-    throw UsageError("name a model: --model PRESET|CHECKPOINT");
+    throw ModelChoiceError("name a model: --model PRESET|CHECKPOINT");
   if (c.checkpoint.empty() && !c.random_init)
-    throw UsageError("preset " + c.preset +
-                     " carries a config, not weights: give --checkpoint FILE (or --random-init "
-                     "to analyse untrained weights)");
+    throw ModelChoiceError(
+        "preset " + c.preset +
+        " carries a config, not weights: give --checkpoint FILE (or --random-init "
+        "to analyse untrained weights)");
   if (c.random_init && c.preset.empty() && config_path.empty())
-    throw UsageError("--random-init needs a config: --model PRESET or --config JSON");
+    throw ModelChoiceError("--random-init needs a config: --model PRESET or --config JSON");
   if (!c.checkpoint.empty()) {
     c.config = config_for_checkpoint(c.checkpoint, c.preset, config_path);
   } else {
@@ -74,15 +77,16 @@ ModelChoice take_model_choice(Args& args) {
 }
 
 ModelChoice model_entry_choice(const std::string& entry, const std::string& preset) {
-  std::vector<std::string> words;
+  ModelRequest r;
   const std::filesystem::path path(entry);
-  if (path.extension() == ".json" && std::filesystem::is_regular_file(path))
-    words = {"--config", entry, "--random-init"};
-  else
-    words = {"--model", entry};
-  if (!preset.empty()) words.insert(words.end(), {"--preset", preset});
-  Args args(words);
-  return take_model_choice(args);
+  if (path.extension() == ".json" && std::filesystem::is_regular_file(path)) {
+    r.config_path = entry;
+    r.random_init = true;
+  } else {
+    r.model = entry;
+  }
+  r.preset = preset;
+  return choose_model(r);
 }
 
 ModelChoice with_checkpoint(ModelChoice base, const std::string& checkpoint) {
@@ -123,4 +127,4 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& devic
   return r;
 }
 
-}  // namespace attnlab::cli
+}  // namespace attnlab::session

@@ -1,0 +1,29 @@
+// gui_tabs; see tab_table.h.
+#include "app/gui/tab_table.h"
+
+namespace attnlab::gui {
+
+std::vector<TabEntry> gui_tabs() {
+  std::vector<TabEntry> tabs{{"maps", "Maps", TabKind::Maps, nullptr}};
+  for (const auto& a : session::analyses())
+    if (a.tab)
+      tabs.push_back(
+          {a.tab->id, a.tab->title, a.tab->series ? TabKind::Series : TabKind::Figure, &a});
+  tabs.push_back({"predictions", "Top-5", TabKind::Predictions, nullptr});
+  tabs.push_back({"checkpoint", "Checkpoint", TabKind::Checkpoint, nullptr});
+  return tabs;
+}
+
+std::vector<std::string> tab_ids() {
+  std::vector<std::string> ids;
+  for (const auto& t : gui_tabs()) ids.push_back(t.id);
+  return ids;
+}
+
+std::optional<TabEntry> find_tab(const std::string& id) {
+  for (auto& t : gui_tabs())
+    if (t.id == id) return t;
+  return std::nullopt;
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,21 @@
+// The report figure Grad-CAM and gradient rollout share: AnchorFormer's Fig. 4 layout,
+// every model's explanation of every image (rows: models, columns: images), one figure per
+// method; and the number format of their captions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/session/results.h"
+
+namespace attnlab::session {
+
+// Adds the grid of `analysis`'s maps ("<analysis>__<image>") titled `title`, when any
+// model has one.
+void add_explanation_grid(const ReportInputs& in, const std::string& analysis,
+                          const std::string& title, std::vector<FigureJob>& jobs);
+
+// "%.4g"
+std::string short_number(double v);
+
+}  // namespace attnlab::session

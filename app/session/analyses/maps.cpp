@@ -1,0 +1,177 @@
+// maps: every head's attention row for the query in every selected layer, over the
+// layer's grid (heads, H, W), with the mean/max/min head fusion; the query's weight on the
+// prefix tokens; the last layer's prefix-token rows (CLS attention) per head. Figures:
+// per-head maps of the last layer, every layer and head, the prefix tokens' maps, and the
+// models side by side.
+#include <ATen/ATen.h>
+
+#include <algorithm>
+
+#include "app/session/analyses/step_helpers.h"
+#include "viz/figures/attention_maps.h"
+#include "viz/figures/model_compare.h"
+
+namespace attnlab::session {
+namespace {
+
+void add_maps(ImageStep& s) {
+  const Query q = resolve_query(s.settings, s.layers.front().trace->layout);
+  analysis::Table prefix = make_table(
+      "maps_prefix",
+      "weight that the query token puts on each prefix token, per layer and head (query " + q.tag +
+          ", a cell of the first layer's grid is mapped to each layer by area)",
+      {"layer", "path", "head", "prefix", "weight"}, 4);
+  for (const auto& l : s.layers) {
+    const auto& lay = l.trace->layout;
+    if (lay.tokens() > s.settings.map_max_tokens) {
+      s.session.warn("maps: layer " + std::to_string(l.index) + " has " +
+                     std::to_string(lay.tokens()) + " tokens, above the map limit");
+      continue;
+    }
+    const int64_t token = q.token_in(lay);
+    if (token < 0) {
+      s.session.warn("maps: layer " + std::to_string(l.index) + " has no " + q.prefix + " token");
+      continue;
+    }
+    const analysis::QueryMap m = analysis::query_map(*l.trace, 0, token);
+    analysis::ResultKey key{"maps", s.image, l.index, q.tag, "", "heads"};
+    s.session.emit(to_array(m.grid, analysis::format_result_key(key), {"head", "y", "x"},
+                            "attention of the query over the " + grid_text(lay) + " grid of " +
+                                l.path + ", one map per head"));
+    const at::Tensor fused = at::stack({analysis::fuse_heads(m.grid, analysis::HeadFusion::Mean),
+                                        analysis::fuse_heads(m.grid, analysis::HeadFusion::Max),
+                                        analysis::fuse_heads(m.grid, analysis::HeadFusion::Min)});
+    key.part = "fused";
+    s.session.emit(to_array(fused, analysis::format_result_key(key), {"fusion", "y", "x"},
+                            "head fusion of the query's maps in " + l.path + ": mean, max, min"));
+    for (int64_t h = 0; h < m.prefix.size(0); ++h)
+      for (int64_t p = 0; p < m.prefix.size(1); ++p)
+        prefix.add_row({l.index, l.path, h, lay.prefix[size_t(p)], m.prefix[h][p].item<double>()});
+  }
+  s.session.accumulate(prefix);
+  // The prefix tokens' own rows (CLS attention) in the last selected layer.
+  const SessionLayer& last = s.layers.back();
+  for (const auto& name : last.trace->layout.prefix) {
+    if (name == q.prefix) continue;  // already written as the query's own maps
+    const analysis::QueryMap m = analysis::prefix_token_map(*last.trace, 0, name);
+    const analysis::ResultKey key{"maps", s.image, last.index, name, "", "heads"};
+    s.session.emit(to_array(m.grid, analysis::format_result_key(key), {"head", "y", "x"},
+                            "attention of the " + name + " token over the " +
+                                grid_text(last.trace->layout) + " grid of " + last.path +
+                                ", per head"));
+  }
+}
+
+using KeyedArray = std::pair<analysis::ResultKey, const analysis::Array*>;
+
+// The maps of one image of one model: the query's per-head maps by layer, the prefix
+// tokens' own rows, and the last layer's head fusion.
+struct ImageMaps {
+  std::vector<KeyedArray> query_heads;  // layer order
+  std::vector<KeyedArray> prefix_heads;
+  std::optional<KeyedArray> last_fused;
+};
+
+ImageMaps image_maps(const ModelResults& m, const std::string& image) {
+  ImageMaps out;
+  for (const auto& [key, a] : m.arrays_of("maps", image)) {
+    // Query maps come with a head fusion ("fused"); a prefix token's own row does not.
+    analysis::ResultKey fused = key;
+    fused.part = "fused";
+    if (key.part == "heads" && m.array(fused))
+      out.query_heads.emplace_back(key, a);
+    else if (key.part == "heads")
+      out.prefix_heads.emplace_back(key, a);
+    else if (key.part == "fused" && (!out.last_fused || out.last_fused->first.layer <= key.layer))
+      out.last_fused = KeyedArray(key, a);
+  }
+  const auto by_layer = [](const KeyedArray& x, const KeyedArray& y) {
+    return x.first.layer < y.first.layer;
+  };
+  std::stable_sort(out.query_heads.begin(), out.query_heads.end(), by_layer);
+  return out;
+}
+
+void model_figures(std::vector<FigureJob>& jobs, const ModelResults& m, const FigureOptions& o) {
+  for (const auto& im : m.images) {
+    const ImageMaps maps = image_maps(m, im.tag);
+    const std::string suffix = "__" + m.name + "__" + im.tag;
+    const viz::RgbaImage* picture = &im.picture;
+    int ref_rows = 0, ref_cols = 0;
+    if (!maps.query_heads.empty()) {
+      const auto& first = *maps.query_heads.front().second;
+      ref_rows = int(first.shape[1]);
+      ref_cols = int(first.shape[2]);
+      const KeyedArray last = maps.query_heads.back();
+      const viz::MapQuery q = figure_query(last.first.query, ref_rows, ref_cols);
+      jobs.push_back({"head_maps", "head_maps" + suffix, [=, &m] {
+                        return viz::head_maps_figure(*picture, *last.second, q, m.name,
+                                                     layer_label(last.first.layer), o.style);
+                      }});
+      std::vector<viz::LayerMaps> layers;
+      for (const auto& [key, a] : maps.query_heads) layers.push_back({layer_label(key.layer), a});
+      jobs.push_back({"layers_heads", "layers_heads" + suffix, [=, &m] {
+                        return viz::layers_heads_figure(*picture, layers, q, m.name, o.style);
+                      }});
+    }
+    for (const auto& [key, a] : maps.prefix_heads) {
+      const viz::MapQuery q = figure_query(key.query, ref_rows, ref_cols);
+      const analysis::Array* arr = a;
+      const int64_t layer = key.layer;
+      jobs.push_back({"prefix_maps", "prefix_maps__" + key.query + suffix, [=, &m] {
+                        return viz::head_maps_figure(*picture, *arr, q, m.name, layer_label(layer),
+                                                     o.style);
+                      }});
+    }
+  }
+}
+
+void compare_figures(std::vector<FigureJob>& jobs, const std::vector<ModelResults>& models,
+                     const FigureOptions& o) {
+  if (models.size() < 2) return;
+  for (const auto& im : models.front().images) {
+    std::vector<viz::ModelMap> maps;
+    viz::MapQuery q;
+    for (const auto& m : models) {
+      const ImageMaps found = image_maps(m, im.tag);
+      if (!found.last_fused || found.query_heads.empty()) continue;
+      if (maps.empty()) {
+        const auto& first = *found.query_heads.front().second;
+        q = figure_query(found.last_fused->first.query, int(first.shape[1]), int(first.shape[2]));
+      }
+      maps.push_back({m.name, found.last_fused->second, 0});
+    }
+    if (maps.size() < 2) continue;
+    const viz::RgbaImage* picture = &im.picture;
+    jobs.push_back({"compare", "compare__" + im.tag, [=] {
+                      return viz::model_compare_figure(
+                          *picture, maps, q, "Head-mean attention of " + q.label + ", last layer",
+                          o.style);
+                    }});
+  }
+}
+
+}  // namespace
+
+AnalysisInfo maps_analysis() {
+  AnalysisInfo info;
+  info.name = "maps";
+  info.summary =
+      "every head's attention row for the query in every selected layer, head fusions, the "
+      "query's weight on prefix tokens, the last layer's CLS rows";
+  info.tables = {"maps_prefix"};
+  info.arrays = {"maps__<image>__L<ll>__<query>__heads|fused"};
+  info.add = add_maps;
+  info.figure_kinds = {
+      {"head_maps", "Per-head attention maps of the query (last layer)"},
+      {"prefix_maps", "Attention of the prefix tokens (CLS), per head (last layer)"},
+      {"layers_heads", "Every layer and head"},
+      {"compare", "Models side by side"}};
+  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
+    for (const auto& m : in.models) model_figures(jobs, m, in.options);
+    compare_figures(jobs, in.models, in.options);
+  };
+  return info;
+}
+
+}  // namespace attnlab::session

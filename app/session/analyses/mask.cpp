@@ -1,0 +1,51 @@
+// mask: Castling-ViT's auxiliary mask in every layer that offers one: the share and count
+// of softmax(q·kᵀ/√d) entries above the threshold, per head and over all heads. Over a
+// checkpoint series (report --series, the GUI's series view) it is Castling's Fig. 6:
+// the mask's non-zero share per layer against the training step.
+#include <ATen/ATen.h>
+
+#include "app/session/analyses/step_helpers.h"
+#include "core/attention/capabilities.h"
+#include "core/attention/castling.h"
+#include "viz/figures/castling_mask.h"
+
+namespace attnlab::session {
+namespace {
+
+void add_mask(ImageStep& s) {
+  analysis::Table t = make_table(
+      "mask_heads",
+      "Castling auxiliary mask: share and count of softmax(q·kᵀ/√d) entries above the threshold, "
+      "per layer and head (\"all\" = every head)",
+      {"layer", "path", "head", "threshold", "fraction", "count", "entries"}, 3);
+  for (const auto& l : s.layers) {
+    const double thr = s.settings.mask_threshold < 0 ? attention::castling_threshold(*l.trace)
+                                                     : s.settings.mask_threshold;
+    const auto st = attention::castling_mask_statistics(*l.trace, thr);
+    for (size_t h = 0; h < st.above_per_head.size(); ++h)
+      t.add_row({l.index, l.path, std::to_string(h), thr, st.fraction(int64_t(h)),
+                 st.above_per_head[h], st.entries_per_head});
+    t.add_row({l.index, l.path, "all", thr, st.overall_fraction(), st.above_total,
+               st.entries_per_head * int64_t(st.above_per_head.size())});
+  }
+  s.session.accumulate(t);
+}
+
+}  // namespace
+
+AnalysisInfo mask_analysis() {
+  AnalysisInfo info;
+  info.name = "mask";
+  info.summary = "Castling's auxiliary-mask sparsity (over a checkpoint series: Fig. 6)";
+  info.needs = {attention::capability::kAuxiliaryMask};
+  info.tables = {"mask_heads"};
+  info.series = true;
+  info.in_image_analysis = true;
+  info.add = add_mask;
+  info.figure_kinds = {{"castling_mask", "Castling auxiliary-mask sparsity over training"}};
+  info.series_figure = [](const SeriesResults& s) { return viz::castling_mask_figure(s.tables); };
+  info.tab = AnalysisTab{"mask", "Castling mask", false, true, nullptr, ""};
+  return info;
+}
+
+}  // namespace attnlab::session

@@ -1,0 +1,113 @@
+// rank: per layer and head, the rank of the attention output (rows · V) and of the
+// matrices the mechanism declares (AttentionTrace::rank_matrices: linear attention's and
+// Castling's KV buffer, RALA's buffers and gated output) under every definition of
+// core/analysis/rank.h, with their singular values averaged over the images. Figure: the
+// ranks per layer and the normalised spectra (RALA's Figs. 4/5/8); the GUI's Rank tab.
+#include <ATen/ATen.h>
+
+#include <array>
+
+#include "app/session/analyses/step_helpers.h"
+#include "core/analysis/rank.h"
+#include "viz/figures/rank.h"
+
+namespace attnlab::session {
+namespace {
+
+void add_rank(ImageStep& s) {
+  // Every definition in both tables (analysis/rank.h); the sidecar states their rules.
+  const std::string rules =
+      "rank: float32 rule as torch.linalg.matrix_rank, tolerance " + s.settings.rank.describe() +
+      "; precision_rank: float64 singular values above "
+      "2*sqrt(max(m,n))*eps(float32)*sigma_max; *_ambiguous: a singular "
+      "value within " +
+      std::to_string(static_cast<int>(analysis::kRankAmbiguityFactor)) + "x of the tolerance";
+  analysis::Table heads =
+      make_table("rank_heads", "rank statistics per layer, matrix kind and head; " + rules,
+                 {"layer", "path", "mechanism", "matrix", "head", "rows", "cols", "rank",
+                  "tolerance", "rank_ambiguous", "precision_rank", "precision_tolerance",
+                  "precision_ambiguous", "effective_rank", "stable_rank", "sigma_max"},
+                 5);
+  analysis::Table summary = make_table(
+      "rank_layers",
+      "rank statistics per layer and matrix kind, averaged over heads; full = min(rows, cols); "
+      "*_ambiguous = share of heads flagged; *_tolerance_rel = tolerance / sigma_max; " +
+          rules,
+      {"layer", "path", "mechanism", "matrix", "full", "rank", "precision_rank", "effective_rank",
+       "stable_rank", "rank_ambiguous", "precision_ambiguous", "tolerance_rel",
+       "precision_tolerance_rel"},
+      4);
+  for (const auto& l : s.layers) {
+    for (const auto& subject : analysis::rank_subjects(*l.trace, 0)) {
+      const auto stats = analysis::rank_statistics(subject.matrices, s.settings.rank);
+      const int64_t rows = subject.matrices.size(-2), cols = subject.matrices.size(-1);
+      // Sums over heads of: rank, precision rank, effective, stable, the two flags, and the
+      // two tolerances relative to each head's σ_max.
+      std::array<double, 8> sum{};
+      std::vector<at::Tensor> sigmas;
+      for (size_t h = 0; h < stats.size(); ++h) {
+        const auto& st = stats[h];
+        const double sigma_max = st.sigma.numel() ? st.sigma[0].item<double>() : 0.0;
+        const double native_max = st.sigma_native.numel() ? st.sigma_native[0].item<double>() : 0.0;
+        heads.add_row({l.index, l.path, l.trace->mechanism, subject.name, int64_t(h), rows, cols,
+                       st.rank, st.tolerance, int64_t(st.rank_ambiguous), st.precision_rank,
+                       st.precision_tolerance, int64_t(st.precision_ambiguous), st.effective_rank,
+                       st.stable_rank, sigma_max});
+        const std::array<double, 8> v{double(st.rank),
+                                      double(st.precision_rank),
+                                      st.effective_rank,
+                                      st.stable_rank,
+                                      double(st.rank_ambiguous),
+                                      double(st.precision_ambiguous),
+                                      native_max > 0 ? st.tolerance / native_max : 0.0,
+                                      sigma_max > 0 ? st.precision_tolerance / sigma_max : 0.0};
+        for (size_t i = 0; i < v.size(); ++i) sum[i] += v[i];
+        sigmas.push_back(st.sigma);
+      }
+      const double n = double(std::max<size_t>(1, stats.size()));
+      summary.add_row({l.index, l.path, l.trace->mechanism, subject.name, std::min(rows, cols),
+                       sum[0] / n, sum[1] / n, sum[2] / n, sum[3] / n, sum[4] / n, sum[5] / n,
+                       sum[6] / n, sum[7] / n});
+      s.session.add_sum(
+          analysis::format_result_key({"rank_sigma", "", l.index, "", "", subject.name}),
+          "singular values (float64 SVD, descending) of each head's " + subject.name +
+              " matrix in " + l.path,
+          {"head", "index"}, at::stack(sigmas));
+    }
+  }
+  s.session.accumulate(heads);
+  s.session.accumulate(summary);
+}
+
+}  // namespace
+
+AnalysisInfo rank_analysis() {
+  AnalysisInfo info;
+  info.name = "rank";
+  info.summary =
+      "singular values and ranks (float32 rule, above float32 precision, effective, stable) of "
+      "every head's output and KV buffer";
+  info.tables = {"rank_heads", "rank_layers"};
+  info.arrays = {"rank_sigma__L<ll>__<matrix>"};
+  info.in_image_analysis = true;
+  info.add = add_rank;
+  info.figure_kinds = {{"rank", "Rank of the KV buffer and of the output"}};
+  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
+    for (const auto& m : in.models)
+      if (m.table("rank_layers"))
+        jobs.push_back(
+            {"rank", "rank__" + m.name, [&m] { return viz::rank_figure(m.tables, m.arrays); }});
+  };
+  info.tab = AnalysisTab{"rank",
+                         "Rank",
+                         false,
+                         false,
+                         [](const TabInputs& in) {
+                           const ModelResults& m = in.models.front();
+                           return viz::rank_figure(m.tables, m.arrays);
+                         },
+                         ""};
+  return info;
+}
+
+}  // namespace attnlab::session

@@ -1,0 +1,102 @@
+// spectra: the 2-D amplitude spectra of each layer's features on its grid, averaged over
+// the images, and their high-frequency energy ratio: HiLo's Hi-Fi and Lo-Fi branch outputs
+// where a layer offers branch outputs, the attention module's output elsewhere. Figures:
+// HiLo's per-layer spectra grid and the radial profiles; the GUI's "HiLo spectra" tab.
+#include <ATen/ATen.h>
+
+#include "app/session/analyses/step_helpers.h"
+#include "core/analysis/spectra.h"
+#include "viz/figures/hilo_spectra.h"
+
+namespace attnlab::session {
+namespace {
+
+void add_spectra(ImageStep& s) {
+  analysis::Table summary = make_table(
+      "spectra_layers",
+      "high-frequency energy ratio (energy beyond half the Nyquist radius / total), mean over "
+      "channels, per layer and branch",
+      {"layer", "path", "branch", "channels", "high_frequency_ratio"}, 3);
+  analysis::Table channels =
+      make_table("spectra_channels", "high-frequency energy ratio per layer, branch and channel",
+                 {"layer", "path", "branch", "channel", "high_frequency_ratio"}, 4);
+  for (const auto& l : s.layers) {
+    const auto& lay = l.trace->layout;
+    attention::AttentionTrace::NamedTensors features = l.trace->branch_outputs();  // (1,H,W,C)
+    if (features.empty()) {
+      auto it = s.result.outputs.find("out." + l.path);
+      if (it == s.result.outputs.end()) {
+        s.session.warn("spectra: no recorded output for " + l.path);
+        continue;
+      }
+      at::Tensor t = it->second;
+      if (t.dim() == 4 && t.size(2) == lay.height && t.size(3) == lay.width)
+        t = t.permute({0, 2, 3, 1});  // NCHW (RAVLT) -> NHWC
+      else
+        t = t.slice(1, lay.num_prefix()).reshape({t.size(0), lay.height, lay.width, t.size(-1)});
+      features.emplace_back("output", t);
+    }
+    for (const auto& [branch, f] : features) {
+      s.session.add_spectrum(analysis::format_result_key({"spectra", "", l.index, "", branch, ""}),
+                             f);
+      const at::Tensor hf =
+          analysis::high_frequency_ratio(f)[0].to(at::kCPU, at::kDouble).contiguous();
+      summary.add_row({l.index, l.path, branch, hf.size(0), hf.mean().item<double>()});
+      const double* ratio = hf.data_ptr<double>();  // (C,): one row per channel, no per-item op
+      for (int64_t c = 0; c < hf.size(0); ++c)
+        channels.add_row({l.index, l.path, branch, c, ratio[c]});
+    }
+  }
+  s.session.accumulate(summary);
+  s.session.accumulate(channels);
+}
+
+// The layers with HiLo's two branches (other models record only their output's spectrum).
+std::vector<int64_t> branch_layers(const ModelResults& m) {
+  std::vector<int64_t> layers;
+  for (const auto& [key, a] : m.arrays_of("spectra"))
+    if (key.branch == "hifi" && key.part == "log_amplitude") layers.push_back(key.layer);
+  return layers;
+}
+
+}  // namespace
+
+AnalysisInfo spectra_analysis() {
+  AnalysisInfo info;
+  info.name = "spectra";
+  info.summary = "HiLo Hi-Fi / Lo-Fi branch spectra; the attention output's spectrum elsewhere";
+  info.tables = {"spectra_layers", "spectra_channels"};
+  info.arrays = {"spectra__L<ll>__<branch>__log_amplitude|radial"};
+  info.needs_outputs = true;  // layers without branch outputs read the module's output
+  info.in_image_analysis = true;
+  info.add = add_spectra;
+  info.figure_kinds = {{"hilo_spectra", "HiLo Hi-Fi / Lo-Fi frequency spectra"}};
+  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
+    for (const auto& m : in.models) {
+      const std::vector<int64_t> layers = branch_layers(m);
+      for (const int64_t layer : layers)
+        jobs.push_back({"hilo_spectra", "hilo_spectra__" + m.name + "__L" + std::to_string(layer),
+                        [&m, layer] {
+                          viz::HiloSpectraOptions o;
+                          o.layer = layer;
+                          return viz::hilo_spectra_grid(m.arrays, o);
+                        }});
+      if (!layers.empty())
+        jobs.push_back({"hilo_spectra", "hilo_spectra__" + m.name + "__profiles",
+                        [&m] { return viz::hilo_spectra_profiles(m.arrays, m.tables); }});
+    }
+  };
+  info.tab = AnalysisTab{"spectra",
+                         "HiLo spectra",
+                         false,
+                         false,
+                         [](const TabInputs& in) {
+                           viz::HiloSpectraOptions o;
+                           o.layer = in.layer;
+                           return viz::hilo_spectra_grid(in.models.front().arrays, o);
+                         },
+                         ""};
+  return info;
+}
+
+}  // namespace attnlab::session

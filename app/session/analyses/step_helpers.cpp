@@ -1,0 +1,38 @@
+// Shared pieces of the analyses; see step_helpers.h.
+#include "app/session/analyses/step_helpers.h"
+
+namespace attnlab::session {
+
+analysis::Table make_table(std::string name, std::string caption, std::vector<std::string> columns,
+                           size_t keys) {
+  analysis::Table t;
+  t.name = std::move(name);
+  t.caption = std::move(caption);
+  t.columns = std::move(columns);
+  t.key_columns = keys;
+  return t;
+}
+
+std::string grid_text(const attention::TokenLayout& l) {
+  return std::to_string(l.height) + "x" + std::to_string(l.width);
+}
+
+viz::MapQuery figure_query(const std::string& tag, int ref_rows, int ref_cols) {
+  viz::MapQuery q;
+  if (const auto cell = analysis::parse_grid_query_tag(tag)) {
+    const viz::GridCell c{int(cell->first), int(cell->second)};
+    q.cell = c;
+    q.ref_rows = ref_rows;
+    q.ref_cols = ref_cols;
+    q.label = "query (" + std::to_string(c.row) + ", " + std::to_string(c.col) + ")";
+  } else {
+    q.label = "the " + tag + " token";
+  }
+  return q;
+}
+
+std::string layer_label(int64_t layer) {
+  return "layer " + std::to_string(layer);
+}
+
+}  // namespace attnlab::session

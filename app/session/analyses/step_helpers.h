@@ -1,0 +1,29 @@
+// Pieces several analyses share: tables with a caption, grid text, and the figures'
+// description of a query. (The query itself is app/session/query.h.)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/session/analysis_session.h"
+#include "app/session/query.h"
+#include "core/analysis/attention_maps.h"
+#include "core/analysis/table.h"
+#include "core/attention/token_layout.h"
+#include "viz/figures/attention_maps.h"
+
+namespace attnlab::session {
+
+analysis::Table make_table(std::string name, std::string caption, std::vector<std::string> columns,
+                           size_t keys);
+
+// "14x14"
+std::string grid_text(const attention::TokenLayout& layout);
+
+// A figure's description of a query tag ("q7-7" on the first layer's grid -> a cell;
+// prefix tokens such as "cls" have none).
+viz::MapQuery figure_query(const std::string& tag, int ref_rows, int ref_cols);
+// "layer 3"
+std::string layer_label(int64_t layer);
+
+}  // namespace attnlab::session

@@ -1,0 +1,123 @@
+// Analyses by name. Each analysis is one file in app/session/analyses/ defining
+// `AnalysisInfo <name>_analysis()`: its name and summary, what it needs of a trace, its
+// compute step, what it writes, and its figures (built by viz/figures, LibTorch-free).
+// analysis_registry.cpp lists them, one line each. `attnlab analyze --analyses` and its
+// help, `attnlab report`, the GUI's tabs and its script command `tab` all iterate this
+// registry. See docs/ARCHITECTURE.md, "Adding an analysis".
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "app/session/results.h"
+#include "core/attention/attention_trace.h"
+#include "models/backbone.h"
+
+namespace attnlab::session {
+
+class AnalysisSession;
+struct AnalysisSettings;
+
+// A traced layer the session analyses: its index among the traced layers (forward
+// order), its state-dict path and its trace.
+struct SessionLayer {
+  int64_t index = 0;
+  std::string path;
+  const attention::AttentionTrace* trace = nullptr;
+};
+
+// What an analysis step sees of one image: the settings, the image's tag, the selected
+// layers whose traces offer everything the analysis needs (never empty), the forward
+// result, and the session to hand its results to (emit, accumulate, add_sum, ...).
+struct ImageStep {
+  const AnalysisSettings& settings;
+  const std::string& image;
+  const std::vector<SessionLayer>& layers;
+  const models::ForwardResult& result;
+  AnalysisSession& session;
+};
+
+// A class-specific analysis's view of one image: it runs its own forward with autograd on
+// the model for the preprocessed image (1, 3, H, W). `explanations` collects the
+// "explanations" table's rows (image, analysis, explained, class, logit).
+struct ExplainStep {
+  const AnalysisSettings& settings;
+  const std::string& image;
+  models::Backbone& model;
+  const at::Tensor& input;
+  AnalysisSession& session;
+  analysis::Table& explanations;
+};
+
+// A tab of the GUI showing an analysis's figure for the current image.
+struct AnalysisTab {
+  std::string id;     // the tab's name (script command `tab ID`)
+  std::string title;  // shown on the tab
+  // Reads every model's results (a comparison), not only the current model's.
+  bool all_models = false;
+  // The tab shows a checkpoint series (AnalysisInfo::series) and is drawn by the GUI's
+  // series view with `series_figure`; `figure` is then unused.
+  bool series = false;
+  std::function<viz::CaptionedFigure(const TabInputs&)> figure;  // throws when it cannot
+  // A hint shown under the figure ("" = none).
+  std::string hint;
+};
+
+struct AnalysisInfo {
+  std::string name;     // as on the command line
+  std::string summary;  // one line for --help, docs and the GUI
+  // Trace capabilities (core/attention/capabilities.h) a layer must offer to be analysed;
+  // a model none of whose layers offers them is skipped with a note saying so.
+  std::vector<std::string> needs;
+  // The tables it writes (per-image tables are folded into mean/std over the images), and
+  // the keys of the arrays it writes (analysis::ResultKey, as patterns), for the docs,
+  // `attnlab analyses` and the series view.
+  std::vector<std::string> tables;
+  std::vector<std::string> arrays;
+  // The forward must record each attention module's output (ForwardOptions::record_outputs).
+  bool needs_outputs = false;
+  // Over a training series it is what `report --series` and the GUI's series view measure.
+  bool series = false;
+  // The GUI runs it with every image analysis (cheap statistics its tab reads); maps and
+  // rollout are answered per query from the traces instead, explanations on request.
+  bool in_image_analysis = false;
+
+  // The compute step from one image's traces (null for a class-specific analysis).
+  std::function<void(ImageStep&)> add;
+  // The class-specific step: needs the model and the image (null for the others).
+  std::function<void(ExplainStep&)> explain;
+
+  // The report's figures: the kinds (index sections) in order, and the jobs.
+  std::vector<FigureKind> figure_kinds;
+  std::function<void(const ReportInputs&, std::vector<FigureJob>&)> report_figures;
+  // The series figure (from the "<table>_series" tables) of a series analysis.
+  std::function<viz::CaptionedFigure(const SeriesResults&)> series_figure;
+  std::optional<AnalysisTab> tab;
+};
+
+// Every registered analysis, in registry order (then any added by register_analysis).
+const std::vector<AnalysisInfo>& analyses();
+std::vector<std::string> analysis_names();
+// nullptr when no analysis has this name.
+const AnalysisInfo* find_analysis(const std::string& name);
+// Adds an analysis at run time (a test's toy analysis, an embedding program's own);
+// throws std::invalid_argument for an empty or taken name. Call before the analyses run.
+void register_analysis(AnalysisInfo info);
+
+// Parses "maps,rank" (or "all"); throws std::invalid_argument naming unknown ones.
+std::set<std::string> parse_analyses(const std::string& list);
+
+// Every report figure kind, in the order the index shows them (registry order, each kind
+// once: gradcam and gradrollout share "explanations").
+std::vector<FigureKind> figure_kinds();
+// Every report figure the results allow, ordered by kind as figure_kinds().
+std::vector<FigureJob> report_figure_jobs(const std::vector<ModelResults>& models,
+                                          const std::optional<SeriesResults>& series,
+                                          const FigureOptions& options);
+
+}  // namespace attnlab::session

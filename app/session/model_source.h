@@ -1,0 +1,70 @@
+// Which model to run and how to load it, shared by the CLI and the GUI: a preset name
+// gives the config and the paper's preprocessing (weights from a checkpoint, or random
+// with random_init, which is said loudly); a checkpoint file gives the weights, its
+// config from a config file, a preset or its own safetensors metadata. Everything needed
+// to describe the run is kept for the sidecar: config, preprocessing, checkpoint path and
+// SHA-256. No command-line parsing here: the CLI fills a ModelRequest from its options.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "core/image/preprocess.h"
+#include "models/backbone.h"
+
+namespace attnlab::session {
+
+// A contradictory or incomplete request (the CLI reports it as a usage error). The
+// message names the options as the command line spells them.
+struct ModelChoiceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What the user asked for (the CLI's --model, --preset, --config, --checkpoint, --key,
+// --random-init).
+struct ModelRequest {
+  std::string model;  // a preset name or a checkpoint file
+  std::string preset;
+  std::string config_path;
+  std::string checkpoint;
+  std::string key;
+  bool random_init = false;
+};
+
+struct ModelChoice {
+  std::string model_arg;   // what --model said
+  std::string preset;      // preset name when one was used
+  std::string checkpoint;  // weights file ("" with random init)
+  std::string key;         // container key
+  bool random_init = false;
+  nlohmann::json config;
+  image::Preprocessing preprocessing;
+  std::string tag;  // for file names: preset or checkpoint stem
+};
+
+// A checkpoint's model config: config_path, else preset, else its safetensors metadata;
+// ModelChoiceError when none says what the model is.
+nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
+                                     const std::string& config_path);
+
+// Resolves a request. Throws ModelChoiceError for contradictory or missing parts.
+ModelChoice choose_model(const ModelRequest& request);
+// One entry of a model list (`report --models`, the GUI's open model): a checkpoint file
+// (`preset` names its architecture when the file does not), or a model config .json file,
+// which gives that model with untrained weights (random init; its tag ends in _random).
+ModelChoice model_entry_choice(const std::string& entry, const std::string& preset = "");
+// For a series: the same choice, but the checkpoint comes from each file.
+ModelChoice with_checkpoint(ModelChoice base, const std::string& checkpoint);
+
+struct ReadyModel {
+  std::shared_ptr<models::Backbone> model;
+  nlohmann::json config;    // as fitted to the weights
+  nlohmann::json describe;  // for the sidecar: arch, config, preset, checkpoint + sha256, ...
+};
+// Builds and loads the model (eval mode) on `device`.
+ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& device);
+
+}  // namespace attnlab::session

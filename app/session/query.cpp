@@ -1,0 +1,59 @@
+// Query resolution; see query.h.
+#include "app/session/query.h"
+
+#include <stdexcept>
+
+#include "app/session/analysis_session.h"
+#include "core/analysis/result_key.h"
+
+namespace attnlab::session {
+
+int64_t Query::token_in(const attention::TokenLayout& layout) const {
+  if (prefix.empty()) return analysis::token_for(grid, layout);
+  for (int64_t i = 0; i < layout.num_prefix(); ++i)
+    if (layout.prefix[size_t(i)] == prefix) return i;
+  return -1;
+}
+
+Query resolve_query(const AnalysisSettings& s, const attention::TokenLayout& first) {
+  Query q;
+  q.grid.ref_h = first.height;
+  q.grid.ref_w = first.width;
+  if (s.query_token >= 0) {
+    if (s.query_token >= first.tokens())
+      throw std::invalid_argument(
+          "query token " + std::to_string(s.query_token) + " does not exist: the first layer has " +
+          std::to_string(first.tokens()) + " tokens (" + first.describe() + ")");
+    if (first.is_prefix(s.query_token)) {
+      q.prefix = first.prefix[size_t(s.query_token)];
+      q.tag = q.prefix;
+      return q;
+    }
+    const int64_t g = s.query_token - first.num_prefix();
+    q.grid.y = g / first.width;
+    q.grid.x = g % first.width;
+  } else {
+    q.grid.y = s.query_y < 0 ? first.height / 2 : s.query_y;
+    q.grid.x = s.query_y < 0 ? first.width / 2 : s.query_x;
+  }
+  if (q.grid.y >= q.grid.ref_h || q.grid.x < 0 || q.grid.x >= q.grid.ref_w)
+    throw std::invalid_argument("query (" + std::to_string(q.grid.y) + ", " +
+                                std::to_string(q.grid.x) + ") lies outside the first layer's " +
+                                std::to_string(first.height) + "x" + std::to_string(first.width) +
+                                " grid");
+  q.tag = analysis::grid_query_tag(q.grid.y, q.grid.x);
+  return q;
+}
+
+Query rollout_query(const AnalysisSettings& s, const attention::TokenLayout& first,
+                    const attention::TokenLayout& last) {
+  const bool asked = s.query_token >= 0 || s.query_y >= 0;
+  if (!asked && !last.prefix.empty() && last.prefix.front() == "cls") {
+    Query q;
+    q.prefix = q.tag = "cls";
+    return q;
+  }
+  return resolve_query(s, first);
+}
+
+}  // namespace attnlab::session

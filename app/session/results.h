@@ -1,0 +1,88 @@
+// The results of analysing models over images, as figures read them: per model every
+// statistics table, every array (maps, rollout, anchors per image; spectra and singular
+// values per model) and the picture each image became after preprocessing; plus the
+// figure jobs built from them. Shared by `attnlab report` (every image of every model)
+// and the GUI's tabs (the current image). Plain data: no LibTorch in this header.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/result_key.h"
+#include "core/analysis/table.h"
+#include "viz/figures/captioned_figure.h"
+#include "viz/figures/map_panels.h"
+#include "viz/rgba_image.h"
+
+namespace attnlab::session {
+
+struct ResultImage {
+  std::string tag;
+  viz::RgbaImage picture;  // the preprocessed input, un-normalised to 8-bit RGB
+};
+
+struct ModelResults {
+  std::string name;  // the model's tag (file names, titles)
+  std::string preprocessing;
+  std::vector<ResultImage> images;  // analysed images, in order
+  std::vector<analysis::Table> tables;
+  std::vector<analysis::Array> arrays;  // as the session gave them (names are unique)
+  nlohmann::json layers;
+  std::vector<std::string> class_names;  // empty when the model's classes have no names
+  std::vector<std::string> warnings, failed_images;
+  double seconds = 0;
+
+  const analysis::Array* array(const analysis::ResultKey& key) const;
+  const analysis::Table* table(const std::string& name) const;
+  const ResultImage* image(const std::string& tag) const;
+  // The arrays whose keys parse as `analysis`'s and match `image` ("" = any image), with
+  // their keys, in name order.
+  std::vector<std::pair<analysis::ResultKey, const analysis::Array*>> arrays_of(
+      const std::string& analysis, const std::string& image = "") const;
+};
+
+// A checkpoint series' statistics (report --series): "<table>_series" tables.
+struct SeriesResults {
+  std::string name;  // e.g. "castling_series"
+  std::vector<analysis::Table> tables;
+};
+
+struct FigureOptions {
+  viz::MapStyle style;
+  std::string rollout_switches;  // for the rollout caption
+};
+
+// A section of the report's index: the figures of one kind.
+struct FigureKind {
+  std::string id;     // "head_maps", "rollout", ...
+  std::string title;  // section heading in index.html
+};
+
+// One figure of the report, built when run (so one failing figure is reported and the
+// others are still written).
+struct FigureJob {
+  std::string kind;  // FigureKind::id
+  std::string stem;  // file name without extension, e.g. "rollout__hilo__chelsea"
+  std::function<viz::CaptionedFigure()> build;
+};
+
+// What an analysis's report figures are built from.
+struct ReportInputs {
+  const std::vector<ModelResults>& models;
+  const std::optional<SeriesResults>& series;
+  const FigureOptions& options;
+};
+
+// What a GUI tab's figure is built from: the current image's results of the current model
+// (or of every model, for a tab that compares them), the layer shown, the map style.
+struct TabInputs {
+  std::vector<ModelResults> models;  // the current model first
+  int layer = -1;                    // -1: the last
+  viz::MapStyle style;
+};
+
+}  // namespace attnlab::session

@@ -1,0 +1,157 @@
+// A toy analysis registered here, in this test binary only, reaches every consumer of the
+// analysis registry with no other change: `attnlab analyze --analyses` (and its help),
+// `attnlab report` (a figure and an index section), the GUI's tab table and its script
+// command `tab`. The toy is what a contributor's new analysis would be: one compute step
+// over the traces, a table, an array, a report figure and a tab.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "app/cli/cli_common.h"
+#include "app/cli/commands.h"
+#include "app/gui/gui_script.h"
+#include "app/gui/tab_table.h"
+#include "app/session/analysis_registry.h"
+#include "app/session/analysis_session.h"
+#include "core/analysis/attention_maps.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/temp_path.h"
+#include "tests/support/text_file.h"
+#include "viz/figures/rollout.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace attnlab;
+
+// The toy: per layer, the largest weight of the centre token's head-mean row; the last
+// layer's head-mean map as an array; that map drawn over the picture as its figure.
+session::AnalysisInfo toy_analysis() {
+  session::AnalysisInfo info;
+  info.name = "toy";
+  info.summary = "a test's toy: the centre query's largest weight per layer";
+  info.tables = {"toy_peaks"};
+  info.arrays = {"toy__<image>"};
+  info.add = [](session::ImageStep& s) {
+    analysis::Table t;
+    t.name = "toy_peaks";
+    t.caption = "largest head-mean weight of the centre query per layer";
+    t.columns = {"layer", "peak"};
+    t.key_columns = 1;
+    at::Tensor last;
+    for (const auto& l : s.layers) {
+      const auto& lay = l.trace->layout;
+      const int64_t centre = lay.num_prefix() + (lay.height / 2) * lay.width + lay.width / 2;
+      const analysis::QueryMap m = analysis::query_map(*l.trace, 0, centre);
+      last = m.grid.mean(0);
+      t.add_row({l.index, last.max().item<double>()});
+    }
+    s.session.accumulate(t);
+    s.session.emit(session::to_array(
+        last, analysis::format_result_key({"toy", s.image, -1, "", "", ""}), {"y", "x"}));
+  };
+  info.figure_kinds = {{"toy", "The toy's centre maps"}};
+  info.report_figures = [](const session::ReportInputs& in, std::vector<session::FigureJob>& jobs) {
+    for (const auto& m : in.models)
+      for (const auto& im : m.images)
+        if (const analysis::Array* a = m.array({"toy", im.tag, -1, "", "", ""})) {
+          const viz::RgbaImage* picture = &im.picture;
+          jobs.push_back({"toy", "toy__" + m.name + "__" + im.tag, [=, &m] {
+                            return viz::rollout_figure(*picture, *a, {}, m.name, "toy", {});
+                          }});
+        }
+  };
+  info.tab = session::AnalysisTab{"toy", "Toy", false, false,
+                                  [](const session::TabInputs& in) {
+                                    const auto& m = in.models.front();
+                                    return viz::rollout_figure(
+                                        m.images.front().picture,
+                                        *m.array({"toy", m.images.front().tag, -1, "", "", ""}),
+                                        {}, m.name, "toy", in.style);
+                                  },
+                                  ""};
+  return info;
+}
+
+// Registered once, before any test reads the registry.
+const bool kRegistered = [] {
+  session::register_analysis(toy_analysis());
+  return true;
+}();
+
+std::string checkpoint() {
+  return attnlab::testing::parity_dir() + "/deit_mini.safetensors";
+}
+std::string demo_image() {
+  return std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png";
+}
+
+TEST(ToyAnalysis, IsInTheRegistryAndTheAnalyzeHelp) {
+  ASSERT_TRUE(kRegistered);
+  ASSERT_NE(session::find_analysis("toy"), nullptr);
+  EXPECT_EQ(session::parse_analyses("all").count("toy"), 1u);
+  EXPECT_NE(cli::usage_text().find("locality,toy"), std::string::npos) << cli::usage_text();
+  EXPECT_THROW(session::register_analysis(toy_analysis()), std::invalid_argument);  // taken
+}
+
+TEST(ToyAnalysis, AnalyzeWritesItsTableAndArray) {
+  attnlab::testing::TempDir out("analyze");
+  const int code = cli::cmd_analyze(cli::Args({"--model", checkpoint(), "--images", demo_image(),
+                                               "--out", out.path.string(), "--analyses", "toy"}),
+                                    {});
+  ASSERT_EQ(code, cli::kExitOk);
+  EXPECT_TRUE(fs::exists(out.path / "deit_mini__toy_peaks.csv"));
+  EXPECT_TRUE(fs::exists(out.path / "toy" / "deit_mini__toy__demo.npy"));
+  const std::string csv = attnlab::testing::read_text((out.path / "deit_mini__toy_peaks.csv").string());
+  EXPECT_NE(csv.find("layer,peak_mean"), std::string::npos) << csv;
+}
+
+TEST(ToyAnalysis, TheReportDrawsItsFigureInItsOwnSection) {
+  attnlab::testing::TempDir out("report");
+  const int code = cli::cmd_report(
+      cli::Args({"--models", checkpoint(), "--images", demo_image(), "--out", out.path.string(),
+                 "--analyses", "maps,toy", "--formats", "png"}),
+      {});
+  ASSERT_EQ(code, cli::kExitOk);
+  EXPECT_TRUE(fs::exists(out.path / "figures" / "toy__deit_mini__demo.png"));
+  const std::string index = attnlab::testing::read_text((out.path / "index.html").string());
+  EXPECT_NE(index.find("The toy's centre maps"), std::string::npos);
+  EXPECT_NE(index.find("toy__deit_mini__demo"), std::string::npos);
+}
+
+TEST(ToyAnalysis, TheGuiListsItsTabAndScriptsCanSelectIt) {
+  const std::vector<std::string> ids = gui::tab_ids();
+  ASSERT_NE(std::find(ids.begin(), ids.end(), "toy"), ids.end());
+  // Analysis tabs come between Maps and the built-in Top-5 / Checkpoint, in registry order.
+  EXPECT_EQ(ids.front(), "maps");
+  EXPECT_EQ(ids[ids.size() - 3], "toy");
+  const auto tab = gui::find_tab("toy");
+  ASSERT_TRUE(tab.has_value());
+  EXPECT_EQ(tab->title, "Toy");
+  EXPECT_EQ(tab->kind, gui::TabKind::Figure);
+  const auto commands = gui::parse_script("tab toy\n", "t.script");
+  ASSERT_EQ(commands.size(), 1u);
+  EXPECT_EQ(commands[0].args, std::vector<std::string>{"toy"});
+}
+
+TEST(ToyAnalysis, ItsTabFigureDrawsFromOneImagesResults) {
+  // What the GUI's tab job hands the tab: one image's results of one model.
+  session::ModelResults r;
+  r.name = "toy-model";
+  r.images.push_back({"img", viz::RgbaImage{}});
+  r.images.front().picture.width = r.images.front().picture.height = 8;
+  r.images.front().picture.rgba.assign(8 * 8 * 4, 128);
+  analysis::Array map;
+  map.name = analysis::format_result_key({"toy", "img", -1, "", "", ""});
+  map.shape = {2, 2};
+  map.axes = {"y", "x"};
+  map.data = {0.1f, 0.2f, 0.3f, 0.4f};
+  r.arrays.push_back(map);
+  session::TabInputs in;
+  in.models.push_back(r);
+  const viz::CaptionedFigure fig = session::find_analysis("toy")->tab->figure(in);
+  EXPECT_NE(fig.caption.find("toy-model"), std::string::npos) << fig.caption;
+}
+
+}  // namespace

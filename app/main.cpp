@@ -11,6 +11,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "core/io/text.h"
 #include "core/runtime/device.h"
 #include "core/runtime/threads.h"
 #ifdef ATTNLAB_HAVE_GUI
@@ -83,10 +84,10 @@ int main(int argc, char** argv) {
     }
     if (gui) return run_gui_command(all, file ? command : "");
     if (spec && spec->run) return spec->run(all, g);
-    std::string known;
+    std::vector<std::string> known;
     for (const auto& c : commands())
-      if (!c.name.empty()) known += (known.empty() ? "" : ", ") + c.name;
-    throw UsageError("unknown command '" + command + "' (commands: " + known + ")");
+      if (!c.name.empty()) known.push_back(c.name);
+    throw UsageError("unknown command '" + command + "' (commands: " + attnlab::text::join(known) + ")");
   } catch (const UsageError& e) {
     std::fprintf(stderr, "attnlab: %s\n(see attnlab --help)\n", e.what());
     return kExitUsage;

@@ -7,6 +7,7 @@
 
 #include <utility>
 
+#include "core/io/text.h"
 #include "models/litv2_blocks.h"
 
 namespace attnlab::models {
@@ -201,9 +202,8 @@ Json litv2_official_config(const std::string& name) {
     c["depths"] = {2, 2, 18, 2};
     c["num_heads"] = {4, 8, 16, 32};
   } else {
-    std::string known;
-    for (const auto& n : litv2_official_names()) known += (known.empty() ? "" : ", ") + n;
-    throw ModelError("litv2: unknown official model '" + name + "' (known: " + known + ")");
+    throw ModelError("litv2: unknown official model '" + name +
+                     "' (known: " + text::join(litv2_official_names()) + ")");
   }
   return c;
 }

@@ -1,6 +1,7 @@
 // The backbone registry: one line per family in ATTNLAB_MODEL_FAMILIES; a family handles
 // the arch names it lists in `<family>_archs()` and builds them in `make_<family>()`.
 #include "models/model_registry.h"
+#include "core/io/text.h"
 
 // clang-format off
 #define ATTNLAB_MODEL_FAMILIES(X) \
@@ -36,9 +37,7 @@ std::shared_ptr<Backbone> make_backbone(const Json& config) {
     if (a == arch) return make_##f(config);
   ATTNLAB_MODEL_FAMILIES(ATTNLAB_TRY)
 #undef ATTNLAB_TRY
-  std::string known;
-  for (const auto& a : known_archs()) known += (known.empty() ? "" : ", ") + a;
-  throw ModelError("unknown model arch '" + arch + "' (known: " + known + ")");
+  throw ModelError("unknown model arch '" + arch + "' (known: " + text::join(known_archs()) + ")");
 }
 
 }  // namespace attnlab::models

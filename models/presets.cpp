@@ -5,6 +5,7 @@
 // crop 224, ImageNet mean/std.
 #include "models/presets.h"
 
+#include "core/io/text.h"
 #include "models/backbone.h"
 
 namespace attnlab::models {
@@ -69,9 +70,9 @@ const Preset* preset_named(const std::string& name) {
 
 const Preset& find_preset(const std::string& name) {
   if (const Preset* p = preset_named(name)) return *p;
-  std::string known;
-  for (const auto& p : presets()) known += (known.empty() ? "" : ", ") + p.name;
-  throw ModelError("unknown preset '" + name + "' (known: " + known + ")");
+  std::vector<std::string> known;
+  for (const auto& p : presets()) known.push_back(p.name);
+  throw ModelError("unknown preset '" + name + "' (known: " + text::join(known) + ")");
 }
 
 namespace {
@@ -110,7 +111,8 @@ image::Preprocessing preprocessing_from_config(const Json& j) {
 }  // namespace
 
 image::Preprocessing default_preprocessing(const Json& config) {
-  if (config.contains("preprocessing")) return preprocessing_from_config(config.at("preprocessing"));
+  if (config.contains("preprocessing"))
+    return preprocessing_from_config(config.at("preprocessing"));
   const std::string arch = get_string(config, "arch", "model", "");
   const int64_t size = get_int(config, "img_size", arch, 224);
   if (size <= 0 || size > 8192)

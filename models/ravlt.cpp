@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 
+#include "core/io/text.h"
 #include "core/nn/state_loading.h"
 #include "models/ravlt_blocks.h"
 
@@ -163,9 +164,8 @@ Json ravlt_official_config(const std::string& name) {
     c["depths"] = {4, 7, 19, 8};
     c["num_heads"] = {1, 2, 7, 10};
   } else {
-    std::string known;
-    for (const auto& n : ravlt_official_names()) known += (known.empty() ? "" : ", ") + n;
-    throw ModelError("ravlt: no official config named '" + name + "' (known: " + known + ")");
+    throw ModelError("ravlt: no official config named '" + name +
+                     "' (known: " + text::join(ravlt_official_names()) + ")");
   }
   return c;
 }

@@ -5,15 +5,10 @@
 
 #include "app/cli/cli_common.h"
 #include "core/attention/registry.h"
+#include "core/io/text.h"
 
 namespace attnlab::cli {
 namespace {
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 const char* kind_name(attention::OptionSpec::Kind k) {
   switch (k) {
@@ -37,8 +32,8 @@ int cmd_mechanisms(Args args, const GlobalOptions&) {
                 m.needs_grid ? "pure H×W grid (no prefix tokens)" : "grid + prefix tokens");
     for (const auto& o : m.options)
       std::printf("  %-12s %-7s default %-6s [%s, %s]  %s\n", o.name.c_str(), kind_name(o.kind),
-                  number(o.default_value).c_str(), number(o.min).c_str(), number(o.max).c_str(),
-                  o.help.c_str());
+                  text::format_g(o.default_value).c_str(), text::format_g(o.min).c_str(),
+                  text::format_g(o.max).c_str(), o.help.c_str());
   }
   return kExitOk;
 }

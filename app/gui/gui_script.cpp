@@ -3,6 +3,7 @@
 
 #include "app/gui/file_kinds.h"
 #include "app/gui/tab_table.h"
+#include "core/io/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -88,12 +89,6 @@ const std::vector<CommandSpec>& command_specs() {
       {"quit", {}},
   };
   return specs;
-}
-
-std::string join(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
 }
 
 std::string usage(const CommandSpec& spec) {
@@ -184,7 +179,7 @@ std::string check_argument(const ArgSpec& arg, const std::string& value) {
       if (value.empty()) return std::string(arg.label) + " must not be empty";
       if (!arg.extensions.empty() && std::find(arg.extensions.begin(), arg.extensions.end(),
                                                lower_extension(value)) == arg.extensions.end()) {
-        return std::string(arg.label) + " must end in " + join(arg.extensions, ", ") + got;
+        return std::string(arg.label) + " must end in " + text::join(arg.extensions, ", ") + got;
       }
       return {};
     }
@@ -214,13 +209,13 @@ std::string check_argument(const ArgSpec& arg, const std::string& value) {
     }
     case ArgKind::Choice:
       if (std::find(arg.choices.begin(), arg.choices.end(), value) == arg.choices.end()) {
-        return "expected " + join(arg.choices, " or ") + got;
+        return "expected " + text::join(arg.choices, " or ") + got;
       }
       return {};
     case ArgKind::Tab: {
       const std::vector<std::string> tabs = tab_ids();
       if (std::find(tabs.begin(), tabs.end(), value) == tabs.end()) {
-        return "expected " + join(tabs, " or ") + got;
+        return "expected " + text::join(tabs, " or ") + got;
       }
       return {};
     }
@@ -234,7 +229,7 @@ ScriptCommand parse_command(std::vector<std::string> tokens, int line_number) {
                                  [&](const CommandSpec& s) { return tokens[0] == s.name; });
   if (spec == specs.end()) {
     throw std::invalid_argument("unknown command \"" + tokens[0] +
-                                "\"; known commands: " + join(script_command_names(), ", "));
+                                "\"; known commands: " + text::join(script_command_names(), ", "));
   }
   ScriptCommand command{tokens[0], {tokens.begin() + 1, tokens.end()}, line_number};
   const size_t max_args = spec->args.size();

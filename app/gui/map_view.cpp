@@ -9,18 +9,18 @@
 
 #include "app/gui/map_source.h"
 #include "app/gui/workspace.h"
+#include "core/io/text.h"
 #include "viz/figures/map_panels.h"
 
 namespace attnlab::gui {
 namespace {
 
-constexpr int kOverlayMinSide = 448;  // overlays are built at least this large: crisp when zoomed
-
-std::string fmt(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", v);
-  return b;
+// Three significant digits: what the map view shows of a weight.
+std::string fmt3(double v) {
+  return text::format_g(v, 3);
 }
+
+constexpr int kOverlayMinSide = 448;  // overlays are built at least this large: crisp when zoomed
 
 // The overlay texture of `map` over the model's picture drawn with `style`, from the
 // cache. `slot` names the place on screen (single view, head 3 of the grid, compare
@@ -34,9 +34,9 @@ const GlTexture* overlay_texture(GuiState& state, int model, const ShownMap& map
   std::snprintf(id, sizeof id, "%p", map.source);
   const std::string key = std::to_string(model) + "|" + std::to_string(state.view.image) + "|" +
                           id + "|" + map.label + "|" + viz::colormap_name(style.cmap) + "|" +
-                          fmt(style.alpha) + "|" + viz::upsample_name(style.upsample) + "|" +
-                          (style.grey_background ? "grey" : "colour") + "|" + fmt(range.lo) + "|" +
-                          fmt(range.hi);
+                          fmt3(style.alpha) + "|" + viz::upsample_name(style.upsample) + "|" +
+                          (style.grey_background ? "grey" : "colour") + "|" + fmt3(range.lo) + "|" +
+                          fmt3(range.hi);
   return state.cache.get(slot, key, false, [&]() -> RenderWorker::Job {
     // Owns what it reads: the analysis (immutable, shared) and a copy of the map.
     return [analysis = r->analysis, map, range, style]() {
@@ -61,9 +61,9 @@ void draw_colorbar(viz::Colormap cm, viz::ValueRange range, float height) {
                       IM_COL32(c.r, c.g, c.b, 255));
   }
   dl->AddRect(p, ImVec2(p.x + w, p.y + height), IM_COL32(200, 200, 200, 255));
-  dl->AddText(ImVec2(p.x + w + 4, p.y - 2), IM_COL32(220, 220, 220, 255), fmt(range.hi).c_str());
+  dl->AddText(ImVec2(p.x + w + 4, p.y - 2), IM_COL32(220, 220, 220, 255), fmt3(range.hi).c_str());
   dl->AddText(ImVec2(p.x + w + 4, p.y + height - ImGui::GetFontSize()),
-              IM_COL32(220, 220, 220, 255), fmt(range.lo).c_str());
+              IM_COL32(220, 220, 220, 255), fmt3(range.lo).c_str());
   ImGui::Dummy(ImVec2(w + 60.0f, height));
 }
 
@@ -83,7 +83,7 @@ std::optional<viz::GridCell> query_cell(const GuiState& state, int model, const 
 void token_tooltip(const GuiState& state, int model, const ShownMap& map, int row, int col) {
   ImGui::BeginTooltip();
   ImGui::Text("token (%d, %d)  weight %s", row, col,
-              fmt(map.values[size_t(row * map.cols + col)]).c_str());
+              fmt3(map.values[size_t(row * map.cols + col)]).c_str());
   const ResultSlot* r = result_of(state, model, state.view.image);
   const int layer = map.layer < 0 ? 0 : map.layer;
   // Anchor assignments belong to attention layers, not to a class explanation's grid.

@@ -13,6 +13,7 @@
 
 #include "core/io/file_bytes.h"
 #include "core/io/io_error.h"
+#include "core/io/text.h"
 
 namespace attnlab::gui {
 namespace {
@@ -32,12 +33,6 @@ std::string env_or_empty(const char* name) {
   return value != nullptr ? std::string(value) : std::string();
 }
 
-std::string format_number(double v) {
-  std::ostringstream out;
-  out << v;
-  return out.str();
-}
-
 // Reads the known keys of one settings object, collecting a line per problem so the user
 // sees everything wrong with a hand-edited file at once, not one fix per restart.
 class FieldReader {
@@ -51,9 +46,9 @@ class FieldReader {
     const double rounded = std::round(v);
     const double clamped = std::clamp(rounded, double(lo), double(hi));
     if (clamped != rounded) {
-      problems_.push_back(quoted(key) + " = " + format_number(v) + " is outside " +
+      problems_.push_back(quoted(key) + " = " + text::format_g(v) + " is outside " +
                           std::to_string(lo) + ".." + std::to_string(hi) + "; using " +
-                          format_number(clamped));
+                          text::format_g(clamped));
     }
     out = static_cast<int>(clamped);
   }
@@ -63,9 +58,9 @@ class FieldReader {
     if (!number(key, v)) return;
     const double clamped = std::clamp(v, lo, hi);
     if (clamped != v) {
-      problems_.push_back(quoted(key) + " = " + format_number(v) + " is outside " +
-                          format_number(lo) + ".." + format_number(hi) + "; using " +
-                          format_number(clamped));
+      problems_.push_back(quoted(key) + " = " + text::format_g(v) + " is outside " +
+                          text::format_g(lo) + ".." + text::format_g(hi) + "; using " +
+                          text::format_g(clamped));
     }
     out = clamped;
   }

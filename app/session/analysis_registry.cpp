@@ -2,6 +2,7 @@
 // to `AnalysisInfo <name>_analysis()` defined in app/session/analyses/<name>.cpp. The
 // order is the order of --help, the report's index and the GUI's tabs.
 #include "app/session/analysis_registry.h"
+#include "core/io/text.h"
 
 #include <algorithm>
 #include <sstream>
@@ -74,9 +75,8 @@ std::set<std::string> parse_analyses(const std::string& list) {
       continue;
     }
     if (std::find(known.begin(), known.end(), item) == known.end()) {
-      std::string names;
-      for (const auto& n : known) names += (names.empty() ? "" : ", ") + n;
-      throw std::invalid_argument("unknown analysis '" + item + "' (known: " + names + ", all)");
+      throw std::invalid_argument("unknown analysis '" + item + "' (known: " + text::join(known) +
+                                  ", all)");
     }
     out.insert(item);
   }

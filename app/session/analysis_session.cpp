@@ -1,6 +1,7 @@
 // AnalysisSession: settings, layer selection, accumulation and the plumbing every analysis
 // shares. The analyses themselves are registered in analysis_registry.cpp.
 #include "app/session/analysis_session.h"
+#include "core/io/text.h"
 
 #include <ATen/ATen.h>
 
@@ -115,12 +116,6 @@ std::vector<SessionLayer> offering(const std::vector<SessionLayer>& layers,
   return out;
 }
 
-std::string joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
 }  // namespace
 
 void AnalysisSession::add(const std::string& image_tag, const models::ForwardResult& result) {
@@ -142,7 +137,7 @@ void AnalysisSession::add(const std::string& image_tag, const models::ForwardRes
     if (!a.add || !settings_.analyses.count(a.name)) continue;
     const std::vector<SessionLayer> usable = offering(layers, a.needs);
     if (usable.empty()) {
-      skip(a.name + ": skipped, no analysed layer offers " + joined(a.needs));
+      skip(a.name + ": skipped, no analysed layer offers " + text::join(a.needs));
       continue;
     }
     ImageStep step{settings_, image_tag, usable, result, *this};

@@ -5,6 +5,7 @@
 // and the GUI (Qt sets the locale from the environment) could otherwise write "0,5" into
 // a CSV. to_chars is locale-independent and exact.
 #include "core/analysis/table.h"
+#include "core/io/text.h"
 
 #include <charconv>
 #include <cmath>
@@ -15,12 +16,6 @@ namespace attnlab::analysis {
 namespace {
 
 // "a, b, c" for error messages.
-std::string join(const std::vector<std::string>& names) {
-  std::string s;
-  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
-  return s;
-}
-
 // The accumulator's map key for a row: the key cells' text forms, separated by a control
 // character no key is expected to hold, and tagged with the kind so that Int 1 and
 // Text "1" stay distinct rows.
@@ -61,7 +56,7 @@ void Table::add_row(std::vector<Cell> row) {
   if (row.size() != columns.size())
     throw std::invalid_argument("table '" + name + "': a row has " + std::to_string(row.size()) +
                                 " cells, but the table has " + std::to_string(columns.size()) +
-                                " columns (" + join(columns) + ")");
+                                " columns (" + text::join(columns) + ")");
   rows.push_back(std::move(row));
 }
 
@@ -69,7 +64,7 @@ size_t Table::column(const std::string& col) const {
   for (size_t c = 0; c < columns.size(); ++c)
     if (columns[c] == col) return c;
   throw std::out_of_range("table '" + name + "' has no column '" + col +
-                          "'; its columns are: " + join(columns));
+                          "'; its columns are: " + text::join(columns));
 }
 
 void TableAccumulator::add(const Table& t) {
@@ -80,9 +75,9 @@ void TableAccumulator::add(const Table& t) {
     throw std::invalid_argument(where + " declares " + std::to_string(t.key_columns) +
                                 " key columns but has only " + std::to_string(t.columns.size()));
   if (images_ > 0 && (t.columns != shape_.columns || t.key_columns != shape_.key_columns))
-    throw std::invalid_argument(where + " has columns [" + join(t.columns) + "] with " +
+    throw std::invalid_argument(where + " has columns [" + text::join(t.columns) + "] with " +
                                 std::to_string(t.key_columns) +
-                                " key columns; the first table had [" + join(shape_.columns) +
+                                " key columns; the first table had [" + text::join(shape_.columns) +
                                 "] with " + std::to_string(shape_.key_columns));
   std::vector<std::string> keys;
   keys.reserve(t.rows.size());

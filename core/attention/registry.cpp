@@ -1,6 +1,7 @@
 // The mechanism registry: one line per mechanism in ATTNLAB_MECHANISMS below; each name
 // refers to `MechanismInfo <name>_mechanism()` defined in core/attention/<name>.cpp.
 #include "core/attention/registry.h"
+#include "core/io/text.h"
 
 #include <cmath>
 
@@ -42,9 +43,8 @@ const MechanismInfo* find_mechanism(const std::string& name) {
 
 const MechanismInfo& mechanism_info(const std::string& name) {
   if (const MechanismInfo* m = find_mechanism(name)) return *m;
-  std::string known;
-  for (const auto& n : mechanism_names()) known += (known.empty() ? "" : ", ") + n;
-  throw AttentionError("unknown attention mechanism '" + name + "' (known: " + known + ")");
+  throw AttentionError("unknown attention mechanism '" + name +
+                       "' (known: " + text::join(mechanism_names()) + ")");
 }
 
 namespace {
@@ -70,10 +70,10 @@ std::shared_ptr<AttentionMechanism> make_mechanism(const std::string& name,
     for (const auto& s : info.options)
       if (s.name == key) spec = &s;
     if (!spec) {
-      std::string accepted;
-      for (const auto& s : info.options) accepted += (accepted.empty() ? "" : ", ") + s.name;
-      throw AttentionError(name + " has no option '" + key +
-                           "' (it accepts: " + (accepted.empty() ? "none" : accepted) + ")");
+      std::vector<std::string> accepted;
+      for (const auto& s : info.options) accepted.push_back(s.name);
+      throw AttentionError(name + " has no option '" + key + "' (it accepts: " +
+                           (accepted.empty() ? "none" : text::join(accepted)) + ")");
     }
     check_option(info, *spec, value);
   }

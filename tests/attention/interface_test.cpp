@@ -4,6 +4,9 @@
 // a message, and (when CUDA is present) the GPU computes what the CPU computes.
 #include <ATen/ATen.h>
 
+#include "core/analysis/anchors.h"
+#include "core/attention/capabilities.h"
+#include "core/attention/castling.h"
 #include "core/runtime/device.h"
 #include "tests/attention/attention_test_util.h"
 
@@ -51,6 +54,42 @@ TEST_P(EveryMechanism, TracedAndUntracedForwardsAgreeAndTheTraceCoversEveryHead)
     EXPECT_FALSE(g.q.requires_grad()) << "trace tensors are detached";
   }
   EXPECT_EQ(covered, kHeads);
+}
+
+// The capabilities a mechanism declares reach its traces, and each one is really offered
+// (and none is offered undeclared): analyses choose layers by them, never by name.
+TEST_P(EveryMechanism, TheTraceOffersExactlyTheDeclaredCapabilities) {
+  namespace cap = attention::capability;
+  at::manual_seed(2);
+  auto m = make(GetParam(), kDim, kHeads);
+  m->eval();
+  const TokenLayout layout = layout_for(info());
+  auto [out, trace] = m->forward_traced(random_tokens(1, layout.tokens(), kDim), layout);
+  EXPECT_EQ(trace->capabilities, info().capabilities);
+  EXPECT_EQ(trace->offers(cap::kBranchOutputs), !trace->branch_outputs().empty());
+  EXPECT_EQ(trace->offers(cap::kKvBuffer), !trace->rank_matrices(0).empty());
+  EXPECT_EQ(trace->offers(cap::kLocalWindows), trace->window > 0);
+  bool anchors = true, mask = true;
+  try {
+    analysis::anchor_assignment(*trace, 0);
+  } catch (const attention::TraceQueryError&) {
+    anchors = false;
+  }
+  try {
+    attention::castling_threshold(*trace);
+  } catch (const attention::TraceQueryError&) {
+    mask = false;
+  }
+  EXPECT_EQ(trace->offers(cap::kAnchorAssignment), anchors);
+  EXPECT_EQ(trace->offers(cap::kAuxiliaryMask), mask);
+  for (const auto& [branch, f] : trace->branch_outputs()) {
+    EXPECT_EQ(f.dim(), 4) << branch << ": (B, H, W, C)";
+    EXPECT_EQ(f.size(1), layout.height) << branch;
+    EXPECT_EQ(f.size(2), layout.width) << branch;
+  }
+  // Signed rows: a mechanism without the capability gives no negative weight.
+  if (!trace->offers(cap::kSignedRows))
+    EXPECT_GE(trace->matrix(0, 0).min().item<double>(), -1e-6) << GetParam();
 }
 
 // What a mechanism declares for small models is a set of its own, valid options.

@@ -2,6 +2,8 @@
 // shares, one column per layer.
 #include "viz/figures/anchors.h"
 
+#include "core/analysis/result_key.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -20,21 +22,6 @@ struct HardMap {
   const analysis::Array* hard;
   const analysis::Array* soft;
 };
-
-// "anchors__<tag>__L<ll>__hard" -> (tag, layer); false for other names.
-bool parse_hard_name(const std::string& name, std::string* tag, int64_t* layer) {
-  const size_t a = name.find("anchors__");
-  const std::string suffix = "__hard";
-  if (a == std::string::npos || name.size() < suffix.size() ||
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return false;
-  const std::string mid = name.substr(a + 9, name.size() - suffix.size() - a - 9);  // tag__Lnn
-  const size_t l = mid.rfind("__L");
-  if (l == std::string::npos) return false;
-  *tag = mid.substr(0, l);
-  *layer = std::atoll(mid.c_str() + l + 3);
-  return true;
-}
 
 RgbaImage blend_labels(const RgbaImage& picture, const analysis::Array& hard, int64_t slot,
                        int anchors, double alpha) {
@@ -92,17 +79,18 @@ CaptionedFigure anchor_figure(const std::vector<analysis::Array>& image_arrays,
   std::string tag = image_tag;
   std::vector<HardMap> maps;
   for (const auto& a : image_arrays) {
-    std::string t;
-    int64_t layer = 0;
-    if (!parse_hard_name(a.name, &t, &layer)) continue;
-    if (tag.empty()) tag = t;
-    if (t != tag) continue;
+    auto key = analysis::parse_result_key(a.name);  // anchors__<image>__L<ll>__hard
+    if (!key || key->analysis != "anchors" || key->part != "hard") continue;
+    const int64_t layer = key->layer;
+    if (tag.empty()) tag = key->image;
+    if (key->image != tag) continue;
     if (!options.layers.empty() &&
         std::find(options.layers.begin(), options.layers.end(), layer) == options.layers.end())
       continue;
     require_axes(a, {"head", "y", "x"}, kWho);
-    const std::string soft_name = a.name.substr(0, a.name.size() - 4) + "soft";
-    maps.push_back({layer, &a, find_array_or_null(image_arrays, soft_name)});
+    key->part = "soft";
+    maps.push_back(
+        {layer, &a, find_array_or_null(image_arrays, analysis::format_result_key(*key))});
   }
   if (maps.empty())
     throw std::invalid_argument(std::string(kWho) + ": no array \"anchors__" +

@@ -2,12 +2,15 @@
 // missing, layer tags, number text, error bars, and the height of mixed image/plot grids.
 #include "viz/figures/figure_common.h"
 
+#include "core/analysis/result_key.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
+#include "core/io/text.h"
 #include "viz/figure_layout.h"
 #include "viz/figure_style.h"
 
@@ -100,9 +103,7 @@ std::string Columns::text(const std::vector<analysis::Cell>& row, const std::str
 }
 
 std::string layer_tag(int64_t layer) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "L%02lld", static_cast<long long>(layer));
-  return buf;
+  return analysis::layer_tag(layer);
 }
 
 std::vector<int64_t> distinct_layers(const Columns& cols, const std::string& column) {
@@ -118,9 +119,7 @@ std::vector<int64_t> distinct_layers(const Columns& cols, const std::string& col
 }
 
 std::string format_number(double v, int significant) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", significant, v);
-  return buf;
+  return text::format_g(v, significant);
 }
 
 void add_error_bars(Panel& panel, const std::vector<double>& x, const std::vector<double>& y,

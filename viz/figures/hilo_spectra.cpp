@@ -2,6 +2,8 @@
 // profiles plus the high-frequency ratio over all layers.
 #include "viz/figures/hilo_spectra.h"
 
+#include "core/analysis/result_key.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -19,14 +21,19 @@ const std::vector<std::string>& known_branches() {
   return b;
 }
 
-// Branches with an array "spectra__<tag>__<branch>__<what>", HiLo's first.
+// The key of a layer's spectrum array: spectra__L<ll>__<branch>__<what>.
+std::string spectrum_key(int64_t layer, const std::string& branch, const std::string& what) {
+  return analysis::format_result_key({"spectra", "", layer, "", branch, what});
+}
+
+// Branches with an array "spectra__L<ll>__<branch>__<what>", HiLo's first.
 std::vector<const analysis::Array*> branch_arrays(const std::vector<analysis::Array>& arrays,
-                                                  const std::string& tag, const std::string& what,
+                                                  int64_t layer, const std::string& what,
                                                   std::vector<std::string>* names) {
   std::vector<const analysis::Array*> out;
   for (const auto& b : known_branches()) {
     if (b == "output" && !out.empty()) break;  // HiLo layers have no "output" spectrum
-    if (const auto* a = find_array_or_null(arrays, "spectra__" + tag + "__" + b + "__" + what)) {
+    if (const auto* a = find_array_or_null(arrays, spectrum_key(layer, b, what))) {
       out.push_back(a);
       names->push_back(b);
     }
@@ -65,16 +72,14 @@ std::vector<int64_t> pick_channels(const analysis::Array& a, int n, ChannelPick 
   return out;
 }
 
-// Layers that have a spectrum array with this suffix, from the array names.
+// Layers that have a spectrum array of this part ("radial", ...), from the array keys.
 std::vector<int64_t> spectrum_layers(const std::vector<analysis::Array>& arrays,
                                      const std::string& what) {
   std::vector<int64_t> out;
   for (const auto& a : arrays) {
-    const size_t at = a.name.find("spectra__L");
-    if (at == std::string::npos || a.name.size() < what.size() ||
-        a.name.compare(a.name.size() - what.size(), what.size(), what) != 0)
-      continue;
-    const int64_t l = std::atoll(a.name.c_str() + at + 10);
+    const auto key = analysis::parse_result_key(a.name);
+    if (!key || key->analysis != "spectra" || key->part != what) continue;
+    const int64_t l = key->layer;
     if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
   }
   std::sort(out.begin(), out.end());
@@ -94,7 +99,7 @@ CaptionedFigure hilo_spectra_grid(const std::vector<analysis::Array>& arrays,
   const std::string who = "HiLo spectra figure";
   const std::string tag = layer_tag(options.layer);
   std::vector<std::string> branches;
-  const auto maps = branch_arrays(arrays, tag, "log_amplitude", &branches);
+  const auto maps = branch_arrays(arrays, options.layer, "log_amplitude", &branches);
   if (maps.empty())
     throw std::invalid_argument(who + ": no array \"spectra__" + tag +
                                 "__hifi__log_amplitude\" (nor lofi, nor output) for layer " +
@@ -174,7 +179,7 @@ CaptionedFigure hilo_spectra_profiles(const std::vector<analysis::Array>& arrays
                                       const std::vector<analysis::Table>& tables,
                                       const HiloProfilesOptions& options) {
   const std::string who = "HiLo spectra profiles figure";
-  const std::vector<int64_t> layers = spectrum_layers(arrays, "__radial");
+  const std::vector<int64_t> layers = spectrum_layers(arrays, "radial");
   if (layers.empty())
     throw std::invalid_argument(
         who + ": no radial profile array (\"spectra__L<ll>__<branch>__radial\") among the results");
@@ -187,7 +192,7 @@ CaptionedFigure hilo_spectra_profiles(const std::vector<analysis::Array>& arrays
   double rmax = 0;
   for (int64_t l : layers) {
     std::vector<std::string> branches;
-    const auto radial = branch_arrays(arrays, layer_tag(l), "radial", &branches);
+    const auto radial = branch_arrays(arrays, l, "radial", &branches);
     Panel p;
     p.title = "layer " + std::to_string(l);
     p.x.label = "radius (cycles/token)";
@@ -201,7 +206,7 @@ CaptionedFigure hilo_spectra_profiles(const std::vector<analysis::Array>& arrays
       // Ring k is at radius k / max(H, W): H, W from the layer's maps, else a square grid
       // whose last ring reaches the corner.
       double side = double(rings - 1) * std::sqrt(2.0);
-      const std::string stem = "spectra__" + layer_tag(l) + "__" + branches[b] + "__log_amplitude";
+      const std::string stem = spectrum_key(l, branches[b], "log_amplitude");
       if (const auto* m = find_array_or_null(arrays, stem); m && m->shape.size() == 3)
         side = double(std::max(m->shape[1], m->shape[2]));
       LineSeries s;

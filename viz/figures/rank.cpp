@@ -3,6 +3,8 @@
 // spectra per layer from the rank_sigma arrays with both rules' tolerances drawn on them.
 #include "viz/figures/rank.h"
 
+#include "core/analysis/result_key.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -213,8 +215,8 @@ CaptionedFigure rank_figure(const std::vector<analysis::Table>& tables,
     std::vector<double> all;
     double kmax = 1;
     for (size_t li = 0; li < layers.size(); ++li) {
-      const analysis::Array& a =
-          find_array(arrays, "rank_sigma__" + layer_tag(layers[li]) + "__" + m, kWho);
+      const analysis::Array& a = find_array(
+          arrays, analysis::format_result_key({"rank_sigma", "", layers[li], "", "", m}), kWho);
       require_axes(a, {"head", "index"}, kWho);
       const int64_t heads = a.shape[0], k = a.shape[1];
       LineSeries l;

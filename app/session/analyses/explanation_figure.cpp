@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "core/io/text.h"
 #include "viz/figures/explanations.h"
 
 namespace attnlab::session {
@@ -52,9 +53,7 @@ void add_explanation_grid(const ReportInputs& in, const std::string& analysis,
 }
 
 std::string short_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
+  return text::format_g(v, 4);
 }
 
 }  // namespace attnlab::session

@@ -135,18 +135,15 @@ FigureJob maps_figure(const GuiState& state) {
 }
 
 // The results an analysis tab reads: the current model's on the current image, or every
-// model's (a tab that compares them; the current model first), as session::ModelResults.
+// model's in workspace order (a tab that compares them), as session::ModelResults.
 std::vector<std::pair<std::string, std::shared_ptr<const ImageAnalysis>>> tab_results(
     const GuiState& state, bool all_models) {
   std::vector<std::pair<std::string, std::shared_ptr<const ImageAnalysis>>> out;
-  const auto add = [&](int m) {
+  for (int m = 0; m < int(state.models.size()); ++m) {
+    if (!all_models && m != state.view.model) continue;
     const ResultSlot* r = result_of(state, m, state.view.image);
     if (r && r->analysis) out.emplace_back(state.models[size_t(m)].info.name, r->analysis);
-  };
-  add(state.view.model);
-  if (all_models)
-    for (int m = 0; m < int(state.models.size()); ++m)
-      if (m != state.view.model) add(m);
+  }
   return out;
 }
 
@@ -167,9 +164,10 @@ FigureJob analysis_tab_figure(const GuiState& state, const session::AnalysisTab&
       return no_figure(r && r->status == LoadStatus::Failed ? r->error : "analysing...");
   }
   auto results = tab_results(state, tab.all_models);
-  int layer = state.view.layer;
-  if (!results.empty()) {
-    const int n = int(results.front().second->layers.size());
+  int layer = state.view.layer;  // the current model's layer, clamped to its layers
+  if (const ResultSlot* r = result_of(state, state.view.model, state.view.image);
+      r && r->analysis) {
+    const int n = int(r->analysis->layers.size());
     layer = layer < 0 ? n - 1 : std::min(layer, n - 1);
   }
   return [results = std::move(results), figure = tab.figure, layer,

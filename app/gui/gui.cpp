@@ -25,6 +25,7 @@
 #include "app/gui/gui_script.h"
 #include "app/gui/gui_state.h"
 #include "app/gui/load_worker.h"
+#include "app/gui/map_source.h"
 #include "app/gui/menu.h"
 #include "app/gui/panels.h"
 #include "app/gui/screenshot.h"
@@ -146,6 +147,8 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   ImGui::NewFrame();
   handle_shortcuts(state);
   handle_view_keys(state);
+  clamp_view(state);                        // the keys may have moved the view past an end
+  state.frame = compute_frame_view(state);  // the panels read this frame's maps from here
   draw_main_menu(state);
   draw_workspace(state, compute);
   draw_open_dialog(state);

@@ -19,79 +19,9 @@
 #include "core/io/io_error.h"
 
 namespace attnlab::gui {
-namespace {
+namespace {}  // namespace
 
-enum class ArgKind {
-  Path,         // any non-empty text
-  Name,         // any non-empty text (the GUI checks it names something)
-  Count,        // integer >= 0
-  Positive,     // integer >= 1
-  IndexOrName,  // any non-empty text; all digits means an index
-  Fraction,     // real in 0..1
-  Seconds,      // real >= 0
-  Choice,       // one of `choices`
-  Tab,          // the id of a GUI tab (tab_table.h: built in, or an analysis's)
-};
-
-struct ArgSpec {
-  const char* label;  // as written in the usage, e.g. "N" or "on|off"
-  ArgKind kind;
-  std::vector<std::string> choices = {};     // Choice: the allowed values
-  std::vector<std::string> extensions = {};  // Path: allowed lower-case extensions, if any
-  const char* default_value = nullptr;       // non-null: the argument may be omitted
-};
-
-struct CommandSpec {
-  const char* name;
-  std::vector<ArgSpec> args;
-};
-
-const std::vector<std::string> kOnOff = {"on", "off"};
-
-const std::vector<CommandSpec>& command_specs() {
-  static const std::vector<CommandSpec> specs = {
-      {"open-image", {{"PATH", ArgKind::Path}}},
-      {"open-model", {{"PATH", ArgKind::Path}}},
-      {"open-dialog", {{"image|model", ArgKind::Choice, {"image", "model"}}}},
-      {"select-image", {{"INDEX|NAME", ArgKind::IndexOrName}}},
-      {"select-model", {{"INDEX|NAME", ArgKind::IndexOrName}}},
-      {"layer", {{"N", ArgKind::Count}}},
-      {"head", {{"N", ArgKind::Count}}},
-      {"heads-grid", {{"on|off", ArgKind::Choice, kOnOff}}},
-      {"fusion", {{"mean|max|min", ArgKind::Choice, {"mean", "max", "min"}}}},
-      {"map",
-       {{"query|cls|rollout|gradcam|gradrollout",
-         ArgKind::Choice,
-         {"query", "cls", "rollout", "gradcam", "gradrollout"}}}},
-      {"class", {{"top1|INDEX", ArgKind::Name}}},
-      {"gradcam-target", {{"PATH|default", ArgKind::Name}}},
-      {"click-token", {{"ROW", ArgKind::Count}, {"COL", ArgKind::Count}}},
-      {"click-prefix", {{"NAME", ArgKind::Name}}},
-      {"tab", {{"NAME", ArgKind::Tab}}},
-      {"layout", {{"single|compare", ArgKind::Choice, {"single", "compare"}}}},
-      {"shared-scale", {{"on|off", ArgKind::Choice, kOnOff}}},
-      {"difference", {{"on|off", ArgKind::Choice, kOnOff}}},
-      {"colormap", {{"NAME", ArgKind::Name}}},
-      {"alpha", {{"X", ArgKind::Fraction}}},
-      {"upsample", {{"nearest|bilinear", ArgKind::Choice, {"nearest", "bilinear"}}}},
-      {"export-panel", {{"PATH", ArgKind::Path, {}, {".png", ".svg", ".pdf"}}}},
-      {"export-stats", {{"DIR", ArgKind::Path}}},
-      {"load-series", {}},
-      {"load-as", {{"PRESET", ArgKind::Name}}},
-      {"checkpoint", {{"INDEX", ArgKind::Count}}},
-      {"screenshot", {{"PATH", ArgKind::Path, {}, {".png"}}}},
-      {"wait-idle", {{"SECONDS", ArgKind::Seconds, {}, {}, "60"}}},
-      {"frames", {{"N", ArgKind::Positive}}},
-      {"expect-error", {}},
-      {"expect-no-error", {}},
-      {"expect-busy", {}},
-      {"expect-answered", {}},
-      {"quit", {}},
-  };
-  return specs;
-}
-
-std::string usage(const CommandSpec& spec) {
+std::string script_usage(const CommandSyntax& spec) {
   std::string out = spec.name;
   for (const ArgSpec& arg : spec.args) {
     out += arg.default_value != nullptr ? std::string(" [") + arg.label + "]"
@@ -99,6 +29,18 @@ std::string usage(const CommandSpec& spec) {
   }
   return out;
 }
+
+std::string script_help() {
+  std::string out;
+  for (const CommandSyntax& spec : script_syntax()) {
+    std::string line = "  " + script_usage(spec);
+    line += std::string(line.size() < 34 ? 34 - line.size() : 1, ' ') + spec.help + "\n";
+    out += line;
+  }
+  return out;
+}
+
+namespace {
 
 bool is_blank(char c) {
   return c == ' ' || c == '\t';
@@ -224,9 +166,9 @@ std::string check_argument(const ArgSpec& arg, const std::string& value) {
 }
 
 ScriptCommand parse_command(std::vector<std::string> tokens, int line_number) {
-  const auto& specs = command_specs();
+  const auto& specs = script_syntax();
   const auto spec = std::find_if(specs.begin(), specs.end(),
-                                 [&](const CommandSpec& s) { return tokens[0] == s.name; });
+                                 [&](const CommandSyntax& s) { return tokens[0] == s.name; });
   if (spec == specs.end()) {
     throw std::invalid_argument("unknown command \"" + tokens[0] +
                                 "\"; known commands: " + text::join(script_command_names(), ", "));
@@ -241,7 +183,7 @@ ScriptCommand parse_command(std::vector<std::string> tokens, int line_number) {
                                      : std::to_string(min_args) + " or " + std::to_string(max_args);
     throw std::invalid_argument(
         command.name + " takes " + expected + (expected == "1" ? " argument" : " arguments") +
-        ", got " + std::to_string(command.args.size()) + " (usage: " + usage(*spec) + ")");
+        ", got " + std::to_string(command.args.size()) + " (usage: " + script_usage(*spec) + ")");
   }
   for (size_t i = command.args.size(); i < max_args; ++i) {
     command.args.push_back(spec->args[i].default_value);
@@ -259,7 +201,7 @@ ScriptCommand parse_command(std::vector<std::string> tokens, int line_number) {
 const std::vector<std::string>& script_command_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
-    for (const CommandSpec& spec : command_specs()) out.push_back(spec.name);
+    for (const CommandSyntax& spec : script_syntax()) out.push_back(spec.name);
     return out;
   }();
   return names;

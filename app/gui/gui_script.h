@@ -9,33 +9,50 @@
 // the start of an argument (outside quotes) starts a comment that runs to the end of the
 // line, so paths such as run#3/img.png still work. Blank lines are ignored.
 //
-// Commands:
-//   open-image PATH              open-model PATH
-//   open-dialog image|model (File > Open: the desktop's chooser, or the in-app list)
-//   select-image INDEX|NAME      select-model INDEX|NAME
-//   layer N   head N             heads-grid on|off
-//   fusion mean|max|min          map query|cls|rollout
-//   click-token ROW COL          click-prefix NAME
-//   tab NAME (a tab of tab_table.h: maps, an analysis tab such as rank, predictions, ...)
-//   layout single|compare        shared-scale on|off        difference on|off
-//   colormap NAME                alpha X (0..1)             upsample nearest|bilinear
-//   export-panel PATH (.png, .svg or .pdf: the extension picks the format)
-//   export-stats DIR             screenshot PATH (.png)
-//   load-series (analyse the current model's training series)   checkpoint INDEX
-//   load-as PRESET (load the current, failed model again as this preset)
-//   wait-idle [SECONDS] (default 60)                         frames N (draw N frames)
-//   expect-error (the last open produced an error message)   expect-no-error
-//   expect-busy (a job is running now: what follows happens while it runs)
-//   expect-answered (the current model's maps answer the current query)
-//   quit
-// N, INDEX, ROW and COL are non-negative integers (frames N at least 1); an INDEX|NAME
-// argument that is all digits is an index, anything else a name.
+// The commands are one table, script_commands.cpp: each command's name, arguments, help
+// line and handler (script_help() prints them). N, INDEX, ROW and COL are non-negative
+// integers (frames N at least 1); an INDEX|NAME argument that is all digits is an index,
+// anything else a name.
 #pragma once
 
 #include <string>
 #include <vector>
 
 namespace attnlab::gui {
+
+// What an argument may be; the parser checks each before the script runs.
+enum class ArgKind {
+  Path,         // any non-empty text
+  Name,         // any non-empty text (the GUI checks it names something)
+  Count,        // integer >= 0
+  Positive,     // integer >= 1
+  IndexOrName,  // any non-empty text; all digits means an index
+  Fraction,     // real in 0..1
+  Seconds,      // real >= 0
+  Choice,       // one of `choices`
+  Tab,          // the id of a GUI tab (tab_table.h: built in, or an analysis's)
+};
+
+struct ArgSpec {
+  const char* label;  // as written in the usage, e.g. "N" or "on|off"
+  ArgKind kind;
+  std::vector<std::string> choices = {};     // Choice: the allowed values
+  std::vector<std::string> extensions = {};  // Path: allowed lower-case extensions, if any
+  const char* default_value = nullptr;       // non-null: the argument may be omitted
+};
+
+// A command's syntax: its name, its arguments and its line of help.
+struct CommandSyntax {
+  const char* name;
+  std::vector<ArgSpec> args;
+  const char* help;
+};
+// Every command's syntax, in table order (script_commands.cpp, with the handlers).
+const std::vector<CommandSyntax>& script_syntax();
+// "open-image PATH", "wait-idle [SECONDS]"
+std::string script_usage(const CommandSyntax& syntax);
+// Every command's usage and help, one line each.
+std::string script_help();
 
 struct ScriptCommand {
   std::string name;               // e.g. "open-image"

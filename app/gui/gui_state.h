@@ -15,6 +15,7 @@
 #include "app/gui/explain_jobs.h"
 #include "app/gui/file_browser.h"
 #include "app/gui/file_kinds.h"
+#include "app/gui/frame_view.h"
 #include "app/gui/gl_texture.h"
 #include "app/gui/native_dialog.h"
 #include "app/gui/texture_cache.h"
@@ -158,6 +159,7 @@ struct GuiState {
   std::vector<ImageSlot> images;
   std::map<std::pair<int, int>, ResultSlot> results;  // (model, image)
   ViewState view;
+  FrameView frame;  // what the map view shows this frame (map_source.h: compute_frame_view)
   SeriesState series;
   TextureCache cache;
   OpenDialogState open_dialog;

@@ -167,4 +167,21 @@ viz::ValueRange map_value_range(const GuiState& state, const ShownMap& map,
   return viz::map_range(map.values.data(), map.values.size(), state.view.norm);
 }
 
+FrameView compute_frame_view(const GuiState& state) {
+  FrameView f;
+  for (int m = 0; m < int(state.models.size()); ++m) f.models.push_back(shown_map(state, m));
+  const int m = state.view.model;
+  if (state.view.heads_grid && state.view.kind != MapKind::Rollout &&
+      !is_explanation(state.view.kind) && m >= 0 && m < int(f.models.size()) &&
+      f.models[size_t(m)].ok) {
+    const ResultSlot* r = result_of(state, m, state.view.image);
+    if (r && r->analysis) {
+      const int layer = std::max(0, f.models[size_t(m)].layer);
+      const int heads = r->analysis->layers[size_t(layer)].heads;
+      for (int h = 0; h < heads; ++h) f.heads.push_back(shown_map(state, m, h));
+    }
+  }
+  return f;
+}
+
 }  // namespace attnlab::gui

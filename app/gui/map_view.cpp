@@ -218,9 +218,10 @@ void draw_prefix_chips(GuiState& state) {
 
 void draw_single(GuiState& state) {
   const int m = state.view.model;
-  const ShownMap map = shown_map(state, m);
+  const ShownMap none;
+  const ShownMap& map =
+      m >= 0 && m < int(state.frame.models.size()) ? state.frame.models[size_t(m)] : none;
   const viz::ValueRange range = map.ok ? map_value_range(state, map, {}) : viz::ValueRange{};
-  const ResultSlot* r = result_of(state, m, state.view.image);
   const std::string title = state.models.empty() ? "" : state.models[size_t(m)].info.name;
   std::string query = "query -";
   if (map.ok && is_explanation(state.view.kind)) {  // a class, not a query
@@ -239,10 +240,8 @@ void draw_single(GuiState& state) {
   draw_prefix_chips(state);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float footer = ImGui::GetTextLineHeightWithSpacing() * 1.2f;
-  if (state.view.heads_grid && state.view.kind != MapKind::Rollout &&
-      !is_explanation(state.view.kind) && map.ok && r && r->analysis) {
-    const int layer = map.layer < 0 ? 0 : map.layer;
-    const int heads = r->analysis->layers[size_t(layer)].heads;
+  if (!state.frame.heads.empty()) {  // the heads grid (compute_frame_view filled it)
+    const int heads = int(state.frame.heads.size());
     const int cols = int(std::ceil(std::sqrt(double(heads))));
     const float cell =
         std::min(avail.x / cols, (avail.y - footer) / float(std::ceil(double(heads) / cols))) -
@@ -250,7 +249,7 @@ void draw_single(GuiState& state) {
     for (int h = 0; h < heads; ++h) {
       if (h % cols) ImGui::SameLine();
       ImGui::BeginGroup();
-      const ShownMap hm = shown_map(state, m, h);
+      const ShownMap& hm = state.frame.heads[size_t(h)];
       ImGui::Text("head %d", h);
       draw_map_image(state, m, hm, hm.ok ? map_value_range(state, hm, {}) : viz::ValueRange{},
                      state.view.style, ImVec2(cell, cell - ImGui::GetTextLineHeight()), true,
@@ -280,7 +279,8 @@ void draw_compare(GuiState& state) {
     return;
   }
   std::vector<ShownMap> maps;
-  for (int m : ready) maps.push_back(shown_map(state, m));
+  for (int m : ready)
+    maps.push_back(m < int(state.frame.models.size()) ? state.frame.models[size_t(m)] : ShownMap{});
   std::vector<const ShownMap*> all;
   for (const auto& m : maps) all.push_back(&m);
   const ImVec2 avail = ImGui::GetContentRegionAvail();

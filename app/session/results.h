@@ -78,10 +78,11 @@ struct ReportInputs {
 };
 
 // What a GUI tab's figure is built from: the current image's results of the current model
-// (or of every model, for a tab that compares them), the layer shown, the map style.
+// (or of every model in workspace order, for a tab that compares them: AnalysisTab::
+// all_models), the layer shown, the map style.
 struct TabInputs {
-  std::vector<ModelResults> models;  // the current model first
-  int layer = -1;                    // -1: the last
+  std::vector<ModelResults> models;  // one image each (its tag is the GUI's image tag)
+  int layer = 0;                     // the current model's layer shown (never -1)
   viz::MapStyle style;
 };
 

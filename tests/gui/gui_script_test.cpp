@@ -312,3 +312,17 @@ TEST_F(LoadScriptTest, UnreadableFilesThrowRuntimeErrorNamingTheFile) {
 
 }  // namespace
 }  // namespace attnlab::gui
+
+namespace {
+
+// The command table gives every command its help line, and the help lists them all.
+TEST(GuiScript, EveryCommandHasItsHelpInTheTable) {
+  const std::string help = attnlab::gui::script_help();
+  for (const auto& syntax : attnlab::gui::script_syntax()) {
+    EXPECT_NE(std::string(syntax.help), "") << syntax.name;
+    EXPECT_NE(help.find(attnlab::gui::script_usage(syntax)), std::string::npos) << syntax.name;
+  }
+  EXPECT_EQ(attnlab::gui::script_syntax().size(), attnlab::gui::script_command_names().size());
+}
+
+}  // namespace

@@ -17,7 +17,8 @@ TEST(ResultKey, FormatsTheNamesAnalyzeWrites) {
   EXPECT_EQ(format_result_key({"anchors", "demo", 11, "", "", "soft"}), "anchors__demo__L11__soft");
   EXPECT_EQ(format_result_key({"spectra", "", 2, "", "hifi", "log_amplitude"}),
             "spectra__L02__hifi__log_amplitude");
-  EXPECT_EQ(format_result_key({"rank_sigma", "", 5, "", "", "kv_plain"}), "rank_sigma__L05__kv_plain");
+  EXPECT_EQ(format_result_key({"rank_sigma", "", 5, "", "", "kv_plain"}),
+            "rank_sigma__L05__kv_plain");
   EXPECT_EQ(format_result_key({"gradcam", "demo", -1, "", "", ""}), "gradcam__demo");
   EXPECT_EQ(format_result_key({"maps", "x", 123, "cls", "", "heads"}), "maps__x__L123__cls__heads");
 }

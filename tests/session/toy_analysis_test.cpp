@@ -10,8 +10,10 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#ifdef ATTNLAB_HAVE_GUI
 #include "app/gui/gui_script.h"
 #include "app/gui/tab_table.h"
+#endif
 #include "app/session/analysis_registry.h"
 #include "app/session/analysis_session.h"
 #include "core/analysis/attention_maps.h"
@@ -62,13 +64,16 @@ session::AnalysisInfo toy_analysis() {
                           }});
         }
   };
-  info.tab = session::AnalysisTab{"toy", "Toy", false, false,
+  info.tab = session::AnalysisTab{"toy",
+                                  "Toy",
+                                  false,
+                                  false,
                                   [](const session::TabInputs& in) {
                                     const auto& m = in.models.front();
                                     return viz::rollout_figure(
                                         m.images.front().picture,
-                                        *m.array({"toy", m.images.front().tag, -1, "", "", ""}),
-                                        {}, m.name, "toy", in.style);
+                                        *m.array({"toy", m.images.front().tag, -1, "", "", ""}), {},
+                                        m.name, "toy", in.style);
                                   },
                                   ""};
   return info;
@@ -103,16 +108,17 @@ TEST(ToyAnalysis, AnalyzeWritesItsTableAndArray) {
   ASSERT_EQ(code, cli::kExitOk);
   EXPECT_TRUE(fs::exists(out.path / "deit_mini__toy_peaks.csv"));
   EXPECT_TRUE(fs::exists(out.path / "toy" / "deit_mini__toy__demo.npy"));
-  const std::string csv = attnlab::testing::read_text((out.path / "deit_mini__toy_peaks.csv").string());
+  const std::string csv =
+      attnlab::testing::read_text((out.path / "deit_mini__toy_peaks.csv").string());
   EXPECT_NE(csv.find("layer,peak_mean"), std::string::npos) << csv;
 }
 
 TEST(ToyAnalysis, TheReportDrawsItsFigureInItsOwnSection) {
   attnlab::testing::TempDir out("report");
-  const int code = cli::cmd_report(
-      cli::Args({"--models", checkpoint(), "--images", demo_image(), "--out", out.path.string(),
-                 "--analyses", "maps,toy", "--formats", "png"}),
-      {});
+  const int code =
+      cli::cmd_report(cli::Args({"--models", checkpoint(), "--images", demo_image(), "--out",
+                                 out.path.string(), "--analyses", "maps,toy", "--formats", "png"}),
+                      {});
   ASSERT_EQ(code, cli::kExitOk);
   EXPECT_TRUE(fs::exists(out.path / "figures" / "toy__deit_mini__demo.png"));
   const std::string index = attnlab::testing::read_text((out.path / "index.html").string());
@@ -120,6 +126,7 @@ TEST(ToyAnalysis, TheReportDrawsItsFigureInItsOwnSection) {
   EXPECT_NE(index.find("toy__deit_mini__demo"), std::string::npos);
 }
 
+#ifdef ATTNLAB_HAVE_GUI
 TEST(ToyAnalysis, TheGuiListsItsTabAndScriptsCanSelectIt) {
   const std::vector<std::string> ids = gui::tab_ids();
   ASSERT_NE(std::find(ids.begin(), ids.end(), "toy"), ids.end());
@@ -134,6 +141,7 @@ TEST(ToyAnalysis, TheGuiListsItsTabAndScriptsCanSelectIt) {
   ASSERT_EQ(commands.size(), 1u);
   EXPECT_EQ(commands[0].args, std::vector<std::string>{"toy"});
 }
+#endif
 
 TEST(ToyAnalysis, ItsTabFigureDrawsFromOneImagesResults) {
   // What the GUI's tab job hands the tab: one image's results of one model.

@@ -1,0 +1,260 @@
+// The script command table; see script_commands.h.
+#include "app/gui/script_commands.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "app/gui/figure_tabs.h"
+#include "app/gui/menu.h"
+#include "app/gui/script_runner.h"
+#include "app/gui/series_view.h"
+#include "app/gui/workspace.h"
+
+namespace attnlab::gui {
+namespace {
+
+const std::vector<std::string> kOnOff = {"on", "off"};
+
+bool is_index(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// Ends the script with a message naming the command's line; the handler returns this.
+bool fail(ScriptContext& x, const ScriptCommand& c, const std::string& message) {
+  x.runner.failed = x.runner.done = true;
+  x.runner.failure = "script line " + std::to_string(c.line) + " (" + c.name + "): " + message;
+  return false;
+}
+
+bool open_file(ScriptContext& x, FileKind kind, const std::string& path) {
+  x.state.open_requests.push_back(OpenRequest{kind, path});
+  x.state.status.notice.clear();
+  x.state.status.notice_is_error = false;
+  return true;
+}
+
+bool select(ScriptContext& x, const ScriptCommand& c, bool model) {
+  const GuiState& state = x.state;
+  const std::string& a = c.args[0];
+  const int count = model ? int(state.models.size()) : int(state.images.size());
+  int found = -1;
+  if (is_index(a)) {
+    found = std::stoi(a);
+  } else {
+    for (int i = 0; i < count; ++i) {
+      const std::string name =
+          model ? state.models[size_t(i)].info.name
+                : std::filesystem::path(state.images[size_t(i)].path).stem().string();
+      if (name == a ||
+          (!model && std::filesystem::path(state.images[size_t(i)].path).filename() == a))
+        found = i;
+    }
+  }
+  if (found < 0 || found >= count)
+    return fail(x, c,
+                "no " + std::string(model ? "model" : "image") + " '" + a + "' (" +
+                    std::to_string(count) + " open)");
+  (model ? x.state.view.model : x.state.view.image) = found;
+  return true;
+}
+
+bool export_view(ScriptContext& x, const ScriptCommand& c, bool panel) {
+  std::string message;
+  const bool ok = panel ? export_panel(x.state, c.args[0], &message)
+                        : export_stats(x.state, c.args[0], &message);
+  std::fprintf(stderr, "attnlab: script: %s\n", message.c_str());
+  return ok ? true : fail(x, c, message);
+}
+
+bool expect_error(ScriptContext& x, const ScriptCommand& c, bool want) {
+  const StatusBarState& status = x.state.status;
+  const bool error = status.notice_is_error && !status.notice.empty();
+  if (error == want) return true;
+  return fail(
+      x, c,
+      error ? "unexpected error: " + status.notice : "expected an error message, there is none");
+}
+
+// clang-format off
+const std::vector<ScriptCommandSpec> kCommands = {
+  {{"open-image", {{"PATH", ArgKind::Path}}, "open an image"},
+   [](ScriptContext& x, const ScriptCommand& c) { return open_file(x, FileKind::Image, c.args[0]); }},
+  {{"open-model", {{"PATH", ArgKind::Path}}, "open a model (checkpoint or config .json)"},
+   [](ScriptContext& x, const ScriptCommand& c) { return open_file(x, FileKind::Model, c.args[0]); }},
+  {{"open-dialog", {{"image|model", ArgKind::Choice, {"image", "model"}}},
+    "File > Open: the desktop's chooser, or the in-app list"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     request_open_dialog(x.state, c.args[0] == "image" ? FileKind::Image : FileKind::Model);
+     return true;
+   }},
+  {{"select-image", {{"INDEX|NAME", ArgKind::IndexOrName}}, "show this image"},
+   [](ScriptContext& x, const ScriptCommand& c) { return select(x, c, false); }},
+  {{"select-model", {{"INDEX|NAME", ArgKind::IndexOrName}}, "show this model"},
+   [](ScriptContext& x, const ScriptCommand& c) { return select(x, c, true); }},
+  {{"layer", {{"N", ArgKind::Count}}, "show traced layer N"},
+   [](ScriptContext& x, const ScriptCommand& c) { x.state.view.layer = std::stoi(c.args[0]); return true; }},
+  {{"head", {{"N", ArgKind::Count}}, "show head N"},
+   [](ScriptContext& x, const ScriptCommand& c) { x.state.view.head = std::stoi(c.args[0]); return true; }},
+  {{"heads-grid", {{"on|off", ArgKind::Choice, kOnOff}}, "every head side by side"},
+   [](ScriptContext& x, const ScriptCommand& c) { x.state.view.heads_grid = c.args[0] == "on"; return true; }},
+  {{"fusion", {{"mean|max|min", ArgKind::Choice, {"mean", "max", "min"}}}, "the head fusion shown"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.state.view.fusion = analysis::parse_head_fusion(c.args[0]);
+     return true;
+   }},
+  {{"map", {{"query|cls|rollout|gradcam|gradrollout", ArgKind::Choice,
+             {"query", "cls", "rollout", "gradcam", "gradrollout"}}}, "the map kind shown"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const std::string& a = c.args[0];
+     x.state.view.kind = a == "query"     ? MapKind::Query
+                         : a == "cls"     ? MapKind::Cls
+                         : a == "rollout" ? MapKind::Rollout
+                         : a == "gradcam" ? MapKind::GradCam
+                                          : MapKind::GradRollout;
+     return true;
+   }},
+  {{"class", {{"top1|INDEX", ArgKind::Name}}, "the class Grad-CAM and gradient rollout explain"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const std::string& a = c.args[0];
+     if (a != "top1" && a.find_first_not_of("0123456789") != std::string::npos)
+       return fail(x, c, "class wants top1 or a class index, not '" + a + "'");
+     x.state.view.explain_class = a == "top1" ? -1 : std::stoi(a);
+     return true;
+   }},
+  {{"gradcam-target", {{"PATH|default", ArgKind::Name}}, "Grad-CAM's module (state-dict path)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     ViewState& v = x.state.view;
+     v.gradcam_target = c.args[0] == "default" ? "" : c.args[0];
+     std::snprintf(v.gradcam_target_edit.data(), v.gradcam_target_edit.size(), "%s",
+                   v.gradcam_target.c_str());
+     return true;
+   }},
+  {{"click-token", {{"ROW", ArgKind::Count}, {"COL", ArgKind::Count}}, "click a grid token: the query"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     set_query_cell(x.state, std::stoi(c.args[0]), std::stoi(c.args[1]));
+     return true;
+   }},
+  {{"click-prefix", {{"NAME", ArgKind::Name}}, "make a prefix token (cls) the query"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.state.view.query = MapQuery{};
+     x.state.view.query.prefix = c.args[0];
+     return true;
+   }},
+  {{"tab", {{"NAME", ArgKind::Tab}}, "select a tab (maps, an analysis's tab, predictions, ...)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.state.view.tab = c.args[0];
+     x.state.view.tab_requested = true;
+     return true;
+   }},
+  {{"layout", {{"single|compare", ArgKind::Choice, {"single", "compare"}}}, "one model or all side by side"},
+   [](ScriptContext& x, const ScriptCommand& c) { x.state.view.compare = c.args[0] == "compare"; return true; }},
+  {{"shared-scale", {{"on|off", ArgKind::Choice, kOnOff}}, "one colour scale for the compared maps"},
+   [](ScriptContext& x, const ScriptCommand& c) { x.state.view.shared_scale = c.args[0] == "on"; return true; }},
+  {{"difference", {{"on|off", ArgKind::Choice, kOnOff}}, "the difference of two compared maps"},
+   [](ScriptContext& x, const ScriptCommand& c) { x.state.view.difference = c.args[0] == "on"; return true; }},
+  {{"colormap", {{"NAME", ArgKind::Name}}, "the maps' colormap"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const auto cm = viz::colormap_from_name(c.args[0]);
+     if (!cm) return fail(x, c, "unknown colormap " + c.args[0]);
+     x.state.view.style.cmap = *cm;
+     return true;
+   }},
+  {{"alpha", {{"X", ArgKind::Fraction}}, "the overlay's opacity (0..1)"},
+   [](ScriptContext& x, const ScriptCommand& c) { x.state.view.style.alpha = std::stod(c.args[0]); return true; }},
+  {{"upsample", {{"nearest|bilinear", ArgKind::Choice, {"nearest", "bilinear"}}}, "how token maps are upsampled"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.state.view.style.upsample = c.args[0] == "nearest" ? viz::Upsample::Nearest : viz::Upsample::Bilinear;
+     return true;
+   }},
+  {{"export-panel", {{"PATH", ArgKind::Path, {}, {".png", ".svg", ".pdf"}}},
+    "write the tab's figure (.png, .svg or .pdf: the extension picks the format)"},
+   [](ScriptContext& x, const ScriptCommand& c) { return export_view(x, c, true); }},
+  {{"export-stats", {{"DIR", ArgKind::Path}}, "write the statistics (CSV, JSON, LaTeX) into DIR"},
+   [](ScriptContext& x, const ScriptCommand& c) { return export_view(x, c, false); }},
+  {{"load-series", {}, "analyse the current model's training series"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     if (series_files_of(x.state, x.state.view.model).empty())
+       return fail(x, c, "the current model has no checkpoint series beside it");
+     x.runner.series_requested = true;
+     return true;
+   }},
+  {{"load-as", {{"PRESET", ArgKind::Name}}, "load the current, failed model again as this preset"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.state.retry_model = {x.state.view.model, c.args[0]};
+     x.state.status.notice.clear();
+     x.state.status.notice_is_error = false;
+     return true;
+   }},
+  {{"checkpoint", {{"INDEX", ArgKind::Count}}, "put checkpoint INDEX of the series in its model's place"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const int k = std::stoi(c.args[0]);
+     const SeriesState& series = x.state.series;
+     if (series.files.empty() || size_t(k) >= series.analyses.size() || !series.analyses[size_t(k)])
+       return fail(x, c, "no analysed checkpoint " + c.args[0] + " (load-series, then wait-idle)");
+     show_series_checkpoint(x.state, k);
+     return true;
+   }},
+  {{"screenshot", {{"PATH", ArgKind::Path, {}, {".png"}}}, "save the window after this frame"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.runner.screenshot = c.args[0];
+     return false;  // taken after this frame is drawn
+   }},
+  {{"wait-idle", {{"SECONDS", ArgKind::Seconds, {}, {}, "60"}}, "wait until the workers are idle"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.runner.waiting_idle = true;
+     x.runner.idle_deadline = x.now + std::stod(c.args[0]);
+     return false;
+   }},
+  {{"frames", {{"N", ArgKind::Positive}}, "draw N frames"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.runner.frames_left = std::stoi(c.args[0]);
+     return false;
+   }},
+  {{"expect-error", {}, "the last open produced an error message"},
+   [](ScriptContext& x, const ScriptCommand& c) { return expect_error(x, c, true); }},
+  {{"expect-no-error", {}, "no error message is shown"},
+   [](ScriptContext& x, const ScriptCommand& c) { return expect_error(x, c, false); }},
+  {{"expect-busy", {}, "a job is running now: what follows happens while it runs"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     return x.idle ? fail(x, c, "expected a job to be running, but everything is idle") : true;
+   }},
+  {{"expect-answered", {}, "the current model's maps answer the current query"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const ViewState& v = x.state.view;
+     const ResultSlot* res = result_of(x.state, v.model, v.image);
+     const std::string wanted = wanted_query(x.state, v.model).tag();
+     if (!res || !res->maps || res->maps_key != wanted)
+       return fail(x, c, "the maps of query " + wanted + " have not arrived");
+     return true;
+   }},
+  {{"quit", {}, "end the script and close the window"},
+   [](ScriptContext& x, const ScriptCommand&) {
+     x.runner.done = true;
+     return false;
+   }},
+};
+// clang-format on
+
+}  // namespace
+
+const std::vector<ScriptCommandSpec>& script_commands() {
+  return kCommands;
+}
+
+const ScriptCommandSpec& script_command(const std::string& name) {
+  for (const auto& c : kCommands)
+    if (name == c.syntax.name) return c;
+  throw std::invalid_argument("unknown script command " + name);
+}
+
+const std::vector<CommandSyntax>& script_syntax() {
+  static const std::vector<CommandSyntax> syntax = [] {
+    std::vector<CommandSyntax> out;
+    for (const auto& c : kCommands) out.push_back(c.syntax);
+    return out;
+  }();
+  return syntax;
+}
+
+}  // namespace attnlab::gui

@@ -76,23 +76,23 @@ void draw_models(GuiState& state) {
   }
 }
 
-void draw_images(GuiState& state) {
+void draw_images(const GuiState& state, ViewState& view) {
   ImGui::TextDisabled("IMAGES");
   const float thumb = 40.0f;
   for (int i = 0; i < int(state.images.size()); ++i) {
     const ImageSlot& slot = state.images[size_t(i)];
     ImGui::PushID(i);
-    const bool selected = state.view.image == i;
+    const bool selected = view.image == i;
     if (slot.thumb.valid()) {
       const float aspect = float(slot.thumb.height()) / float(std::max(1, slot.thumb.width()));
       ImGui::Image(reinterpret_cast<ImTextureID>(slot.thumb.handle()),
                    ImVec2(thumb, thumb * aspect));
-      if (ImGui::IsItemClicked()) state.view.image = i;
+      if (ImGui::IsItemClicked()) view.image = i;
       ImGui::SameLine();
     }
     const std::string name = std::filesystem::path(slot.path).filename().string();
     if (slot.status == LoadStatus::Failed) ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
-    if (ImGui::Selectable(name.c_str(), selected)) state.view.image = i;
+    if (ImGui::Selectable(name.c_str(), selected)) view.image = i;
     if (slot.status == LoadStatus::Failed) {
       ImGui::PopStyleColor();
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", slot.error.c_str());
@@ -103,8 +103,7 @@ void draw_images(GuiState& state) {
 
 // The class Grad-CAM and gradient rollout explain: each model's own top-1, one of the
 // current model's top-5 (as the Top-5 tab lists them), or any class index.
-void draw_class_picker(GuiState& state) {
-  ViewState& v = state.view;
+void draw_class_picker(const GuiState& state, ViewState& v) {
   const ResultSlot* r = result_of(state, v.model, v.image);
   const std::vector<Prediction>* top5 = r && r->analysis ? &r->analysis->top5 : nullptr;
   std::string label = "top-1 of each model";
@@ -141,8 +140,7 @@ void draw_class_picker(GuiState& state) {
     v.explain_class = std::max(0, any);
 }
 
-void draw_map_controls(GuiState& state) {
-  ViewState& v = state.view;
+void draw_map_controls(const GuiState& state, ViewState& v) {
   ImGui::TextDisabled("MAP");
   int kind = int(v.kind);
   ImGui::RadioButton("query", &kind, 0);
@@ -154,7 +152,7 @@ void draw_map_controls(GuiState& state) {
   ImGui::SameLine();
   ImGui::RadioButton("grad rollout", &kind, 4);
   v.kind = MapKind(kind);
-  if (is_explanation(v.kind)) draw_class_picker(state);
+  if (is_explanation(v.kind)) draw_class_picker(state, v);
   // The rollouts run through every layer with the mean of heads (as `attnlab analyze` by
   // default), Grad-CAM explains its own target layer: layer, head and fusion do not apply.
   const bool rollout = v.kind == MapKind::Rollout || is_explanation(v.kind);
@@ -210,8 +208,7 @@ void draw_map_controls(GuiState& state) {
 
 }  // namespace
 
-void clamp_view(GuiState& state) {
-  ViewState& v = state.view;
+void clamp_view(const GuiState& state, ViewState& v) {
   v.model = std::clamp(v.model, 0, std::max(0, int(state.models.size()) - 1));
   v.image = std::clamp(v.image, 0, std::max(0, int(state.images.size()) - 1));
   const int heads = head_count(state);
@@ -229,17 +226,16 @@ void draw_sidebar(GuiState& state, ComputeWorker& worker) {
     draw_series_controls(state, worker);
   }
   ImGui::Separator();
-  draw_images(state);
+  draw_images(state, state.view);
   ImGui::Separator();
-  draw_map_controls(state);
+  draw_map_controls(state, state.view);
   ImGui::Separator();
   if (ImGui::Button("Help (h)")) state.view.show_help = !state.view.show_help;
 }
 
-void handle_view_keys(GuiState& state) {
+void handle_view_keys(const GuiState& state, ViewState& v) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || io.KeyCtrl) return;
-  ViewState& v = state.view;
   const auto pressed = [](int key) { return ImGui::IsKeyPressed(key, true); };
   const ResultSlot* r = result_of(state, v.model, v.image);
   const int rows =
@@ -255,7 +251,7 @@ void handle_view_keys(GuiState& state) {
     if (pressed(GLFW_KEY_RIGHT)) ++col;
     if (pressed(GLFW_KEY_UP)) --row;
     if (pressed(GLFW_KEY_DOWN)) ++row;
-    set_query_cell(state, std::clamp(row, 0, rows - 1), std::clamp(col, 0, cols - 1));
+    set_query_cell(state, v, std::clamp(row, 0, rows - 1), std::clamp(col, 0, cols - 1));
   }
   const int layers = layer_count(state);
   if (layers > 0) {
@@ -278,12 +274,12 @@ void handle_view_keys(GuiState& state) {
   if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) v.show_help = false;
 }
 
-void draw_help_overlay(GuiState& state) {
-  if (!state.view.show_help) return;
+void draw_help_overlay(ViewState& view) {
+  if (!view.show_help) return;
   ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always,
                           ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowBgAlpha(0.92f);
-  if (ImGui::Begin("Keyboard shortcuts", &state.view.show_help,
+  if (ImGui::Begin("Keyboard shortcuts", &view.show_help,
                    ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse |
                        ImGuiWindowFlags_NoSavedSettings)) {
     const char* rows[][2] = {{"click a token", "make it the query (answered from the traces)"},

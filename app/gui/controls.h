@@ -9,11 +9,12 @@
 
 namespace attnlab::gui {
 
+// Panels read the whole state and edit only the slice they are given (here the view).
 void draw_sidebar(GuiState& state, ComputeWorker& worker);
-void handle_view_keys(GuiState& state);
-void draw_help_overlay(GuiState& state);
+void handle_view_keys(const GuiState& state, ViewState& view);
+void draw_help_overlay(ViewState& view);
 
 // Clamps the view's indices to what is loaded.
-void clamp_view(GuiState& state);
+void clamp_view(const GuiState& state, ViewState& view);
 
 }  // namespace attnlab::gui

@@ -225,24 +225,24 @@ std::string figure_key(const GuiState& state, const session::AnalysisTab& tab, i
 
 }  // namespace
 
-void draw_figure_tab(GuiState& state, const TabEntry& tab) {
+void draw_figure_tab(const GuiState& state, TextureCache& cache, const TabEntry& tab) {
   const session::AnalysisTab& spec = *tab.analysis->tab;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int w = std::max(200, int(avail.x)), h = std::max(150, int(avail.y) - 40);
   const std::string slot = "tab|" + tab.id, key = figure_key(state, spec, w, h);
   const GlTexture* t = figure_texture(
-      state.cache, slot, key, [&] { return tab_figure_job(state, tab.id); }, w, h);
+      cache, slot, key, [&] { return tab_figure_job(state, tab.id); }, w, h);
   if (t) {
     ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
                  ImVec2(float(t->width()), float(t->height())));
   } else {
-    const std::string* e = state.cache.error(slot, key);
+    const std::string* e = cache.error(slot, key);
     ImGui::TextWrapped("%s", e ? e->c_str() : "drawing...");
   }
   if (!spec.hint.empty() && t) ImGui::TextDisabled("%s", spec.hint.c_str());
 }
 
-void draw_predictions_tab(GuiState& state) {
+void draw_predictions_tab(const GuiState& state, ViewState& view) {
   for (int m = 0; m < int(state.models.size()); ++m) {
     const ResultSlot* r = result_of(state, m, state.view.image);
     ImGui::TextUnformatted(state.models[size_t(m)].info.name.c_str());
@@ -259,12 +259,12 @@ void draw_predictions_tab(GuiState& state) {
       // A click explains this class: the map view switches to Grad-CAM of it (or stays
       // on gradient rollout when that is shown).
       ImGui::PushID(int(p.cls) * 64 + m);
-      if (ImGui::Selectable(p.name.c_str(), state.view.explain_class == int(p.cls) &&
-                                                is_explanation(state.view.kind))) {
-        state.view.explain_class = int(p.cls);
-        if (!is_explanation(state.view.kind)) state.view.kind = MapKind::GradCam;
-        state.view.tab = "maps";
-        state.view.tab_requested = true;
+      if (ImGui::Selectable(p.name.c_str(),
+                            view.explain_class == int(p.cls) && is_explanation(view.kind))) {
+        view.explain_class = int(p.cls);
+        if (!is_explanation(view.kind)) view.kind = MapKind::GradCam;
+        view.tab = "maps";
+        view.tab_requested = true;
       }
       ImGui::PopID();
     }

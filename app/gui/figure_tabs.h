@@ -23,8 +23,9 @@ std::optional<viz::CaptionedFigure> tab_figure(const GuiState& state, const std:
                                                std::string* why);
 
 // An analysis tab (TabKind::Figure): its figure, drawn on the render worker.
-void draw_figure_tab(GuiState& state, const TabEntry& tab);
-void draw_predictions_tab(GuiState& state);
+void draw_figure_tab(const GuiState& state, TextureCache& cache, const TabEntry& tab);
+// Top-5 of every model; a click on a class explains it (edits the view).
+void draw_predictions_tab(const GuiState& state, ViewState& view);
 
 // Writes the current tab's figure to `path` (format from the extension). Returns the
 // message to show (what was written, or why not).

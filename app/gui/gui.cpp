@@ -138,7 +138,7 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   submit_open_requests(state, loader, compute);
   apply_results(state, loader);
   compute.run_posted(state);
-  clamp_view(state);
+  clamp_view(state, state.view);
   schedule_compute(state, compute);
 
   state.cache.new_frame();
@@ -146,14 +146,14 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
   handle_shortcuts(state);
-  handle_view_keys(state);
-  clamp_view(state);                        // the keys may have moved the view past an end
+  handle_view_keys(state, state.view);
+  clamp_view(state, state.view);            // the keys may have moved the view past an end
   state.frame = compute_frame_view(state);  // the panels read this frame's maps from here
   draw_main_menu(state);
   draw_workspace(state, compute);
   draw_open_dialog(state);
   draw_export_dialog(state);
-  draw_help_overlay(state);
+  draw_help_overlay(state.view);
   if (state.copy_command_requested) {
     state.copy_command_requested = false;
     const std::string cmd = report_command(state);

@@ -178,7 +178,7 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
       // The query lives on the first layer's grid: map the clicked cell there by area.
       const viz::GridCell c =
           viz::map_cell(viz::GridCell{hr, hc}, map.rows, map.cols, map.first_rows, map.first_cols);
-      set_query_cell(state, c.row, c.col);
+      set_query_cell(state, state.view, c.row, c.col);
     }
     const float wheel = ImGui::GetIO().MouseWheel;
     if (interactive && wheel != 0.0f) {
@@ -198,7 +198,7 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
   ImGui::PopID();
 }
 
-void draw_prefix_chips(GuiState& state) {
+void draw_prefix_chips(const GuiState& state, ViewState& view) {
   const ResultSlot* r = result_of(state, state.view.model, state.view.image);
   if (!r || !r->analysis || r->analysis->layers.empty()) return;
   const auto& prefix = r->analysis->layers.front().prefix;
@@ -206,11 +206,11 @@ void draw_prefix_chips(GuiState& state) {
   ImGui::TextDisabled("prefix tokens:");
   for (const auto& name : prefix) {
     ImGui::SameLine();
-    const bool on = state.view.query.prefix == name;
+    const bool on = view.query.prefix == name;
     if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
     if (ImGui::SmallButton(name.c_str())) {
-      state.view.query.prefix = name;
-      state.view.kind = MapKind::Query;
+      view.query.prefix = name;
+      view.kind = MapKind::Query;
     }
     if (on) ImGui::PopStyleColor();
   }
@@ -237,7 +237,7 @@ void draw_single(GuiState& state) {
   }
   ImGui::Text("%s  |  %s  |  %s", title.c_str(), map.ok ? map.label.c_str() : "-", query.c_str());
   if (!map.grid_note.empty()) ImGui::TextDisabled("%s", map.grid_note.c_str());
-  draw_prefix_chips(state);
+  draw_prefix_chips(state, state.view);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float footer = ImGui::GetTextLineHeightWithSpacing() * 1.2f;
   if (!state.frame.heads.empty()) {  // the heads grid (compute_frame_view filled it)

@@ -161,16 +161,16 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
               draw_maps_tab(state);
               break;
             case TabKind::Predictions:
-              draw_predictions_tab(state);
+              draw_predictions_tab(state, state.view);
               break;
             case TabKind::Checkpoint:
               draw_checkpoint_panel(state.checkpoint);
               break;
             case TabKind::Series:
-              draw_series_tab(state, *tab.analysis);
+              draw_series_tab(state, state.cache, *tab.analysis);
               break;
             case TabKind::Figure:
-              draw_figure_tab(state, tab);
+              draw_figure_tab(state, state.cache, tab);
               break;
           }
           ImGui::EndTabItem();

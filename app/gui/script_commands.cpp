@@ -132,7 +132,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
    }},
   {{"click-token", {{"ROW", ArgKind::Count}, {"COL", ArgKind::Count}}, "click a grid token: the query"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     set_query_cell(x.state, std::stoi(c.args[0]), std::stoi(c.args[1]));
+     set_query_cell(x.state, x.state.view, std::stoi(c.args[0]), std::stoi(c.args[1]));
      return true;
    }},
   {{"click-prefix", {{"NAME", ArgKind::Name}}, "make a prefix token (cls) the query"},

@@ -146,7 +146,8 @@ FigureJob series_tab_figure(const GuiState& state, const session::AnalysisInfo& 
   };
 }
 
-void draw_series_tab(GuiState& state, const session::AnalysisInfo& analysis) {
+void draw_series_tab(const GuiState& state, TextureCache& cache,
+                     const session::AnalysisInfo& analysis) {
   const SeriesState& s = state.series;
   if (s.files.empty()) {
     ImGui::TextWrapped(
@@ -168,11 +169,11 @@ void draw_series_tab(GuiState& state, const session::AnalysisInfo& analysis) {
   const std::string slot = "tab|" + analysis.tab->id;
   const std::string key = std::to_string(rows) + "|" + std::to_string(w);
   const GlTexture* t = figure_texture(
-      state.cache, slot, key, [&] { return series_tab_figure(state, analysis); }, w, 4 * w);
+      cache, slot, key, [&] { return series_tab_figure(state, analysis); }, w, 4 * w);
   if (t) {
     ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
                  ImVec2(float(t->width()), float(t->height())));
-  } else if (const std::string* e = state.cache.error(slot, key)) {
+  } else if (const std::string* e = cache.error(slot, key)) {
     ImGui::TextWrapped("%s", e->c_str());
   }
   if (s.shown >= 0)

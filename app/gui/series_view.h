@@ -25,6 +25,7 @@ session::SeriesResults series_results(const GuiState& state, const session::Anal
 // Its figure (AnalysisInfo::series_figure), as a job for the render worker or an export.
 FigureJob series_tab_figure(const GuiState& state, const session::AnalysisInfo& analysis);
 // The tab of a series analysis (TabKind::Series, e.g. Castling's mask).
-void draw_series_tab(GuiState& state, const session::AnalysisInfo& analysis);
+void draw_series_tab(const GuiState& state, TextureCache& cache,
+                     const session::AnalysisInfo& analysis);
 
 }  // namespace attnlab::gui

@@ -81,13 +81,15 @@ std::pair<int, int> first_grid(const GuiState& state, int model) {
 
 }  // namespace
 
-void set_query_cell(GuiState& state, int row, int col) {
-  MapQuery& q = state.view.query;
+void set_query_cell(const GuiState& state, ViewState& view, int row, int col) {
+  const auto [rows, cols] = first_grid(state, view.model);
+  MapQuery& q = view.query;
   q = MapQuery{};
   q.row = row;
   q.col = col;
-  std::tie(q.grid_rows, q.grid_cols) = first_grid(state, state.view.model);
-  if (state.view.kind == MapKind::Cls) state.view.kind = MapKind::Query;
+  q.grid_rows = rows;
+  q.grid_cols = cols;
+  if (view.kind == MapKind::Cls) view.kind = MapKind::Query;
 }
 
 MapQuery wanted_query(const GuiState& state, int model) {

@@ -20,7 +20,7 @@ void add_image(GuiState& state, LoadWorker& loader, const std::string& path);
 void schedule_compute(GuiState& state, ComputeWorker& worker);
 // The query the view asks for (the kind decides: CLS asks for the cls token).
 // Makes cell (row, col) of the current model's first-layer grid the query of every view.
-void set_query_cell(GuiState& state, int row, int col);
+void set_query_cell(const GuiState& state, ViewState& view, int row, int col);
 MapQuery wanted_query(const GuiState& state, int model);
 // The class explanation the view asks for (meaningful while it shows Grad-CAM or
 // gradient rollout).

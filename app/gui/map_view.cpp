@@ -25,9 +25,9 @@ constexpr int kOverlayMinSide = 448;  // overlays are built at least this large:
 // The overlay texture of `map` over the model's picture drawn with `style`, from the
 // cache. `slot` names the place on screen (single view, head 3 of the grid, compare
 // column 2); the slot's previous overlay while the new one is drawn, nullptr before any.
-const GlTexture* overlay_texture(GuiState& state, int model, const ShownMap& map,
-                                 viz::ValueRange range, const viz::OverlayStyle& style,
-                                 const std::string& slot) {
+const GlTexture* overlay_texture(const GuiState& state, TextureCache& cache, int model,
+                                 const ShownMap& map, viz::ValueRange range,
+                                 const viz::OverlayStyle& style, const std::string& slot) {
   const ResultSlot* r = result_of(state, model, state.view.image);
   if (!r || !r->analysis) return nullptr;
   char id[32];
@@ -37,7 +37,7 @@ const GlTexture* overlay_texture(GuiState& state, int model, const ShownMap& map
                           fmt3(style.alpha) + "|" + viz::upsample_name(style.upsample) + "|" +
                           (style.grey_background ? "grey" : "colour") + "|" + fmt3(range.lo) + "|" +
                           fmt3(range.hi);
-  return state.cache.get(slot, key, false, [&]() -> RenderWorker::Job {
+  return cache.get(slot, key, false, [&]() -> RenderWorker::Job {
     // Owns what it reads: the analysis (immutable, shared) and a copy of the map.
     return [analysis = r->analysis, map, range, style]() {
       const viz::RgbaImage& pic = analysis->picture;
@@ -108,8 +108,9 @@ void token_tooltip(const GuiState& state, int model, const ShownMap& map, int ro
 }
 
 // One map view of `size`; interactive views take hover, click, zoom and pan.
-void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueRange range,
-                    const viz::OverlayStyle& style, ImVec2 size, bool interactive, const char* id) {
+void draw_map_image(const GuiState& state, ViewState& v, TextureCache& cache, int model,
+                    const ShownMap& map, viz::ValueRange range, const viz::OverlayStyle& style,
+                    ImVec2 size, bool interactive, const char* id) {
   ImGui::PushID(id);
   if (!map.ok) {
     ImGui::BeginChild("##pending", size, true);
@@ -118,7 +119,7 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
     ImGui::PopID();
     return;
   }
-  const GlTexture* tex = overlay_texture(state, model, map, range, style, id);
+  const GlTexture* tex = overlay_texture(state, cache, model, map, range, style, id);
   if (!tex) {
     ImGui::BeginChild("##drawing", size, true);
     ImGui::TextUnformatted("drawing...");
@@ -126,7 +127,6 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
     ImGui::PopID();
     return;
   }
-  ViewState& v = state.view;
   const float aspect = float(tex->height()) / float(tex->width());
   ImVec2 s = size;
   if (s.x * aspect > s.y)
@@ -178,7 +178,7 @@ void draw_map_image(GuiState& state, int model, const ShownMap& map, viz::ValueR
       // The query lives on the first layer's grid: map the clicked cell there by area.
       const viz::GridCell c =
           viz::map_cell(viz::GridCell{hr, hc}, map.rows, map.cols, map.first_rows, map.first_cols);
-      set_query_cell(state, state.view, c.row, c.col);
+      set_query_cell(state, v, c.row, c.col);
     }
     const float wheel = ImGui::GetIO().MouseWheel;
     if (interactive && wheel != 0.0f) {
@@ -216,7 +216,7 @@ void draw_prefix_chips(const GuiState& state, ViewState& view) {
   }
 }
 
-void draw_single(GuiState& state) {
+void draw_single(const GuiState& state, ViewState& view, TextureCache& cache) {
   const int m = state.view.model;
   const ShownMap none;
   const ShownMap& map =
@@ -237,7 +237,7 @@ void draw_single(GuiState& state) {
   }
   ImGui::Text("%s  |  %s  |  %s", title.c_str(), map.ok ? map.label.c_str() : "-", query.c_str());
   if (!map.grid_note.empty()) ImGui::TextDisabled("%s", map.grid_note.c_str());
-  draw_prefix_chips(state, state.view);
+  draw_prefix_chips(state, view);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float footer = ImGui::GetTextLineHeightWithSpacing() * 1.2f;
   if (!state.frame.heads.empty()) {  // the heads grid (compute_frame_view filled it)
@@ -251,15 +251,16 @@ void draw_single(GuiState& state) {
       ImGui::BeginGroup();
       const ShownMap& hm = state.frame.heads[size_t(h)];
       ImGui::Text("head %d", h);
-      draw_map_image(state, m, hm, hm.ok ? map_value_range(state, hm, {}) : viz::ValueRange{},
-                     state.view.style, ImVec2(cell, cell - ImGui::GetTextLineHeight()), true,
+      draw_map_image(state, view, cache, m, hm,
+                     hm.ok ? map_value_range(state, hm, {}) : viz::ValueRange{}, state.view.style,
+                     ImVec2(cell, cell - ImGui::GetTextLineHeight()), true,
                      ("h" + std::to_string(h)).c_str());
       ImGui::EndGroup();
     }
     return;
   }
-  draw_map_image(state, m, map, range, state.view.style, ImVec2(avail.x - 90.0f, avail.y - footer),
-                 true, "single");
+  draw_map_image(state, view, cache, m, map, range, state.view.style,
+                 ImVec2(avail.x - 90.0f, avail.y - footer), true, "single");
   if (map.ok) {
     ImGui::SameLine();
     draw_colorbar(state.view.style.cmap, range, std::min(avail.y - footer, 300.0f));
@@ -270,7 +271,7 @@ void draw_single(GuiState& state) {
         state.view.hover_row, state.view.hover_col, double(state.view.zoom * 100));
 }
 
-void draw_compare(GuiState& state) {
+void draw_compare(const GuiState& state, ViewState& view, TextureCache& cache) {
   std::vector<int> ready;
   for (int m = 0; m < int(state.models.size()) && ready.size() < 6; ++m)
     if (state.models[size_t(m)].status == LoadStatus::Ready) ready.push_back(m);
@@ -302,7 +303,7 @@ void draw_compare(GuiState& state) {
     const viz::ValueRange range =
         shared ? shared_range
                : (maps[k].ok ? map_value_range(state, maps[k], {}) : viz::ValueRange{});
-    draw_map_image(state, ready[k], maps[k], range, style, ImVec2(w, w), true,
+    draw_map_image(state, view, cache, ready[k], maps[k], range, style, ImVec2(w, w), true,
                    ("c" + std::to_string(k)).c_str());
     ImGui::EndGroup();
   }
@@ -324,8 +325,8 @@ void draw_compare(GuiState& state) {
       ImGui::Text("%s - %s", state.models[size_t(ready[0])].info.name.c_str(),
                   state.models[size_t(ready[1])].info.name.c_str());
       ImGui::TextDisabled("blue: %s more", state.models[size_t(ready[1])].info.name.c_str());
-      draw_map_image(state, ready[0], d, viz::ValueRange{-mx, mx}, diff_style, ImVec2(w, w), false,
-                     "diff");
+      draw_map_image(state, view, cache, ready[0], d, viz::ValueRange{-mx, mx}, diff_style,
+                     ImVec2(w, w), false, "diff");
     }
     ImGui::EndGroup();
   }
@@ -340,16 +341,16 @@ void draw_compare(GuiState& state) {
 
 }  // namespace
 
-void draw_maps_tab(GuiState& state) {
-  state.view.hover_row = state.view.hover_col = -1;  // set again below while hovered
+void draw_maps_tab(const GuiState& state, ViewState& view, TextureCache& cache) {
+  view.hover_row = view.hover_col = -1;  // set again below while hovered
   if (state.models.empty() || state.images.empty()) {
     ImGui::TextWrapped("Open an image and a model (File menu, or drop files onto the window).");
     return;
   }
-  if (state.view.compare)
-    draw_compare(state);
+  if (view.compare)
+    draw_compare(state, view, cache);
   else
-    draw_single(state);
+    draw_single(state, view, cache);
 }
 
 }  // namespace attnlab::gui

@@ -9,6 +9,8 @@
 
 namespace attnlab::gui {
 
-void draw_maps_tab(GuiState& state);
+// Reads the state, edits the view (query clicks, hover, zoom, pan) and draws through the
+// texture cache.
+void draw_maps_tab(const GuiState& state, ViewState& view, TextureCache& cache);
 
 }  // namespace attnlab::gui

@@ -158,7 +158,7 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
           if (!state.view.tab_requested) state.view.tab = tab.id;
           switch (tab.kind) {
             case TabKind::Maps:
-              draw_maps_tab(state);
+              draw_maps_tab(state, state.view, state.cache);
               break;
             case TabKind::Predictions:
               draw_predictions_tab(state, state.view);

@@ -8,5 +8,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${ATTNLAB_BUILD_DIR:-$root/build}"
 jobs="${JOBS:-$(nproc)}"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+# Paths relative to the checkout in ccache's hashes, so a fresh clone elsewhere (CI) reuses
+# what an earlier build compiled (debug info then names the first checkout's folder).
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$jobs" ${1:+--target "$@"}

@@ -77,7 +77,7 @@ FigureJob explanation_figure(const GuiState& state, const viz::MapStyle& style) 
     rows.push_back(std::move(row));
   }
   if (rows.empty()) return no_figure("no explanation yet");
-  // The report's titles for the same figure (app/cli/report_figures.cpp).
+  // The report's titles for the same figure (app/session/analyses/gradcam.cpp, gradrollout.cpp).
   const std::string what =
       state.view.kind == MapKind::GradCam ? "Grad-CAM" : "Gradient-weighted attention rollout";
   const std::string image = fs::path(state.images[size_t(state.view.image)].path).stem().string();

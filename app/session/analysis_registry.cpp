@@ -31,7 +31,12 @@ namespace {
 
 std::vector<AnalysisInfo>& registry() {
 #define ATTNLAB_ENTRY(name) name##_analysis(),
-  static std::vector<AnalysisInfo> all{ATTNLAB_ANALYSES(ATTNLAB_ENTRY)};
+  static std::vector<AnalysisInfo> all = [] {
+    std::vector<AnalysisInfo> list{ATTNLAB_ANALYSES(ATTNLAB_ENTRY)};
+    for (const auto& a : list)
+      if (a.key_shape) analysis::register_result_key_shape(a.name, *a.key_shape);
+    return list;
+  }();
 #undef ATTNLAB_ENTRY
   return all;
 }
@@ -61,6 +66,7 @@ void register_analysis(AnalysisInfo info) {
     throw std::invalid_argument("an analysis named '" + info.name + "' is already registered");
   if (!info.add && !info.explain)
     throw std::invalid_argument("analysis '" + info.name + "' has no compute step");
+  if (info.key_shape) analysis::register_result_key_shape(info.name, *info.key_shape);
   registry().push_back(std::move(info));
 }
 

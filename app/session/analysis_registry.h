@@ -79,6 +79,10 @@ struct AnalysisInfo {
   // `attnlab analyses` and the series view.
   std::vector<std::string> tables;
   std::vector<std::string> arrays;
+  // The fields its array keys carry beyond the image (core/analysis/result_key.h), when
+  // they carry a layer, a query, a branch or a part; registered with the analysis. The
+  // shipped analyses' shapes are built into result_key.cpp (the on-disk names).
+  std::optional<analysis::ResultKeyShape> key_shape;
   // The forward must record each attention module's output (ForwardOptions::record_outputs).
   bool needs_outputs = false;
   // Over a training series it is what `report --series` and the GUI's series view measure.

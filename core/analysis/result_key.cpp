@@ -3,6 +3,8 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <map>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -40,10 +42,30 @@ std::optional<int64_t> parse_layer_tag(const std::string& s) {
   return std::strtoll(s.c_str() + 1, nullptr, 10);
 }
 
+// Shapes declared at run time by analyses other than the built-in ones.
+std::map<std::string, ResultKeyShape>& declared_shapes() {
+  static std::map<std::string, ResultKeyShape> shapes;
+  return shapes;
+}
+
+bool built_in(const std::string& analysis) {
+  for (const char* name : {"maps", "rollout", "anchors", "spectra", "rank_sigma"})
+    if (analysis == name) return true;
+  return false;
+}
+
 }  // namespace
+
+void register_result_key_shape(const std::string& analysis, ResultKeyShape shape) {
+  if (built_in(analysis))
+    throw std::invalid_argument("the key shape of '" + analysis + "' is built in");
+  declared_shapes()[analysis] = shape;
+}
 
 ResultKeyShape result_key_shape(const std::string& analysis) {
   ResultKeyShape s;
+  if (const auto it = declared_shapes().find(analysis); it != declared_shapes().end())
+    return it->second;
   if (analysis == "maps") {
     s.image = s.layer = s.query = s.part = true;
   } else if (analysis == "rollout") {

@@ -34,12 +34,17 @@ struct ResultKey {
   bool operator!=(const ResultKey& o) const { return !(*this == o); }
 };
 
-// The fields an analysis's keys carry, for parsing (formatting needs none). Analyses not
-// listed here name their arrays "<analysis>__<image>" (an explanation map, say).
+// The fields an analysis's keys carry, for parsing (formatting needs none). The shipped
+// analyses' shapes are built in (they are the on-disk names of docs/ANALYSIS.md); another
+// analysis declares its own (session::AnalysisInfo::key_shape, registered with the
+// analysis); an analysis with neither names its arrays "<analysis>__<image>".
 struct ResultKeyShape {
   bool image = false, layer = false, query = false, branch = false, part = false;
 };
 ResultKeyShape result_key_shape(const std::string& analysis);
+// Declares the key shape of `analysis` (before any key of it is parsed; not thread-safe
+// against a concurrent parse). A built-in shape cannot be changed: std::invalid_argument.
+void register_result_key_shape(const std::string& analysis, ResultKeyShape shape);
 
 // "L03": a traced layer's index, at least two digits.
 std::string layer_tag(int64_t layer);

@@ -32,7 +32,7 @@ TEST(ResultKey, ParsingGivesBackEveryField) {
       {"spectra", "", 0, "", "output", "radial"},
       {"rank_sigma", "", 12, "", "", "output_gated"},
       {"gradrollout", "photo__2", -1, "", "", ""},
-      {"toy", "some__image", -1, "", "", ""},  // an analysis the parser does not know
+      {"unknown", "some__image", -1, "", "", ""},  // an analysis without a declared shape
   };
   for (const ResultKey& k : keys) {
     const auto parsed = parse_result_key(format_result_key(k));

@@ -28,13 +28,15 @@ namespace fs = std::filesystem;
 using namespace attnlab;
 
 // The toy: per layer, the largest weight of the centre token's head-mean row; the last
-// layer's head-mean map as an array; that map drawn over the picture as its figure.
+// layer's head-mean map as an array keyed by image and layer (a key shape the toy
+// declares itself); that map drawn over the picture as its figure.
 session::AnalysisInfo toy_analysis() {
   session::AnalysisInfo info;
   info.name = "toy";
   info.summary = "a test's toy: the centre query's largest weight per layer";
   info.tables = {"toy_peaks"};
-  info.arrays = {"toy__<image>"};
+  info.arrays = {"toy__<image>__L<ll>"};
+  info.key_shape = analysis::ResultKeyShape{true, true, false, false, false};
   info.add = [](session::ImageStep& s) {
     analysis::Table t;
     t.name = "toy_peaks";
@@ -42,26 +44,29 @@ session::AnalysisInfo toy_analysis() {
     t.columns = {"layer", "peak"};
     t.key_columns = 1;
     at::Tensor last;
+    int64_t last_index = -1;
     for (const auto& l : s.layers) {
       const auto& lay = l.trace->layout;
       const int64_t centre = lay.num_prefix() + (lay.height / 2) * lay.width + lay.width / 2;
       const analysis::QueryMap m = analysis::query_map(*l.trace, 0, centre);
       last = m.grid.mean(0);
+      last_index = l.index;
       t.add_row({l.index, last.max().item<double>()});
     }
     s.session.accumulate(t);
     s.session.emit(session::to_array(
-        last, analysis::format_result_key({"toy", s.image, -1, "", "", ""}), {"y", "x"}));
+        last, analysis::format_result_key({"toy", s.image, last_index, "", "", ""}), {"y", "x"}));
   };
   info.figure_kinds = {{"toy", "The toy's centre maps"}};
   info.report_figures = [](const session::ReportInputs& in, std::vector<session::FigureJob>& jobs) {
     for (const auto& m : in.models)
       for (const auto& im : m.images)
-        if (const analysis::Array* a = m.array({"toy", im.tag, -1, "", "", ""})) {
+        for (const auto& [key, a] : m.arrays_of("toy", im.tag)) {
           const viz::RgbaImage* picture = &im.picture;
-          jobs.push_back({"toy", "toy__" + m.name + "__" + im.tag, [=, &m] {
-                            return viz::rollout_figure(*picture, *a, {}, m.name, "toy", {});
-                          }});
+          const analysis::Array* map = a;
+          jobs.push_back(
+              {"toy", "toy__" + m.name + "__" + im.tag + "__L" + std::to_string(key.layer),
+               [=, &m] { return viz::rollout_figure(*picture, *map, {}, m.name, "toy", {}); }});
         }
   };
   info.tab = session::AnalysisTab{"toy",
@@ -70,10 +75,9 @@ session::AnalysisInfo toy_analysis() {
                                   false,
                                   [](const session::TabInputs& in) {
                                     const auto& m = in.models.front();
-                                    return viz::rollout_figure(
-                                        m.images.front().picture,
-                                        *m.array({"toy", m.images.front().tag, -1, "", "", ""}), {},
-                                        m.name, "toy", in.style);
+                                    return viz::rollout_figure(m.images.front().picture,
+                                                               *m.arrays_of("toy").front().second,
+                                                               {}, m.name, "toy", in.style);
                                   },
                                   ""};
   return info;
@@ -92,6 +96,15 @@ std::string demo_image() {
   return std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png";
 }
 
+TEST(ToyAnalysis, ItsDeclaredKeyShapeParses) {
+  ASSERT_TRUE(kRegistered);
+  const auto key = analysis::parse_result_key("toy__some__image__L07");
+  ASSERT_TRUE(key.has_value());
+  EXPECT_EQ(key->image, "some__image");
+  EXPECT_EQ(key->layer, 7);
+  EXPECT_THROW(analysis::register_result_key_shape("maps", {}), std::invalid_argument);
+}
+
 TEST(ToyAnalysis, IsInTheRegistryAndTheAnalyzeHelp) {
   ASSERT_TRUE(kRegistered);
   ASSERT_NE(session::find_analysis("toy"), nullptr);
@@ -107,7 +120,7 @@ TEST(ToyAnalysis, AnalyzeWritesItsTableAndArray) {
                                     {});
   ASSERT_EQ(code, cli::kExitOk);
   EXPECT_TRUE(fs::exists(out.path / "deit_mini__toy_peaks.csv"));
-  EXPECT_TRUE(fs::exists(out.path / "toy" / "deit_mini__toy__demo.npy"));
+  EXPECT_TRUE(fs::exists(out.path / "toy" / "deit_mini__toy__demo__L01.npy"));
   const std::string csv =
       attnlab::testing::read_text((out.path / "deit_mini__toy_peaks.csv").string());
   EXPECT_NE(csv.find("layer,peak_mean"), std::string::npos) << csv;
@@ -120,10 +133,10 @@ TEST(ToyAnalysis, TheReportDrawsItsFigureInItsOwnSection) {
                                  out.path.string(), "--analyses", "maps,toy", "--formats", "png"}),
                       {});
   ASSERT_EQ(code, cli::kExitOk);
-  EXPECT_TRUE(fs::exists(out.path / "figures" / "toy__deit_mini__demo.png"));
+  EXPECT_TRUE(fs::exists(out.path / "figures" / "toy__deit_mini__demo__L1.png"));
   const std::string index = attnlab::testing::read_text((out.path / "index.html").string());
   EXPECT_NE(index.find("The toy's centre maps"), std::string::npos);
-  EXPECT_NE(index.find("toy__deit_mini__demo"), std::string::npos);
+  EXPECT_NE(index.find("toy__deit_mini__demo__L1"), std::string::npos);
 }
 
 #ifdef ATTNLAB_HAVE_GUI
@@ -151,7 +164,7 @@ TEST(ToyAnalysis, ItsTabFigureDrawsFromOneImagesResults) {
   r.images.front().picture.width = r.images.front().picture.height = 8;
   r.images.front().picture.rgba.assign(8 * 8 * 4, 128);
   analysis::Array map;
-  map.name = analysis::format_result_key({"toy", "img", -1, "", "", ""});
+  map.name = analysis::format_result_key({"toy", "img", 3, "", "", ""});
   map.shape = {2, 2};
   map.axes = {"y", "x"};
   map.data = {0.1f, 0.2f, 0.3f, 0.4f};

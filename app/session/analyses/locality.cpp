@@ -48,11 +48,8 @@ AnalysisInfo locality_analysis() {
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
     bool any = false;
     for (const auto& m : in.models) any = any || m.table("locality_heads");
-    if (!any) return;
-    std::vector<std::pair<std::string, analysis::Table>> tables;
-    for (const auto& m : in.models)
-      if (const analysis::Table* t = m.table("locality_heads")) tables.emplace_back(m.name, *t);
-    jobs.push_back({"locality", "locality", [tables] { return viz::locality_figure(tables); }});
+    if (any)
+      jobs.push_back({"locality", "locality", [&in = in.models] { return locality_of(in); }});
   };
   info.tab = AnalysisTab{"locality",
                          "Locality",

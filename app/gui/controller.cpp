@@ -46,7 +46,7 @@ void apply_checkpoint(CheckpointPanelState& panel, JobResult& r) {
 }  // namespace
 
 void take_native_dialog_answer(GuiState& state) {
-  std::optional<NativeDialog::Result> r = state.native_dialog.take();
+  std::optional<NativeDialog::Result> r = state.dialogs.native.take();
   if (!r) return;
   if (!r->error.empty()) {
     state.status.notice = r->error;
@@ -56,21 +56,21 @@ void take_native_dialog_answer(GuiState& state) {
     // What the user picked in "Open image" / "Open model" is opened as that; a folder
     // opens the images in it.
     if (std::filesystem::is_directory(p))
-      state.dropped_paths.push_back(p);
+      state.requests.dropped_paths.push_back(p);
     else
-      state.open_requests.push_back(OpenRequest{r->kind, p});
+      state.requests.open.push_back(OpenRequest{r->kind, p});
   }
 }
 
 void route_dropped_files(GuiState& state) {
-  for (std::string& path : state.dropped_paths) {
+  for (std::string& path : state.requests.dropped_paths) {
     if (std::filesystem::is_directory(path)) {  // a folder: every image in it, by name
       std::vector<std::string> files;
       for (const auto& e : std::filesystem::directory_iterator(path))
         if (e.is_regular_file() && classify_path(e.path().string()) == FileKind::Image)
           files.push_back(e.path().string());
       std::sort(files.begin(), files.end());
-      for (auto& f : files) state.open_requests.push_back(OpenRequest{FileKind::Image, f});
+      for (auto& f : files) state.requests.open.push_back(OpenRequest{FileKind::Image, f});
       continue;
     }
     const FileKind kind = classify_path(path);
@@ -81,14 +81,14 @@ void route_dropped_files(GuiState& state) {
       state.status.notice_is_error = true;
       continue;
     }
-    state.open_requests.push_back(OpenRequest{kind, std::move(path)});
+    state.requests.open.push_back(OpenRequest{kind, std::move(path)});
   }
-  state.dropped_paths.clear();
+  state.requests.dropped_paths.clear();
 }
 
 void submit_open_requests(GuiState& state, LoadWorker& loader, ComputeWorker& compute) {
   bool first_image = true;
-  for (OpenRequest& req : state.open_requests) {
+  for (OpenRequest& req : state.requests.open) {
     if (req.kind == FileKind::Image) {
       remember_recent(state.recent.images, req.path);
       add_image(state, loader, req.path);
@@ -106,7 +106,7 @@ void submit_open_requests(GuiState& state, LoadWorker& loader, ComputeWorker& co
       panel.pending_job = loader.submit(JobKind::Checkpoint, panel.path);
     }
   }
-  state.open_requests.clear();
+  state.requests.open.clear();
 }
 
 void apply_results(GuiState& state, LoadWorker& loader) {

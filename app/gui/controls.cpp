@@ -28,15 +28,15 @@ int head_count(const GuiState& state) {
   return r->analysis->layers[size_t(l)].heads;
 }
 
-void draw_models(GuiState& state) {
+void draw_models(const GuiState& state, ViewState& view, FrameRequests& requests) {
   ImGui::TextDisabled("MODELS");
   for (int m = 0; m < int(state.models.size()); ++m) {
     const ModelSlot& slot = state.models[size_t(m)];
     std::string label = slot.info.name;
     if (slot.status == LoadStatus::Loading) label += "  (loading)";
     if (slot.status == LoadStatus::Failed) ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
-    if (ImGui::Selectable((label + "##m" + std::to_string(m)).c_str(), state.view.model == m))
-      state.view.model = m;
+    if (ImGui::Selectable((label + "##m" + std::to_string(m)).c_str(), view.model == m))
+      view.model = m;
     if (slot.status == LoadStatus::Failed) {
       ImGui::PopStyleColor();
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", slot.error.c_str());
@@ -46,10 +46,10 @@ void draw_models(GuiState& state) {
   }
   // A checkpoint that failed (e.g. its architecture was not recognised) can be loaded
   // again as one of the presets.
-  const int m = state.view.model;
+  const int m = view.model;
   if (m >= 0 && m < int(state.models.size()) &&
       state.models[size_t(m)].status == LoadStatus::Failed) {
-    ModelSlot& slot = state.models[size_t(m)];
+    const ModelSlot& slot = state.models[size_t(m)];
     // The first lines of the message; the whole of it (e.g. 150 missing keys) on hover.
     std::string brief;
     size_t lines = 0, pos = 0;
@@ -68,7 +68,7 @@ void draw_models(GuiState& state) {
     if (ImGui::BeginCombo("load as",
                           slot.preset.empty() ? "choose a preset..." : slot.preset.c_str())) {
       for (const auto& p : models::presets()) {
-        if (ImGui::Selectable(p.name.c_str(), false)) state.retry_model = {m, p.name};
+        if (ImGui::Selectable(p.name.c_str(), false)) requests.retry_model = {m, p.name};
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.description.c_str());
       }
       ImGui::EndCombo();
@@ -215,22 +215,18 @@ void clamp_view(const GuiState& state, ViewState& v) {
   if (v.head >= heads) v.head = -1;
 }
 
-void draw_sidebar(GuiState& state, ComputeWorker& worker) {
-  draw_models(state);
-  if (state.retry_model.first >= 0) {
-    retry_model_as(state, worker, state.retry_model.first, state.retry_model.second);
-    state.retry_model = {-1, ""};
-  }
-  if (!series_files_of(state, state.view.model).empty()) {
+void draw_sidebar(const GuiState& state, ViewState& view, FrameRequests& requests) {
+  draw_models(state, view, requests);
+  if (!series_files_of(state, view.model).empty()) {
     ImGui::Separator();
-    draw_series_controls(state, worker);
+    draw_series_controls(state, requests);
   }
   ImGui::Separator();
-  draw_images(state, state.view);
+  draw_images(state, view);
   ImGui::Separator();
-  draw_map_controls(state, state.view);
+  draw_map_controls(state, view);
   ImGui::Separator();
-  if (ImGui::Button("Help (h)")) state.view.show_help = !state.view.show_help;
+  if (ImGui::Button("Help (h)")) view.show_help = !view.show_help;
 }
 
 void handle_view_keys(const GuiState& state, ViewState& v) {

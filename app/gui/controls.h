@@ -10,7 +10,7 @@
 namespace attnlab::gui {
 
 // Panels read the whole state and edit only the slice they are given (here the view).
-void draw_sidebar(GuiState& state, ComputeWorker& worker);
+void draw_sidebar(const GuiState& state, ViewState& view, FrameRequests& requests);
 void handle_view_keys(const GuiState& state, ViewState& view);
 void draw_help_overlay(ViewState& view);
 

@@ -129,7 +129,7 @@ void print_glfw_error(int code, const char* description) {
 void on_files_dropped(GLFWwindow* window, int count, const char** paths) {
   auto* state = static_cast<GuiState*>(glfwGetWindowUserPointer(window));
   if (state == nullptr) return;
-  for (int i = 0; i < count; ++i) state->dropped_paths.emplace_back(paths[i]);
+  for (int i = 0; i < count; ++i) state->requests.dropped_paths.emplace_back(paths[i]);
 }
 
 void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, ComputeWorker& compute) {
@@ -145,17 +145,41 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
-  handle_shortcuts(state);
+  handle_shortcuts(state, state.dialogs, state.requests);
   handle_view_keys(state, state.view);
   clamp_view(state, state.view);            // the keys may have moved the view past an end
   state.frame = compute_frame_view(state);  // the panels read this frame's maps from here
-  draw_main_menu(state);
+  draw_main_menu(state, state.dialogs, state.requests);
   draw_workspace(state, compute);
-  draw_open_dialog(state);
-  draw_export_dialog(state);
+  draw_open_dialog(state.dialogs, state.requests);
+  draw_export_dialog(state, state.dialogs.export_panel, state.status);
   draw_help_overlay(state.view);
-  if (state.copy_command_requested) {
-    state.copy_command_requested = false;
+  // What the panels asked for this frame.
+  if (state.requests.retry_model.first >= 0) {  // the sidebar's "load as" of a failed model
+    retry_model_as(state, compute, state.requests.retry_model.first,
+                   state.requests.retry_model.second);
+    state.requests.retry_model = {-1, ""};
+  }
+  if (state.requests.load_series) {  // the sidebar's button or a script's load-series
+    state.requests.load_series = false;
+    load_series(state, compute);
+  }
+  if (state.requests.show_checkpoint >= 0) {  // the series slider
+    show_series_checkpoint(state, state.requests.show_checkpoint);
+    state.requests.show_checkpoint = -1;
+  }
+  if (state.requests.cancel_jobs) {  // the status bar's Cancel
+    state.requests.cancel_jobs = false;
+    compute.cancel_all();
+    // Results that will not come are no longer "loading": let the view ask again.
+    for (auto it = state.results.begin(); it != state.results.end();)
+      it = it->second.status == LoadStatus::Loading ? state.results.erase(it) : std::next(it);
+    for (auto& [key, r] : state.results) r.pending_key.clear();
+    state.status.notice = "cancelled";
+    state.status.notice_is_error = false;
+  }
+  if (state.requests.copy_command) {
+    state.requests.copy_command = false;
     const std::string cmd = report_command(state);
     ImGui::SetClipboardText(cmd.c_str());
     state.status.notice = "copied: " + cmd;
@@ -195,7 +219,7 @@ void open_demo(GuiState& state) {
   if (!zoo.empty()) {
     try {
       for (const auto& m : models::zoo_demo(zoo).models)
-        state.open_requests.push_back(OpenRequest{FileKind::Model, m});
+        state.requests.open.push_back(OpenRequest{FileKind::Model, m});
     } catch (const std::exception& e) {
       state.status.notice = std::string("the demo zoo: ") + e.what();
       state.status.notice_is_error = true;
@@ -205,7 +229,7 @@ void open_demo(GuiState& state) {
   for (const char* im :
        {"fashion-mnist/09-ankle-boot-00000.png", "fashion-mnist/00-t-shirt-top-00019.png",
         "fashion-mnist/08-bag-00030.png", "fashion-mnist/07-sneaker-00009.png"})
-    state.open_requests.push_back(OpenRequest{FileKind::Image, (assets / im).string()});
+    state.requests.open.push_back(OpenRequest{FileKind::Image, (assets / im).string()});
 }
 
 }  // namespace
@@ -268,8 +292,9 @@ int run_gui(const GuiOptions& options) {
   glfwSetDropCallback(window, on_files_dropped);
 
   for (const auto& p : options.models)
-    state.open_requests.push_back(OpenRequest{FileKind::Model, p});
-  for (const auto& p : options.images) state.dropped_paths.push_back(p);  // folders expand there
+    state.requests.open.push_back(OpenRequest{FileKind::Model, p});
+  for (const auto& p : options.images)
+    state.requests.dropped_paths.push_back(p);  // folders expand there
   if (options.images.empty() && options.models.empty() && !options.no_demo) open_demo(state);
   state.view.image = 0;
   state.recent.images = settings.recent_images;
@@ -315,14 +340,15 @@ int run_gui(const GuiOptions& options) {
       script.screenshot.clear();
       measured = false;
     }
-    const bool idle = workers_idle() && state.open_requests.empty() && state.dropped_paths.empty();
+    const bool idle =
+        workers_idle() && state.requests.open.empty() && state.requests.dropped_paths.empty();
     step_script(script, state, idle, glfwGetTime());
     if (script.series_requested) {
       script.series_requested = false;
       load_series(state, compute);
     }
 
-    if (state.quit_requested) glfwSetWindowShouldClose(window, GLFW_TRUE);
+    if (state.requests.quit) glfwSetWindowShouldClose(window, GLFW_TRUE);
     bool last = glfwWindowShouldClose(window) == GLFW_TRUE;
     if (!script.commands.empty() && script.done) {
       last = true;

@@ -65,6 +65,27 @@ struct OpenRequest {
   std::string path;
 };
 
+// What the menus, the dialogs, the sidebar and the status bar ask of the frame loop,
+// which acts on it at the start of the next frame (controller.cpp, gui.cpp): panels
+// that ask for work edit this, not the workspace.
+struct FrameRequests {
+  std::vector<OpenRequest> open;           // turned into worker jobs at the next frame start
+  std::vector<std::string> dropped_paths;  // filled by the GLFW drop callback
+  std::pair<int, std::string> retry_model{-1, ""};  // (model slot, preset) picked in the sidebar
+  bool copy_command = false;                        // File > Copy settings as command
+  bool cancel_jobs = false;                         // the status bar's Cancel
+  bool load_series = false;  // analyse the current model's training series (sidebar, script)
+  int show_checkpoint = -1;  // put this checkpoint of the series in its model's place
+  bool quit = false;         // File > Quit
+};
+
+// The File menu's dialogs.
+struct DialogsState {
+  OpenDialogState open;
+  NativeDialog native;  // the desktop's file chooser while it is open
+  ExportDialogState export_panel;
+};
+
 // A model of the workspace: loading on the worker, then ready (or failed, with why).
 struct ModelSlot {
   std::string arg;     // path or preset, as given
@@ -162,15 +183,9 @@ struct GuiState {
   FrameView frame;  // what the map view shows this frame (map_source.h: compute_frame_view)
   SeriesState series;
   TextureCache cache;
-  OpenDialogState open_dialog;
-  NativeDialog native_dialog;  // the desktop's file chooser while it is open
-  ExportDialogState export_dialog;
-  bool copy_command_requested = false;
-  std::pair<int, std::string> retry_model{-1, ""};  // (model slot, preset) picked in the sidebar
+  DialogsState dialogs;
   StatusBarState status;
-  std::vector<OpenRequest> open_requests;  // turned into worker jobs at the next frame start
-  std::vector<std::string> dropped_paths;  // filled by the GLFW drop callback
-  bool quit_requested = false;             // File > Quit
+  FrameRequests requests;
 };
 
 }  // namespace attnlab::gui

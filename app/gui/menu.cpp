@@ -26,65 +26,67 @@ const char* dialog_title(FileKind kind) {
 
 }  // namespace
 
-void request_open_dialog(GuiState& state, FileKind kind, bool in_app) {
+void request_open_dialog(const GuiState& state, DialogsState& dialogs, FileKind kind, bool in_app) {
   // Start from the file currently shown: the next one is usually next to it.
   const std::string current = kind == FileKind::Model ? state.checkpoint.path
                               : state.images.empty()  ? std::string()
                                                       : state.images[size_t(state.view.image)].path;
-  if (!in_app && state.native_dialog.open(kind, fs::path(current).parent_path().string())) return;
-  OpenDialogState& dlg = state.open_dialog;
+  if (!in_app && dialogs.native.open(kind, fs::path(current).parent_path().string())) return;
+  OpenDialogState& dlg = dialogs.open;
   dlg.open_requested = true;
   dlg.kind = kind;
   dlg.path_input = current;
 }
 
-void handle_shortcuts(GuiState& state) {
+void handle_shortcuts(const GuiState& state, DialogsState& dialogs, FrameRequests& requests) {
   const ImGuiIO& io = ImGui::GetIO();
   if (!io.KeyCtrl || io.WantTextInput) return;  // typing in a field is not a shortcut
   if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) {
-    request_open_dialog(state, io.KeyShift ? FileKind::Model : FileKind::Image);
+    request_open_dialog(state, dialogs, io.KeyShift ? FileKind::Model : FileKind::Image);
   } else if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) {
-    state.quit_requested = true;
+    requests.quit = true;
   } else if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) {
-    state.export_dialog.open_requested = true;
+    dialogs.export_panel.open_requested = true;
   }
 }
 
-void draw_main_menu(GuiState& state) {
+void draw_main_menu(const GuiState& state, DialogsState& dialogs, FrameRequests& requests) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Open image...", "Ctrl+O")) request_open_dialog(state, FileKind::Image);
+    if (ImGui::MenuItem("Open image...", "Ctrl+O"))
+      request_open_dialog(state, dialogs, FileKind::Image);
     if (ImGui::MenuItem("Open model (checkpoint or config)...", "Ctrl+Shift+O")) {
-      request_open_dialog(state, FileKind::Model);
+      request_open_dialog(state, dialogs, FileKind::Model);
     }
     // Any file by its path, routed by its extension (the in-app list).
-    if (ImGui::MenuItem("Open by path...")) request_open_dialog(state, FileKind::Unknown, true);
+    if (ImGui::MenuItem("Open by path..."))
+      request_open_dialog(state, dialogs, FileKind::Unknown, true);
     if (ImGui::BeginMenu("Recent", !state.recent.images.empty() || !state.recent.models.empty())) {
       for (const auto& p : state.recent.images)
         if (ImGui::MenuItem(("image: " + p).c_str()))
-          state.open_requests.push_back(OpenRequest{FileKind::Image, p});
+          requests.open.push_back(OpenRequest{FileKind::Image, p});
       if (!state.recent.images.empty() && !state.recent.models.empty()) ImGui::Separator();
       for (const auto& p : state.recent.models)
         if (ImGui::MenuItem(("model: " + p).c_str()))
-          state.open_requests.push_back(OpenRequest{FileKind::Model, p});
+          requests.open.push_back(OpenRequest{FileKind::Model, p});
       ImGui::EndMenu();
     }
     ImGui::Separator();
-    if (ImGui::MenuItem("Export panel...", "Ctrl+E")) state.export_dialog.open_requested = true;
+    if (ImGui::MenuItem("Export panel...", "Ctrl+E")) dialogs.export_panel.open_requested = true;
     if (ImGui::MenuItem("Export statistics...")) {
-      state.export_dialog.open_requested = true;
-      state.export_dialog.stats = true;
+      dialogs.export_panel.open_requested = true;
+      dialogs.export_panel.stats = true;
     }
-    if (ImGui::MenuItem("Copy settings as command")) state.copy_command_requested = true;
+    if (ImGui::MenuItem("Copy settings as command")) requests.copy_command = true;
     ImGui::Separator();
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) state.quit_requested = true;
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) requests.quit = true;
     ImGui::EndMenu();
   }
   ImGui::EndMainMenuBar();
 }
 
-void draw_open_dialog(GuiState& state) {
-  OpenDialogState& dlg = state.open_dialog;
+void draw_open_dialog(DialogsState& dialogs, FrameRequests& requests) {
+  OpenDialogState& dlg = dialogs.open;
   const char* title = dialog_title(dlg.kind);
   if (dlg.open_requested) {
     ImGui::OpenPopup(title);
@@ -122,9 +124,9 @@ void draw_open_dialog(GuiState& state) {
     // the drop route does.
     if (dlg.kind == FileKind::Unknown ||
         (dlg.kind == FileKind::Image && std::filesystem::is_directory(path)))
-      state.dropped_paths.push_back(path);
+      requests.dropped_paths.push_back(path);
     else
-      state.open_requests.push_back(OpenRequest{dlg.kind, path});
+      requests.open.push_back(OpenRequest{dlg.kind, path});
     ImGui::CloseCurrentPopup();
   } else if (cancelled) {
     ImGui::CloseCurrentPopup();
@@ -136,8 +138,7 @@ void draw_open_dialog(GuiState& state) {
 
 namespace attnlab::gui {
 
-void draw_export_dialog(GuiState& state) {
-  ExportDialogState& dlg = state.export_dialog;
+void draw_export_dialog(const GuiState& state, ExportDialogState& dlg, StatusBarState& status) {
   const char* title = "Export###export";
   if (dlg.open_requested) {
     ImGui::OpenPopup(title);
@@ -163,8 +164,8 @@ void draw_export_dialog(GuiState& state) {
     std::string message;
     const bool done = dlg.stats ? export_stats(state, dlg.path_input, &message)
                                 : export_panel(state, dlg.path_input, &message);
-    state.status.notice = message;
-    state.status.notice_is_error = !done;
+    status.notice = message;
+    status.notice_is_error = !done;
     dlg.stats = false;
     ImGui::CloseCurrentPopup();
   } else if (cancelled) {

@@ -10,10 +10,13 @@ namespace attnlab::gui {
 
 // File > Open for `kind`: the desktop's chooser when there is one, else (or with
 // `in_app`) the in-app popup; FileKind::Unknown there means "any file, by extension".
-void request_open_dialog(GuiState& state, FileKind kind, bool in_app = false);
-void handle_shortcuts(GuiState& state);
-void draw_main_menu(GuiState& state);
-void draw_open_dialog(GuiState& state);
-void draw_export_dialog(GuiState& state);
+// Each reads the state and edits only the dialogs and the frame's requests it is given.
+void request_open_dialog(const GuiState& state, DialogsState& dialogs, FileKind kind,
+                         bool in_app = false);
+void handle_shortcuts(const GuiState& state, DialogsState& dialogs, FrameRequests& requests);
+void draw_main_menu(const GuiState& state, DialogsState& dialogs, FrameRequests& requests);
+void draw_open_dialog(DialogsState& dialogs, FrameRequests& requests);
+// Writes the export and says what it wrote (or why not) in the status bar.
+void draw_export_dialog(const GuiState& state, ExportDialogState& dialog, StatusBarState& status);
 
 }  // namespace attnlab::gui

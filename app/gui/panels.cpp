@@ -81,8 +81,9 @@ void draw_checkpoint_panel(const CheckpointPanelState& panel) {
   }
 }
 
-void draw_status_bar(GuiState& state, ComputeWorker& worker, const ImVec2& pos,
-                     const ImVec2& size) {
+// Reads the state and the worker's progress; its Cancel is a request the frame loop acts on.
+void draw_status_bar(const GuiState& state, const ComputeWorker& worker, FrameRequests& requests,
+                     const ImVec2& pos, const ImVec2& size) {
   const StatusBarState& status = state.status;
   ImGui::SetNextWindowPos(pos);
   ImGui::SetNextWindowSize(size);
@@ -108,15 +109,7 @@ void draw_status_bar(GuiState& state, ComputeWorker& worker, const ImVec2& pos,
       ImGui::ProgressBar(p.total > 0 ? frac : float(std::fmod(ImGui::GetTime(), 1.0)),
                          ImVec2(320.0f, 0.0f), text.c_str());
       ImGui::SameLine();
-      if (ImGui::SmallButton("Cancel")) {
-        worker.cancel_all();
-        // Results that will not come are no longer "loading": let the view ask again.
-        for (auto it = state.results.begin(); it != state.results.end();)
-          it = it->second.status == LoadStatus::Loading ? state.results.erase(it) : std::next(it);
-        for (auto& [key, r] : state.results) r.pending_key.clear();
-        state.status.notice = "cancelled";
-        state.status.notice_is_error = false;
-      }
+      if (ImGui::SmallButton("Cancel")) requests.cancel_jobs = true;
     }
     if (!status.notice.empty()) {
       ImGui::SameLine(0.0f, 24.0f);
@@ -141,7 +134,8 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
 
   ImGui::SetNextWindowPos(origin);
   ImGui::SetNextWindowSize(ImVec2(side_w, height));
-  if (ImGui::Begin("Workspace", nullptr, kTileFlags)) draw_sidebar(state, worker);
+  if (ImGui::Begin("Workspace", nullptr, kTileFlags))
+    draw_sidebar(state, state.view, state.requests);
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(origin.x + side_w, origin.y));
@@ -182,7 +176,8 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
   }
   ImGui::End();
 
-  draw_status_bar(state, worker, ImVec2(origin.x, origin.y + height), ImVec2(width, status_h));
+  draw_status_bar(state, worker, state.requests, ImVec2(origin.x, origin.y + height),
+                  ImVec2(width, status_h));
 }
 
 }  // namespace attnlab::gui

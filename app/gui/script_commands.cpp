@@ -28,7 +28,7 @@ bool fail(ScriptContext& x, const ScriptCommand& c, const std::string& message) 
 }
 
 bool open_file(ScriptContext& x, FileKind kind, const std::string& path) {
-  x.state.open_requests.push_back(OpenRequest{kind, path});
+  x.state.requests.open.push_back(OpenRequest{kind, path});
   x.state.status.notice.clear();
   x.state.status.notice_is_error = false;
   return true;
@@ -85,7 +85,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
   {{"open-dialog", {{"image|model", ArgKind::Choice, {"image", "model"}}},
     "File > Open: the desktop's chooser, or the in-app list"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     request_open_dialog(x.state, c.args[0] == "image" ? FileKind::Image : FileKind::Model);
+     request_open_dialog(x.state, x.state.dialogs, c.args[0] == "image" ? FileKind::Image : FileKind::Model);
      return true;
    }},
   {{"select-image", {{"INDEX|NAME", ArgKind::IndexOrName}}, "show this image"},
@@ -181,7 +181,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
    }},
   {{"load-as", {{"PRESET", ArgKind::Name}}, "load the current, failed model again as this preset"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     x.state.retry_model = {x.state.view.model, c.args[0]};
+     x.state.requests.retry_model = {x.state.view.model, c.args[0]};
      x.state.status.notice.clear();
      x.state.status.notice_is_error = false;
      return true;

@@ -73,9 +73,9 @@ void show_series_checkpoint(GuiState& state, int k) {
   state.view.image = s.image;
 }
 
-void draw_series_controls(GuiState& state, ComputeWorker& worker) {
+void draw_series_controls(const GuiState& state, FrameRequests& requests) {
   const std::vector<std::string> files = series_files_of(state, state.view.model);
-  SeriesState& s = state.series;
+  const SeriesState& s = state.series;
   if (s.model == state.view.model && !s.files.empty()) {
     int ready = 0;
     for (const auto& a : s.analyses) ready += a != nullptr;
@@ -84,13 +84,13 @@ void draw_series_controls(GuiState& state, ComputeWorker& worker) {
     const std::string label =
         s.steps[size_t(k)] >= 0 ? "step " + std::to_string(s.steps[size_t(k)]) : "...";
     if (ImGui::SliderInt("checkpoint", &k, 0, int(s.files.size()) - 1, label.c_str()))
-      show_series_checkpoint(state, k);
+      requests.show_checkpoint = k;
     return;
   }
   if (files.empty()) return;
   ImGui::TextDisabled("TRAINING SERIES");
   if (ImGui::Button(("Analyse " + std::to_string(files.size()) + " checkpoints").c_str()))
-    load_series(state, worker);
+    requests.load_series = true;
 }
 
 session::SeriesResults series_results(const GuiState& state,

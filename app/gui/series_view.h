@@ -16,8 +16,8 @@ namespace attnlab::gui {
 std::vector<std::string> series_files_of(const GuiState& state, int m);
 // Starts analysing the series of the current model on the current image.
 void load_series(GuiState& state, ComputeWorker& worker);
-// Sidebar part: the series button or the timeline slider.
-void draw_series_controls(GuiState& state, ComputeWorker& worker);
+// Sidebar part: the series button or the timeline slider (requests the frame loop acts on).
+void draw_series_controls(const GuiState& state, FrameRequests& requests);
 // Puts checkpoint k of the loaded series in its model's place on its image.
 void show_series_checkpoint(GuiState& state, int k);
 // A series analysis's statistics over the loaded checkpoints ("<table>_series" tables).

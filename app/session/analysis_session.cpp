@@ -194,9 +194,10 @@ void AnalysisSession::add_sum(const std::string& name, const std::string& captio
   ++it->second.count;
 }
 
-void AnalysisSession::add_spectrum(const std::string& key, const at::Tensor& features) {
-  if (!spectra_.count(key)) spectra_order_.push_back(key);
-  spectra_[key].add(features);
+void AnalysisSession::add_spectrum(const analysis::ResultKey& key, const at::Tensor& features) {
+  const std::string name = analysis::format_result_key(key);
+  if (!spectra_.count(name)) spectra_order_.push_back(key);
+  spectra_[name].add(features);
 }
 
 std::vector<analysis::Table> AnalysisSession::tables() const {
@@ -207,14 +208,18 @@ std::vector<analysis::Table> AnalysisSession::tables() const {
 
 std::vector<analysis::Array> AnalysisSession::arrays() const {
   std::vector<analysis::Array> out;
-  for (const auto& key : spectra_order_) {
-    const analysis::Spectrum s = spectra_.at(key).result();
+  for (analysis::ResultKey key : spectra_order_) {
+    const analysis::Spectrum s = spectra_.at(analysis::format_result_key(key)).result();
     const std::string n = std::to_string(s.images);
-    out.push_back(to_array(s.mean_log_amplitude, key + "__log_amplitude", {"channel", "fy", "fx"},
+    key.part = "log_amplitude";
+    const std::string log_amplitude = analysis::format_result_key(key);
+    key.part = "radial";
+    const std::string radial = analysis::format_result_key(key);
+    out.push_back(to_array(s.mean_log_amplitude, log_amplitude, {"channel", "fy", "fx"},
                            "mean over " + n +
                                " images of log|fftshift(fft2)| per channel (shift over the "
                                "spatial axes only; zero frequency at (H/2, W/2))"));
-    out.push_back(to_array(s.radial, key + "__radial", {"channel", "ring"},
+    out.push_back(to_array(s.radial, radial, {"channel", "ring"},
                            "radial profile of the mean log amplitude; ring k holds radius "
                            "k/max(H,W) cycles per token"));
   }

@@ -96,9 +96,9 @@ class AnalysisSession {
   // a tensor averaged over the images into an array `name`;
   void add_sum(const std::string& name, const std::string& caption,
                const std::vector<std::string>& axes, const at::Tensor& value);
-  // features (1, H, W, C) whose spectra are averaged over the images into the arrays
-  // "<key>__log_amplitude" and "<key>__radial";
-  void add_spectrum(const std::string& key, const at::Tensor& features);
+  // features (1, H, W, C) whose spectra are averaged over the images into two arrays, the
+  // key with part "log_amplitude" and with part "radial";
+  void add_spectrum(const analysis::ResultKey& key, const at::Tensor& features);
   // a problem on some layer or image (each message once).
   void warn(const std::string& message);
 
@@ -125,8 +125,8 @@ class AnalysisSession {
   };
   std::vector<std::string> sum_order_;
   std::map<std::string, Sum> sums_;
-  std::map<std::string, analysis::SpectrumAccumulator> spectra_;
-  std::vector<std::string> spectra_order_;
+  std::map<std::string, analysis::SpectrumAccumulator> spectra_;  // by formatted key
+  std::vector<analysis::ResultKey> spectra_order_;
 };
 
 // An Array from a CPU/GPU tensor (copied to float32 CPU).

@@ -48,6 +48,7 @@ std::vector<std::string> OutputFolder::write_table(const Table& t) {
 
 std::string OutputFolder::write_array(const Array& a) {
   const std::string name = file_safe(a.name);
+  // One sub-folder per analysis: the key's first field (core/analysis/result_key.h).
   const std::string sub = name.substr(0, name.find("__"));
   std::filesystem::create_directories(dir_ + "/" + sub);
   const std::string path = dir_ + "/" + sub + "/" + model_ + "__" + name + ".npy";

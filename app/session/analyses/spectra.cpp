@@ -37,8 +37,7 @@ void add_spectra(ImageStep& s) {
       features.emplace_back("output", t);
     }
     for (const auto& [branch, f] : features) {
-      s.session.add_spectrum(analysis::format_result_key({"spectra", "", l.index, "", branch, ""}),
-                             f);
+      s.session.add_spectrum({"spectra", "", l.index, "", branch, ""}, f);
       const at::Tensor hf =
           analysis::high_frequency_ratio(f)[0].to(at::kCPU, at::kDouble).contiguous();
       summary.add_row({l.index, l.path, branch, hf.size(0), hf.mean().item<double>()});

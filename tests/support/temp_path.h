@@ -22,13 +22,19 @@ inline std::string unique_temp_path(const std::string& name) {
       .string();
 }
 
+// A fresh, empty directory unique to this process and test; left in place afterwards, so
+// a failing test's files can be looked at (TempDir removes its own).
+inline std::filesystem::path fresh_temp_dir(const std::string& name) {
+  const std::filesystem::path dir = unique_temp_path(name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 // A fresh, empty directory for one test, removed with everything in it at the end.
 struct TempDir {
   std::filesystem::path path;
-  explicit TempDir(const std::string& name) : path(unique_temp_path(name)) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
+  explicit TempDir(const std::string& name) : path(fresh_temp_dir(name)) {}
   ~TempDir() { std::filesystem::remove_all(path); }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;

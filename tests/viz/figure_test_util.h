@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/support/temp_path.h"
 #include "tests/support/text_file.h"
 #include "viz/rgba_image.h"
 
@@ -77,12 +78,9 @@ inline PixelDifference compare_images(const RgbaImage& a, const RgbaImage& b) {
   return d;
 }
 
+// The shared helper (tests/support/temp_path.h): unique to the process and the test.
 inline std::filesystem::path temp_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("attnlab_viz_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  return attnlab::testing::fresh_temp_dir(name);
 }
 
 // Runs a shell command and returns its standard output (empty on failure).

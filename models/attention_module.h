@@ -1,8 +1,10 @@
 // The fixtures' single-module architectures — an attention module on its own, fed tokens
-// (B, N, C): "castling_attention" (outputs out.inference in eval and
-// out.with_sparse_branch with the training-only masked softmax) and "hilo_attention"
-// (output out, on the config's H×W grid, padded and cropped when the window does not
-// divide it). `attnlab infer` runs them so parity can be checked from the command line.
+// (B, N, C): arch "<mechanism>_attention" for each mechanism that declares its reference
+// module (core/attention/registry.h: ReferenceModule: the constructor's argument names,
+// options read from the weights, grid or sequence, the outputs' names). Today Castling
+// (out.inference in eval, out.with_sparse_branch with the training-only masked softmax)
+// and HiLo (out, on the config's H×W grid). `attnlab infer` runs them so parity can be
+// checked from the command line.
 #pragma once
 
 #include <map>

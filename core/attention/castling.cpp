@@ -229,6 +229,14 @@ MechanismInfo castling_mechanism() {
       {"kernel", OptionSpec::Kind::Integer, 9, 1, 1e6,
        "odd length of the depthwise conv along the token axis (res_kernel_size)"},
   };
+  // The reference CastlingAttention module on a token sequence, evaluated both in eval
+  // mode and with the training-only masked softmax branch.
+  ReferenceModule module;
+  module.args = {
+      {"qkv_bias", "qkv_bias"}, {"sparse_threshold", "threshold"}, {"res_kernel_size", "kernel"}};
+  module.eval_output = "out.inference";
+  module.train_output = "out.with_sparse_branch";
+  info.reference_module = module;
   info.create = [](const MechanismConfig& c) { return std::make_shared<CastlingAttention>(c); };
   return info;
 }

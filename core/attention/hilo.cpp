@@ -253,6 +253,20 @@ MechanismInfo hilo_mechanism() {
   // An even split of heads keeps both branches on 2-head models (0.9 would leave Hi-Fi
   // none); the window, the default 2, is written out so the zoo's configs state it.
   info.small_model_options = {{"window", 2}, {"alpha", 0.5}};
+  // The reference HiLo module on the config's H x W grid. The Lo-Fi head count is read
+  // from the weights (l_q's rows / head dim; none without l_q), so α-ablation modules
+  // load whatever alpha their config claims.
+  ReferenceModule module;
+  module.args = {{"qkv_bias", "qkv_bias"}, {"alpha", "alpha"}, {"window_size", "window"}};
+  module.grid = true;
+  module.fit_to_weights = [](MechanismConfig& c, const std::map<std::string, at::Tensor>& w) {
+    const auto lq = w.find("l_q.weight");
+    c.options["lofi_heads"] =
+        lq == w.end()
+            ? 0.0
+            : static_cast<double>(lq->second.size(0) / std::max<int64_t>(1, c.head_dim()));
+  };
+  info.reference_module = module;
   info.create = [](const MechanismConfig& c) { return std::make_shared<HiLoAttention>(c); };
   return info;
 }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,21 @@ struct OptionSpec {
   std::string help;
 };
 
+// The reference implementation's stand-alone module, usable as a model of its own (arch
+// "<mechanism>_attention": the parity fixtures' single-module archs, run by
+// models/attention_module and `attnlab infer`).
+struct ReferenceModule {
+  // The reference constructor's argument names (as its config writes them) and the option
+  // each sets; absent arguments keep the option's default.
+  std::vector<std::pair<std::string, std::string>> args;
+  // Options the weights decide (HiLo's Lo-Fi head count from l_q's rows), or null.
+  std::function<void(MechanismConfig&, const std::map<std::string, at::Tensor>&)> fit_to_weights;
+  // The tokens form the config's H x W grid; otherwise a 1 x N sequence.
+  bool grid = false;
+  // The output's name for an eval forward, and for a training-mode forward ("" : none).
+  std::string eval_output = "out", train_output;
+};
+
 struct MechanismInfo {
   std::string name;
   std::string summary;      // one line for --help and the GUI
@@ -36,6 +52,8 @@ struct MechanismInfo {
   // What its traces offer beyond rows (core/attention/capabilities.h); analyses that need
   // one skip the layers whose traces lack it.
   std::vector<std::string> capabilities;
+  // Its reference module as a stand-alone model, when the fixtures have one.
+  std::optional<ReferenceModule> reference_module;
   std::function<std::shared_ptr<AttentionMechanism>(const MechanismConfig&)> create;
 };
 

@@ -88,8 +88,9 @@ TEST_P(EveryMechanism, TheTraceOffersExactlyTheDeclaredCapabilities) {
     EXPECT_EQ(f.size(2), layout.width) << branch;
   }
   // Signed rows: a mechanism without the capability gives no negative weight.
-  if (!trace->offers(cap::kSignedRows))
+  if (!trace->offers(cap::kSignedRows)) {
     EXPECT_GE(trace->matrix(0, 0).min().item<double>(), -1e-6) << GetParam();
+  }
 }
 
 // What a mechanism declares for small models is a set of its own, valid options.

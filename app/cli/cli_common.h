@@ -55,6 +55,7 @@ constexpr int kExitOk = 0, kExitFailure = 1, kExitUsage = 2;
 int cmd_inspect(Args args, const GlobalOptions& g);
 int cmd_info(Args args, const GlobalOptions& g);
 int cmd_mechanisms(Args args, const GlobalOptions& g);
+int cmd_analyses(Args args, const GlobalOptions& g);
 int cmd_infer(Args args, const GlobalOptions& g);
 int cmd_classify(Args args, const GlobalOptions& g);
 int cmd_presets(Args args, const GlobalOptions& g);

@@ -30,6 +30,7 @@ int cmd_mechanisms(Args args, const GlobalOptions&) {
     std::printf("%s — %s\n", m.name.c_str(), m.summary.c_str());
     std::printf("  cost: %s; tokens: %s\n", m.linear_in_tokens ? "linear in N" : "quadratic in N",
                 m.needs_grid ? "pure H×W grid (no prefix tokens)" : "grid + prefix tokens");
+    if (!m.capabilities.empty()) std::printf("  offers: %s\n", text::join(m.capabilities).c_str());
     for (const auto& o : m.options)
       std::printf("  %-12s %-7s default %-6s [%s, %s]  %s\n", o.name.c_str(), kind_name(o.kind),
                   text::format_g(o.default_value).c_str(), text::format_g(o.min).c_str(),

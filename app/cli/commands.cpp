@@ -47,6 +47,9 @@ const std::vector<CommandSpec>& commands() {
       {"mechanisms", cmd_mechanisms,
        R"(  mechanisms                                the attention mechanisms and their options
 )"},
+      {"analyses", cmd_analyses,
+       R"(  analyses                                  the analyses: what each needs, writes, draws
+)"},
       {"infer", cmd_infer,
        R"(  infer --checkpoint FILE --input IN --out OUT   run a model on IN's tensor `input`; write
       [--config JSON | --preset NAME] [--key K]  logits and every intermediate under the

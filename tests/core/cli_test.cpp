@@ -78,6 +78,19 @@ TEST(Cli, MechanismsListsEveryRegisteredMechanismWithItsOptions) {
   EXPECT_EQ(run("mechanisms extra").code, 2);
 }
 
+// The analysis registry as a user reads it: every analysis with its needs and outputs.
+TEST(Cli, AnalysesListsEveryRegisteredAnalysis) {
+  CliRun r = run("analyses");
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* name : {"maps", "rollout", "gradcam", "gradrollout", "spectra", "rank",
+                           "anchors", "mask", "locality"})
+    EXPECT_TRUE(has_line_with(r.out, {name, "\xE2\x80\x94"})) << name << "\n" << r.out;
+  EXPECT_TRUE(has_line_with(r.out, {"needs:", "anchor assignment"})) << r.out;
+  EXPECT_TRUE(has_line_with(r.out, {"writes:", "rank_layers"})) << r.out;
+  EXPECT_TRUE(has_line_with(r.out, {"GUI tab:", "Castling mask", "training series"})) << r.out;
+  EXPECT_EQ(run("analyses extra").code, 2);
+}
+
 // `attnlab infer` on every parity fixture (weights from .pth and .safetensors; config from
 // the .config.json, or from the safetensors metadata when no --config is given) writes
 // every tensor of the fixture's expected file, matching it (logits max |Δ| ≤ 1e-4, other

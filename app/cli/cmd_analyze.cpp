@@ -38,6 +38,13 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
   const c10::Device device = runtime::select_device(g.device);
   const auto t0 = std::chrono::steady_clock::now();
   ReadyModel model = load_chosen_model(req.model, device);
+  // A names file must name the model's classes (checked before anything is written).
+  nlohmann::json names_record = nullptr;
+  if (!req.model.class_names.empty()) {
+    const int64_t classes = model.config.value("num_classes", int64_t{1000});
+    session::model_class_names(req.model, model.config, classes);
+    names_record = {{"file", req.model.class_names_path}, {"classes", classes}};
+  }
   analysis::OutputFolder folder(req.out, req.model.tag);
   session::AnalysisSession session(req.settings,
                                    [&](const analysis::Array& a) { folder.write_array(a); });
@@ -50,6 +57,7 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
   for (const auto& a : session.arrays()) folder.write_array(a);
   nlohmann::json sidecar = run_description(g, device, req.settings);
   sidecar["model"] = model.describe;
+  sidecar["class_names"] = names_record;
   sidecar["images"] = images_json(req.images, failed);
   sidecar["layers"] = session.layers_json();
   sidecar["warnings"] = session.warnings();

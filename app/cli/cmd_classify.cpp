@@ -28,6 +28,7 @@ int cmd_classify(Args args, const GlobalOptions& g) {
   const std::string preset_name = args.take_option("--preset");
   const std::string config_path = args.take_option("--config");
   const std::string key = args.take_option("--key");
+  const std::string names_path = args.take_option("--class-names");
   const std::vector<std::string> images = args.positionals();
   if (images.empty()) throw UsageError("classify needs at least one IMAGE");
   if (checkpoint.empty())
@@ -53,6 +54,9 @@ int cmd_classify(Args args, const GlobalOptions& g) {
     }
     pre = models::default_preprocessing(config);
   }
+  // A names file is read before anything runs: a bad one fails at once, with its reason.
+  const std::vector<std::string> user_names =
+      names_path.empty() ? std::vector<std::string>{} : session::read_class_names(names_path);
   auto model = models::load_model(config, checkpoint, key).model;
   const c10::Device device = runtime::select_device(g.device);
   model->to(device);
@@ -65,7 +69,10 @@ int cmd_classify(Args args, const GlobalOptions& g) {
     try {
       const at::Tensor x = image::preprocess(io::load_rgb_image(path), pre).to(device);
       const at::Tensor logits = model->run(x).logits[0];
-      if (names.empty()) names = session::class_names(config, logits.size(0));
+      if (names.empty())
+        names = user_names.empty()
+                    ? session::class_names(config, logits.size(0))
+                    : session::checked_class_names(user_names, logits.size(0), names_path);
       std::printf("%s\n", path.c_str());
       for (const session::Prediction& p : session::top_predictions(logits, names))
         std::printf("  %6.2f%%  %4lld  %s\n", 100.0 * p.probability, static_cast<long long>(p.cls),

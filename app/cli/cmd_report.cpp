@@ -18,6 +18,7 @@
 #include "app/cli/report_index.h"
 #include "app/cli/report_run.h"
 #include "app/session/analysis_registry.h"
+#include "app/session/predictions.h"
 #include "core/analysis/output_folder.h"
 #include "core/io/file_bytes.h"
 #include "core/runtime/device.h"
@@ -82,6 +83,11 @@ int cmd_report(Args args, const GlobalOptions& g) {
   fig.style.overlay.alpha = args.take_real("--alpha", 0.6);
   if (!(fig.style.overlay.alpha >= 0 && fig.style.overlay.alpha <= 1))
     throw UsageError("--alpha must lie in [0, 1]");
+  // The class names of every model (one file for all; read now, so a bad one fails before
+  // anything is written).
+  const std::string names_path = args.take_option("--class-names");
+  const std::vector<std::string> class_names =
+      names_path.empty() ? std::vector<std::string>{} : session::read_class_names(names_path);
   session::AnalysisSettings settings = take_analysis_settings(args, "all");
   const auto rest = args.positionals();
   image_args.insert(image_args.end(), rest.begin(), rest.end());
@@ -114,7 +120,11 @@ int cmd_report(Args args, const GlobalOptions& g) {
   std::vector<ModelResults> results;
   for (const auto& m : model_args) {
     try {  // a bad checkpoint (unreadable, foreign, wrong architecture) skips that model only
-      const ModelChoice c = model_entry_choice(m);
+      ModelChoice c = model_entry_choice(m);
+      if (!class_names.empty()) {
+        c.class_names = class_names;
+        c.class_names_path = names_path;
+      }
       results.push_back(run_report_model(c, images, settings, device, stats_dir, run));
       for (const auto& f : results.back().failed_images)
         errors.push_back(c.tag + ": image " + f + " could not be analysed");

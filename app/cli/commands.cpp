@@ -57,7 +57,7 @@ const std::vector<CommandSpec>& commands() {
 )"},
       {"classify", cmd_classify,
        R"(  classify --checkpoint FILE [--preset NAME | --config JSON] [--key K] IMAGE...
-                                            preprocess as the model's paper does, print top-5
+      [--class-names FILE]                  preprocess as the model's paper does, print top-5
 )"},
       {"presets", cmd_presets,
        R"(  presets                                   the official model presets
@@ -74,6 +74,7 @@ const std::vector<CommandSpec>& commands() {
       [--rank-rtol X | --rank-atol X]   rank tolerance (default torch.linalg.matrix_rank's)
       [--mask-threshold E]    Castling mask threshold (default: the layer's own, 0.02)
       [--preset P | --config JSON] [--checkpoint FILE] [--key K] [--random-init]
+      [--class-names FILE]    one name per line, or JSON list / {"index": name} map
                                             write every statistic (CSV, JSON, LaTeX), map
                                             and spectrum (.npy) and a settings sidecar
 )"},
@@ -89,6 +90,7 @@ const std::vector<CommandSpec>& commands() {
       [--colormap NAME] [--alpha A]           analyze and an index.html with captions;
       [--upsample nearest|bilinear]           colormaps: viridis magma inferno plasma cividis
       [analysis options as analyze]           turbo jet gray RdBu coolwarm
+      [--class-names FILE]                    every model's class names (figure labels)
   report --demo [--out DIR] [--images ...]  the zoo's six models on four demo images, and
                                             Castling's checkpoint series
       (report and gui: a model M is a checkpoint, or a config .json = untrained weights)

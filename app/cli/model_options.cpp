@@ -11,6 +11,7 @@ ModelChoice take_model_choice(Args& args) {
   r.checkpoint = args.take_option("--checkpoint");
   r.key = args.take_option("--key");
   r.random_init = args.take_flag("--random-init");
+  r.class_names_path = args.take_option("--class-names");
   try {
     return session::choose_model(r);
   } catch (const session::ModelChoiceError& e) {

@@ -40,8 +40,8 @@ ModelResults run_report_model(const ModelChoice& choice, const std::vector<Image
     r.arrays.push_back(a);
   }
   r.layers = session.layers_json();
-  r.class_names =
-      session::class_names(model.config, model.config.value("num_classes", int64_t{1000}));
+  r.class_names = session::model_class_names(choice, model.config,
+                                             model.config.value("num_classes", int64_t{1000}));
   r.warnings = session.warnings();
   nlohmann::json sidecar = run;
   sidecar["model"] = model.describe;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "app/session/predictions.h"
 #include "core/analysis/export.h"
 #include "core/io/tensor_file.h"
 #include "models/checkpoint_loading.h"
@@ -70,10 +71,21 @@ ModelChoice choose_model(const ModelRequest& request) {
   }
   c.preprocessing = c.preset.empty() ? models::default_preprocessing(c.config)
                                      : models::find_preset(c.preset).preprocessing;
+  if (!request.class_names_path.empty()) {
+    c.class_names_path = request.class_names_path;
+    c.class_names = read_class_names(request.class_names_path);
+  }
   c.tag = !c.checkpoint.empty() ? std::filesystem::path(c.checkpoint).stem().string()
           : !c.preset.empty()   ? c.preset + "_random"
                                 : std::filesystem::path(config_path).stem().string() + "_random";
   return c;
+}
+
+std::vector<std::string> model_class_names(const ModelChoice& choice, const nlohmann::json& config,
+                                           int64_t classes) {
+  if (!choice.class_names.empty())
+    return checked_class_names(choice.class_names, classes, choice.class_names_path);
+  return class_names(config, classes);
 }
 
 ModelChoice model_entry_choice(const std::string& entry, const std::string& preset) {

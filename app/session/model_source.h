@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/image/preprocess.h"
 #include "models/backbone.h"
@@ -32,6 +33,7 @@ struct ModelRequest {
   std::string checkpoint;
   std::string key;
   bool random_init = false;
+  std::string class_names_path;  // a names file (predictions.h: read_class_names); "": none
 };
 
 struct ModelChoice {
@@ -43,7 +45,17 @@ struct ModelChoice {
   nlohmann::json config;
   image::Preprocessing preprocessing;
   std::string tag;  // for file names: preset or checkpoint stem
+  // The user's class names (read when the model is chosen, so a bad file fails before
+  // anything is written); empty: the config's, else the bundled lists.
+  std::vector<std::string> class_names;
+  std::string class_names_path;
 };
+
+// The class names of a loaded model with `classes` classes: the user's file (which must
+// name exactly that many; std::runtime_error otherwise), else the config's, else the
+// bundled lists (predictions.h: class_names); empty when nothing names them.
+std::vector<std::string> model_class_names(const ModelChoice& choice, const nlohmann::json& config,
+                                           int64_t classes);
 
 // A checkpoint's model config: config_path, else preset, else its safetensors metadata;
 // ModelChoiceError when none says what the model is.

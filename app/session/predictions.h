@@ -24,6 +24,17 @@ struct Prediction {
 // names them.
 std::vector<std::string> class_names(const nlohmann::json& config, int64_t classes);
 
+// The names a user's file gives (`--class-names FILE`): one per line (blank lines are
+// unnamed classes, a final newline adds none), or JSON: a list, or a map from class index
+// to name ({"0": "tench", ...}, as Hugging Face's id2label; indices missing from it are
+// unnamed). Throws std::runtime_error naming the file and what is wrong (unreadable,
+// empty, bad JSON, a key that is not a class index, a name that is not a string).
+std::vector<std::string> read_class_names(const std::string& path);
+// `names` for a model with `classes` classes; std::runtime_error when the counts differ
+// (`source` names where the names came from).
+const std::vector<std::string>& checked_class_names(const std::vector<std::string>& names,
+                                                    int64_t classes, const std::string& source);
+
 // The k most probable classes of `logits` (classes,) after a softmax, most probable first.
 std::vector<Prediction> top_predictions(const at::Tensor& logits,
                                         const std::vector<std::string>& names, int64_t k = 5);

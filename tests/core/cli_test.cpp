@@ -212,3 +212,44 @@ TEST(Cli, InspectBrokenFileFailsCleanly) {
 }
 
 }  // namespace
+
+namespace {
+
+// --class-names: the user's names reach the top-5; a file naming another class count, or
+// one that cannot be read, is one clear message and exit 1, with nothing written.
+TEST(Cli, ClassNamesFileNamesTheTop5AndBadFilesAreRefused) {
+  attnlab::testing::TempDir dir("names");
+  const std::string ckpt = attnlab::testing::parity_dir() + "/deit_mini.safetensors";
+  const std::string image = std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png";
+  const std::string ten = dir.file("ten.json");
+  {
+    std::ofstream out(ten);
+    out << R"({"0": "class-zero", "1": "class-one", "2": "class-two", "3": "class-three",)"
+        << R"( "4": "class-four", "5": "class-five", "6": "class-six", "7": "class-seven",)"
+        << R"( "8": "class-eight", "9": "class-nine"})";
+  }
+  const CliRun ok = run("classify --checkpoint " + ckpt + " --class-names " + ten + " " + image);
+  ASSERT_EQ(ok.code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("class-"), std::string::npos) << ok.out;
+
+  const std::string two = dir.file("two.txt");
+  std::ofstream(two) << "cat\ndog\n";
+  const CliRun wrong = run("classify --checkpoint " + ckpt + " --class-names " + two + " " + image);
+  EXPECT_EQ(wrong.code, 1);
+  EXPECT_NE(wrong.out.find("names 2 classes, but the model has 10"), std::string::npos)
+      << wrong.out;
+
+  const std::string out = dir.file("analysis");
+  const CliRun unreadable = run("analyze --model " + ckpt + " --class-names " +
+                                dir.file("missing.txt") + " --images " + image + " --out " + out);
+  EXPECT_EQ(unreadable.code, 1);
+  EXPECT_NE(unreadable.out.find("cannot read the class names file"), std::string::npos)
+      << unreadable.out;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  const CliRun mismatch = run("analyze --model " + ckpt + " --class-names " + two + " --images " +
+                              image + " --out " + out);
+  EXPECT_EQ(mismatch.code, 1);
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace

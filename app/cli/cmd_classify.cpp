@@ -1,7 +1,12 @@
 // `attnlab classify`: preprocess images exactly as the model's preset says, run the model,
-// print the top-5 classes with probabilities (the config's class_names when it has them,
-// else ImageNet-1k names from assets/imagenet1k_classes.txt for 1000-class models).
-//   attnlab classify --checkpoint FILE [--preset NAME | --config JSON] [--key K] IMAGE...
+// print the top-5 classes with probabilities (the user's --class-names, else the config's
+// class_names, else ImageNet-1k names from assets/imagenet1k_classes.txt for 1000-class
+// models), or with --out write the top-k of every image to a CSV as they are computed
+// (streamed: memory does not grow with the number of images; the file appears whole at
+// the end, or not at all).
+//   attnlab classify --checkpoint FILE [--preset NAME | --config JSON] [--key K]
+//                    [--class-names FILE] [--images FILES|DIR] [--out PREDS.csv] [--top K]
+//                    [IMAGE...]
 // The config comes from --preset / --config or the checkpoint's safetensors metadata; the
 // preprocessing from the preset (or, without one, the family's default at the config's
 // img_size: models::default_preprocessing).
@@ -11,9 +16,12 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
+#include "app/cli/image_list.h"
 #include "app/session/predictions.h"
 #include "core/image/preprocess.h"
+#include "core/io/file_bytes.h"
 #include "core/io/image_io.h"
 #include "core/io/tensor_file.h"
 #include "core/runtime/device.h"
@@ -22,6 +30,17 @@
 #include "models/presets.h"
 
 namespace attnlab::cli {
+namespace {
+
+// A CSV field: quoted when it holds a comma, a quote or a line break (quotes doubled).
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
 
 int cmd_classify(Args args, const GlobalOptions& g) {
   const std::string checkpoint = args.take_option("--checkpoint");
@@ -29,8 +48,12 @@ int cmd_classify(Args args, const GlobalOptions& g) {
   const std::string config_path = args.take_option("--config");
   const std::string key = args.take_option("--key");
   const std::string names_path = args.take_option("--class-names");
-  const std::vector<std::string> images = args.positionals();
-  if (images.empty()) throw UsageError("classify needs at least one IMAGE");
+  const std::vector<std::string> image_args = args.take_list("--images");
+  const std::string out_path = args.take_option("--out");
+  const int top = args.take_positive_int("--top", 5);
+  std::vector<std::string> images = args.positionals();
+  for (const ImageInput& im : expand_images(image_args)) images.push_back(im.path);
+  if (images.empty()) throw UsageError("classify needs at least one IMAGE (or --images DIR)");
   if (checkpoint.empty())
     throw UsageError("classify needs --checkpoint FILE (presets carry configs, not weights)");
   if (!preset_name.empty() && !config_path.empty())
@@ -65,7 +88,9 @@ int cmd_classify(Args args, const GlobalOptions& g) {
 
   int rc = kExitOk;
   at::NoGradGuard no_grad;
-  for (const auto& path : images) {
+  Progress* progress = nullptr;  // the CSV run's progress line, when there is one
+  // The top-k of one image, or nothing (the error reported, the image skipped).
+  const auto classify = [&](const std::string& path) -> std::vector<session::Prediction> {
     try {
       const at::Tensor x = image::preprocess(io::load_rgb_image(path), pre).to(device);
       const at::Tensor logits = model->run(x).logits[0];
@@ -73,15 +98,46 @@ int cmd_classify(Args args, const GlobalOptions& g) {
         names = user_names.empty()
                     ? session::class_names(config, logits.size(0))
                     : session::checked_class_names(user_names, logits.size(0), names_path);
+      return session::top_predictions(logits, names, top);
+    } catch (const std::exception& e) {
+      if (progress) progress->break_line();
+      std::fprintf(stderr, "attnlab: error: %s: %s (skipped)\n", path.c_str(), e.what());
+      rc = kExitFailure;
+      return {};
+    }
+  };
+  if (out_path.empty()) {
+    for (const auto& path : images) {
+      const auto top_k = classify(path);
+      if (top_k.empty()) continue;
       std::printf("%s\n", path.c_str());
-      for (const session::Prediction& p : session::top_predictions(logits, names))
+      for (const session::Prediction& p : top_k)
         std::printf("  %6.2f%%  %4lld  %s\n", 100.0 * p.probability, static_cast<long long>(p.cls),
                     p.name.c_str());
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "attnlab: error: %s: %s\n", path.c_str(), e.what());
-      rc = kExitFailure;
     }
+    return rc;
   }
+  Progress csv_progress("classify", int64_t(images.size()));
+  progress = &csv_progress;
+  int64_t written = 0;
+  io::write_file_atomic(out_path, [&](const io::ByteSink& sink) {
+    const auto line = [&](const std::string& text) { sink(text.data(), text.size()); };
+    line("image,rank,class,name,probability\n");
+    for (size_t i = 0; i < images.size(); ++i) {
+      const auto top_k = classify(images[i]);
+      for (size_t r = 0; r < top_k.size(); ++r) {
+        char prob[32];
+        std::snprintf(prob, sizeof prob, "%.6g", top_k[r].probability);
+        line(csv_field(images[i]) + "," + std::to_string(r + 1) + "," +
+             std::to_string(top_k[r].cls) + "," + csv_field(top_k[r].name) + "," + prob + "\n");
+      }
+      written += !top_k.empty();
+      csv_progress.update(int64_t(i + 1), images[i]);
+    }
+  });
+  csv_progress.finish();
+  std::printf("classify: top-%d of %lld of %zu image(s) in %s\n", top,
+              static_cast<long long>(written), images.size(), out_path.c_str());
   return rc;
 }
 

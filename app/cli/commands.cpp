@@ -58,6 +58,8 @@ const std::vector<CommandSpec>& commands() {
       {"classify", cmd_classify,
        R"(  classify --checkpoint FILE [--preset NAME | --config JSON] [--key K] IMAGE...
       [--class-names FILE]                  preprocess as the model's paper does, print top-5
+      [--images FILES|DIR] [--out PREDS.csv] [--top K]   or stream the top-k of every
+                                            image to a CSV (a bad image is skipped)
 )"},
       {"presets", cmd_presets,
        R"(  presets                                   the official model presets

@@ -253,3 +253,36 @@ TEST(Cli, ClassNamesFileNamesTheTop5AndBadFilesAreRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// classify over a folder into a CSV: the top-k of every readable image, streamed; a bad
+// image is reported and skipped (exit 1); no CSV at all when it cannot be written.
+TEST(Cli, ClassifyAFolderIntoACsvSkipsBadImages) {
+  attnlab::testing::TempDir dir("classify");
+  const std::string images = dir.file("images");
+  std::filesystem::create_directories(images);
+  const std::string demo = std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png";
+  std::filesystem::copy_file(demo, images + "/a.png");
+  std::filesystem::copy_file(demo, images + "/b.png");
+  std::ofstream(images + "/c.png") << "not an image";
+  const std::string ckpt = attnlab::testing::parity_dir() + "/deit_mini.safetensors";
+  const std::string csv = dir.file("preds.csv");
+  const CliRun r =
+      run("classify --checkpoint " + ckpt + " --images " + images + " --out " + csv + " --top 2");
+  EXPECT_EQ(r.code, 1) << r.out;  // c.png could not be read
+  EXPECT_NE(r.out.find("c.png"), std::string::npos) << r.out;
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 1u + 2u * 2u);  // header + top-2 of a.png and b.png
+  EXPECT_EQ(lines[0], "image,rank,class,name,probability");
+  EXPECT_NE(lines[1].find("a.png,1,"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[4].find("b.png,2,"), std::string::npos) << lines[4];
+  const std::string nowhere = dir.file("no/such/folder/preds.csv");
+  EXPECT_EQ(run("classify --checkpoint " + ckpt + " --images " + images + " --out " + nowhere).code,
+            1);
+  EXPECT_FALSE(std::filesystem::exists(nowhere));
+}
+
+}  // namespace

@@ -203,8 +203,7 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
                             const std::vector<ImageInput>& images,
                             const session::AnalysisSettings& settings, const c10::Device& device) {
   SeriesResult out;
-  std::map<std::string, analysis::Table> series;  // table name -> rows of every checkpoint
-  std::vector<std::string> order;
+  session::SeriesTables series;  // every checkpoint's rows, table by table
   for (size_t i = 0; i < checkpoints.size(); ++i) {
     const std::string& path = checkpoints[i];
     std::fprintf(stderr, "series: checkpoint %zu/%zu %s\n", i + 1, checkpoints.size(),
@@ -217,25 +216,8 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
     out.any_failed = out.any_failed || !failed.empty();
     if (session.images() == 0) throw std::runtime_error("no image could be analysed with " + path);
     const nlohmann::json step = session::checkpoint_step(path);
-    for (const auto& t : session.tables()) {
-      if (!series.count(t.name)) {
-        order.push_back(t.name);
-        analysis::Table s;
-        s.name = t.name + "_series";
-        s.caption = t.caption + "; one block of rows per checkpoint, in the order given";
-        s.columns = {"checkpoint_index", "checkpoint", "step"};
-        s.columns.insert(s.columns.end(), t.columns.begin(), t.columns.end());
-        s.key_columns = t.key_columns + 3;
-        series[t.name] = s;
-      }
-      for (const auto& row : t.rows) {
-        std::vector<analysis::Cell> r{
-            int64_t(i), std::filesystem::path(path).filename().string(),
-            step.is_number() ? analysis::Cell(step.get<int64_t>()) : analysis::Cell(int64_t(i))};
-        r.insert(r.end(), row.begin(), row.end());
-        series[t.name].add_row(std::move(r));
-      }
-    }
+    series.add(int64_t(i), std::filesystem::path(path).filename().string(),
+               step.is_number() ? step.get<int64_t>() : int64_t(i), session.tables());
     nlohmann::json c = model.describe["checkpoint"];
     c["index"] = i;
     c["step"] = step;
@@ -245,7 +227,7 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
       if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
         out.warnings.push_back(w);
   }
-  for (const auto& name : order) out.tables.push_back(series.at(name));
+  out.tables = series.tables();
   return out;
 }
 

@@ -152,13 +152,9 @@ std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQue
     if (trace.layout.tokens() > settings.map_max_tokens) continue;  // as the maps analysis
     const int64_t token = q.token_in(trace.layout);
     if (token < 0) continue;  // a layer without this prefix token
-    const analysis::QueryMap m = analysis::query_map(trace, 0, token);
-    out->heads[i] = session::to_array(m.grid, "heads", {"head", "y", "x"});
-    out->fused[i] =
-        session::to_array(at::stack({analysis::fuse_heads(m.grid, analysis::HeadFusion::Mean),
-                                     analysis::fuse_heads(m.grid, analysis::HeadFusion::Max),
-                                     analysis::fuse_heads(m.grid, analysis::HeadFusion::Min)}),
-                          "fused", {"fusion", "y", "x"});
+    const session::LayerQueryMaps maps = session::layer_query_maps(trace, token);
+    out->heads[i] = session::to_array(maps.map.grid, "heads", {"head", "y", "x"});
+    out->fused[i] = session::to_array(maps.fused, "fused", {"fusion", "y", "x"});
   }
   out->seconds = seconds_since(t0);
   return out;
@@ -172,16 +168,10 @@ std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const 
   out->query = query;
   std::vector<const attention::AttentionTrace*> chain;
   for (const auto& t : forward.traces) chain.push_back(t.trace.get());
-  const session::Query q =
-      session::rollout_query(settings, chain.front()->layout, chain.back()->layout);
-  const int64_t token = q.token_in(chain.back()->layout);
   at::NoGradGuard no_grad;
   try {
-    if (token < 0) throw attention::TraceQueryError("the last layer has no " + q.prefix + " token");
-    const analysis::RolloutResult r = analysis::rollout_query(chain, 0, token, settings.rollout);
-    const int64_t p = r.layout.num_prefix();
-    out->map = session::to_array(r.weights.slice(0, p).reshape({r.layout.height, r.layout.width}),
-                                 "rollout", {"y", "x"});
+    out->map =
+        session::to_array(session::rollout_of_query(chain, settings).grid, "rollout", {"y", "x"});
   } catch (const attention::TraceQueryError& e) {  // what the rollout analysis warns about
     out->note = std::string("rollout: ") + e.what();
   }

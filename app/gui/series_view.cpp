@@ -100,31 +100,13 @@ session::SeriesResults series_results(const GuiState& state,
   out.name = s.model >= 0 && s.model < int(state.models.size())
                  ? state.models[size_t(s.model)].info.name + "_series"
                  : "series";
-  // Each of the analysis's tables over the checkpoints, as analyze-series writes them:
-  // "<table>_series" with the checkpoint's index, file and step first.
-  for (const auto& name : analysis.tables) {
-    analysis::Table series;
-    for (size_t k = 0; k < s.analyses.size(); ++k) {
-      if (!s.analyses[k]) continue;
-      for (const auto& t : s.analyses[k]->tables) {
-        if (t.name != name) continue;
-        if (series.columns.empty()) {
-          series.name = t.name + "_series";
-          series.caption = t.caption + "; one block of rows per checkpoint";
-          series.columns = {"checkpoint_index", "checkpoint", "step"};
-          series.columns.insert(series.columns.end(), t.columns.begin(), t.columns.end());
-          series.key_columns = t.key_columns + 3;
-        }
-        for (const auto& row : t.rows) {
-          std::vector<analysis::Cell> r{int64_t(k), fs::path(s.files[k]).filename().string(),
-                                        s.steps[k]};
-          r.insert(r.end(), row.begin(), row.end());
-          series.add_row(std::move(r));
-        }
-      }
-    }
-    if (!series.rows.empty()) out.tables.push_back(std::move(series));
-  }
+  // The analysis's tables over the checkpoints, as analyze-series writes them.
+  session::SeriesTables tables;
+  for (size_t k = 0; k < s.analyses.size(); ++k)
+    if (s.analyses[k])
+      tables.add(int64_t(k), fs::path(s.files[k]).filename().string(), s.steps[k],
+                 s.analyses[k]->tables, analysis.tables);
+  out.tables = tables.tables();
   return out;
 }
 

@@ -1,13 +1,13 @@
 // AnalysisSession: settings, layer selection, accumulation and the plumbing every analysis
 // shares. The analyses themselves are registered in analysis_registry.cpp.
 #include "app/session/analysis_session.h"
-#include "core/io/text.h"
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
-#include <sstream>
 #include <stdexcept>
+
+#include "core/io/text.h"
 
 namespace attnlab::session {
 

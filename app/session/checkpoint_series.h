@@ -4,9 +4,31 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
+#include <vector>
+
+#include "core/analysis/table.h"
 
 namespace attnlab::session {
+
+// The statistics of a training series: each table a checkpoint's analysis gave becomes
+// "<name>_series", with the checkpoint's index, file name and step as the first three
+// columns and one block of rows per checkpoint in the order added (analyze-series, the
+// report's --series, the GUI's series view).
+class SeriesTables {
+ public:
+  // Adds checkpoint `index` (file name `file`, training `step`) with its tables; `only`,
+  // when non-empty, keeps just the tables of those names.
+  void add(int64_t index, const std::string& file, int64_t step,
+           const std::vector<analysis::Table>& tables, const std::vector<std::string>& only = {});
+  // The series tables, in the order their names first appeared.
+  std::vector<analysis::Table> tables() const;
+
+ private:
+  std::vector<std::string> order_;
+  std::map<std::string, analysis::Table> series_;
+};
 
 // The step a checkpoint's safetensors metadata records (models::metadata_step), or null
 // (not a safetensors file, no step recorded, or metadata that cannot be read: the loader

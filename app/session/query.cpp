@@ -1,6 +1,8 @@
 // Query resolution; see query.h.
 #include "app/session/query.h"
 
+#include <ATen/ATen.h>
+
 #include <stdexcept>
 
 #include "app/session/analysis_session.h"
@@ -43,6 +45,27 @@ Query resolve_query(const AnalysisSettings& s, const attention::TokenLayout& fir
                                 " grid");
   q.tag = analysis::grid_query_tag(q.grid.y, q.grid.x);
   return q;
+}
+
+LayerQueryMaps layer_query_maps(const attention::AttentionTrace& trace, int64_t token) {
+  LayerQueryMaps out{analysis::query_map(trace, 0, token), {}};
+  out.fused = at::stack({analysis::fuse_heads(out.map.grid, analysis::HeadFusion::Mean),
+                         analysis::fuse_heads(out.map.grid, analysis::HeadFusion::Max),
+                         analysis::fuse_heads(out.map.grid, analysis::HeadFusion::Min)});
+  return out;
+}
+
+QueryRollout rollout_of_query(const std::vector<const attention::AttentionTrace*>& chain,
+                              const AnalysisSettings& settings) {
+  QueryRollout out;
+  out.query = rollout_query(settings, chain.front()->layout, chain.back()->layout);
+  const int64_t token = out.query.token_in(chain.back()->layout);
+  if (token < 0)
+    throw attention::TraceQueryError("the last layer has no " + out.query.prefix + " token");
+  out.result = analysis::rollout_query(chain, 0, token, settings.rollout);
+  const attention::TokenLayout& l = out.result.layout;
+  out.grid = out.result.weights.slice(0, l.num_prefix()).reshape({l.height, l.width});
+  return out;
 }
 
 Query rollout_query(const AnalysisSettings& s, const attention::TokenLayout& first,

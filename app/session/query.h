@@ -6,7 +6,10 @@
 
 #include <string>
 
+#include <vector>
+
 #include "core/analysis/attention_maps.h"
+#include "core/analysis/rollout.h"
 #include "core/attention/token_layout.h"
 
 namespace attnlab::session {
@@ -29,5 +32,26 @@ Query resolve_query(const AnalysisSettings& settings, const attention::TokenLayo
 // no query, else the settings' query.
 Query rollout_query(const AnalysisSettings& settings, const attention::TokenLayout& first,
                     const attention::TokenLayout& last);
+
+// One layer's maps of a query token: the query map (per head on the layer's grid, and the
+// weights on prefix tokens) and its head fusions (3, H, W: mean, max, min). What the maps
+// analysis writes and what the GUI shows for a click.
+struct LayerQueryMaps {
+  analysis::QueryMap map;
+  at::Tensor fused;
+};
+LayerQueryMaps layer_query_maps(const attention::AttentionTrace& trace, int64_t token);
+
+// The rollout of the settings' rollout query through `chain` (first layer first), and
+// its weights on the first layer's grid (H, W). Throws attention::TraceQueryError when
+// the last layer has no such prefix token. What the rollout analysis writes and what the
+// GUI shows.
+struct QueryRollout {
+  Query query;
+  analysis::RolloutResult result;
+  at::Tensor grid;
+};
+QueryRollout rollout_of_query(const std::vector<const attention::AttentionTrace*>& chain,
+                              const AnalysisSettings& settings);
 
 }  // namespace attnlab::session

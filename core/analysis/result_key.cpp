@@ -48,38 +48,34 @@ std::map<std::string, ResultKeyShape>& declared_shapes() {
   return shapes;
 }
 
-bool built_in(const std::string& analysis) {
-  for (const char* name : {"maps", "rollout", "anchors", "spectra", "rank_sigma"})
-    if (analysis == name) return true;
-  return false;
+// The shipped analyses' key shapes (image, layer, query, branch, part): their names on disk.
+const std::map<std::string, ResultKeyShape>& built_in_shapes() {
+  static const std::map<std::string, ResultKeyShape> shapes = {
+      {"maps", {true, true, true, false, true}},          // maps__<image>__L03__q7-3__heads
+      {"rollout", {true, false, true, false, false}},     // rollout__<image>__cls
+      {"anchors", {true, true, false, false, true}},      // anchors__<image>__L03__soft
+      {"spectra", {false, true, false, true, true}},      // spectra__L03__hifi__radial
+      {"rank_sigma", {false, true, false, false, true}},  // rank_sigma__L03__kv
+  };
+  return shapes;
 }
 
 }  // namespace
 
 void register_result_key_shape(const std::string& analysis, ResultKeyShape shape) {
-  if (built_in(analysis))
+  if (built_in_shapes().count(analysis))
     throw std::invalid_argument("the key shape of '" + analysis + "' is built in");
   declared_shapes()[analysis] = shape;
 }
 
 ResultKeyShape result_key_shape(const std::string& analysis) {
-  ResultKeyShape s;
+  if (const auto it = built_in_shapes().find(analysis); it != built_in_shapes().end())
+    return it->second;
   if (const auto it = declared_shapes().find(analysis); it != declared_shapes().end())
     return it->second;
-  if (analysis == "maps") {
-    s.image = s.layer = s.query = s.part = true;
-  } else if (analysis == "rollout") {
-    s.image = s.query = true;
-  } else if (analysis == "anchors") {
-    s.image = s.layer = s.part = true;
-  } else if (analysis == "spectra") {
-    s.layer = s.branch = s.part = true;
-  } else if (analysis == "rank_sigma") {
-    s.layer = s.part = true;
-  } else {
-    s.image = true;
-  }
-  return s;
+  ResultKeyShape image_only;
+  image_only.image = true;
+  return image_only;
 }
 
 std::string layer_tag(int64_t layer) {

@@ -27,6 +27,11 @@ std::string explained_class(const ModelResults& m, const std::string& image,
 
 }  // namespace
 
+FigureKind explanations_figure_kind() {
+  return {"explanations",
+          "Class-specific explanations (Grad-CAM, gradient rollout; AnchorFormer Fig. 4 layout)"};
+}
+
 void add_explanation_grid(const ReportInputs& in, const std::string& analysis,
                           const std::string& title, std::vector<FigureJob>& jobs) {
   if (in.models.empty()) return;

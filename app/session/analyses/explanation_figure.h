@@ -10,6 +10,9 @@
 
 namespace attnlab::session {
 
+// The report's section both methods' grids go in.
+FigureKind explanations_figure_kind();
+
 // Adds the grid of `analysis`'s maps ("<analysis>__<image>") titled `title`, when any
 // model has one.
 void add_explanation_grid(const ReportInputs& in, const std::string& analysis,

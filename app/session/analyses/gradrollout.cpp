@@ -39,9 +39,7 @@ AnalysisInfo gradrollout_analysis() {
   info.tables = {"explanations"};
   info.arrays = {"gradrollout__<image>"};
   info.explain = explain_gradrollout;
-  info.figure_kinds = {{"explanations",
-                        "Class-specific explanations (Grad-CAM, gradient rollout; AnchorFormer "
-                        "Fig. 4 layout)"}};
+  info.figure_kinds = {explanations_figure_kind()};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
     add_explanation_grid(in, "gradrollout", "Gradient-weighted attention rollout", jobs);
   };

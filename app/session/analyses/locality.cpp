@@ -28,11 +28,13 @@ void add_locality(ImageStep& s) {
   s.session.accumulate(summary);
 }
 
-viz::CaptionedFigure locality_of(const std::vector<ModelResults>& models) {
+// Every model's "locality_heads" table, by model name (the models without one left out).
+std::vector<std::pair<std::string, analysis::Table>> locality_tables(
+    const std::vector<ModelResults>& models) {
   std::vector<std::pair<std::string, analysis::Table>> tables;
   for (const auto& m : models)
     if (const analysis::Table* t = m.table("locality_heads")) tables.emplace_back(m.name, *t);
-  return viz::locality_figure(tables);
+  return tables;
 }
 
 }  // namespace
@@ -46,17 +48,17 @@ AnalysisInfo locality_analysis() {
   info.add = add_locality;
   info.figure_kinds = {{"locality", "Mean attention distance per head"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    bool any = false;
-    for (const auto& m : in.models) any = any || m.table("locality_heads");
-    if (any)
-      jobs.push_back({"locality", "locality", [&in = in.models] { return locality_of(in); }});
+    auto tables = locality_tables(in.models);
+    if (!tables.empty())
+      jobs.push_back({"locality", "locality", [tables] { return viz::locality_figure(tables); }});
   };
-  info.tab = AnalysisTab{"locality",
-                         "Locality",
-                         true,
-                         false,
-                         [](const TabInputs& in) { return locality_of(in.models); },
-                         ""};
+  info.tab = AnalysisTab{
+      "locality",
+      "Locality",
+      true,
+      false,
+      [](const TabInputs& in) { return viz::locality_figure(locality_tables(in.models)); },
+      ""};
   return info;
 }
 

@@ -33,16 +33,14 @@ void add_maps(ImageStep& s) {
       s.session.warn("maps: layer " + std::to_string(l.index) + " has no " + q.prefix + " token");
       continue;
     }
-    const analysis::QueryMap m = analysis::query_map(*l.trace, 0, token);
+    const LayerQueryMaps maps = layer_query_maps(*l.trace, token);
+    const analysis::QueryMap& m = maps.map;
     analysis::ResultKey key{"maps", s.image, l.index, q.tag, "", "heads"};
     s.session.emit(to_array(m.grid, analysis::format_result_key(key), {"head", "y", "x"},
                             "attention of the query over the " + grid_text(lay) + " grid of " +
                                 l.path + ", one map per head"));
-    const at::Tensor fused = at::stack({analysis::fuse_heads(m.grid, analysis::HeadFusion::Mean),
-                                        analysis::fuse_heads(m.grid, analysis::HeadFusion::Max),
-                                        analysis::fuse_heads(m.grid, analysis::HeadFusion::Min)});
     key.part = "fused";
-    s.session.emit(to_array(fused, analysis::format_result_key(key), {"fusion", "y", "x"},
+    s.session.emit(to_array(maps.fused, analysis::format_result_key(key), {"fusion", "y", "x"},
                             "head fusion of the query's maps in " + l.path + ": mean, max, min"));
     for (int64_t h = 0; h < m.prefix.size(0); ++h)
       for (int64_t p = 0; p < m.prefix.size(1); ++p)

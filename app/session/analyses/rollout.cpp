@@ -14,18 +14,14 @@ namespace {
 void add_rollout(ImageStep& s) {
   std::vector<const attention::AttentionTrace*> chain;
   for (const auto& l : s.layers) chain.push_back(l.trace);
-  const auto& first = chain.front()->layout;
-  const auto& last = chain.back()->layout;
   // The cls row unless the user asked for a query (then that query, in the last layer).
-  const Query q = rollout_query(s.settings, first, last);
-  const int64_t query = q.token_in(last);
-  if (query < 0) throw attention::TraceQueryError("the last layer has no " + q.prefix + " token");
-  const analysis::RolloutResult r = analysis::rollout_query(chain, 0, query, s.settings.rollout);
+  const QueryRollout qr = rollout_of_query(chain, s.settings);
+  const Query& q = qr.query;
+  const analysis::RolloutResult& r = qr.result;
   const int64_t p = r.layout.num_prefix();
   const analysis::ResultKey key{"rollout", s.image, -1, q.tag, "", ""};
   s.session.emit(
-      to_array(r.weights.slice(0, p).reshape({r.layout.height, r.layout.width}),
-               analysis::format_result_key(key), {"y", "x"},
+      to_array(qr.grid, analysis::format_result_key(key), {"y", "x"},
                "rollout of the " + q.tag + " row of the last layer over the first layer's " +
                    grid_text(r.layout) + " grid (" + analysis::head_fusion_name(r.options.fusion) +
                    " fusion, residual " + std::to_string(r.options.residual) + ", discard " +

@@ -148,7 +148,9 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
         // A tab chosen by a script or shortcut is selected once; clicks select it too.
         const bool requested = state.view.tab == tab.id && state.view.tab_requested;
         const ImGuiTabItemFlags flags = requested ? ImGuiTabItemFlags_SetSelected : 0;
-        if (ImGui::BeginTabItem(tab.title.c_str(), nullptr, flags)) {
+        const bool open = ImGui::BeginTabItem(tab.title.c_str(), nullptr, flags);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tab.help.c_str());
+        if (open) {
           if (!state.view.tab_requested) state.view.tab = tab.id;
           switch (tab.kind) {
             case TabKind::Maps:

@@ -4,13 +4,19 @@
 namespace attnlab::gui {
 
 std::vector<TabEntry> gui_tabs() {
-  std::vector<TabEntry> tabs{{"maps", "Maps", TabKind::Maps, nullptr}};
+  std::vector<TabEntry> tabs{
+      {"maps", "Maps",
+       "the query's attention, the rollout or an explanation over the picture the model saw",
+       TabKind::Maps, nullptr}};
   for (const auto& a : session::analyses())
     if (a.tab)
-      tabs.push_back(
-          {a.tab->id, a.tab->title, a.tab->series ? TabKind::Series : TabKind::Figure, &a});
-  tabs.push_back({"predictions", "Top-5", TabKind::Predictions, nullptr});
-  tabs.push_back({"checkpoint", "Checkpoint", TabKind::Checkpoint, nullptr});
+      tabs.push_back({a.tab->id, a.tab->title, a.summary,
+                      a.tab->series ? TabKind::Series : TabKind::Figure, &a});
+  tabs.push_back({"predictions", "Top-5",
+                  "each model's five most probable classes; a click explains one",
+                  TabKind::Predictions, nullptr});
+  tabs.push_back({"checkpoint", "Checkpoint", "the summary of the last checkpoint opened",
+                  TabKind::Checkpoint, nullptr});
   return tabs;
 }
 

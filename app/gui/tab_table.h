@@ -23,6 +23,7 @@ enum class TabKind {
 struct TabEntry {
   std::string id;     // as the script command `tab` and the settings name it
   std::string title;  // on the tab
+  std::string help;   // its tooltip: what it shows (an analysis tab: the analysis's summary)
   TabKind kind = TabKind::Figure;
   const session::AnalysisInfo* analysis = nullptr;  // Figure and Series tabs
 };

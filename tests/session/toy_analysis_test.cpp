@@ -149,6 +149,7 @@ TEST(ToyAnalysis, TheGuiListsItsTabAndScriptsCanSelectIt) {
   const auto tab = gui::find_tab("toy");
   ASSERT_TRUE(tab.has_value());
   EXPECT_EQ(tab->title, "Toy");
+  EXPECT_EQ(tab->help, session::find_analysis("toy")->summary);
   EXPECT_EQ(tab->kind, gui::TabKind::Figure);
   const auto commands = gui::parse_script("tab toy\n", "t.script");
   ASSERT_EQ(commands.size(), 1u);

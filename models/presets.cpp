@@ -29,6 +29,14 @@ std::vector<Preset> build_presets() {
                      vit_official_config(name), 248,
                      "timm model.safetensors (flat) or the DeiT release .pth ({'model': ...})"));
   }
+  for (const char* size : {"tiny", "small", "base"}) {
+    const std::string name = std::string("deit_") + size + "_distilled_patch16_224";
+    p.push_back(make(name,
+                     std::string("DeiT-") + size +
+                         " distilled, softmax ViT with cls + dist tokens (timm layout)",
+                     vit_official_config(name), 248,
+                     "timm model.safetensors (flat) or the DeiT release .pth ({'model': ...})"));
+  }
   for (const char* size : {"s", "m", "b"}) {
     const std::string name = std::string("litv2_") + size;
     p.push_back(make(name, std::string("LITv2-") + size + ", HiLo attention in stages 3-4",

@@ -2,7 +2,8 @@
 //   "vit"                    timm VisionTransformer (DeiT) with any registered mechanism as
 //                            the blocks' attention ("DeiT with attention X")
 //   "anchor_deit_distilled"  AnchorFormer's distilled DeiT: cls + dist tokens, anchor
-//                            attention, head and head_dist averaged
+//                            attention, head and head_dist averaged (timm's softmax
+//                            deit_*_distilled_* is "vit" with distilled true)
 //   "castling_deit"          our Castling-DeiT: the DeiT skeleton with castling attention
 // Forward (timm): patch_embed.proj → tokens; prepend cls (, dist); + pos_embed;
 // blocks.i: x += attn(norm1(x)); x += mlp(norm2(x)); then either norm and the head on the
@@ -18,6 +19,12 @@
 // castling_deit false) -> qkv_bias, num_anchors (30) -> anchors, sparse_threshold (0.02)
 // -> threshold, res_kernel_size (9) -> kernel. A key given beside a different value of its
 // option in attention_options is refused; otherwise attention_options wins over a default.
+// distilled (false): a dist token after cls and a head_dist, averaged with head at eval
+// (timm's VisionTransformerDistilled). input_size ([img_size, img_size]): the [H, W] the
+// model runs at; another size than img_size resamples the grid part of pos_embed at each
+// forward, prefix tokens kept, with pos_embed_interpolation "bicubic" (default:
+// align_corners false, no antialiasing — DeiT's fine-tuning code) or "bicubic_antialias"
+// (timm's resample_abs_pos_embed). The checkpoint keeps its trained pos_embed shape.
 #include <ATen/ATen.h>
 #include <torch/nn/module.h>
 
@@ -54,12 +61,18 @@ struct VitSpec {
   double ln_eps = 1e-6;
   bool sincos_positions = false;  // pos_embed_init "sincos": start from 2-D sin-cos positions
   bool class_token = true, distilled = false;  // distilled: a dist token and head_dist
+  int64_t input_h = 224, input_w = 224;        // the size the model runs at
+  bool antialias_positions = false;            // pos_embed_interpolation bicubic_antialias
   std::string attention;
   std::map<std::string, double> attention_options;
 
-  int64_t grid() const { return img_size / patch_size; }
-  attention::TokenLayout layout() const {
-    attention::TokenLayout l = attention::grid_layout(grid(), grid(), /*stage=*/0);
+  int64_t grid() const { return img_size / patch_size; }  // the trained (pos_embed) grid
+  bool resampled() const { return input_h != img_size || input_w != img_size; }
+  // At the trained size (`trained`) or at the input size.
+  attention::TokenLayout layout(bool trained = false) const {
+    attention::TokenLayout l =
+        trained ? attention::grid_layout(grid(), grid(), /*stage=*/0)
+                : attention::grid_layout(input_h / patch_size, input_w / patch_size, /*stage=*/0);
     if (class_token) l.prefix.push_back("cls");
     if (distilled) l.prefix.push_back("dist");
     return l;
@@ -136,7 +149,26 @@ VitSpec parse_vit_spec(const Json& c) {
                               "pools the mean of the patch tokens through fc_norm");
   if (anchor && !s.class_token)
     refuse("class_token", "must be true for anchor_deit_distilled (cls and dist tokens)");
-  s.distilled = anchor;
+  s.distilled = anchor || get_bool(c, "distilled", kFamily, false);
+  if (s.distilled && !s.class_token)
+    refuse("distilled", "needs the cls token (class_token true): the dist token follows it");
+  s.input_h = s.input_w = s.img_size;
+  if (c.contains("input_size")) {
+    const std::vector<int64_t> hw = get_ints(c, "input_size", kFamily);
+    if (hw.size() != 2 || hw[0] < 1 || hw[1] < 1 || hw[0] > 8192 || hw[1] > 8192)
+      refuse("input_size", "must be [H, W] with sizes from 1 to 8192");
+    if (hw[0] % s.patch_size != 0 || hw[1] % s.patch_size != 0)
+      refuse("input_size", "must be a multiple of patch_size " + std::to_string(s.patch_size) +
+                               " in both sides (got " + std::to_string(hw[0]) + "x" +
+                               std::to_string(hw[1]) + ")");
+    s.input_h = hw[0];
+    s.input_w = hw[1];
+  }
+  const std::string interp = get_string(c, "pos_embed_interpolation", kFamily, "bicubic");
+  if (interp != "bicubic" && interp != "bicubic_antialias")
+    refuse("pos_embed_interpolation",
+           "must be bicubic or bicubic_antialias (got '" + interp + "')");
+  s.antialias_positions = interp == "bicubic_antialias";
 
   if (c.contains("attention_options")) {
     const Json& o = c.at("attention_options");
@@ -187,8 +219,9 @@ at::Tensor sincos_positions(const VitSpec& s) {
   const at::Tensor ys = pos.repeat_interleave(g).unsqueeze(1) * omega;  // token y·W + x
   const at::Tensor xs = pos.repeat({g}).unsqueeze(1) * omega;
   at::Tensor grid = at::cat({ys.sin(), ys.cos(), xs.sin(), xs.cos()}, 1);  // (g², 4·quarter)
-  at::Tensor out = at::zeros({s.layout().tokens(), c}, at::kDouble);
-  out.slice(0, s.layout().num_prefix(), s.layout().tokens()).slice(1, 0, 4 * quarter).copy_(grid);
+  const attention::TokenLayout trained = s.layout(/*trained=*/true);
+  at::Tensor out = at::zeros({trained.tokens(), c}, at::kDouble);
+  out.slice(0, trained.num_prefix(), trained.tokens()).slice(1, 0, 4 * quarter).copy_(grid);
   return out.to(at::kFloat).unsqueeze(0);
 }
 
@@ -202,9 +235,10 @@ class VisionTransformer : public Backbone {
     // positions and dist ~0.02); checkpoints overwrite them.
     if (spec_.class_token)
       cls_token_ = register_parameter("cls_token", at::randn({1, 1, c}) * 1e-6);
-    pos_embed_ = register_parameter(
-        "pos_embed", spec_.sincos_positions ? sincos_positions(spec_)
-                                            : at::randn({1, spec_.layout().tokens(), c}) * 0.02);
+    pos_embed_ = register_parameter("pos_embed",
+                                    spec_.sincos_positions
+                                        ? sincos_positions(spec_)
+                                        : at::randn({1, spec_.layout(true).tokens(), c}) * 0.02);
     if (spec_.distilled)
       dist_token_ = register_parameter("dist_token", at::randn({1, 1, c}) * 0.02);
     patch_embed_ =
@@ -216,7 +250,7 @@ class VisionTransformer : public Backbone {
       blocks_.push_back(blocks->register_module(std::to_string(i), block));
     }
     const char* norm_name = spec_.class_token ? "norm" : "fc_norm";
-    if (spec_.distilled) {
+    if (spec_.distilled && spec_.arch == "anchor_deit_distilled") {
       // AnchorDeiT registers norm and head before the blocks, head_dist after them.
       norm_ = register_module(norm_name, std::make_shared<LayerNormLayer>(c, eps));
       head_ = register_module("head", std::make_shared<LinearLayer>(c, spec_.num_classes, true));
@@ -227,6 +261,9 @@ class VisionTransformer : public Backbone {
       register_module("blocks", blocks);
       norm_ = register_module(norm_name, std::make_shared<LayerNormLayer>(c, eps));
       head_ = register_module("head", std::make_shared<LinearLayer>(c, spec_.num_classes, true));
+      if (spec_.distilled)  // timm's VisionTransformerDistilled: head_dist after head
+        head_dist_ =
+            register_module("head_dist", std::make_shared<LinearLayer>(c, spec_.num_classes, true));
     }
   }
 
@@ -243,7 +280,7 @@ class VisionTransformer : public Backbone {
     if (spec_.class_token) parts.push_back(cls_token_.expand({batch, -1, -1}));
     if (spec_.distilled) parts.push_back(dist_token_.expand({batch, -1, -1}));
     parts.push_back(x);
-    x = at::cat(parts, 1) + pos_embed_;
+    x = at::cat(parts, 1) + positions();
     const attention::TokenLayout layout = spec_.layout();
     for (size_t i = 0; i < blocks_.size(); ++i)
       x = blocks_[i]->forward(x, layout, "blocks." + std::to_string(i), recorder);
@@ -265,14 +302,30 @@ class VisionTransformer : public Backbone {
 
  private:
   void check_images(const at::Tensor& images) const {
-    if (images.dim() != 4 || images.size(1) != 3 || images.size(2) != spec_.img_size ||
-        images.size(3) != spec_.img_size) {
+    if (images.dim() != 4 || images.size(1) != 3 || images.size(2) != spec_.input_h ||
+        images.size(3) != spec_.input_w) {
       std::string got;
       for (auto s : images.sizes()) got += (got.empty() ? "" : ", ") + std::to_string(s);
-      throw ModelError(spec_.arch + ": expected images (B, 3, " + std::to_string(spec_.img_size) +
-                       ", " + std::to_string(spec_.img_size) + ") (img_size; position embeddings " +
-                       "are not interpolated), got (" + got + ")");
+      throw ModelError(spec_.arch + ": expected images (B, 3, " + std::to_string(spec_.input_h) +
+                       ", " + std::to_string(spec_.input_w) +
+                       ") (its input size; run at another with --img-size H[,W]), got (" + got +
+                       ")");
     }
+  }
+
+  // pos_embed at the input size: the trained one, or its grid part resampled (bicubic,
+  // align_corners false) to the input grid with the prefix tokens kept as they are.
+  at::Tensor positions() const {
+    if (!spec_.resampled()) return pos_embed_;
+    const int64_t prefix = spec_.layout(true).num_prefix(), g = spec_.grid(), c = spec_.embed_dim;
+    const at::Tensor grid = pos_embed_.slice(1, prefix).reshape({1, g, g, c}).permute({0, 3, 1, 2});
+    const std::vector<int64_t> size = {spec_.input_h / spec_.patch_size,
+                                       spec_.input_w / spec_.patch_size};
+    const at::Tensor resized = spec_.antialias_positions
+                                   ? at::_upsample_bicubic2d_aa(grid, size, /*align_corners=*/false)
+                                   : at::upsample_bicubic2d(grid, size, /*align_corners=*/false);
+    return at::cat({pos_embed_.slice(1, 0, prefix), resized.permute({0, 2, 3, 1}).flatten(1, 2)},
+                   1);
   }
 
   VitSpec spec_;
@@ -304,6 +357,10 @@ Json vit_official_config(const std::string& name) {
       c.update({{"arch", "vit"}, {"qkv_bias", true}, {"class_token", true}});
       return c;
     }
+    if (name == "deit_" + size + "_distilled_patch16_224") {
+      c.update({{"arch", "vit"}, {"qkv_bias", true}, {"class_token", true}, {"distilled", true}});
+      return c;
+    }
     if (name == "anchor_deit_" + size + "_distilled_patch16_224" && size != "base") {
       c.update({{"arch", "anchor_deit_distilled"}, {"num_anchors", 30}});
       return c;
@@ -319,7 +376,7 @@ Json vit_official_config(const std::string& name) {
     }
   }
   throw ModelError("no official vit config named '" + name +
-                   "' (known: deit_{tiny,small,base}_patch16_224, "
+                   "' (known: deit_{tiny,small,base}[_distilled]_patch16_224, "
                    "anchor_deit_{tiny,small}_distilled_patch16_224, "
                    "castling_deit_{tiny,small,base}[_patch16_224])");
 }

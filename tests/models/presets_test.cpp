@@ -1,7 +1,9 @@
 // Presets: every official preset builds exactly the keys, shapes and parameter count of
-// its manifest (../shared/fixtures/manifests/<name>.json; num_batches_tracked entries are
-// BatchNorm counters our loader ignores), carries the preprocessing of SPEC §2, and an
-// unknown name is refused with the list of known ones.
+// its manifest (../shared/fixtures/manifests/<name>.json, or for timm's distilled DeiTs,
+// which the shared fixtures lack, tests/data/manifests/<name>.json written by
+// scripts/make_distilled_manifests.py; num_batches_tracked entries are BatchNorm counters
+// our loader ignores), carries the preprocessing of SPEC §2, and an unknown name is
+// refused with the list of known ones.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -17,7 +19,9 @@ namespace attnlab::testing {
 namespace {
 
 std::string manifest_path(const std::string& name) {
-  return shared_dir() + "/fixtures/manifests/" + name + ".json";
+  const std::string shared = shared_dir() + "/fixtures/manifests/" + name + ".json";
+  if (std::filesystem::exists(shared)) return shared;
+  return std::string(ATTNLAB_SOURCE_DIR) + "/tests/data/manifests/" + name + ".json";
 }
 
 TEST(Presets, EveryOfficialPresetBuildsItsManifestExactly) {
@@ -46,7 +50,7 @@ TEST(Presets, EveryOfficialPresetBuildsItsManifestExactly) {
     EXPECT_EQ(built, expected) << preset.name;
     EXPECT_EQ(params, manifest["num_params"].get<int64_t>()) << preset.name;
   }
-  EXPECT_EQ(with_manifest, 12);  // deit ×3, litv2 ×3, ravlt ×4, anchor deit ×2
+  EXPECT_EQ(with_manifest, 15);  // deit ×3, distilled deit ×3, litv2 ×3, ravlt ×4, anchor ×2
 }
 
 TEST(Presets, CarryTheirPapersPreprocessing) {
@@ -60,7 +64,7 @@ TEST(Presets, CarryTheirPapersPreprocessing) {
     EXPECT_FLOAT_EQ(p.preprocessing.std[2], 0.225f) << p.name;
     EXPECT_FALSE(p.description.empty()) << p.name;
   }
-  EXPECT_EQ(models::presets().size(), 13u);  // the list: 3 + 3 + 4 + 2 + 1
+  EXPECT_EQ(models::presets().size(), 16u);  // 3 + 3 distilled + 3 + 4 + 2 + 1
 }
 
 TEST(Presets, EachPresetPreprocessesASyntheticImageToTheHandComputedTensor) {

@@ -349,7 +349,8 @@ TEST(VitConfig, BadConfigsAreRefusedNamingTheKey) {
   expect_refused(anchor_without_cls, "'class_token'");
 }
 
-TEST(VitConfig, OtherImageSizesAreRefused) {
+// Another size needs input_size (--img-size); the message says so.
+TEST(VitConfig, ImagesOfAnotherSizeThanTheInputSizeAreRefused) {
   auto model = models::make_backbone(tiny_config("softmax"));
   for (const auto& shape : std::vector<std::vector<int64_t>>{
            {1, 3, 48, 48}, {1, 3, 32, 40}, {1, 1, 32, 32}, {3, 32, 32}}) {
@@ -357,7 +358,7 @@ TEST(VitConfig, OtherImageSizesAreRefused) {
       model->run(at::randn(shape));
       ADD_FAILURE() << "accepted " << shape.size();
     } catch (const models::ModelError& e) {
-      EXPECT_NE(std::string(e.what()).find("img_size"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--img-size"), std::string::npos) << e.what();
     }
   }
 }

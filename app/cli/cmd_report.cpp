@@ -2,7 +2,9 @@
 // figure (SVG, PDF, PNG), the statistics of `analyze`, and an index.html with captions.
 //   report --models M1 M2 ... --images FILES|DIR --out DIR [--formats svg,pdf,png] [--dpi N]
 //          [--series CKPT...] [--colormap NAME] [--upsample nearest|bilinear] [--alpha A]
-//          [analysis options as analyze]
+//          [--norm minmax|divmax] [--layer last|N|N/T] [--head N | --head-fusion F]
+//          [--map query|rollout] [--figures KIND,...] [analysis options as analyze]
+//   (the figure options: report_options.h; they reproduce a GUI view, docs/GUI.md)
 //   (each M a checkpoint, or a model config .json for untrained weights)
 //   report --demo [--out DIR] [--images ...]   the zoo's six models, four demo images and
 //                                              Castling's checkpoint series
@@ -10,15 +12,18 @@
 // still written; the exit status is then 1. Every file is written atomically.
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <set>
 
 #include "app/cli/report_index.h"
+#include "app/cli/report_options.h"
 #include "app/cli/report_run.h"
 #include "app/session/analysis_registry.h"
 #include "app/session/predictions.h"
+#include "app/session/query.h"
 #include "core/analysis/output_folder.h"
 #include "core/io/file_bytes.h"
 #include "core/runtime/device.h"
@@ -35,22 +40,6 @@ const char* kDemoImages[] = {
     "fashion-mnist/09-ankle-boot-00000.png", "fashion-mnist/00-t-shirt-top-00019.png",
     "fashion-mnist/08-bag-00030.png", "fashion-mnist/07-sneaker-00009.png"};
 
-std::vector<viz::FigureFormat> parse_formats(const std::string& text) {
-  std::vector<viz::FigureFormat> out;
-  std::string item;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i < text.size() && text[i] != ',') {
-      item.push_back(text[i]);
-      continue;
-    }
-    const auto f = viz::figure_format_from_name(item);
-    if (!f) throw UsageError("--formats: '" + item + "' is not svg, pdf or png");
-    if (std::find(out.begin(), out.end(), *f) == out.end()) out.push_back(*f);
-    item.clear();
-  }
-  return out;
-}
-
 std::string demo_asset(const std::string& rel) {
   return (fs::path(ATTNLAB_ASSETS_DIR) / rel).string();
 }
@@ -63,26 +52,10 @@ int cmd_report(Args args, const GlobalOptions& g) {
   std::vector<std::string> image_args = args.take_list("--images");
   std::vector<std::string> series_files = args.take_list("--series");
   std::string out = args.take_option("--out");
-  const std::string formats_text = args.take_option("--formats");
-  const std::vector<viz::FigureFormat> formats =
-      parse_formats(formats_text.empty() ? "svg,pdf,png" : formats_text);
-  const double dpi = args.take_real("--dpi", 200);
-  if (!(dpi >= 30 && dpi <= 1200)) throw UsageError("--dpi must lie in [30, 1200]");
-  session::FigureOptions fig;
-  const std::string cmap = args.take_option("--colormap");
-  if (!cmap.empty()) {
-    const auto c = viz::colormap_from_name(cmap);
-    if (!c) throw UsageError("--colormap: unknown map '" + cmap + "' (see attnlab --help)");
-    fig.style.overlay.cmap = *c;
-  }
-  const std::string up = args.take_option("--upsample");
-  if (!up.empty()) {
-    if (up != "nearest" && up != "bilinear") throw UsageError("--upsample: nearest or bilinear");
-    fig.style.overlay.upsample = up == "nearest" ? viz::Upsample::Nearest : viz::Upsample::Bilinear;
-  }
-  fig.style.overlay.alpha = args.take_real("--alpha", 0.6);
-  if (!(fig.style.overlay.alpha >= 0 && fig.style.overlay.alpha <= 1))
-    throw UsageError("--alpha must lie in [0, 1]");
+  ReportFigureOptions options = take_report_figure_options(args);
+  const std::vector<viz::FigureFormat>& formats = options.formats;
+  const double dpi = options.dpi;
+  session::FigureOptions& fig = options.figure;
   // The class names of every model (one file for all; read now, so a bad one fails before
   // anything is written).
   const std::string names_path = args.take_option("--class-names");
@@ -161,12 +134,13 @@ int cmd_report(Args args, const GlobalOptions& g) {
     }
   }
 
-  fig.rollout_switches =
-      analysis::head_fusion_name(settings.rollout.fusion) + std::string(" head fusion, residual ") +
-      std::to_string(settings.rollout.residual).substr(0, 4) + ", discard ratio " +
-      std::to_string(settings.rollout.discard_ratio).substr(0, 4) +
-      (settings.rollout.renormalize ? ", rows renormalised" : ", rows not renormalised");
-  const std::vector<session::FigureJob> jobs = session::report_figure_jobs(results, series, fig);
+  fig.rollout_switches = session::describe_rollout(settings.rollout);
+  std::vector<session::FigureJob> jobs = session::report_figure_jobs(results, series, fig);
+  if (!options.kinds.empty())  // --figures: only these kinds
+    jobs.erase(std::remove_if(
+                   jobs.begin(), jobs.end(),
+                   [&](const session::FigureJob& j) { return options.kinds.count(j.kind) == 0; }),
+               jobs.end());
   IndexPage page;
   Progress progress("report: figures", int64_t(jobs.size()));
   for (size_t i = 0; i < jobs.size(); ++i) {

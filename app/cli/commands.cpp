@@ -93,6 +93,15 @@ const std::vector<CommandSpec>& commands() {
       [--upsample nearest|bilinear]           colormaps: viridis magma inferno plasma cividis
       [analysis options as analyze]           turbo jet gray RdBu coolwarm
       [--class-names FILE]                    every model's class names (figure labels)
+      [--norm minmax|divmax]                  map scale: each map's [min, max] or [0, max]
+      [--layer last|N|N/T]                    the layer of the per-head maps and the models
+                                              side by side (N/T: layer N of a T-layer model,
+                                              other models at the same relative depth)
+      [--head N | --head-fusion mean|max|min] what the models side by side show of it
+      [--map query|rollout]                   the query's maps or each model's rollout there
+      [--figures KIND,...]                    only these figures (head_maps, layers_heads,
+                                              prefix_maps, compare, rollout, explanations, ...)
+      (File > Copy settings as command in the GUI writes these options for the view shown)
   report --demo [--out DIR] [--images ...]  the zoo's six models on four demo images, and
                                             Castling's checkpoint series
       (report and gui: a model M is a checkpoint, or a config .json = untrained weights)

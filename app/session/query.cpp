@@ -79,4 +79,11 @@ Query rollout_query(const AnalysisSettings& s, const attention::TokenLayout& fir
   return resolve_query(s, first);
 }
 
+std::string describe_rollout(const analysis::RolloutOptions& o) {
+  return analysis::head_fusion_name(o.fusion) + std::string(" head fusion, residual ") +
+         std::to_string(o.residual).substr(0, 4) + ", discard ratio " +
+         std::to_string(o.discard_ratio).substr(0, 4) +
+         (o.renormalize ? ", rows renormalised" : ", rows not renormalised");
+}
+
 }  // namespace attnlab::session

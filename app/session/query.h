@@ -54,4 +54,8 @@ struct QueryRollout {
 QueryRollout rollout_of_query(const std::vector<const attention::AttentionTrace*>& chain,
                               const AnalysisSettings& settings);
 
+// The rollout's switches as captions state them: "mean head fusion, residual 0.50, discard
+// ratio 0.00, rows renormalised" (the report's and the GUI's rollout figures).
+std::string describe_rollout(const analysis::RolloutOptions& options);
+
 }  // namespace attnlab::session

@@ -2,6 +2,7 @@
 #include "app/session/results.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace attnlab::session {
 
@@ -37,6 +38,28 @@ std::vector<std::pair<analysis::ResultKey, const analysis::Array*>> ModelResults
       out.emplace_back(*key, a);
   }
   return out;
+}
+
+const char* fusion_name(int fusion) {
+  return fusion == 1 ? "max" : fusion == 2 ? "min" : "mean";
+}
+
+int MapView::layer_in(int n) const {
+  if (n <= 0) return -1;
+  if (layer < 0) return n - 1;
+  if (layer_of <= 0 || layer_of == n) return std::clamp(layer, 0, n - 1);
+  // Relative depth: the same fraction of the way through the network.
+  const int ref = std::min(layer, layer_of - 1);
+  const double rel = layer_of > 1 ? double(ref) / double(layer_of - 1) : 1.0;
+  return std::clamp(int(std::lround(rel * (n - 1))), 0, n - 1);
+}
+
+std::string MapView::title(const std::string& query_label) const {
+  if (rollout) return "Attention rollout of " + query_label;
+  const std::string what =
+      head >= 0 ? "Head " + std::to_string(head) : std::string("Head-") + fusion_name(fusion);
+  return what + " attention of " + query_label + ", " +
+         (layer < 0 ? std::string("last layer") : "layer " + std::to_string(layer));
 }
 
 }  // namespace attnlab::session

@@ -51,9 +51,30 @@ struct SeriesResults {
   std::vector<analysis::Table> tables;
 };
 
+// Which map of the query the map figures show, as the GUI's map controls say it (attnlab
+// report --layer, --head, --head-fusion, --map): the per-head maps show `layer`, and the
+// models side by side show `layer`'s head or head fusion, or each model's rollout.
+struct MapView {
+  bool rollout = false;  // the models side by side compare their rollouts
+  int layer = -1;        // traced layer index; -1: the last
+  // The layer count of the model `layer` is counted on: another model shows the layer at
+  // the same relative depth (0: every model shows `layer` itself, clamped to its last).
+  int layer_of = 0;
+  int head = -1;   // -1 (or past a model's last head): the head fusion
+  int fusion = 0;  // 0 mean, 1 max, 2 min (the order of the "fused" arrays)
+  // The layer a model with n layers shows: clamped, or at the same relative depth (the
+  // GUI's compare view maps the current model's layer to the others this way).
+  int layer_in(int n) const;
+  // "Head-mean attention of query (3, 3), last layer", "Head 2 attention of the cls token,
+  // layer 5", "Attention rollout of query (3, 3)": the side-by-side figure's title.
+  std::string title(const std::string& query_label) const;
+};
+const char* fusion_name(int fusion);  // "mean", "max", "min"
+
 struct FigureOptions {
   viz::MapStyle style;
   std::string rollout_switches;  // for the rollout caption
+  MapView view;
 };
 
 // A section of the report's index: the figures of one kind.

@@ -1,11 +1,14 @@
 // maps: every head's attention row for the query in every selected layer, over the
 // layer's grid (heads, H, W), with the mean/max/min head fusion; the query's weight on the
 // prefix tokens; the last layer's prefix-token rows (CLS attention) per head. Figures:
-// per-head maps of the last layer, every layer and head, the prefix tokens' maps, and the
-// models side by side.
+// per-head maps of the last layer (or the view's: FigureOptions::view, report --layer),
+// every layer and head, the prefix tokens' maps, and the models side by side (the last
+// layer's head mean, or the view's layer, head or head fusion, or each model's rollout).
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <optional>
+#include <stdexcept>
 
 #include "app/session/analyses/step_helpers.h"
 #include "viz/figures/attention_maps.h"
@@ -90,6 +93,13 @@ ImageMaps image_maps(const ModelResults& m, const std::string& image) {
   return out;
 }
 
+// The entry of `layer` among a model's query maps (layer order), or nullptr.
+const KeyedArray* find_layer(const std::vector<KeyedArray>& maps, int64_t layer) {
+  for (const auto& k : maps)
+    if (k.first.layer == layer) return &k;
+  return nullptr;
+}
+
 void model_figures(std::vector<FigureJob>& jobs, const ModelResults& m, const FigureOptions& o) {
   for (const auto& im : m.images) {
     const ImageMaps maps = image_maps(m, im.tag);
@@ -102,9 +112,19 @@ void model_figures(std::vector<FigureJob>& jobs, const ModelResults& m, const Fi
       ref_cols = int(first.shape[2]);
       const KeyedArray last = maps.query_heads.back();
       const viz::MapQuery q = figure_query(last.first.query, ref_rows, ref_cols);
+      // The view's layer (FigureOptions::view), by default the last with maps.
+      std::optional<KeyedArray> shown = last;
+      const int64_t wanted = o.view.layer < 0 ? -1 : o.view.layer_in(int(m.layers.size()));
+      if (wanted >= 0) {
+        const KeyedArray* found = find_layer(maps.query_heads, wanted);
+        shown = found ? std::optional<KeyedArray>(*found) : std::nullopt;
+      }
       jobs.push_back({"head_maps", "head_maps" + suffix, [=, &m] {
-                        return viz::head_maps_figure(*picture, *last.second, q, m.name,
-                                                     layer_label(last.first.layer), o.style);
+                        if (!shown)
+                          throw std::runtime_error("no maps in layer " + std::to_string(wanted) +
+                                                   " (not analysed, or above the map limit)");
+                        return viz::head_maps_figure(*picture, *shown->second, q, m.name,
+                                                     layer_label(shown->first.layer), o.style);
                       }});
       std::vector<viz::LayerMaps> layers;
       for (const auto& [key, a] : maps.query_heads) layers.push_back({layer_label(key.layer), a});
@@ -124,6 +144,36 @@ void model_figures(std::vector<FigureJob>& jobs, const ModelResults& m, const Fi
   }
 }
 
+// What model `m` shows of image `image` in the side-by-side figure under the view, with the
+// query it answers (its tag); nullopt when it has no such map.
+std::optional<std::pair<viz::ModelMap, std::string>> compared_map(const ModelResults& m,
+                                                                  const std::string& image,
+                                                                  const MapView& view) {
+  const ImageMaps found = image_maps(m, image);
+  if (view.rollout) {
+    const auto rollouts = m.arrays_of("rollout", image);
+    if (rollouts.empty()) return std::nullopt;
+    return std::make_pair(viz::ModelMap{m.name, rollouts.front().second, 0},
+                          rollouts.front().first.query);
+  }
+  if (!found.last_fused || found.query_heads.empty()) return std::nullopt;
+  if (view.layer < 0 && view.head < 0)  // the last layer's head fusion
+    return std::make_pair(viz::ModelMap{m.name, found.last_fused->second, view.fusion},
+                          found.last_fused->first.query);
+  const KeyedArray* heads =
+      view.layer < 0 ? &found.query_heads.back()
+                     : find_layer(found.query_heads, view.layer_in(int(m.layers.size())));
+  if (!heads) return std::nullopt;
+  if (view.head >= 0 && view.head < heads->second->shape[0])
+    return std::make_pair(viz::ModelMap{m.name, heads->second, view.head}, heads->first.query);
+  // No such head in this model (or none asked for): the head fusion, as the GUI shows.
+  analysis::ResultKey key = heads->first;
+  key.part = "fused";
+  const analysis::Array* fused = m.array(key);
+  if (!fused) return std::nullopt;
+  return std::make_pair(viz::ModelMap{m.name, fused, view.fusion}, key.query);
+}
+
 void compare_figures(std::vector<FigureJob>& jobs, const std::vector<ModelResults>& models,
                      const FigureOptions& o) {
   if (models.size() < 2) return;
@@ -131,20 +181,22 @@ void compare_figures(std::vector<FigureJob>& jobs, const std::vector<ModelResult
     std::vector<viz::ModelMap> maps;
     viz::MapQuery q;
     for (const auto& m : models) {
-      const ImageMaps found = image_maps(m, im.tag);
-      if (!found.last_fused || found.query_heads.empty()) continue;
-      if (maps.empty()) {
-        const auto& first = *found.query_heads.front().second;
-        q = figure_query(found.last_fused->first.query, int(first.shape[1]), int(first.shape[2]));
+      const auto shown = compared_map(m, im.tag, o.view);
+      if (!shown) continue;
+      if (maps.empty()) {  // the first model's query, on its first layer's grid
+        const ImageMaps found = image_maps(m, im.tag);
+        const analysis::Array* first =
+            found.query_heads.empty() ? nullptr : found.query_heads.front().second;
+        q = figure_query(shown->second, first ? int(first->shape[1]) : 0,
+                         first ? int(first->shape[2]) : 0);
       }
-      maps.push_back({m.name, found.last_fused->second, 0});
+      maps.push_back(shown->first);
     }
     if (maps.size() < 2) continue;
     const viz::RgbaImage* picture = &im.picture;
     jobs.push_back({"compare", "compare__" + im.tag, [=] {
-                      return viz::model_compare_figure(
-                          *picture, maps, q, "Head-mean attention of " + q.label + ", last layer",
-                          o.style);
+                      return viz::model_compare_figure(*picture, maps, q, o.view.title(q.label),
+                                                       o.style);
                     }});
   }
 }

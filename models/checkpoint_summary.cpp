@@ -33,6 +33,7 @@ std::string guess_architecture(const Names& t) {
   // has top-level blocks.j, whatever attention it runs — "DeiT with attention X" (the zoo)
   // carries RALA's qkvo or HiLo's l_q / h_qkv keys there and is still a vit.
   const bool deit_skeleton = any_key_starts_with(t, "blocks.0.");
+  if (!deit_skeleton && any_key_contains(t, ".attn.relative_position_bias_table")) return "swin";
   if (!deit_skeleton && any_key_contains(t, ".attn.qkvo.")) return "ravlt";
   if (!deit_skeleton && (any_key_contains(t, ".attn.h_qkv.") || any_key_contains(t, ".attn.l_q.")))
     return "litv2";

@@ -14,9 +14,11 @@ namespace attnlab::models {
 
 struct CheckpointSummary {
   std::string path;
-  std::string format;        // "safetensors", "PyTorch zip (.pth)", ...
-  std::string weights_key;   // container key the state dict came from ("" = flat)
-  std::string architecture;  // "vit", "litv2", "ravlt", "anchor_deit", "castling_deit", "unknown"
+  std::string format;       // "safetensors", "PyTorch zip (.pth)", ...
+  std::string weights_key;  // container key the state dict came from ("" = flat)
+  // "vit", "litv2", "ravlt", "anchor_deit", "castling_deit", "swin" (recognised, not
+  // buildable yet), "unknown"
+  std::string architecture;
   int64_t parameter_count = 0;  // elements of floating-point tensors in the state dict
   size_t tensor_count = 0;
   std::vector<std::string> non_finite;  // weight tensors holding NaN or Inf

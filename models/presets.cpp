@@ -5,6 +5,8 @@
 // crop 224, ImageNet mean/std.
 #include "models/presets.h"
 
+#include <algorithm>
+
 #include "core/io/text.h"
 #include "models/backbone.h"
 
@@ -118,6 +120,21 @@ image::Preprocessing preprocessing_from_config(const Json& j) {
 
 }  // namespace
 
+namespace {
+
+bool deit_style(const Json& config) {
+  const std::string arch = get_string(config, "arch", "model", "");
+  return arch == "vit" || arch == "anchor_deit_distilled" || arch == "castling_deit";
+}
+
+// timm's DeiT eval uses crop_pct 0.9: int(224 / 0.9) = 248; LITv2 and RAVLT 224 / 256.
+int resized_short_side(const Json& config, int64_t size) {
+  const double s = static_cast<double>(size);
+  return static_cast<int>(deit_style(config) ? s / 0.9 : s * 256.0 / 224.0);
+}
+
+}  // namespace
+
 image::Preprocessing default_preprocessing(const Json& config) {
   if (config.contains("preprocessing"))
     return preprocessing_from_config(config.at("preprocessing"));
@@ -125,12 +142,53 @@ image::Preprocessing default_preprocessing(const Json& config) {
   const int64_t size = get_int(config, "img_size", arch, 224);
   if (size <= 0 || size > 8192)
     throw ModelError("img_size " + std::to_string(size) + " is not a usable input size");
-  const bool deit_style =
-      arch == "vit" || arch == "anchor_deit_distilled" || arch == "castling_deit";
-  // timm's DeiT eval uses crop_pct 0.9: int(224 / 0.9) = 248.
-  const double resize =
-      deit_style ? static_cast<double>(size) / 0.9 : static_cast<double>(size) * 256.0 / 224.0;
-  return image::imagenet_eval(static_cast<int>(resize), static_cast<int>(size));
+  return image::imagenet_eval(resized_short_side(config, size), static_cast<int>(size));
+}
+
+image::Preprocessing preprocessing_at_size(const Json& config, const image::Preprocessing& base,
+                                           int64_t height, int64_t width) {
+  image::Preprocessing p = base;
+  const int64_t side = std::max(height, width);
+  if (config.contains("preprocessing") && base.crop > 0)
+    p.resize_short = static_cast<int>(side * base.resize_short / base.crop);
+  else
+    p.resize_short = resized_short_side(config, side);
+  p.crop = static_cast<int>(height);
+  p.crop_width = height == width ? 0 : static_cast<int>(width);
+  return p;
+}
+
+Json config_at_size(Json config, int64_t height, int64_t width, const std::string& interpolation) {
+  const std::string size = std::to_string(height) + "x" + std::to_string(width);
+  if (height < 1 || width < 1 || height > 4096 || width > 4096)
+    throw ModelError("--img-size " + size + ": sizes run from 1 to 4096");
+  if (interpolation != "bicubic" && interpolation != "bicubic_antialias")
+    throw ModelError("--pos-interpolation must be bicubic or bicubic_antialias (got '" +
+                     interpolation + "')");
+  const std::string arch = get_string(config, "arch", "model", "");
+  if (deit_style(config)) {
+    const int64_t patch = get_int(config, "patch_size", arch, 16);
+    if (height % patch != 0 || width % patch != 0)
+      throw ModelError("--img-size " + size + ": a " + arch + " with patch_size " +
+                       std::to_string(patch) + " needs sizes that are multiples of " +
+                       std::to_string(patch));
+    config["input_size"] = {height, width};
+    config["pos_embed_interpolation"] = interpolation;
+  } else if (arch == "litv2") {
+    const int64_t patch = get_int(config, "patch_size", arch, 4);
+    const auto stages = static_cast<int64_t>(get_ints(config, "depths", arch).size());
+    const int64_t min_side = patch << std::max<int64_t>(stages - 1, 0);
+    if (height < min_side || width < min_side)
+      throw ModelError("--img-size " + size + ": litv2 needs both sides at least " +
+                       std::to_string(min_side) + " (patch " + std::to_string(patch) + ", " +
+                       std::to_string(stages) + " stages)");
+    config["input_size"] = {height, width};
+  } else if (arch == "ravlt") {
+    config["input_hw"] = {height, width};
+  } else {
+    throw ModelError("--img-size: a " + arch + " model runs at its own size only");
+  }
+  return config;
 }
 
 }  // namespace attnlab::models

@@ -34,4 +34,17 @@ const Preset* preset_named(const std::string& name);
 // "mean", "std"}; models trained by `attnlab train` record one) gets exactly that.
 image::Preprocessing default_preprocessing(const Json& config);
 
+// The same pipeline for an input of height × width (--img-size): the short image side
+// resized to max(height, width) / crop_pct (the family's crop_pct as above; for a config
+// with its own "preprocessing", resize / crop), then a centre crop of height × width.
+// For a square size this is exactly the family pipeline at that size.
+image::Preprocessing preprocessing_at_size(const Json& config, const image::Preprocessing& base,
+                                           int64_t height, int64_t width);
+
+// `config` run at height × width: a ViT gets input_size [H, W] (its pos_embed grid is
+// resampled, pos_embed_interpolation `interpolation`: bicubic | bicubic_antialias); LITv2
+// and RAVLT run at any size their strides allow (LITv2: both sides at least patch · 2^(stages-1))
+// and record it. Throws ModelError naming the size and the constraint it breaks.
+Json config_at_size(Json config, int64_t height, int64_t width, const std::string& interpolation);
+
 }  // namespace attnlab::models

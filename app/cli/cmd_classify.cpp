@@ -4,12 +4,12 @@
 // models), or with --out write the top-k of every image to a CSV as they are computed
 // (streamed: memory does not grow with the number of images; the file appears whole at
 // the end, or not at all).
-//   attnlab classify --checkpoint FILE [--preset NAME | --config JSON] [--key K]
-//                    [--class-names FILE] [--images FILES|DIR] [--out PREDS.csv] [--top K]
-//                    [IMAGE...]
-// The config comes from --preset / --config or the checkpoint's safetensors metadata; the
-// preprocessing from the preset (or, without one, the family's default at the config's
-// img_size: models::default_preprocessing).
+//   attnlab classify --model|--checkpoint FILE [--preset NAME | --config JSON] [--key K]
+//                    [--img-size H[,W]] [--class-names FILE] [--images FILES|DIR]
+//                    [--out PREDS.csv] [--top K] [IMAGE...]
+// The config comes from --preset / --config, the checkpoint's safetensors metadata, or is
+// recognised from its keys and shapes (app/cli/model_options.h); the preprocessing from
+// the preset (or, without one, the family's default at the config's img_size).
 #include <ATen/ATen.h>
 
 #include <cstdio>
@@ -19,6 +19,7 @@
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/image_list.h"
+#include "app/cli/model_options.h"
 #include "app/session/predictions.h"
 #include "core/image/preprocess.h"
 #include "core/io/file_bytes.h"
@@ -43,46 +44,23 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 int cmd_classify(Args args, const GlobalOptions& g) {
-  const std::string checkpoint = args.take_option("--checkpoint");
-  const std::string preset_name = args.take_option("--preset");
-  const std::string config_path = args.take_option("--config");
-  const std::string key = args.take_option("--key");
-  const std::string names_path = args.take_option("--class-names");
   const std::vector<std::string> image_args = args.take_list("--images");
   const std::string out_path = args.take_option("--out");
   const int top = args.take_positive_int("--top", 5);
+  if (args.has_flag("--random-init"))
+    throw UsageError("classify needs trained weights: --model CHECKPOINT (not --random-init)");
+  // The model, its config (given, in the file, or recognised from its keys and shapes), its
+  // preprocessing and the user's class names (a bad names file fails before anything runs).
+  const ModelChoice choice = take_model_choice(args);
   std::vector<std::string> images = args.positionals();
   for (const ImageInput& im : expand_images(image_args)) images.push_back(im.path);
   if (images.empty()) throw UsageError("classify needs at least one IMAGE (or --images DIR)");
-  if (checkpoint.empty())
-    throw UsageError("classify needs --checkpoint FILE (presets carry configs, not weights)");
-  if (!preset_name.empty() && !config_path.empty())
-    throw UsageError("give either --preset or --config, not both");
-
-  models::Json config;
-  image::Preprocessing pre;
-  if (!preset_name.empty()) {
-    const auto& preset = models::find_preset(preset_name);
-    config = preset.config;
-    pre = preset.preprocessing;
-  } else {
-    if (!config_path.empty()) {
-      config = models::config_from_file(config_path);
-    } else {
-      const io::TensorFile f = io::read_tensor_file(checkpoint);
-      if (!f.metadata.count("arch"))
-        throw UsageError(checkpoint +
-                         " carries no model config; give --preset NAME or --config JSON");
-      config = models::config_from_metadata(f.metadata);
-    }
-    pre = models::default_preprocessing(config);
-  }
-  // A names file is read before anything runs: a bad one fails at once, with its reason.
-  const std::vector<std::string> user_names =
-      names_path.empty() ? std::vector<std::string>{} : session::read_class_names(names_path);
-  auto model = models::load_model(config, checkpoint, key).model;
+  if (choice.checkpoint.empty())
+    throw UsageError("classify needs --model CHECKPOINT (presets carry configs, not weights)");
+  const image::Preprocessing& pre = choice.preprocessing;
   const c10::Device device = runtime::select_device(g.device);
-  model->to(device);
+  const ReadyModel ready = load_chosen_model(choice, device);
+  const auto& model = ready.model;
   std::vector<std::string> names;  // filled at the first image, when the class count is known
   std::printf("preprocessing: %s\n", pre.describe().c_str());
 
@@ -94,10 +72,7 @@ int cmd_classify(Args args, const GlobalOptions& g) {
     try {
       const at::Tensor x = image::preprocess(io::load_rgb_image(path), pre).to(device);
       const at::Tensor logits = model->run(x).logits[0];
-      if (names.empty())
-        names = user_names.empty()
-                    ? session::class_names(config, logits.size(0))
-                    : session::checked_class_names(user_names, logits.size(0), names_path);
+      if (names.empty()) names = session::model_class_names(choice, ready.config, logits.size(0));
       return session::top_predictions(logits, names, top);
     } catch (const std::exception& e) {
       if (progress) progress->break_line();

@@ -34,7 +34,7 @@ int cmd_infer(Args args, const GlobalOptions& g) {
   if (half && !runtime::select_device(g.device).is_cuda())
     throw UsageError("--half keeps half-precision weights on a CUDA device; this run is on " +
                      runtime::select_device(g.device).str());
-  const models::Json config = config_for_checkpoint(checkpoint, preset, config_path);
+  const models::Json config = config_for_checkpoint(checkpoint, preset, config_path, key);
   const auto inputs = nn::read_tensor_map(input_path);
   if (!inputs.count("input")) throw std::runtime_error(input_path + " has no tensor named 'input'");
   const at::Tensor input = inputs.at("input").to(at::kFloat);

@@ -1,7 +1,39 @@
 // take_model_choice; see model_options.h.
 #include "app/cli/model_options.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace attnlab::cli {
+namespace {
+
+// Says on stderr how a checkpoint with no config was recognised (stdout stays the output).
+ModelChoice said_recognition(ModelChoice c) {
+  if (!c.recognition.empty())
+    std::fprintf(stderr, "attnlab: %s: %s\n", c.checkpoint.c_str(), c.recognition.c_str());
+  return c;
+}
+
+}  // namespace
+
+std::vector<int64_t> parse_img_size(const std::string& text) {
+  std::vector<int64_t> hw;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = text.find_first_of(",x", start);
+    const std::string part = text.substr(start, end == std::string::npos ? end : end - start);
+    char* stop = nullptr;
+    const long long v = std::strtoll(part.c_str(), &stop, 10);
+    if (part.empty() || *stop != '\0' || v < 1)
+      throw UsageError("--img-size takes H or H,W in pixels (got '" + text + "')");
+    hw.push_back(v);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  if (hw.size() == 1) hw.push_back(hw[0]);
+  if (hw.size() != 2) throw UsageError("--img-size takes H or H,W in pixels (got '" + text + "')");
+  return hw;
+}
 
 ModelChoice take_model_choice(Args& args) {
   session::ModelRequest r;
@@ -12,17 +44,27 @@ ModelChoice take_model_choice(Args& args) {
   r.key = args.take_option("--key");
   r.random_init = args.take_flag("--random-init");
   r.class_names_path = args.take_option("--class-names");
+  if (const std::string size = args.take_option("--img-size"); !size.empty())
+    r.img_size = parse_img_size(size);
+  if (const std::string interp = args.take_option("--pos-interpolation"); !interp.empty()) {
+    if (r.img_size.empty()) throw UsageError("--pos-interpolation goes with --img-size");
+    r.pos_interpolation = interp;
+  }
   try {
-    return session::choose_model(r);
+    return said_recognition(session::choose_model(r));
   } catch (const session::ModelChoiceError& e) {
     throw UsageError(e.what());
   }
 }
 
 nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
-                                     const std::string& config_path) {
+                                     const std::string& config_path, const std::string& key) {
   try {
-    return session::config_for_checkpoint(checkpoint, preset, config_path);
+    const session::CheckpointConfig c =
+        session::checkpoint_config(checkpoint, preset, config_path, key);
+    if (!c.recognition.empty())
+      std::fprintf(stderr, "attnlab: %s: %s\n", checkpoint.c_str(), c.recognition.c_str());
+    return c.config;
   } catch (const session::ModelChoiceError& e) {
     throw UsageError(e.what());
   }
@@ -30,7 +72,7 @@ nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::s
 
 ModelChoice model_entry_choice(const std::string& entry, const std::string& preset) {
   try {
-    return session::model_entry_choice(entry, preset);
+    return said_recognition(session::model_entry_choice(entry, preset));
   } catch (const session::ModelChoiceError& e) {
     throw UsageError(e.what());
   }

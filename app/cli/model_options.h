@@ -1,5 +1,6 @@
 // The model options of the commands: `--model PRESET|CHECKPOINT [--preset P]
-// [--config JSON] [--checkpoint FILE] [--key K] [--random-init]`, read into a
+// [--config JSON] [--checkpoint FILE] [--key K] [--random-init] [--class-names FILE]
+// [--img-size H[,W] [--pos-interpolation bicubic|bicubic_antialias]]`, read into a
 // session::ModelRequest and resolved by the session library (app/session/model_source.h);
 // a contradictory or incomplete set is a UsageError (exit code 2).
 #pragma once
@@ -14,11 +15,13 @@ using session::ModelChoice;
 using session::ReadyModel;
 using session::with_checkpoint;
 
+// "384" → {384, 384}; "224,320" or "224x320" → {224, 320}. UsageError otherwise.
+std::vector<int64_t> parse_img_size(const std::string& text);
 // Takes the options above from `args`. Throws UsageError for contradictory or missing ones.
 ModelChoice take_model_choice(Args& args);
 // session::config_for_checkpoint, its errors as UsageError.
 nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
-                                     const std::string& config_path);
+                                     const std::string& config_path, const std::string& key = "");
 // session::model_entry_choice, its errors as UsageError.
 ModelChoice model_entry_choice(const std::string& entry, const std::string& preset = "");
 

@@ -10,21 +10,31 @@
 #include "core/analysis/export.h"
 #include "core/io/tensor_file.h"
 #include "models/checkpoint_loading.h"
+#include "models/checkpoint_recognition.h"
 #include "models/model_registry.h"
 #include "models/presets.h"
 
 namespace attnlab::session {
 
-nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
-                                     const std::string& config_path) {
+CheckpointConfig checkpoint_config(const std::string& checkpoint, const std::string& preset,
+                                   const std::string& config_path, const std::string& key) {
   if (!config_path.empty() && !preset.empty())
     throw ModelChoiceError("give either --config or --preset, not both");
-  if (!config_path.empty()) return models::config_from_file(config_path);
-  if (!preset.empty()) return models::find_preset(preset).config;
-  const io::TensorFile f = io::read_tensor_file(checkpoint);
-  if (f.metadata.count("arch")) return models::config_from_metadata(f.metadata);
-  throw ModelChoiceError(checkpoint +
-                         " carries no model config; give --preset NAME or --config JSON");
+  if (!config_path.empty()) return {models::config_from_file(config_path), "", ""};
+  if (!preset.empty()) return {models::find_preset(preset).config, preset, ""};
+  {
+    const io::TensorFile f = io::read_tensor_file(checkpoint);
+    if (f.metadata.count("arch")) return {models::config_from_metadata(f.metadata), "", ""};
+  }
+  const models::CheckpointWeights w = models::read_checkpoint_weights(checkpoint, key);
+  const models::Recognition r =
+      models::recognise_weights(models::shapes_of(w.tensors), w.architecture, checkpoint);
+  return {r.config, r.exact ? r.preset : "", r.summary()};
+}
+
+nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
+                                     const std::string& config_path, const std::string& key) {
+  return checkpoint_config(checkpoint, preset, config_path, key).config;
 }
 
 ModelChoice choose_model(const ModelRequest& request) {
@@ -64,13 +74,23 @@ ModelChoice choose_model(const ModelRequest& request) {
   if (c.random_init && c.preset.empty() && config_path.empty())
     throw ModelChoiceError("--random-init needs a config: --model PRESET or --config JSON");
   if (!c.checkpoint.empty()) {
-    c.config = config_for_checkpoint(c.checkpoint, c.preset, config_path);
+    CheckpointConfig found = checkpoint_config(c.checkpoint, c.preset, config_path, c.key);
+    c.config = std::move(found.config);
+    c.recognition = found.recognition;
+    if (!found.recognition.empty()) c.preset = found.preset;
   } else {
     c.config = config_path.empty() ? models::find_preset(c.preset).config
                                    : models::config_from_file(config_path);
   }
   c.preprocessing = c.preset.empty() ? models::default_preprocessing(c.config)
                                      : models::find_preset(c.preset).preprocessing;
+  if (!request.img_size.empty()) {
+    if (request.img_size.size() != 2) throw ModelChoiceError("--img-size takes H or H,W");
+    const int64_t h = request.img_size[0], w = request.img_size[1];
+    c.config = models::config_at_size(c.config, h, w, request.pos_interpolation);
+    c.preprocessing = models::preprocessing_at_size(c.config, c.preprocessing, h, w);
+    c.input_size = request.img_size;
+  }
   if (!request.class_names_path.empty()) {
     c.class_names_path = request.class_names_path;
     c.class_names = read_class_names(request.class_names_path);
@@ -127,6 +147,12 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& devic
                 {"preprocessing", choice.preprocessing.describe()},
                 {"preprocessing_resize_short", choice.preprocessing.resize_short},
                 {"preprocessing_crop", choice.preprocessing.crop}};
+  if (!choice.recognition.empty()) r.describe["recognised"] = choice.recognition;
+  if (!choice.input_size.empty()) {
+    r.describe["input_size"] = choice.input_size;
+    r.describe["pos_embed_interpolation"] =
+        r.config.value("pos_embed_interpolation", "none (no position embedding to resample)");
+  }
   if (choice.random_init) {
     r.describe["checkpoint"] = nullptr;
     r.describe["weights"] = "random initialisation (no checkpoint), at::manual_seed(0)";

@@ -33,7 +33,9 @@ struct ModelRequest {
   std::string checkpoint;
   std::string key;
   bool random_init = false;
-  std::string class_names_path;  // a names file (predictions.h: read_class_names); "": none
+  std::string class_names_path;   // a names file (predictions.h: read_class_names); "": none
+  std::vector<int64_t> img_size;  // {H, W} to run at (--img-size); empty: the model's own
+  std::string pos_interpolation = "bicubic";  // a ViT's pos_embed resampling at img_size
 };
 
 struct ModelChoice {
@@ -49,6 +51,10 @@ struct ModelChoice {
   // anything is written); empty: the config's, else the bundled lists.
   std::vector<std::string> class_names;
   std::string class_names_path;
+  // How a checkpoint with no config was recognised (checkpoint_recognition.h: the preset,
+  // or the config read from its shapes and what was assumed); "" when it was not needed.
+  std::string recognition;
+  std::vector<int64_t> input_size;  // {H, W} when --img-size changed it
 };
 
 // The class names of a loaded model with `classes` classes: the user's file (which must
@@ -57,10 +63,19 @@ struct ModelChoice {
 std::vector<std::string> model_class_names(const ModelChoice& choice, const nlohmann::json& config,
                                            int64_t classes);
 
-// A checkpoint's model config: config_path, else preset, else its safetensors metadata;
-// ModelChoiceError when none says what the model is.
+// A checkpoint's model config: config_path, else preset, else its safetensors metadata,
+// else recognised from its keys and shapes (models/checkpoint_recognition.h; `key` picks
+// the container entry). Throws ModelChoiceError for contradictory options and
+// models::RecognitionError when nothing says or shows what the model is.
+struct CheckpointConfig {
+  nlohmann::json config;
+  std::string preset;       // the preset given or recognised exactly; "" otherwise
+  std::string recognition;  // Recognition::summary() when recognised; "" otherwise
+};
+CheckpointConfig checkpoint_config(const std::string& checkpoint, const std::string& preset,
+                                   const std::string& config_path, const std::string& key = "");
 nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
-                                     const std::string& config_path);
+                                     const std::string& config_path, const std::string& key = "");
 
 // Resolves a request. Throws ModelChoiceError for contradictory or missing parts.
 ModelChoice choose_model(const ModelRequest& request);

@@ -13,7 +13,9 @@ std::string Preprocessing::describe() const {
   if (resize_short > 0)
     s += std::string(filter == Filter::Bicubic ? "bicubic" : "bilinear") + " resize " +
          std::to_string(resize_short) + ", ";
-  if (crop > 0) s += "center crop " + std::to_string(crop) + ", ";
+  if (crop > 0)
+    s += "center crop " + std::to_string(crop) +
+         (crop_width > 0 && crop_width != crop ? "x" + std::to_string(crop_width) : "") + ", ";
   const bool imagenet = mean == std::array<float, 3>{0.485f, 0.456f, 0.406f} &&
                         std == std::array<float, 3>{0.229f, 0.224f, 0.225f};
   return s + (imagenet ? "ImageNet mean/std" : "custom mean/std");
@@ -43,14 +45,15 @@ at::Tensor preprocess(const io::RgbImage& image, const Preprocessing& p) {
   at::Tensor t =
       at::from_blob(img.rgb.data(), {img.height, img.width, 3}, at::kByte).permute({2, 0, 1});
   if (p.crop > 0) {
-    if (img.width < p.crop || img.height < p.crop)
+    const int ch = p.crop, cw = p.crop_width > 0 ? p.crop_width : p.crop;
+    if (img.width < cw || img.height < ch)
       throw std::invalid_argument("preprocess: a " + std::to_string(img.width) + "×" +
                                   std::to_string(img.height) + " image is smaller than the " +
-                                  std::to_string(p.crop) + " crop");
+                                  std::to_string(cw) + "×" + std::to_string(ch) + " crop");
     // torchvision: int(round((size − crop) / 2)), Python's round-half-to-even.
-    const int top = static_cast<int>(std::nearbyint((img.height - p.crop) / 2.0));
-    const int left = static_cast<int>(std::nearbyint((img.width - p.crop) / 2.0));
-    t = t.slice(1, top, top + p.crop).slice(2, left, left + p.crop);
+    const int top = static_cast<int>(std::nearbyint((img.height - ch) / 2.0));
+    const int left = static_cast<int>(std::nearbyint((img.width - cw) / 2.0));
+    t = t.slice(1, top, top + ch).slice(2, left, left + cw);
   }
   const auto mean = at::tensor(at::ArrayRef<float>(p.mean.data(), 3)).view({3, 1, 1});
   const auto stdv = at::tensor(at::ArrayRef<float>(p.std.data(), 3)).view({3, 1, 1});

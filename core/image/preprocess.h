@@ -16,8 +16,9 @@ namespace attnlab::image {
 
 struct Preprocessing {
   Filter filter = Filter::Bicubic;
-  int resize_short = 248;                             // short side after the resize; 0 = no resize
-  int crop = 224;                                     // square center crop; 0 = no crop
+  int resize_short = 248;  // short side after the resize; 0 = no resize
+  int crop = 224;          // square center crop; 0 = no crop
+  int crop_width = 0;      // a crop × crop_width (H × W) crop instead; 0 = square
   std::array<float, 3> mean{0.485f, 0.456f, 0.406f};  // ImageNet
   std::array<float, 3> std{0.229f, 0.224f, 0.225f};
 
@@ -30,7 +31,8 @@ Preprocessing imagenet_eval(int resize_short, int crop);
 // The size torchvision's Resize(short) gives a w×h image: (new_w, new_h).
 std::array<int, 2> resized_size(int width, int height, int short_side);
 
-// (1, 3, crop, crop) float32 CPU tensor. Throws std::invalid_argument for an empty image.
+// (1, 3, crop, crop_width or crop) float32 CPU tensor. Throws std::invalid_argument for an empty
+// image.
 at::Tensor preprocess(const io::RgbImage& image, const Preprocessing& p);
 
 }  // namespace attnlab::image

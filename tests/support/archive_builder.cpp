@@ -197,4 +197,31 @@ Bytes make_pth(const std::vector<std::pair<std::string, std::vector<float>>>& te
   return make_zip(entries, options);
 }
 
+Bytes make_pth(const std::vector<ShapedTensor>& tensors, const std::string& archive) {
+  PickleWriter p;
+  p.proto()
+      .empty_dict()
+      .str("model")
+      .global("collections", "OrderedDict")
+      .empty_tuple()
+      .reduce()
+      .mark();
+  std::vector<std::pair<std::string, Bytes>> entries;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const ShapedTensor& t = tensors[i];
+    std::vector<int> stride(t.shape.size(), 1);
+    for (size_t d = t.shape.size(); d-- > 1;) stride[d - 1] = stride[d] * t.shape[d];
+    int n = 1;
+    for (int s : t.shape) n *= s;
+    p.str(t.name).tensor(t.int64 ? "LongStorage" : "FloatStorage", std::to_string(i), n, 0, t.shape,
+                         stride);
+  }
+  p.setitems().setitem().stop();
+  entries.push_back({archive + "/data.pkl", p.bytes()});
+  for (size_t i = 0; i < tensors.size(); ++i)
+    entries.push_back({archive + "/data/" + std::to_string(i), tensors[i].bytes});
+  entries.push_back({archive + "/version", {'3', '\n'}});
+  return make_zip(entries);
+}
+
 }  // namespace attnlab::testing

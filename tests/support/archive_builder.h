@@ -62,6 +62,16 @@ class PickleWriter {
 Bytes make_pth(const std::vector<std::pair<std::string, std::vector<float>>>& tensors,
                const std::string& archive = "archive", ZipOptions options = {});
 
+// The same with shaped tensors, float32 or int64 (BatchNorm's num_batches_tracked), as a
+// real checkpoint holds them: bytes are the little-endian C-order data.
+struct ShapedTensor {
+  std::string name;
+  std::vector<int> shape;
+  bool int64 = false;
+  Bytes bytes;
+};
+Bytes make_pth(const std::vector<ShapedTensor>& tensors, const std::string& archive = "archive");
+
 Bytes float_bytes(const std::vector<float>& v);
 
 }  // namespace attnlab::testing

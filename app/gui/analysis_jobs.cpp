@@ -170,8 +170,17 @@ std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const 
   for (const auto& t : forward.traces) chain.push_back(t.trace.get());
   at::NoGradGuard no_grad;
   try {
-    out->map =
-        session::to_array(session::rollout_of_query(chain, settings).grid, "rollout", {"y", "x"});
+    const session::QueryRollout r = session::rollout_of_query(chain, settings);
+    out->map = session::to_array(r.grid, "rollout", {"y", "x"});
+    if (!r.query.prefix.empty()) {
+      out->answered.prefix = r.query.prefix;
+    } else {
+      const auto& first = chain.front()->layout;
+      out->answered.row = int(r.query.grid.y);
+      out->answered.col = int(r.query.grid.x);
+      out->answered.grid_rows = int(first.height);
+      out->answered.grid_cols = int(first.width);
+    }
   } catch (const attention::TraceQueryError& e) {  // what the rollout analysis warns about
     out->note = std::string("rollout: ") + e.what();
   }

@@ -82,6 +82,9 @@ struct QueryMaps {
 // it costs a pass over each layer's keys per head; computed only when it is shown.
 struct QueryRollout {
   MapQuery query;
+  // The query the rollout is of: the cls token for the default query where the last layer
+  // has one (session::rollout_query), else `query` on the first layer's grid.
+  MapQuery answered;
   analysis::Array map;  // [rows, cols] of the first layer's grid (empty: see note)
   std::string note;     // why there is none
   double seconds = 0;

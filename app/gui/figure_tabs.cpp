@@ -9,6 +9,7 @@
 #include "app/gui/series_view.h"
 #include "app/gui/tab_table.h"
 #include "app/gui/workspace.h"
+#include "app/session/query.h"
 #include "core/analysis/output_folder.h"
 #include "viz/figures/attention_maps.h"
 #include "viz/figures/explanations.h"
@@ -42,6 +43,16 @@ viz::MapQuery figure_query(const ShownMap& m) {
   fq.ref_cols = m.first_cols;
   fq.label = "query (" + std::to_string(r) + ", " + std::to_string(c) + ")";
   return fq;
+}
+
+// The figure's query of model k's shown map; a rollout's is the query it is of (the cls
+// token for the default query where the model has one), as the report states it.
+viz::MapQuery shown_figure_query(const GuiState& state, int k, const ShownMap& m) {
+  const ResultSlot* r = result_of(state, k, state.view.image);
+  if (state.view.kind != MapKind::Rollout || !r || !r->rollout) return figure_query(m);
+  ShownMap answered = m;
+  answered.query = r->rollout->answered;
+  return figure_query(answered);
 }
 
 // A job that only reports why there is no figure.
@@ -80,7 +91,8 @@ FigureJob explanation_figure(const GuiState& state, const viz::MapStyle& style) 
   // The report's titles for the same figure (app/session/analyses/gradcam.cpp, gradrollout.cpp).
   const std::string what =
       state.view.kind == MapKind::GradCam ? "Grad-CAM" : "Gradient-weighted attention rollout";
-  const std::string image = fs::path(state.images[size_t(state.view.image)].path).stem().string();
+  const std::string image =  // the report's image tag (app/cli/image_list.cpp)
+      analysis::file_safe(fs::path(state.images[size_t(state.view.image)].path).stem().string());
   return [rows, what, image, style](std::string*) {
     std::vector<viz::ExplanationRow> er;
     for (const Row& row : rows)
@@ -98,13 +110,20 @@ FigureJob maps_figure(const GuiState& state) {
   const std::string& name = state.models[size_t(m)].info.name;
   const viz::MapStyle style = map_style(state);
   if (is_explanation(state.view.kind)) return explanation_figure(state, style);
-  const viz::MapQuery fq = figure_query(shown);
   if (state.view.compare) {
+    // As `attnlab report`'s side-by-side figure: the picture and the query of the first
+    // model shown, the title from the view (session::MapView).
     std::vector<analysis::Array> arrays;
     std::vector<std::string> names;
+    std::shared_ptr<const ImageAnalysis> first;
+    viz::MapQuery fq;
     for (int k = 0; k < int(state.models.size()) && arrays.size() < 6; ++k) {
       ShownMap sm = shown_map(state, k);
       if (!sm.ok) continue;
+      if (!first) {
+        first = result_of(state, k, state.view.image)->analysis;
+        fq = shown_figure_query(state, k, sm);
+      }
       analysis::Array a;
       a.name = "map";
       a.shape = {sm.rows, sm.cols};
@@ -113,18 +132,20 @@ FigureJob maps_figure(const GuiState& state) {
       arrays.push_back(std::move(a));
       names.push_back(state.models[size_t(k)].info.name);
     }
-    return [analysis = r->analysis, arrays = std::move(arrays), names = std::move(names), fq, style,
-            title = shown.label + ", " + fq.label](std::string*) {
+    return [analysis = first, arrays = std::move(arrays), names = std::move(names), fq, style,
+            title = map_view(state).title(fq.label)](std::string*) {
       std::vector<viz::ModelMap> mm;
       for (size_t k = 0; k < arrays.size(); ++k) mm.push_back({names[k], &arrays[k], 0});
       return std::optional<viz::CaptionedFigure>(
           viz::model_compare_figure(analysis->picture, mm, fq, title, style));
     };
   }
+  const viz::MapQuery fq = shown_figure_query(state, m, shown);
   if (state.view.kind == MapKind::Rollout)
     return [analysis = r->analysis, rollout = r->rollout, fq, name, style](std::string*) {
-      return std::optional<viz::CaptionedFigure>(viz::rollout_figure(
-          analysis->picture, rollout->map, fq, name, "mean head fusion, residual 0.5", style));
+      return std::optional<viz::CaptionedFigure>(
+          viz::rollout_figure(analysis->picture, rollout->map, fq, name,
+                              session::describe_rollout(analysis::RolloutOptions{}), style));
     };
   return
       [analysis = r->analysis, maps = r->maps, layer = shown.layer, fq, name, style](std::string*) {
@@ -290,7 +311,7 @@ bool export_panel(const GuiState& state, const std::string& path, std::string* m
   }
   try {
     if (!fs::path(path).parent_path().empty()) fs::create_directories(fs::path(path).parent_path());
-    viz::write_figure(fig->figure, path, *format, 200);
+    viz::write_figure(fig->figure, path, *format, kExportDpi);
   } catch (const std::exception& e) {
     *message = "export failed: " + std::string(e.what());
     return false;
@@ -314,25 +335,6 @@ bool export_stats(const GuiState& state, const std::string& dir, std::string* me
     *message = "export failed: " + std::string(e.what());
     return false;
   }
-}
-
-std::string report_command(const GuiState& state) {
-  std::string cmd = "attnlab report --models";
-  for (const auto& m : state.models)
-    if (m.status == LoadStatus::Ready) cmd += " '" + m.arg + "'";
-  cmd += " --images";
-  if (!state.images.empty()) cmd += " '" + state.images[size_t(state.view.image)].path + "'";
-  const MapQuery& q = state.view.query;
-  if (q.prefix.empty() && q.row >= 0)
-    cmd += " --query " + std::to_string(q.row) + "," + std::to_string(q.col);
-  if (!q.prefix.empty() && q.prefix == "cls") cmd += " --query-token 0";
-  cmd += std::string(" --colormap ") + viz::colormap_name(state.view.style.cmap);
-  char alpha[16];
-  std::snprintf(alpha, sizeof alpha, "%.2g", state.view.style.alpha);
-  cmd += std::string(" --alpha ") + alpha + " --upsample " +
-         viz::upsample_name(state.view.style.upsample);
-  cmd += " --out attnlab-report";
-  return cmd;
 }
 
 }  // namespace attnlab::gui

@@ -1,8 +1,8 @@
 // The analysis tabs and the exports. Each tab is a paper figure (viz/figures) built from
 // the current model's analysis of the current image and rendered by the same renderer as
 // `attnlab report`, to a texture the size of the panel; Export writes the same figure to
-// PNG/SVG/PDF, the statistics to CSV/JSON/LaTeX, and "copy as command" gives the
-// `attnlab report` line that reproduces the view.
+// PNG/SVG/PDF and the statistics to CSV/JSON/LaTeX (report_command.h: the `attnlab
+// report` line that reproduces the exported figure).
 #pragma once
 
 #include <optional>
@@ -27,12 +27,12 @@ void draw_figure_tab(const GuiState& state, TextureCache& cache, const TabEntry&
 // Top-5 of every model; a click on a class explains it (edits the view).
 void draw_predictions_tab(const GuiState& state, ViewState& view);
 
+// The resolution of exported PNGs (as `attnlab report --dpi`'s default).
+constexpr double kExportDpi = 200;
 // Writes the current tab's figure to `path` (format from the extension). Returns the
 // message to show (what was written, or why not).
 bool export_panel(const GuiState& state, const std::string& path, std::string* message);
 // Writes the current result's statistics (CSV, JSON, LaTeX) into `dir`.
 bool export_stats(const GuiState& state, const std::string& dir, std::string* message);
-// The `attnlab report` command line that reproduces the current view.
-std::string report_command(const GuiState& state);
 
 }  // namespace attnlab::gui

@@ -28,12 +28,14 @@
 #include "app/gui/map_source.h"
 #include "app/gui/menu.h"
 #include "app/gui/panels.h"
+#include "app/gui/report_command.h"
 #include "app/gui/screenshot.h"
 #include "app/gui/script_runner.h"
 #include "app/gui/series_view.h"
 #include "app/gui/settings_store.h"
 #include "app/gui/theme.h"
 #include "app/gui/workspace.h"
+#include "core/io/file_bytes.h"
 #include "models/zoo.h"
 
 namespace attnlab::gui {
@@ -184,6 +186,15 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
     ImGui::SetClipboardText(cmd.c_str());
     state.status.notice = "copied: " + cmd;
     state.status.notice_is_error = false;
+    if (!state.requests.copy_command_to.empty()) {
+      try {
+        io::write_file_atomic(state.requests.copy_command_to, cmd + "\n");
+      } catch (const std::exception& e) {
+        state.status.notice = std::string("cannot write the command: ") + e.what();
+        state.status.notice_is_error = true;
+      }
+      state.requests.copy_command_to.clear();
+    }
   }
   ImGui::Render();
 

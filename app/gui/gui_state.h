@@ -73,10 +73,11 @@ struct FrameRequests {
   std::vector<std::string> dropped_paths;  // filled by the GLFW drop callback
   std::pair<int, std::string> retry_model{-1, ""};  // (model slot, preset) picked in the sidebar
   bool copy_command = false;                        // File > Copy settings as command
-  bool cancel_jobs = false;                         // the status bar's Cancel
-  bool load_series = false;  // analyse the current model's training series (sidebar, script)
-  int show_checkpoint = -1;  // put this checkpoint of the series in its model's place
-  bool quit = false;         // File > Quit
+  std::string copy_command_to;  // and write it to this file too (script copy-command)
+  bool cancel_jobs = false;     // the status bar's Cancel
+  bool load_series = false;     // analyse the current model's training series (sidebar, script)
+  int show_checkpoint = -1;     // put this checkpoint of the series in its model's place
+  bool quit = false;            // File > Quit
 };
 
 // The File menu's dialogs.

@@ -1,23 +1,34 @@
 // Map selection for the views; see map_source.h.
 #include "app/gui/map_source.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "app/gui/workspace.h"
 
 namespace attnlab::gui {
 
-int mapped_layer(const GuiState& state, int model) {
+session::MapView map_view(const GuiState& state) {
+  session::MapView v;
+  v.rollout = state.view.kind == MapKind::Rollout;
+  v.head = state.view.head;
+  v.fusion = state.view.fusion == analysis::HeadFusion::Max   ? 1
+             : state.view.fusion == analysis::HeadFusion::Min ? 2
+                                                              : 0;
   const ResultSlot* cur = result_of(state, state.view.model, state.view.image);
+  v.layer_of = cur && cur->analysis ? int(cur->analysis->layers.size()) : 0;
+  v.layer = state.view.layer < 0 ? -1
+            : v.layer_of > 0     ? std::min(state.view.layer, v.layer_of - 1)
+                                 : state.view.layer;
+  return v;
+}
+
+int mapped_layer(const GuiState& state, int model) {
   const ResultSlot* r = result_of(state, model, state.view.image);
   if (!r || !r->analysis || r->analysis->layers.empty()) return -1;
-  const int n = int(r->analysis->layers.size());
-  const int cur_n = cur && cur->analysis ? int(cur->analysis->layers.size()) : n;
-  int layer = state.view.layer < 0 ? cur_n - 1 : std::min(state.view.layer, cur_n - 1);
-  if (model == state.view.model || cur_n == n) return std::clamp(layer, 0, n - 1);
-  // Relative depth: the same fraction of the way through the network.
-  const double rel = cur_n > 1 ? double(layer) / double(cur_n - 1) : 1.0;
-  return std::clamp(int(std::lround(rel * (n - 1))), 0, n - 1);
+  // The current model's layer; another model's at the same relative depth (the rule of
+  // `attnlab report --layer N/T`, so a copied command reproduces the view).
+  return map_view(state).layer_in(int(r->analysis->layers.size()));
 }
 
 namespace {

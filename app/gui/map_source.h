@@ -8,10 +8,16 @@
 #include <vector>
 
 #include "app/gui/gui_state.h"
+#include "app/session/results.h"
 
 namespace attnlab::gui {
 
-// The layer index model `model` shows when the current model shows view.layer.
+// The view's map as `attnlab report` states it (--layer N/T, --head, --head-fusion,
+// --map): the current model's layer (clamped to its layers; -1: the last) of its layer
+// count, the head or head fusion, and whether the maps are rollouts.
+session::MapView map_view(const GuiState& state);
+// The layer index model `model` shows when the current model shows view.layer: the same
+// index, or the same relative depth in a model with another layer count.
 int mapped_layer(const GuiState& state, int model);
 // The map of `model` on the current image; head < -1 means "as the view says".
 ShownMap shown_map(const GuiState& state, int model, int head = -2);

@@ -167,6 +167,18 @@ const std::vector<ScriptCommandSpec> kCommands = {
      x.state.view.style.upsample = c.args[0] == "nearest" ? viz::Upsample::Nearest : viz::Upsample::Bilinear;
      return true;
    }},
+  {{"norm", {{"minmax|divmax", ArgKind::Choice, {"minmax", "divmax"}}}, "each map's [min, max] or [0, max]"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.state.view.norm = c.args[0] == "divmax" ? viz::MapNormalisation::DivideByMax : viz::MapNormalisation::MinMax;
+     return true;
+   }},
+  {{"copy-command", {{"PATH", ArgKind::Path}},
+    "File > Copy settings as command, and write the command to PATH"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.state.requests.copy_command = true;
+     x.state.requests.copy_command_to = c.args[0];
+     return false;  // copied at the start of the next frame
+   }},
   {{"export-panel", {{"PATH", ArgKind::Path, {}, {".png", ".svg", ".pdf"}}},
     "write the tab's figure (.png, .svg or .pdf: the extension picks the format)"},
    [](ScriptContext& x, const ScriptCommand& c) { return export_view(x, c, true); }},

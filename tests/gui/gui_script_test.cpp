@@ -78,6 +78,9 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"alpha 1", {"1"}},
       {"upsample nearest", {"nearest"}},
       {"upsample bilinear", {"bilinear"}},
+      {"norm minmax", {"minmax"}},
+      {"norm divmax", {"divmax"}},
+      {"copy-command out/view.cmd", {"out/view.cmd"}},
       {"export-panel out/panel.png", {"out/panel.png"}},
       {"export-panel out/panel.svg", {"out/panel.svg"}},
       {"export-panel out/panel.PDF", {"out/panel.PDF"}},
@@ -109,7 +112,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 34u);
+  EXPECT_EQ(script_command_names().size(), 36u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
@@ -142,6 +145,8 @@ TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
       {"alpha nan", "X must be a number from 0 to 1"},
       {"alpha 0.5x", "X must be a number from 0 to 1"},
       {"upsample cubic", "expected nearest or bilinear"},
+      {"norm zscore", "expected minmax or divmax"},
+      {"copy-command", "copy-command takes 1 argument, got 0"},
       {"export-panel out/panel.jpg", "PATH must end in .png, .svg, .pdf (got \"out/panel.jpg\")"},
       {"export-panel out.d/panel", "PATH must end in .png, .svg, .pdf"},
       {"export-stats", "takes 1 argument"},

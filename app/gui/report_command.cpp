@@ -1,0 +1,131 @@
+// The report command of the view; see report_command.h.
+#include "app/gui/report_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "app/gui/figure_tabs.h"
+#include "app/gui/map_source.h"
+#include "app/gui/series_view.h"
+#include "app/gui/tab_table.h"
+#include "app/gui/workspace.h"
+#include "core/io/text.h"
+
+namespace attnlab::gui {
+namespace {
+
+// The shortest plain decimal that reads back as exactly `v` (the report then draws with
+// the same alpha bit for bit): "0.35", "200", not "2e+02".
+std::string exact_number(double v) {
+  char buf[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v && !std::strchr(buf, 'e')) return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// The token index of prefix token `name` in model m's first layer, or -1.
+int prefix_index(const GuiState& state, int m, const std::string& name) {
+  const ResultSlot* r = result_of(state, m, state.view.image);
+  if (!r || !r->analysis || r->analysis->layers.empty()) return -1;
+  const auto& prefix = r->analysis->layers.front().prefix;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (prefix[i] == name) return int(i);
+  return -1;
+}
+
+// --query-token / --query as model `ref` (the first model the figure shows) asks it; the
+// report puts a cell on each model's own first-layer grid (the GUI maps it by area, the
+// same cell where the grids agree). Nothing for the default query (the grid's centre).
+std::string query_options(const GuiState& state, int ref) {
+  const MapQuery q = wanted_query(state, ref);  // the cls token for the CLS map kind
+  if (!q.prefix.empty()) {
+    const int token = prefix_index(state, ref, q.prefix);
+    return token >= 0 ? " --query-token " + std::to_string(token) : "";
+  }
+  if (q.row < 0) return "";
+  return " --query " + std::to_string(q.row) + "," + std::to_string(q.col);
+}
+
+// The Maps tab's analyses, figure kind and view options.
+std::string maps_options(const GuiState& state, int ref) {
+  const ViewState& v = state.view;
+  if (is_explanation(v.kind)) {
+    const bool cam = v.kind == MapKind::GradCam;
+    std::string out =
+        std::string(" --analyses ") + (cam ? "gradcam" : "gradrollout") + " --figures explanations";
+    if (v.explain_class >= 0) out += " --class " + std::to_string(v.explain_class);
+    if (cam && !v.gradcam_target.empty())
+      out += " --gradcam-target " + shell_quote(v.gradcam_target);
+    if (cam && v.gradcam_signed) out += " --signed-cam";
+    return out;
+  }
+  const session::MapView view = map_view(state);
+  std::string out = v.kind == MapKind::Rollout ? " --analyses maps,rollout" : " --analyses maps";
+  out += query_options(state, ref);
+  if (v.kind == MapKind::Rollout && !v.compare) return out + " --figures rollout";
+  if (!v.compare)  // the per-head maps of the current model's layer
+    return out + " --figures head_maps --layer " +
+           (view.layer < 0 ? "last" : std::to_string(view.layer));
+  out += " --figures compare --map ";
+  if (view.rollout) return out + "rollout";
+  out += "query --layer " +
+         (view.layer < 0 ? std::string("last")
+                         : std::to_string(view.layer) + "/" + std::to_string(view.layer_of));
+  return out + (view.head >= 0
+                    ? " --head " + std::to_string(view.head)
+                    : std::string(" --head-fusion ") + session::fusion_name(view.fusion));
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& text) {
+  const bool plain = !text.empty() && text.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_-+./:,=@%") == std::string::npos;
+  if (plain) return text;
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string report_command(const GuiState& state) {
+  const ViewState& v = state.view;
+  const std::string tab = v.tab == "predictions" ? "maps" : v.tab;  // as export_panel
+  const std::optional<TabEntry> entry = find_tab(tab);
+  // The models the figure shows: in the compare view those with a map (at most six, in
+  // workspace order, as the export draws them), a comparing tab's all, else the current.
+  std::vector<int> shown;
+  const bool every = tab == "maps" ? v.compare
+                                   : entry && entry->analysis && entry->analysis->tab &&
+                                         entry->analysis->tab->all_models;
+  for (int m = 0; m < int(state.models.size()); ++m) {
+    if (state.models[size_t(m)].status != LoadStatus::Ready || (!every && m != v.model)) continue;
+    if (tab == "maps" && v.compare && (shown.size() >= 6 || !shown_map(state, m).ok)) continue;
+    shown.push_back(m);
+  }
+  std::string cmd = "attnlab report --models";
+  for (const int m : shown) cmd += " " + shell_quote(state.models[size_t(m)].arg);
+  cmd += " --images";
+  if (!state.images.empty()) cmd += " " + shell_quote(state.images[size_t(v.image)].path);
+  if (tab == "maps") {
+    cmd += maps_options(state, shown.empty() ? v.model : shown.front());
+  } else if (entry && entry->analysis) {  // an analysis tab: its analysis and figures
+    std::vector<std::string> kinds;
+    for (const auto& k : entry->analysis->figure_kinds) kinds.push_back(k.id);
+    cmd += " --analyses " + entry->analysis->name + " --figures " + text::join(kinds, ",");
+    if (entry->kind == TabKind::Series) {
+      cmd += " --series";
+      for (const auto& f : series_files_of(state, v.model)) cmd += " " + shell_quote(f);
+    }
+  }
+  cmd += std::string(" --colormap ") + viz::colormap_name(v.style.cmap) + " --alpha " +
+         exact_number(v.style.alpha) + " --upsample " + viz::upsample_name(v.style.upsample) +
+         " --norm " + (v.norm == viz::MapNormalisation::DivideByMax ? "divmax" : "minmax");
+  return cmd + " --dpi " + exact_number(kExportDpi) + " --out attnlab-report";
+}
+
+}  // namespace attnlab::gui

@@ -8,6 +8,7 @@
 #include "core/io/torch_bridge.h"
 #include "models/backbone.h"
 #include "models/checkpoint_summary.h"
+#include "models/hf_layout.h"
 #include "models/litv2.h"
 #include "models/model_registry.h"
 
@@ -34,6 +35,11 @@ CheckpointWeights read_checkpoint_weights(const std::string& path, const std::st
     at::Tensor t = io::to_torch(entry.tensor);
     if (t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16) t = t.to(at::kFloat);
     w.tensors[entry.name] = t;
+  }
+  if (is_hf_vit_layout(w.tensors)) {  // a transformers ViT/DeiT: timm's keys from here on
+    w.tensors = hf_vit_to_timm(std::move(w.tensors));
+    w.architecture = "vit";
+    w.layout = "transformers";
   }
   return w;
 }

@@ -1,7 +1,8 @@
 // Reading a checkpoint's weights for a model: unwrap the container ('model' → 'model_ema'
 // → 'state_dict' → flat, or the key the user names), strip 'module.', drop
 // num_batches_tracked (core/io/state_dict), convert to at::Tensor with half and bfloat16
-// weights widened to float32; then load strictly (nn::load_state lists every missing,
+// weights widened to float32, rename a transformers ViT/DeiT to timm's keys (hf_layout.h);
+// then load strictly (nn::load_state lists every missing,
 // unexpected and mis-shaped key in one error).
 #pragma once
 
@@ -21,6 +22,7 @@ struct CheckpointWeights {
   std::string path;
   std::string source_key;    // container key the weights came from ("" = flat file)
   std::string architecture;  // family recognised from the key names (checkpoint_summary)
+  std::string layout;        // "transformers" when renamed from that layout (hf_layout.h)
   nn::TensorMap tensors;
 };
 

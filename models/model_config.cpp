@@ -1,6 +1,8 @@
 // Model configuration sources and typed getters.
 #include "models/model_config.h"
 
+#include "models/hf_layout.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -27,6 +29,7 @@ Json config_from_file(const std::string& path) {
   text << in.rdbuf();
   Json c = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (c.is_discarded()) throw ModelError(path + " is not valid JSON");
+  if (is_hf_config(c)) return config_from_hf(c);  // a transformers config.json
   if (!c.is_object() || !c.contains("arch") || !c["arch"].is_string())
     throw ModelError(path + ": a model config needs a string \"arch\"");
   return c;

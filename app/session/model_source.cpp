@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "app/session/predictions.h"
@@ -11,6 +12,7 @@
 #include "core/io/tensor_file.h"
 #include "models/checkpoint_loading.h"
 #include "models/checkpoint_recognition.h"
+#include "models/hf_layout.h"
 #include "models/model_registry.h"
 #include "models/presets.h"
 
@@ -22,14 +24,26 @@ CheckpointConfig checkpoint_config(const std::string& checkpoint, const std::str
     throw ModelChoiceError("give either --config or --preset, not both");
   if (!config_path.empty()) return {models::config_from_file(config_path), "", ""};
   if (!preset.empty()) return {models::find_preset(preset).config, preset, ""};
+  nlohmann::json metadata_names;  // class names a config-less file's metadata may carry
   {
     const io::TensorFile f = io::read_tensor_file(checkpoint);
     if (f.metadata.count("arch")) return {models::config_from_metadata(f.metadata), "", ""};
+    if (auto it = f.metadata.find("class_names"); it != f.metadata.end())
+      metadata_names = nlohmann::json::parse(it->second, nullptr, false);
+  }
+  // A transformers model folder: its config.json beside the weights.
+  const std::filesystem::path hf = std::filesystem::path(checkpoint).parent_path() / "config.json";
+  if (std::filesystem::is_regular_file(hf)) {
+    nlohmann::json j = nlohmann::json::parse(std::ifstream(hf), nullptr, false);
+    if (models::is_hf_config(j))
+      return {models::config_from_hf(j), "", "read " + hf.string() + " (transformers config)"};
   }
   const models::CheckpointWeights w = models::read_checkpoint_weights(checkpoint, key);
   const models::Recognition r =
       models::recognise_weights(models::shapes_of(w.tensors), w.architecture, checkpoint);
-  return {r.config, r.exact ? r.preset : "", r.summary()};
+  CheckpointConfig found{r.config, r.exact ? r.preset : "", r.summary()};
+  if (metadata_names.is_array()) found.config["class_names"] = metadata_names;
+  return found;
 }
 
 nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
@@ -57,6 +71,12 @@ ModelChoice choose_model(const ModelRequest& request) {
       if (!c.checkpoint.empty())
         throw ModelChoiceError("--model already names the checkpoint " + c.model_arg);
       c.checkpoint = c.model_arg;
+      if (std::filesystem::is_directory(c.model_arg)) {  // a transformers model folder
+        c.checkpoint = models::hf_folder_weights(c.model_arg);
+        if (c.checkpoint.empty())
+          throw ModelChoiceError("the folder " + c.model_arg +
+                                 " holds no model.safetensors or pytorch_model.bin");
+      }
     } else {
       throw ModelChoiceError("--model '" + c.model_arg +
                              "' is neither a preset (see attnlab presets) nor an existing file");
@@ -98,6 +118,11 @@ ModelChoice choose_model(const ModelRequest& request) {
   c.tag = !c.checkpoint.empty() ? std::filesystem::path(c.checkpoint).stem().string()
           : !c.preset.empty()   ? c.preset + "_random"
                                 : std::filesystem::path(config_path).stem().string() + "_random";
+  if (std::filesystem::is_directory(c.model_arg)) {  // a transformers folder: its name
+    std::filesystem::path folder = std::filesystem::path(c.model_arg).lexically_normal();
+    if (!folder.has_filename()) folder = folder.parent_path();  // "dir/"
+    c.tag = folder.filename().string();
+  }
   return c;
 }
 

@@ -134,6 +134,10 @@ std::vector<std::string> model_class_names(const ModelChoice& choice, const nloh
 }
 
 ModelChoice model_entry_choice(const std::string& entry, const std::string& preset) {
+  return choose_model(model_entry_request(entry, preset));
+}
+
+ModelRequest model_entry_request(const std::string& entry, const std::string& preset) {
   ModelRequest r;
   const std::filesystem::path path(entry);
   if (path.extension() == ".json" && std::filesystem::is_regular_file(path)) {
@@ -143,7 +147,7 @@ ModelChoice model_entry_choice(const std::string& entry, const std::string& pres
     r.model = entry;
   }
   r.preset = preset;
-  return choose_model(r);
+  return r;
 }
 
 ModelChoice with_checkpoint(ModelChoice base, const std::string& checkpoint) {

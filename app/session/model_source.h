@@ -83,6 +83,9 @@ ModelChoice choose_model(const ModelRequest& request);
 // (`preset` names its architecture when the file does not), or a model config .json file,
 // which gives that model with untrained weights (random init; its tag ends in _random).
 ModelChoice model_entry_choice(const std::string& entry, const std::string& preset = "");
+// The request model_entry_choice resolves, for callers that add options to it (the GUI's
+// per-model input size and class names).
+ModelRequest model_entry_request(const std::string& entry, const std::string& preset = "");
 // For a series: the same choice, but the checkpoint comes from each file.
 ModelChoice with_checkpoint(ModelChoice base, const std::string& checkpoint);
 

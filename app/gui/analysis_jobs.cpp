@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <set>
@@ -25,12 +26,37 @@ std::string MapQuery::tag() const {
   return analysis::grid_query_tag(row, col);
 }
 
+namespace {
+
+// Runs the model once, untraced, on a blank picture made by its own preprocessing: the
+// input size is one it can take, and (with the user's names file) the names match its
+// class count. Returns the number of classes.
+int64_t check_model_runs(LoadedModel& m) {
+  const image::Preprocessing& p = m.choice.preprocessing;
+  io::RgbImage blank;
+  blank.width = blank.height = std::max({p.crop, p.crop_width, p.resize_short, 32});
+  blank.rgb.assign(size_t(blank.width) * size_t(blank.height) * 3, 128);
+  at::NoGradGuard no_grad;
+  const at::Tensor logits = m.ready.model->run(image::preprocess(blank, p)).logits;
+  const int64_t classes = logits.size(-1);
+  m.class_names = session::model_class_names(m.choice, m.ready.config, classes);
+  return classes;
+}
+
+}  // namespace
+
 std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo* info,
-                                        const std::string& preset) {
+                                        const ModelOptions& options) {
   auto m = std::make_shared<LoadedModel>();
-  m->choice = session::model_entry_choice(model_arg, preset);
+  session::ModelRequest request = session::model_entry_request(model_arg, options.preset);
+  request.img_size = options.img_size;
+  request.class_names_path = options.class_names_path;
+  m->choice = session::choose_model(request);
   m->ready = session::load_chosen_model(m->choice, c10::Device(c10::kCPU));
+  const bool check = !options.img_size.empty() || !options.class_names_path.empty();
+  const int64_t classes = check ? check_model_runs(*m) : 0;
   if (info) {
+    const image::Preprocessing& p = m->choice.preprocessing;
     info->name = m->choice.tag;
     info->command_arg = model_arg;
     const auto& c = m->ready.config;
@@ -38,7 +64,13 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
                            ? c["attention"].get<std::string>()
                            : "";
     info->describe = m->ready.model->arch() + (mech.empty() ? "" : " with " + mech + " attention") +
-                     "; " + m->choice.preprocessing.describe();
+                     "; " + p.describe();
+    info->recognition = m->choice.recognition;
+    info->preprocessing = p.describe();
+    info->input_size.clear();
+    if (p.crop > 0) info->input_size = {p.crop, p.crop_width > 0 ? p.crop_width : p.crop};
+    info->options = options;
+    info->classes = classes;
   }
   return m;
 }
@@ -77,8 +109,9 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
     out->layers.push_back(l);
   }
   const at::Tensor logits = forward->logits[0];
-  if (model.class_names.empty())
-    model.class_names = session::class_names(model.ready.config, logits.size(0));
+  if (model.class_names.empty())  // the user's names file, else the config's or bundled ones
+    model.class_names =
+        session::model_class_names(model.choice, model.ready.config, logits.size(0));
   out->top5 = session::top_predictions(logits, model.class_names);
   for (Prediction& p : out->top5)
     if (p.name.empty()) p.name = "class " + std::to_string(p.cls);

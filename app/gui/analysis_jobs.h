@@ -7,6 +7,7 @@
 // (pictures, Tables/Arrays, text), the traces go back to the worker for the next query.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,10 +27,27 @@ namespace attnlab::gui {
 
 struct LoadedModel;  // the backbone, its preprocessing and config (worker side)
 
+// What the user set for one model beside its file, as the CLI's --preset, --img-size and
+// --class-names: the architecture of a checkpoint that does not say it, the input size to
+// run at, and a class-names file.
+struct ModelOptions {
+  std::string preset;
+  std::vector<int64_t> img_size;  // {H, W}; empty: the model's own size
+  std::string class_names_path;   // one name per line or a JSON list/map; "": the model's own
+};
+
 struct ModelInfo {
   std::string name;         // file stem or preset
   std::string describe;     // one line: architecture, mechanism, parameters, preprocessing
   std::string command_arg;  // what `attnlab report --models` takes to load it again
+  // How attnlab decided what a config-less checkpoint is (session::ModelChoice::recognition:
+  // the preset, or the config read from its shapes and what was assumed); "" when the file
+  // or the user said it.
+  std::string recognition;
+  std::string preprocessing;        // image::Preprocessing::describe(): how its picture is made
+  std::vector<int64_t> input_size;  // {H, W} of its input; empty when the image decides
+  ModelOptions options;             // what it was loaded with
+  int64_t classes = 0;              // the classes it predicts (0: not known before an analysis)
 };
 
 struct LayerInfo {
@@ -90,11 +108,13 @@ struct QueryRollout {
   double seconds = 0;
 };
 
-// Builds and loads a model from a checkpoint or preset (as `--model` of the CLI); `preset`
-// (optional) names the architecture of a checkpoint that does not say it itself.
-// Throws with a readable message for a bad file or an unrecognised architecture.
+// Builds and loads a model from a checkpoint, model folder or config (as `--model` of the
+// CLI) with `options`. With an input size or a class-names file it also runs the model
+// once on a blank picture, so a size the model cannot take or a names file that does not
+// name its classes fails here, before the model replaces another. Throws with a readable
+// message (models::RecognitionError lists the nearest presets of an unrecognised file).
 std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo* info,
-                                        const std::string& preset = "");
+                                        const ModelOptions& options = {});
 
 // Loads `image_path`, runs the model with traces and every analysis. Throws on failure.
 std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,

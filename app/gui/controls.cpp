@@ -6,9 +6,9 @@
 
 #include <filesystem>
 
+#include "app/gui/model_panel.h"
 #include "app/gui/series_view.h"
 #include "app/gui/workspace.h"
-#include "models/presets.h"
 
 namespace attnlab::gui {
 namespace {
@@ -28,7 +28,7 @@ int head_count(const GuiState& state) {
   return r->analysis->layers[size_t(l)].heads;
 }
 
-void draw_models(const GuiState& state, ViewState& view, FrameRequests& requests) {
+void draw_models(const GuiState& state, ViewState& view) {
   ImGui::TextDisabled("MODELS");
   for (int m = 0; m < int(state.models.size()); ++m) {
     const ModelSlot& slot = state.models[size_t(m)];
@@ -41,37 +41,8 @@ void draw_models(const GuiState& state, ViewState& view, FrameRequests& requests
       ImGui::PopStyleColor();
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", slot.error.c_str());
     } else if (ImGui::IsItemHovered() && !slot.info.describe.empty()) {
-      ImGui::SetTooltip("%s\n%s", slot.arg.c_str(), slot.info.describe.c_str());
-    }
-  }
-  // A checkpoint that failed (e.g. its architecture was not recognised) can be loaded
-  // again as one of the presets.
-  const int m = view.model;
-  if (m >= 0 && m < int(state.models.size()) &&
-      state.models[size_t(m)].status == LoadStatus::Failed) {
-    const ModelSlot& slot = state.models[size_t(m)];
-    // The first lines of the message; the whole of it (e.g. 150 missing keys) on hover.
-    std::string brief;
-    size_t lines = 0, pos = 0;
-    while (pos < slot.error.size() && lines < 3) {
-      const size_t nl = slot.error.find('\n', pos);
-      brief += slot.error.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos + 1);
-      pos = nl == std::string::npos ? slot.error.size() : nl + 1;
-      ++lines;
-    }
-    if (pos < slot.error.size()) brief += "... (hover for the whole message)";
-    ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
-    ImGui::TextWrapped("%s", brief.c_str());
-    ImGui::PopStyleColor();
-    if (ImGui::IsItemHovered() && pos < slot.error.size())
-      ImGui::SetTooltip("%s", slot.error.c_str());
-    if (ImGui::BeginCombo("load as",
-                          slot.preset.empty() ? "choose a preset..." : slot.preset.c_str())) {
-      for (const auto& p : models::presets()) {
-        if (ImGui::Selectable(p.name.c_str(), false)) requests.retry_model = {m, p.name};
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.description.c_str());
-      }
-      ImGui::EndCombo();
+      ImGui::SetTooltip("%s\n%s%s%s", slot.arg.c_str(), slot.info.describe.c_str(),
+                        slot.info.recognition.empty() ? "" : "\n", slot.info.recognition.c_str());
     }
   }
 }
@@ -216,7 +187,8 @@ void clamp_view(const GuiState& state, ViewState& v) {
 }
 
 void draw_sidebar(const GuiState& state, ViewState& view, FrameRequests& requests) {
-  draw_models(state, view, requests);
+  draw_models(state, view);
+  draw_model_panel(state, view, requests);
   if (!series_files_of(state, view.model).empty()) {
     ImGui::Separator();
     draw_series_controls(state, requests);

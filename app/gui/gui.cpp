@@ -27,6 +27,7 @@
 #include "app/gui/load_worker.h"
 #include "app/gui/map_source.h"
 #include "app/gui/menu.h"
+#include "app/gui/model_options.h"
 #include "app/gui/panels.h"
 #include "app/gui/report_command.h"
 #include "app/gui/screenshot.h"
@@ -162,6 +163,11 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
                    state.requests.retry_model.second);
     state.requests.retry_model = {-1, ""};
   }
+  for (const auto& [index, options] : state.requests.model_options)  // the sidebar's Apply
+    if (index >= 0 && index < int(state.models.size()) && !state.models[size_t(index)].reloading &&
+        state.models[size_t(index)].status != LoadStatus::Loading)
+      submit_model_load(state, compute, index, options);
+  state.requests.model_options.clear();
   if (state.requests.load_series) {  // the sidebar's button or a script's load-series
     state.requests.load_series = false;
     load_series(state, compute);
@@ -177,6 +183,7 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
     for (auto it = state.results.begin(); it != state.results.end();)
       it = it->second.status == LoadStatus::Loading ? state.results.erase(it) : std::next(it);
     for (auto& [key, r] : state.results) r.pending_key.clear();
+    for (ModelSlot& m : state.models) m.reloading = false;  // its new options never came
     state.status.notice = "cancelled";
     state.status.notice_is_error = false;
   }
@@ -351,8 +358,8 @@ int run_gui(const GuiOptions& options) {
       script.screenshot.clear();
       measured = false;
     }
-    const bool idle =
-        workers_idle() && state.requests.open.empty() && state.requests.dropped_paths.empty();
+    const bool idle = workers_idle() && state.requests.open.empty() &&
+                      state.requests.dropped_paths.empty() && state.requests.model_options.empty();
     step_script(script, state, idle, glfwGetTime());
     if (script.series_requested) {
       script.series_requested = false;

@@ -72,7 +72,10 @@ struct FrameRequests {
   std::vector<OpenRequest> open;           // turned into worker jobs at the next frame start
   std::vector<std::string> dropped_paths;  // filled by the GLFW drop callback
   std::pair<int, std::string> retry_model{-1, ""};  // (model slot, preset) picked in the sidebar
-  bool copy_command = false;                        // File > Copy settings as command
+  // (model slot, options): a model to load again with another input size or names file
+  // (the sidebar's Apply, the script's img-size / class-names)
+  std::vector<std::pair<int, ModelOptions>> model_options;
+  bool copy_command = false;    // File > Copy settings as command
   std::string copy_command_to;  // and write it to this file too (script copy-command)
   bool cancel_jobs = false;     // the status bar's Cancel
   bool load_series = false;     // analyse the current model's training series (sidebar, script)
@@ -89,12 +92,26 @@ struct DialogsState {
 
 // A model of the workspace: loading on the worker, then ready (or failed, with why).
 struct ModelSlot {
-  std::string arg;     // path or preset, as given
-  std::string preset;  // the architecture picked for it when it did not say (may be "")
+  std::string arg;  // path or preset, as given
+  // What it is loaded with: the architecture picked for it when it did not say (the
+  // sidebar's "load as"), its input size and class-names file (model_panel.h).
+  ModelOptions options;
   LoadStatus status = LoadStatus::Loading;
   std::string error;
   ModelInfo info;
   std::shared_ptr<LoadedModel> model;  // used by worker jobs only
+  bool reloading = false;              // new options are being applied on the worker
+  std::string option_error;  // why the last options were refused (the model stayed as it was)
+  int loads = 0;             // loads and refused changes so far (the sidebar's fields follow)
+};
+
+// The sidebar's fields for the current model's options while they are typed
+// (model_panel.h); only Apply (or a script) sends them, so typing changes nothing. They
+// are filled from the model when another is shown or it was loaded again.
+struct ModelOptionsEdit {
+  int model = -1, loads = -1;          // the model (and its load) they were filled from
+  int height = 0, width = 0;           // the input size
+  std::array<char, 512> names_path{};  // the class-names file
 };
 
 // An image of the workspace (its thumbnail is decoded by the LoadWorker).
@@ -157,6 +174,10 @@ struct ViewState {
   float zoom = 1.0f, pan_x = 0.0f, pan_y = 0.0f;
   int hover_row = -1, hover_col = -1;
   bool show_help = false;
+  // The Maps tab shows the picture the model saw (its preprocessing's output) without the
+  // map, captioned with the preprocessing.
+  bool show_input = false;
+  ModelOptionsEdit model_edit;
 };
 
 // A model's training series (series_view.h): its checkpoints analysed on one image.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/gui/input_view.h"
 #include "app/gui/map_source.h"
 #include "app/gui/workspace.h"
 #include "core/io/text.h"
@@ -32,9 +33,14 @@ const GlTexture* overlay_texture(const GuiState& state, TextureCache& cache, int
   if (!r || !r->analysis) return nullptr;
   char id[32];
   std::snprintf(id, sizeof id, "%p", map.source);
+  // The grid and picture sizes too: a model loaded again at another input size may get
+  // its maps at the address its old ones had.
   const std::string key = std::to_string(model) + "|" + std::to_string(state.view.image) + "|" +
-                          id + "|" + map.label + "|" + viz::colormap_name(style.cmap) + "|" +
-                          fmt3(style.alpha) + "|" + viz::upsample_name(style.upsample) + "|" +
+                          id + "|" + std::to_string(map.rows) + "x" + std::to_string(map.cols) +
+                          "|" + std::to_string(r->analysis->picture.height) + "x" +
+                          std::to_string(r->analysis->picture.width) + "|" + map.label + "|" +
+                          viz::colormap_name(style.cmap) + "|" + fmt3(style.alpha) + "|" +
+                          viz::upsample_name(style.upsample) + "|" +
                           (style.grey_background ? "grey" : "colour") + "|" + fmt3(range.lo) + "|" +
                           fmt3(range.hi);
   return cache.get(slot, key, false, [&]() -> RenderWorker::Job {
@@ -240,6 +246,10 @@ void draw_single(const GuiState& state, ViewState& view, TextureCache& cache) {
   draw_prefix_chips(state, view);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float footer = ImGui::GetTextLineHeightWithSpacing() * 1.2f;
+  if (state.view.show_input) {  // the sidebar's "the picture the model saw"
+    draw_input_picture(state, cache, m, ImVec2(avail.x - 90.0f, avail.y - footer), kOverlayMinSide);
+    return;
+  }
   if (!state.frame.heads.empty()) {  // the heads grid (compute_frame_view filled it)
     const int heads = int(state.frame.heads.size());
     const int cols = int(std::ceil(std::sqrt(double(heads))));

@@ -109,6 +109,12 @@ std::string report_command(const GuiState& state) {
   }
   std::string cmd = "attnlab report --models";
   for (const int m : shown) cmd += " " + shell_quote(state.models[size_t(m)].arg);
+  // The report takes one names file for every model: given when the models shown share one.
+  std::string names =
+      shown.empty() ? "" : state.models[size_t(shown.front())].options.class_names_path;
+  for (const int m : shown)
+    if (state.models[size_t(m)].options.class_names_path != names) names.clear();
+  if (!names.empty()) cmd += " --class-names " + shell_quote(names);
   cmd += " --images";
   if (!state.images.empty()) cmd += " " + shell_quote(state.images[size_t(v.image)].path);
   if (tab == "maps") {

@@ -7,9 +7,11 @@
 
 #include "app/gui/figure_tabs.h"
 #include "app/gui/menu.h"
+#include "app/gui/model_options.h"
 #include "app/gui/script_runner.h"
 #include "app/gui/series_view.h"
 #include "app/gui/workspace.h"
+#include "core/io/file_bytes.h"
 
 namespace attnlab::gui {
 namespace {
@@ -34,9 +36,9 @@ bool open_file(ScriptContext& x, FileKind kind, const std::string& path) {
   return true;
 }
 
-bool select(ScriptContext& x, const ScriptCommand& c, bool model) {
+// The model or image an INDEX|NAME argument names, or -1 (the script then fails).
+int find_slot(ScriptContext& x, const ScriptCommand& c, const std::string& a, bool model) {
   const GuiState& state = x.state;
-  const std::string& a = c.args[0];
   const int count = model ? int(state.models.size()) : int(state.images.size());
   int found = -1;
   if (is_index(a)) {
@@ -51,11 +53,34 @@ bool select(ScriptContext& x, const ScriptCommand& c, bool model) {
         found = i;
     }
   }
-  if (found < 0 || found >= count)
-    return fail(x, c,
-                "no " + std::string(model ? "model" : "image") + " '" + a + "' (" +
-                    std::to_string(count) + " open)");
+  if (found >= 0 && found < count) return found;
+  fail(x, c,
+       "no " + std::string(model ? "model" : "image") + " '" + a + "' (" + std::to_string(count) +
+           " open)");
+  return -1;
+}
+
+bool select(ScriptContext& x, const ScriptCommand& c, bool model) {
+  const int found = find_slot(x, c, c.args[0], model);
+  if (found < 0) return false;
   (model ? x.state.view.model : x.state.view.image) = found;
+  return true;
+}
+
+// Loads model c.args[0] again with `change` applied to its options (img-size, class-names):
+// as the sidebar's Apply; its error, if any, shows after the next wait-idle.
+template <typename Change>
+bool change_model(ScriptContext& x, const ScriptCommand& c, Change change) {
+  const int m = find_slot(x, c, c.args[0], true);
+  if (m < 0) return false;
+  const ModelSlot& slot = x.state.models[size_t(m)];
+  if (slot.status != LoadStatus::Ready || slot.reloading)
+    return fail(x, c, "model " + c.args[0] + " is not loaded yet (wait-idle first)");
+  ModelOptions options = slot.options;
+  change(options);
+  x.state.requests.model_options.emplace_back(m, options);
+  x.state.status.notice.clear();
+  x.state.status.notice_is_error = false;
   return true;
 }
 
@@ -196,6 +221,27 @@ const std::vector<ScriptCommandSpec> kCommands = {
      x.state.requests.retry_model = {x.state.view.model, c.args[0]};
      x.state.status.notice.clear();
      x.state.status.notice_is_error = false;
+     return true;
+   }},
+  {{"img-size", {{"MODEL", ArgKind::IndexOrName}, {"H", ArgKind::Positive}, {"W", ArgKind::Positive}},
+    "run a model at input size H x W (as --img-size; an error leaves it as it was)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const std::vector<int64_t> hw = {std::stoll(c.args[1]), std::stoll(c.args[2])};
+     return change_model(x, c, [&](ModelOptions& o) { o.img_size = hw; });
+   }},
+  {{"class-names", {{"MODEL", ArgKind::IndexOrName}, {"FILE|none", ArgKind::Path}},
+    "a model's class names from FILE (as --class-names); none: its own"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const std::string file = c.args[1] == "none" ? "" : c.args[1];
+     return change_model(x, c, [&](ModelOptions& o) { o.class_names_path = file; });
+   }},
+  {{"show-input", {{"on|off", ArgKind::Choice, kOnOff}}, "the Maps tab shows the picture the model saw"},
+   [](ScriptContext& x, const ScriptCommand& c) { x.state.view.show_input = c.args[0] == "on"; return true; }},
+  {{"model-info", {{"PATH", ArgKind::Path, {}, {".json"}}},
+    "write the current model's details and top-5 as JSON (recognition, input size, names)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     if (x.state.models.empty()) return fail(x, c, "no model is open");
+     io::write_file_atomic(c.args[0], model_info_json(x.state, x.state.view.model).dump(2) + "\n");
      return true;
    }},
   {{"checkpoint", {{"INDEX", ArgKind::Count}}, "put checkpoint INDEX of the series in its model's place"},

@@ -6,56 +6,24 @@
 #include <memory>
 #include <tuple>
 
+#include "app/gui/model_options.h"
 #include "viz/figures/map_panels.h"
 
 namespace attnlab::gui {
-
-namespace {
-
-void submit_load(ComputeWorker& worker, int index, const std::string& arg,
-                 const std::string& preset) {
-  worker.submit("load " + std::filesystem::path(arg).stem().string(),
-                [index, arg, preset](JobContext& ctx) {
-                  try {
-                    ModelInfo info;
-                    auto model = load_model(arg, &info, preset);
-                    ctx.post([index, model, info](GuiState& s) {
-                      ModelSlot& m = s.models[size_t(index)];
-                      m.model = model;
-                      m.info = info;
-                      m.status = LoadStatus::Ready;
-                      m.error.clear();
-                    });
-                  } catch (const std::exception& e) {
-                    const std::string what = e.what();
-                    ctx.post([index, what](GuiState& s) {
-                      ModelSlot& m = s.models[size_t(index)];
-                      m.status = LoadStatus::Failed;
-                      m.error = what;
-                      s.status.notice = "Could not open model " + m.arg + ": " + what;
-                      s.status.notice_is_error = true;
-                    });
-                  }
-                });
-}
-
-}  // namespace
 
 void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg) {
   ModelSlot slot;
   slot.arg = arg;
   slot.info.name = std::filesystem::path(arg).stem().string();
   state.models.push_back(slot);
-  submit_load(worker, int(state.models.size()) - 1, arg, "");
+  submit_model_load(state, worker, int(state.models.size()) - 1, ModelOptions{});
 }
 
 void retry_model_as(GuiState& state, ComputeWorker& worker, int index, const std::string& preset) {
-  ModelSlot& m = state.models[size_t(index)];
-  m.status = LoadStatus::Loading;
-  m.error.clear();
-  m.preset = preset;
   // Results computed with a model that failed do not exist; nothing else to clear.
-  submit_load(worker, index, m.arg, preset);
+  ModelOptions options = state.models[size_t(index)].options;
+  options.preset = preset;
+  submit_model_load(state, worker, index, options);
 }
 
 void add_image(GuiState& state, LoadWorker& loader, const std::string& path) {
@@ -155,7 +123,10 @@ void submit_query_job(ComputeWorker& worker, const std::string& label, int m, in
           error = e.what();
         }
         ctx.post([=](GuiState& s) {
-          ResultSlot& slot = s.results[{m, i}];
+          const auto found = s.results.find({m, i});
+          // Answers of an analysis no longer shown (its model was loaded again) are dropped.
+          if (found == s.results.end() || found->second.analysis != analysis) return;
+          ResultSlot& slot = found->second;
           slot.*result = out;
           slot.*done_key = key;
           if (slot.*pending == key) (slot.*pending).clear();
@@ -180,7 +151,9 @@ void submit_explanation(ComputeWorker& worker, const ModelSlot& model, int m, in
       [=](JobContext& ctx) {
         auto e = explain_image(*loaded, *analysis, request);
         ctx.post([=](GuiState& s) {
-          ResultSlot& slot = s.results[{m, i}];
+          const auto found = s.results.find({m, i});
+          if (found == s.results.end() || found->second.analysis != analysis) return;
+          ResultSlot& slot = found->second;
           slot.explanation = e;
           slot.explanation_key = key;
           if (slot.explanation_pending == key) slot.explanation_pending.clear();
@@ -202,14 +175,16 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
         [m, i, loaded, path](JobContext& ctx) {
           try {
             auto a = analyse_image(*loaded, path);
-            ctx.post([m, i, a](GuiState& s) {
+            ctx.post([m, i, a, loaded](GuiState& s) {
+              if (s.models[size_t(m)].model != loaded) return;  // loaded again meanwhile
               ResultSlot& r = s.results[{m, i}];
               r.analysis = a;
               r.status = LoadStatus::Ready;
             });
           } catch (const std::exception& e) {
             const std::string what = e.what();
-            ctx.post([m, i, what](GuiState& s) {
+            ctx.post([m, i, what, loaded](GuiState& s) {
+              if (s.models[size_t(m)].model != loaded) return;
               ResultSlot& r = s.results[{m, i}];
               r.status = LoadStatus::Failed;
               r.error = what;

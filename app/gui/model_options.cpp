@@ -1,0 +1,127 @@
+// Model loads with options; see model_options.h.
+#include "app/gui/model_options.h"
+
+#include <filesystem>
+
+namespace attnlab::gui {
+namespace {
+
+// The model loaded: it takes the slot; results of the one it replaces are dropped (jobs
+// still running for them see another model in the slot and post nothing).
+void install(GuiState& s, int index, std::shared_ptr<LoadedModel> model, const ModelInfo& info) {
+  ModelSlot& m = s.models[size_t(index)];
+  m.model = std::move(model);
+  m.info = info;
+  m.options = info.options;
+  m.status = LoadStatus::Ready;
+  m.error.clear();
+  m.option_error.clear();
+  m.reloading = false;
+  ++m.loads;
+  for (auto it = s.results.begin(); it != s.results.end();)
+    it = it->first.first == index ? s.results.erase(it) : std::next(it);
+  if (s.series.model == index) s.series = SeriesState{};  // analysed with the old options
+}
+
+void refuse(GuiState& s, int index, bool replacing, const std::string& what) {
+  ModelSlot& m = s.models[size_t(index)];
+  if (replacing) {  // the open model stays as it was
+    m.reloading = false;
+    m.option_error = what;
+    ++m.loads;
+    s.status.notice = "Could not apply the options of " + m.info.name + ": " + what;
+  } else {
+    m.status = LoadStatus::Failed;
+    m.error = what;
+    s.status.notice = "Could not open model " + m.arg + ": " + what;
+  }
+  s.status.notice_is_error = true;
+}
+
+}  // namespace
+
+void submit_model_load(GuiState& state, ComputeWorker& worker, int index,
+                       const ModelOptions& options) {
+  ModelSlot& slot = state.models[size_t(index)];
+  const bool replacing = slot.status == LoadStatus::Ready;
+  if (replacing) {
+    slot.reloading = true;
+  } else {
+    slot.status = LoadStatus::Loading;
+    slot.error.clear();
+    slot.options = options;
+  }
+  slot.option_error.clear();
+  const std::string arg = slot.arg;
+  worker.submit("load " + std::filesystem::path(arg).stem().string(), [index, arg, options,
+                                                                       replacing](JobContext& ctx) {
+    try {
+      ModelInfo info;
+      auto model = load_model(arg, &info, options);
+      ctx.post([index, model, info](GuiState& s) { install(s, index, model, info); });
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      ctx.post([index, replacing, what](GuiState& s) { refuse(s, index, replacing, what); });
+    }
+  });
+}
+
+std::vector<int64_t> parse_input_size(const std::string& text, std::string* error) {
+  std::vector<int64_t> hw;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t end = text.find_first_of("x,", pos);
+    const std::string part = text.substr(pos, end == std::string::npos ? end : end - pos);
+    if (part.empty() || part.size() > 5 ||
+        part.find_first_not_of("0123456789") != std::string::npos || std::stoll(part) < 1)
+      break;
+    hw.push_back(std::stoll(part));
+    if (end == std::string::npos) {
+      if (hw.size() == 1) hw.push_back(hw[0]);
+      if (hw.size() == 2) return hw;
+      break;
+    }
+    pos = end + 1;
+  }
+  if (error) *error = "an input size is H or HxW in pixels (got '" + text + "')";
+  return {};
+}
+
+nlohmann::json model_info_json(const GuiState& state, int index) {
+  const ModelSlot& m = state.models.at(size_t(index));
+  const char* status = m.status == LoadStatus::Ready     ? "ready"
+                       : m.status == LoadStatus::Failed  ? "failed"
+                       : m.status == LoadStatus::Loading ? "loading"
+                                                         : "empty";
+  nlohmann::json j = {{"name", m.info.name},
+                      {"file", m.arg},
+                      {"status", status},
+                      {"error", m.error},
+                      {"recognition", m.info.recognition},
+                      {"describe", m.info.describe},
+                      {"preprocessing", m.info.preprocessing},
+                      {"input_size", m.info.input_size},
+                      {"options",
+                       {{"preset", m.options.preset},
+                        {"img_size", m.options.img_size},
+                        {"class_names", m.options.class_names_path}}},
+                      {"option_error", m.option_error}};
+  nlohmann::json top5 = nlohmann::json::array();
+  const auto r = state.results.find({index, state.view.image});
+  if (r != state.results.end() && r->second.analysis) {
+    const viz::RgbaImage& pic = r->second.analysis->picture;
+    j["picture"] = {pic.height, pic.width};
+    for (const Prediction& p : r->second.analysis->top5)
+      top5.push_back({{"class", p.cls}, {"name", p.name}, {"probability", p.probability}});
+  }
+  j["top5"] = top5;
+  return j;
+}
+
+std::string input_size_label(const ModelInfo& info) {
+  if (info.input_size.size() != 2) return "as the image (no crop)";
+  return std::to_string(info.input_size[0]) + "x" + std::to_string(info.input_size[1]) +
+         (info.options.img_size.empty() ? " (the model's own)" : " (set)");
+}
+
+}  // namespace attnlab::gui

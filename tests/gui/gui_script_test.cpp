@@ -88,6 +88,13 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"load-series", {}},
       {"load-as deit_tiny_patch16_224", {"deit_tiny_patch16_224"}},
       {"checkpoint 3", {"3"}},
+      {"img-size deit_mini 160 192", {"deit_mini", "160", "192"}},
+      {"img-size 0 384 384", {"0", "384", "384"}},
+      {"class-names deit_mini labels/names.json", {"deit_mini", "labels/names.json"}},
+      {"class-names 1 none", {"1", "none"}},
+      {"show-input on", {"on"}},
+      {"show-input off", {"off"}},
+      {"model-info out/model.json", {"out/model.json"}},
       {"wait-idle 2.5", {"2.5"}},
       {"wait-idle", {"60"}},  // the default is filled in
       {"frames 30", {"30"}},
@@ -112,7 +119,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 36u);
+  EXPECT_EQ(script_command_names().size(), 40u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
@@ -160,6 +167,14 @@ TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
       {"expect-error now", "expect-error takes 0 arguments, got 1"},
       {"expect-no-error x", "takes 0 arguments"},
       {"quit now", "quit takes 0 arguments, got 1"},
+      {"img-size deit_mini 160", "img-size takes 3 arguments, got 2 (usage: img-size MODEL H W)"},
+      {"img-size deit_mini 0 160", "H must be an integer from 1"},
+      {"img-size deit_mini 160 -4", "W must be an integer from 1"},
+      {"img-size deit_mini 160 1.5", "W must be an integer"},
+      {"class-names deit_mini", "class-names takes 2 arguments, got 1"},
+      {"class-names deit_mini \"\"", "FILE|none must not be empty"},
+      {"show-input yes", "expected on or off"},
+      {"model-info out/model.txt", "PATH must end in .json"},
   };
   for (const auto& [line, expected] : cases) {
     const std::string error = parse_error(line);

@@ -93,7 +93,11 @@ at::Tensor deform_conv2d(const at::Tensor& input, const at::Tensor& offset,
     at::Tensor inside = (cy >= 0) & (cy <= height - 1) & (cx >= 0) & (cx <= width - 1);
     at::Tensor w =
         (wy * wx * inside.to(wy.scalar_type())).reshape({batch, offset_groups, 1, points});
-    at::Tensor index = (cy.clamp(0, height - 1) * width + cx.clamp(0, width - 1)).to(at::kLong);
+    // Outside (or NaN, from non-finite offsets) reads corner 0 with weight 0: never an
+    // index out of range.
+    const at::Tensor zero = at::zeros_like(cy);
+    at::Tensor index =
+        (at::where(inside, cy, zero) * width + at::where(inside, cx, zero)).to(at::kLong);
     index =
         index.reshape({batch, offset_groups, 1, points}).expand({batch, offset_groups, cg, points});
     at::Tensor term = flat.gather(3, index) * w;

@@ -3,8 +3,12 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <numeric>
 #include <random>
+#include <stdexcept>
+
+#include "core/io/image_io.h"
 
 namespace attnlab::data {
 
@@ -56,6 +60,35 @@ at::Tensor make_batch(const ImageDataset& set, const std::vector<int64_t>& indic
 
 at::Tensor batch_labels(const ImageDataset& set, const std::vector<int64_t>& indices) {
   return set.labels.index_select(0, at::tensor(indices, at::kLong));
+}
+
+FileBatch load_file_batch(const std::vector<LabelledFile>& files, size_t start, size_t count,
+                          const image::Preprocessing& p, std::array<int64_t, 2>& shape) {
+  FileBatch batch;
+  std::vector<at::Tensor> images;
+  std::vector<int64_t> labels;
+  const size_t end = std::min(files.size(), start + count);
+  for (size_t i = start; i < end; ++i) {
+    const LabelledFile& f = files[i];
+    try {
+      at::Tensor x = image::preprocess(io::load_rgb_image(f.path), p);  // (1, 3, H, W)
+      if (shape[0] == 0) shape = {x.size(2), x.size(3)};
+      if (x.size(2) != shape[0] || x.size(3) != shape[1])
+        throw std::runtime_error("preprocessed to " + std::to_string(x.size(3)) + "×" +
+                                 std::to_string(x.size(2)) + ", the other images to " +
+                                 std::to_string(shape[1]) + "×" + std::to_string(shape[0]) +
+                                 " (the preprocessing has no crop)");
+      images.push_back(std::move(x));
+      labels.push_back(f.label);
+    } catch (const std::exception& e) {
+      batch.failed.push_back({f.path, e.what()});
+    }
+  }
+  if (!images.empty()) {
+    batch.images = at::cat(images);
+    batch.labels = at::tensor(labels, at::kLong);
+  }
+  return batch;
 }
 
 }  // namespace attnlab::data

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/data/image_dataset.h"
@@ -51,5 +52,23 @@ at::Tensor make_batch(const ImageDataset& set, const std::vector<int64_t>& indic
 
 // Labels at `indices`: int64 (B,).
 at::Tensor batch_labels(const ImageDataset& set, const std::vector<int64_t>& indices);
+
+// A batch read from files: decoded and preprocessed one file at a time (image::preprocess:
+// resize, centre crop, mean/std), so only the batch is ever in memory.
+struct FileBatch {
+  at::Tensor images;  // (B, 3, H, W) float32 CPU, B = the files that could be read
+  at::Tensor labels;  // (B,) int64
+  struct Failure {
+    std::string path, error;
+  };
+  std::vector<Failure> failed;  // unreadable, or preprocessed to another shape
+  int64_t size() const { return images.defined() ? images.size(0) : 0; }
+};
+
+// files[start, start + count) through `p`. `shape` is the (H, W) every image must come out
+// at: {0, 0} on entry adopts the first readable image's and returns it. A file that cannot
+// be decoded or preprocessed, or comes out at another shape, is listed in `failed`.
+FileBatch load_file_batch(const std::vector<LabelledFile>& files, size_t start, size_t count,
+                          const image::Preprocessing& p, std::array<int64_t, 2>& shape);
 
 }  // namespace attnlab::data

@@ -80,42 +80,58 @@ ImageDataset load_fashion_mnist(const std::string& dir, const std::string& split
   return d;
 }
 
-ImageDataset load_image_folder(const std::string& dir, int size) {
+FolderListing list_image_folder(const std::string& dir) {
   if (!fs::is_directory(dir)) throw DatasetError("image folder: " + dir + " is not a directory");
-  if (size < 1 || size > 4096)
-    throw DatasetError("image folder: image size " + std::to_string(size) + " is not usable");
-  ImageDataset d;
-  d.name = "folder:" + dir;
+  FolderListing listing;
+  listing.name = "folder:" + dir;
   std::vector<fs::path> class_dirs;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_directory()) class_dirs.push_back(e.path());
   std::sort(class_dirs.begin(), class_dirs.end());
-  std::vector<at::Tensor> images;
-  std::vector<int64_t> labels;
   for (const fs::path& cd : class_dirs) {
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(cd))
       if (e.is_regular_file()) files.push_back(e.path());
     std::sort(files.begin(), files.end());
     if (files.empty()) continue;
-    const auto label = static_cast<int64_t>(d.class_names.size());
-    d.class_names.push_back(cd.filename().string());
-    for (const fs::path& f : files) {
-      io::RgbImage img = io::load_rgb_image(f.string());
-      if (img.width != size || img.height != size)
-        img = image::resize_like_pil(img, size, size, image::Filter::Bilinear);
-      at::Tensor t = at::empty({size, size, 3}, at::kByte);
-      std::memcpy(t.data_ptr<uint8_t>(), img.rgb.data(), img.rgb.size());
-      images.push_back(t.permute({2, 0, 1}));
-      labels.push_back(label);
-    }
+    const auto label = static_cast<int64_t>(listing.class_names.size());
+    listing.class_names.push_back(cd.filename().string());
+    for (const fs::path& f : files) listing.files.push_back({f.string(), label});
   }
-  if (images.empty())
+  if (listing.files.empty())
     throw DatasetError("image folder: " + dir + " has no class sub-directory with images " +
                        "(expected DIR/<class>/<image>)");
+  return listing;
+}
+
+ImageDataset load_image_folder(const std::string& dir, int size) {
+  if (!fs::is_directory(dir)) throw DatasetError("image folder: " + dir + " is not a directory");
+  if (size < 1 || size > 4096)
+    throw DatasetError("image folder: image size " + std::to_string(size) + " is not usable");
+  FolderListing listing = list_image_folder(dir);
+  ImageDataset d;
+  d.name = listing.name;
+  d.class_names = std::move(listing.class_names);
+  std::vector<at::Tensor> images;
+  std::vector<int64_t> labels;
+  for (const LabelledFile& f : listing.files) {
+    io::RgbImage img = io::load_rgb_image(f.path);
+    if (img.width != size || img.height != size)
+      img = image::resize_like_pil(img, size, size, image::Filter::Bilinear);
+    at::Tensor t = at::empty({size, size, 3}, at::kByte);
+    std::memcpy(t.data_ptr<uint8_t>(), img.rgb.data(), img.rgb.size());
+    images.push_back(t.permute({2, 0, 1}));
+    labels.push_back(f.label);
+  }
   d.images = at::stack(images).contiguous();
   d.labels = at::tensor(labels, at::kLong);
   return d;
+}
+
+std::string folder_of_spec(const std::string& spec) {
+  if (spec.rfind("folder:", 0) == 0) return spec.substr(7);
+  if (spec.rfind("fashion-mnist:", 0) != 0 && fs::is_directory(spec)) return spec;
+  return "";
 }
 
 ImageDataset load_dataset(const std::string& spec, int size) {
@@ -128,8 +144,8 @@ ImageDataset load_dataset(const std::string& spec, int size) {
           "dataset-fashion-mnist, or set ATTNLAB_FASHION_MNIST=DIR)");
     return load_fashion_mnist(dir, spec.substr(fm.size()));
   }
-  if (spec.rfind("folder:", 0) == 0) return load_image_folder(spec.substr(7), size);
-  if (fs::is_directory(spec)) return load_image_folder(spec, size);
+  if (const std::string dir = folder_of_spec(spec); !dir.empty())
+    return load_image_folder(dir, size);
   throw DatasetError("unknown dataset '" + spec +
                      "': use fashion-mnist:train, fashion-mnist:test, folder:DIR or a directory");
 }

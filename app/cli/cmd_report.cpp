@@ -3,7 +3,8 @@
 //   report --models M1 M2 ... --images FILES|DIR --out DIR [--formats svg,pdf,png] [--dpi N]
 //          [--series CKPT...] [--colormap NAME] [--upsample nearest|bilinear] [--alpha A]
 //          [--norm minmax|divmax] [--layer last|N|N/T] [--head N | --head-fusion F]
-//          [--map query|rollout] [--figures KIND,...] [analysis options as analyze]
+//          [--map query|rollout] [--figures KIND,...] [--img-size H[,W]
+//          [--pos-interpolation bicubic|bicubic_antialias]] [analysis options as analyze]
 //   (the figure options: report_options.h; they reproduce a GUI view, docs/GUI.md)
 //   (each M a checkpoint, or a model config .json for untrained weights)
 //   report --demo [--out DIR] [--images ...]   the zoo's six models, four demo images and
@@ -61,6 +62,13 @@ int cmd_report(Args args, const GlobalOptions& g) {
   const std::string names_path = args.take_option("--class-names");
   const std::vector<std::string> class_names =
       names_path.empty() ? std::vector<std::string>{} : session::read_class_names(names_path);
+  // Every model at one input size (a model that cannot take it is skipped with the reason).
+  std::vector<int64_t> img_size;
+  if (const std::string size = args.take_option("--img-size"); !size.empty())
+    img_size = parse_img_size(size);
+  std::string pos_interpolation = args.take_option("--pos-interpolation");
+  if (!pos_interpolation.empty() && img_size.empty())
+    throw UsageError("--pos-interpolation goes with --img-size");
   session::AnalysisSettings settings = take_analysis_settings(args, "all");
   const auto rest = args.positionals();
   image_args.insert(image_args.end(), rest.begin(), rest.end());
@@ -93,7 +101,10 @@ int cmd_report(Args args, const GlobalOptions& g) {
   std::vector<ModelResults> results;
   for (const auto& m : model_args) {
     try {  // a bad checkpoint (unreadable, foreign, wrong architecture) skips that model only
-      ModelChoice c = model_entry_choice(m);
+      session::ModelRequest request = session::model_entry_request(m);
+      request.img_size = img_size;
+      if (!pos_interpolation.empty()) request.pos_interpolation = pos_interpolation;
+      ModelChoice c = choose_request(request);
       if (!class_names.empty()) {
         c.class_names = class_names;
         c.class_names_path = names_path;

@@ -70,6 +70,14 @@ nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::s
   }
 }
 
+ModelChoice choose_request(const session::ModelRequest& request) {
+  try {
+    return said_recognition(session::choose_model(request));
+  } catch (const session::ModelChoiceError& e) {
+    throw UsageError(e.what());
+  }
+}
+
 ModelChoice model_entry_choice(const std::string& entry, const std::string& preset) {
   try {
     return said_recognition(session::model_entry_choice(entry, preset));

@@ -22,6 +22,9 @@ ModelChoice take_model_choice(Args& args);
 // session::config_for_checkpoint, its errors as UsageError.
 nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
                                      const std::string& config_path, const std::string& key = "");
+// session::choose_model of a filled request, its errors as UsageError (a recognised
+// checkpoint is said on stderr, as by take_model_choice).
+ModelChoice choose_request(const session::ModelRequest& request);
 // session::model_entry_choice, its errors as UsageError.
 ModelChoice model_entry_choice(const std::string& entry, const std::string& preset = "");
 

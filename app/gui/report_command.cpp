@@ -115,6 +115,13 @@ std::string report_command(const GuiState& state) {
   for (const int m : shown)
     if (state.models[size_t(m)].options.class_names_path != names) names.clear();
   if (!names.empty()) cmd += " --class-names " + shell_quote(names);
+  // Likewise one input size for every model: given when the models shown share one.
+  std::vector<int64_t> size =
+      shown.empty() ? std::vector<int64_t>{} : state.models[size_t(shown.front())].options.img_size;
+  for (const int m : shown)
+    if (state.models[size_t(m)].options.img_size != size) size.clear();
+  if (size.size() == 2)
+    cmd += " --img-size " + std::to_string(size[0]) + "," + std::to_string(size[1]);
   cmd += " --images";
   if (!state.images.empty()) cmd += " " + shell_quote(state.images[size_t(v.image)].path);
   if (tab == "maps") {

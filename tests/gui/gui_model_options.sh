@@ -63,6 +63,7 @@ f = load("foreign")
 check(f["status"] == "failed" and "Nearest presets" in f["error"], "foreign: " + f["error"])
 PY
 grep -q -- "--class-names $work/names.json" "$work/top5.cmd" || fail "the copied command lacks the names file: $(cat "$work/top5.cmd")"
+grep -q -- "--img-size 160,192" "$work/top5.cmd" || fail "the copied command lacks the input size: $(cat "$work/top5.cmd")"
 python3 "$root/tests/gui/png_checks.py" "$work" shot_opened.png shot_bad_size.png shot_resized.png \
   shot_input.png shot_top5.png shot_foreign.png || fail "screenshot checks"
 echo "gui_model_options: PASS"

@@ -197,7 +197,7 @@ Bytes make_pth(const std::vector<std::pair<std::string, std::vector<float>>>& te
   return make_zip(entries, options);
 }
 
-Bytes make_pth(const std::vector<ShapedTensor>& tensors, const std::string& archive) {
+Bytes make_shaped_pth(const std::vector<ShapedTensor>& tensors, const std::string& archive) {
   PickleWriter p;
   p.proto()
       .empty_dict()

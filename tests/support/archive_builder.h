@@ -70,7 +70,8 @@ struct ShapedTensor {
   bool int64 = false;
   Bytes bytes;
 };
-Bytes make_pth(const std::vector<ShapedTensor>& tensors, const std::string& archive = "archive");
+Bytes make_shaped_pth(const std::vector<ShapedTensor>& tensors,
+                      const std::string& archive = "archive");
 
 Bytes float_bytes(const std::vector<float>& v);
 

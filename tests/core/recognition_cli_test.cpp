@@ -16,6 +16,7 @@
 #include "core/io/safetensors.h"
 #include "core/io/tensor_file.h"
 #include "core/io/torch_bridge.h"
+#include "models/presets.h"
 #include "tests/support/archive_builder.h"
 #include "tests/support/cli_runner.h"
 #include "tests/support/fixtures.h"
@@ -100,7 +101,9 @@ TEST_P(EveryManifest, IsRecognisedByClassifyWithNoFlagsAsPthAndBareSafetensors) 
   const TempDir dir("attnlab_byo_" + name);
   at::manual_seed(0);
   const auto tensors = random_checkpoint(read_manifest(name));
-  const bool swin = name.rfind("swin", 0) == 0;
+  // A manifest with no preset yet (Swin: its backbone is a later issue) is named and
+  // refused; once its preset exists the same test requires it to be recognised.
+  const bool has_preset = models::preset_named(name) != nullptr;
   for (const std::string ext : {".pth", ".safetensors"}) {
     SCOPED_TRACE(ext);
     const fs::path file = dir.path / (name + ext);
@@ -109,7 +112,8 @@ TEST_P(EveryManifest, IsRecognisedByClassifyWithNoFlagsAsPthAndBareSafetensors) 
     else
       write_bare_safetensors(file, tensors);
     const CliRun r = run_cli("classify --model " + file.string() + " " + kPhoto);
-    if (swin) {  // no Swin backbone yet: named, exit 1
+    if (!has_preset) {
+      ASSERT_EQ(name.rfind("swin", 0), 0u) << "only Swin lacks a preset";
       EXPECT_EQ(r.code, 1) << r.out;
       EXPECT_NE(r.out.find("Swin Transformer"), std::string::npos) << r.out;
     } else {

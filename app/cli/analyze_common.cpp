@@ -208,7 +208,7 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
     const std::string& path = checkpoints[i];
     std::fprintf(stderr, "series: checkpoint %zu/%zu %s\n", i + 1, checkpoints.size(),
                  path.c_str());
-    ReadyModel model = load_chosen_model(with_checkpoint(base, path), device);
+    ReadyModel model = load_ready_model(with_checkpoint(base, path), device);
     session::AnalysisSession session(settings, nullptr);  // series keep statistics only
     Progress progress("  images", static_cast<int64_t>(images.size()));
     const auto failed =

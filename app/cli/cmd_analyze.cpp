@@ -37,7 +37,7 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
   AnalyzeRequest req = take_analyze_request(args, /*series=*/false);
   const c10::Device device = runtime::select_device(g.device);
   const auto t0 = std::chrono::steady_clock::now();
-  ReadyModel model = load_chosen_model(req.model, device);
+  ReadyModel model = load_ready_model(req.model, device);
   // A names file must name the model's classes (checked before anything is written).
   nlohmann::json names_record = nullptr;
   if (!req.model.class_names.empty()) {

@@ -59,7 +59,7 @@ int cmd_classify(Args args, const GlobalOptions& g) {
     throw UsageError("classify needs --model CHECKPOINT (presets carry configs, not weights)");
   const image::Preprocessing& pre = choice.preprocessing;
   const c10::Device device = runtime::select_device(g.device);
-  const ReadyModel ready = load_chosen_model(choice, device);
+  const ReadyModel ready = load_ready_model(choice, device);
   const auto& model = ready.model;
   std::vector<std::string> names;  // filled at the first image, when the class count is known
   std::printf("preprocessing: %s\n", pre.describe().c_str());
@@ -72,6 +72,10 @@ int cmd_classify(Args args, const GlobalOptions& g) {
     try {
       const at::Tensor x = image::preprocess(io::load_rgb_image(path), pre).to(device);
       const at::Tensor logits = model->run(x).logits[0];
+      if (!at::isfinite(logits).all().item<bool>())
+        throw std::runtime_error(
+            "the model's logits are not finite (NaN/Inf)" +
+            std::string(ready.warnings.empty() ? "" : ": " + ready.warnings.front()));
       if (names.empty()) names = session::model_class_names(choice, ready.config, logits.size(0));
       return session::top_predictions(logits, names, top);
     } catch (const std::exception& e) {

@@ -56,7 +56,7 @@ int cmd_eval(Args args, const GlobalOptions& g) {
   if (!folder.empty()) {
     // Listed before the model loads, so a wrong path fails at once.
     const data::FolderListing listing = data::list_image_folder(folder);
-    const ReadyModel ready = load_chosen_model(choice, device);
+    const ReadyModel ready = load_ready_model(choice, device);
     check_classes(spec, static_cast<int64_t>(listing.class_names.size()), ready);
     const int64_t n = limit > 0 ? std::min<int64_t>(limit, int64_t(listing.files.size()))
                                 : int64_t(listing.files.size());
@@ -77,7 +77,7 @@ int cmd_eval(Args args, const GlobalOptions& g) {
     return acc.skipped > 0 ? kExitFailure : kExitOk;
   }
 
-  const ReadyModel ready = load_chosen_model(choice, device);
+  const ReadyModel ready = load_ready_model(choice, device);
   const int size = static_cast<int>(ready.config.value("img_size", 224));
   const data::ImageDataset set = data::load_dataset(spec, size);
   if (set.images.size(2) != size || set.images.size(3) != size)

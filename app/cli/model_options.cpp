@@ -70,6 +70,13 @@ nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::s
   }
 }
 
+ReadyModel load_ready_model(const ModelChoice& choice, const c10::Device& device) {
+  ReadyModel r = session::load_chosen_model(choice, device);
+  for (const auto& w : r.warnings)
+    std::fprintf(stderr, "attnlab: warning: %s: %s\n", choice.tag.c_str(), w.c_str());
+  return r;
+}
+
 ModelChoice choose_request(const session::ModelRequest& request) {
   try {
     return said_recognition(session::choose_model(request));

@@ -10,7 +10,6 @@
 
 namespace attnlab::cli {
 
-using session::load_chosen_model;
 using session::ModelChoice;
 using session::ReadyModel;
 using session::with_checkpoint;
@@ -25,6 +24,8 @@ nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::s
 // session::choose_model of a filled request, its errors as UsageError (a recognised
 // checkpoint is said on stderr, as by take_model_choice).
 ModelChoice choose_request(const session::ModelRequest& request);
+// session::load_chosen_model, its warnings (non-finite weights) said on stderr.
+ReadyModel load_ready_model(const ModelChoice& choice, const c10::Device& device);
 // session::model_entry_choice, its errors as UsageError.
 ModelChoice model_entry_choice(const std::string& entry, const std::string& preset = "");
 

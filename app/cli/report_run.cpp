@@ -20,7 +20,7 @@ ModelResults run_report_model(const ModelChoice& choice, const std::vector<Image
   ModelResults r;
   r.name = choice.tag;
   r.preprocessing = choice.preprocessing.describe();
-  ReadyModel model = load_chosen_model(choice, device);
+  ReadyModel model = load_ready_model(choice, device);
   analysis::OutputFolder folder(stats_dir, choice.tag);
   session::AnalysisSession session(settings, [&](const analysis::Array& a) {
     folder.write_array(a);

@@ -65,6 +65,7 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
                            : "";
     info->describe = m->ready.model->arch() + (mech.empty() ? "" : " with " + mech + " attention") +
                      "; " + p.describe();
+    for (const auto& w : m->ready.warnings) info->describe += "; WARNING: " + w;
     info->recognition = m->choice.recognition;
     info->preprocessing = p.describe();
     info->input_size.clear();

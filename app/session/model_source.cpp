@@ -169,6 +169,19 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& devic
     r.config = m.config;
   }
   r.model->eval();
+  std::vector<std::string> non_finite;
+  {
+    at::NoGradGuard no_grad;
+    for (const auto& p : r.model->named_parameters())
+      if (!at::isfinite(p.value()).all().item<bool>()) non_finite.push_back(p.key());
+    for (const auto& b : r.model->named_buffers())
+      if (b.value().is_floating_point() && !at::isfinite(b.value()).all().item<bool>())
+        non_finite.push_back(b.key());
+  }
+  if (!non_finite.empty())
+    r.warnings.push_back(std::to_string(non_finite.size()) +
+                         " weight tensor(s) hold NaN or Inf (first: " + non_finite.front() +
+                         "): the model's outputs will not be finite");
   r.model->to(device);
   r.describe = {{"arch", models::get_string(r.config, "arch", "model", "")},
                 {"config", r.config},
@@ -177,6 +190,7 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& devic
                 {"preprocessing_resize_short", choice.preprocessing.resize_short},
                 {"preprocessing_crop", choice.preprocessing.crop}};
   if (!choice.recognition.empty()) r.describe["recognised"] = choice.recognition;
+  if (!r.warnings.empty()) r.describe["warnings"] = r.warnings;
   if (!choice.input_size.empty()) {
     r.describe["input_size"] = choice.input_size;
     r.describe["pos_embed_interpolation"] =

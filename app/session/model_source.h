@@ -93,6 +93,9 @@ struct ReadyModel {
   std::shared_ptr<models::Backbone> model;
   nlohmann::json config;    // as fitted to the weights
   nlohmann::json describe;  // for the sidecar: arch, config, preset, checkpoint + sha256, ...
+  // Problems with the weights to say loudly (also in describe["warnings"]): tensors holding
+  // NaN or Inf, whose outputs will not be finite.
+  std::vector<std::string> warnings;
 };
 // Builds and loads the model (eval mode) on `device`.
 ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& device);

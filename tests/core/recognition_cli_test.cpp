@@ -8,8 +8,10 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/attention/rope.h"
@@ -224,6 +226,32 @@ TEST(BringYourOwnCheckpoint, ATransformersFolderOpensWithItsClassNames) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("(transformers config)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("label-"), std::string::npos) << r.out;
+}
+
+// NaN weights: said when the model loads, and classify refuses the non-finite logits
+// (exit 1, no "nan%" table).
+TEST(BringYourOwnCheckpoint, NaNWeightsAreSaidAndTheirLogitsRefused) {
+  const TempDir dir("attnlab_byo_nan");
+  io::TensorFile f = io::read_tensor_file(parity_dir() + "/deit_mini.safetensors");
+  io::TensorDict poisoned;
+  for (const auto& e : f.tensors) {
+    io::RawTensor t = e.tensor;
+    if (e.name == "blocks.1.mlp.fc1.weight") {
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      std::memcpy(t.bytes.data(), &nan, sizeof nan);
+    }
+    poisoned.add(e.name, std::move(t));
+  }
+  const fs::path file = dir.path / "poisoned.safetensors";
+  io::write_safetensors(file.string(), poisoned, f.metadata);
+  const CliRun r = run_cli("classify --model " + file.string() + " " + kPhoto);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("warning: poisoned: 1 weight tensor(s) hold NaN or Inf (first: "
+                       "blocks.1.mlp.fc1.weight)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("the model's logits are not finite"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("nan%"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -60,9 +60,9 @@ Reference read_reference() {
   return r;
 }
 
-// One 8-bit step after normalisation, for the channel with the smallest std.
+// The smallest 8-bit step after normalisation: that of the channel with the largest std.
 double one_level(const image::Preprocessing& p) {
-  return 1.0 / (255.0 * *std::max_element(p.std.begin(), p.std.end()));
+  return 1.0 / (255.0 * static_cast<double>(*std::max_element(p.std.begin(), p.std.end())));
 }
 
 TEST(PreprocessReference, PresetsMatchPilAndTorchvisionOnAPhoto) {

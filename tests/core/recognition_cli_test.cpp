@@ -32,7 +32,7 @@ using nlohmann::json;
 
 std::vector<fs::path> manifest_files() {
   std::vector<fs::path> all;
-  for (const std::string dir : {shared_dir() + "/fixtures/manifests",
+  for (const std::string& dir : {shared_dir() + "/fixtures/manifests",
                                 std::string(ATTNLAB_SOURCE_DIR) + "/tests/data/manifests"})
     for (const auto& e : fs::directory_iterator(dir)) all.push_back(e.path());
   std::sort(all.begin(), all.end());

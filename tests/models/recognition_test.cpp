@@ -22,7 +22,7 @@ using models::ShapeMap;
 // name → (shapes without BatchNorm counters, family the summary would guess).
 std::map<std::string, ShapeMap> manifests() {
   std::map<std::string, ShapeMap> all;
-  for (const std::string dir : {shared_dir() + "/fixtures/manifests",
+  for (const std::string& dir : {shared_dir() + "/fixtures/manifests",
                                 std::string(ATTNLAB_SOURCE_DIR) + "/tests/data/manifests"}) {
     for (const auto& e : std::filesystem::directory_iterator(dir)) {
       std::ifstream in(e.path());

@@ -175,29 +175,14 @@ Bytes float_bytes(const std::vector<float>& v) {
 
 Bytes make_pth(const std::vector<std::pair<std::string, std::vector<float>>>& tensors,
                const std::string& archive, ZipOptions options) {
-  PickleWriter p;
-  p.proto()
-      .empty_dict()
-      .str("model")
-      .global("collections", "OrderedDict")
-      .empty_tuple()
-      .reduce()
-      .mark();
-  std::vector<std::pair<std::string, Bytes>> entries;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const auto& [name, values] = tensors[i];
-    int n = int(values.size());
-    p.str(name).tensor("FloatStorage", std::to_string(i), n, 0, {n}, {1});
-  }
-  p.setitems().setitem().stop();
-  entries.push_back({archive + "/data.pkl", p.bytes()});
-  for (size_t i = 0; i < tensors.size(); ++i)
-    entries.push_back({archive + "/data/" + std::to_string(i), float_bytes(tensors[i].second)});
-  entries.push_back({archive + "/version", {'3', '\n'}});
-  return make_zip(entries, options);
+  std::vector<ShapedTensor> shaped;
+  for (const auto& [name, values] : tensors)
+    shaped.push_back({name, {int(values.size())}, false, float_bytes(values)});
+  return make_shaped_pth(shaped, archive, options);
 }
 
-Bytes make_shaped_pth(const std::vector<ShapedTensor>& tensors, const std::string& archive) {
+Bytes make_shaped_pth(const std::vector<ShapedTensor>& tensors, const std::string& archive,
+                      ZipOptions options) {
   PickleWriter p;
   p.proto()
       .empty_dict()
@@ -221,7 +206,7 @@ Bytes make_shaped_pth(const std::vector<ShapedTensor>& tensors, const std::strin
   for (size_t i = 0; i < tensors.size(); ++i)
     entries.push_back({archive + "/data/" + std::to_string(i), tensors[i].bytes});
   entries.push_back({archive + "/version", {'3', '\n'}});
-  return make_zip(entries);
+  return make_zip(entries, options);
 }
 
 }  // namespace attnlab::testing

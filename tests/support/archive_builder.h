@@ -71,7 +71,7 @@ struct ShapedTensor {
   Bytes bytes;
 };
 Bytes make_shaped_pth(const std::vector<ShapedTensor>& tensors,
-                      const std::string& archive = "archive");
+                      const std::string& archive = "archive", ZipOptions options = {});
 
 Bytes float_bytes(const std::vector<float>& v);
 

@@ -101,3 +101,55 @@ TEST(Presets, UnknownNameListsTheKnownOnes) {
 
 }  // namespace
 }  // namespace attnlab::testing
+
+namespace attnlab::testing {
+namespace {
+
+// --img-size: each family's constraint, and the preprocessing scaled as the paper code's
+// crop_pct says (DeiT 0.9, LITv2/RAVLT 224/256), the crop H×W.
+TEST(PresetsAtSize, PreprocessingScalesTheFamilysCropPct) {
+  const auto& deit = models::find_preset("deit_small_patch16_224");
+  const auto p384 = models::preprocessing_at_size(deit.config, deit.preprocessing, 384, 384);
+  EXPECT_EQ(p384.resize_short, 426);  // int(384 / 0.9), timm's
+  EXPECT_EQ(p384.crop, 384);
+  EXPECT_EQ(p384.crop_width, 0);
+  const auto wide = models::preprocessing_at_size(deit.config, deit.preprocessing, 224, 320);
+  EXPECT_EQ(wide.resize_short, 355);  // max(H, W) / 0.9
+  EXPECT_EQ(wide.crop, 224);
+  EXPECT_EQ(wide.crop_width, 320);
+  EXPECT_EQ(wide.describe(), "bicubic resize 355, center crop 224x320, ImageNet mean/std");
+  const auto& ravlt = models::find_preset("ravlt_t");
+  EXPECT_EQ(models::preprocessing_at_size(ravlt.config, ravlt.preprocessing, 64, 96).resize_short,
+            109);  // 96 · 256 / 224
+}
+
+TEST(PresetsAtSize, EachFamilyRunsAtSizesItsStridesAllowAndRefusesOthers) {
+  auto refused = [](const models::Json& c, int64_t h, int64_t w, const std::string& says) {
+    try {
+      models::config_at_size(c, h, w, "bicubic");
+      ADD_FAILURE() << h << "x" << w << " accepted";
+    } catch (const models::ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  const auto deit = models::find_preset("deit_tiny_patch16_224").config;
+  refused(deit, 250, 224, "multiples of 16");
+  refused(deit, 0, 224, "sizes run from 1 to 4096");
+  EXPECT_THROW(models::config_at_size(deit, 224, 224, "nearest"), models::ModelError);
+  const auto litv2 = models::find_preset("litv2_s").config;
+  refused(litv2, 16, 64, "at least 32");  // patch 4, 4 stages: 4 · 2³
+  // LITv2 and RAVLT run at a non-square size their strides allow (the mini fixtures' sizes).
+  for (const std::string name : {"litv2_mini", "ravlt_mini"}) {
+    const models::Json c = models::config_at_size(
+        models::config_from_file(parity_dir() + "/" + name + ".config.json"), 72, 104, "bicubic");
+    auto model = models::make_backbone(c);
+    model->eval();
+    at::NoGradGuard no_grad;
+    const at::Tensor logits = model->run(at::randn({1, 3, 72, 104})).logits;
+    EXPECT_EQ(logits.sizes(), (at::IntArrayRef{1, 10})) << name;
+    EXPECT_TRUE(at::isfinite(logits).all().item<bool>()) << name;
+  }
+}
+
+}  // namespace
+}  // namespace attnlab::testing

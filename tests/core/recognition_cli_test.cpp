@@ -33,7 +33,7 @@ using nlohmann::json;
 std::vector<fs::path> manifest_files() {
   std::vector<fs::path> all;
   for (const std::string& dir : {shared_dir() + "/fixtures/manifests",
-                                std::string(ATTNLAB_SOURCE_DIR) + "/tests/data/manifests"})
+                                 std::string(ATTNLAB_SOURCE_DIR) + "/tests/data/manifests"})
     for (const auto& e : fs::directory_iterator(dir)) all.push_back(e.path());
   std::sort(all.begin(), all.end());
   return all;
@@ -226,6 +226,24 @@ TEST(BringYourOwnCheckpoint, ATransformersFolderOpensWithItsClassNames) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("(transformers config)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("label-"), std::string::npos) << r.out;
+}
+
+// A size the model cannot take: one message naming the constraint, exit 1, nothing written.
+TEST(BringYourOwnCheckpoint, AWrongImgSizeIsOneMessageAndNothingIsWritten) {
+  const TempDir dir("attnlab_byo_size");
+  const std::string model = parity_dir() + "/deit_mini.safetensors";
+  const fs::path out = dir.path / "analysis";
+  CliRun r = run_cli("analyze --model " + model + " --img-size 60 --images " + kPhoto + " --out " +
+                     out.string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("--img-size 60x60: a vit with patch_size 16 needs sizes that are "
+                       "multiples of 16"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(out));
+  r = run_cli("classify --model " + model + " --img-size 224,0 " + kPhoto);
+  EXPECT_EQ(r.code, 2) << r.out;  // not a size at all: a usage error
+  EXPECT_NE(r.out.find("--img-size takes H or H,W"), std::string::npos) << r.out;
 }
 
 // NaN weights: said when the model loads, and classify refuses the non-finite logits

@@ -13,7 +13,8 @@
   X(castling)              \
   X(rala)                  \
   X(hilo)                  \
-  X(anchor)
+  X(anchor)                \
+  X(hydra)
 // clang-format on
 
 namespace attnlab::attention {

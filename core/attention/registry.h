@@ -45,6 +45,8 @@ struct MechanismInfo {
   // Eval forward time and memory O(N), no N×N anywhere (Castling's training-only masked
   // softmax branch is N×N by definition).
   bool linear_in_tokens = false;
+  // Its traces have one head per channel (Hydra): the config's heads do not apply.
+  bool heads_are_channels = false;
   std::vector<OptionSpec> options;
   // Options for a small model on a small grid (the zoo's 4-block models on 14×14 tokens),
   // where a paper default does not fit; the rest keep their defaults. Empty for most.

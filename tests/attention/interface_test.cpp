@@ -43,8 +43,9 @@ TEST_P(EveryMechanism, TracedAndUntracedForwardsAgreeAndTheTraceCoversEveryHead)
   EXPECT_LE(max_abs_diff(plain, traced), reordering_tolerance(plain));
   EXPECT_EQ(trace->mechanism, GetParam());
   EXPECT_EQ(trace->batch, 2);
-  EXPECT_EQ(trace->heads, kHeads);
-  EXPECT_EQ(trace->head_dim, kDim / kHeads);
+  const int64_t heads = info().heads_are_channels ? kDim : kHeads;
+  EXPECT_EQ(trace->heads, heads);
+  EXPECT_EQ(trace->head_dim, kDim / heads);
   int64_t covered = 0;
   for (const auto& g : trace->groups) {
     covered += g.num_heads;
@@ -53,7 +54,7 @@ TEST_P(EveryMechanism, TracedAndUntracedForwardsAgreeAndTheTraceCoversEveryHead)
     EXPECT_EQ(g.v.size(2), g.keys.size()) << g.name;
     EXPECT_FALSE(g.q.requires_grad()) << "trace tensors are detached";
   }
-  EXPECT_EQ(covered, kHeads);
+  EXPECT_EQ(covered, heads);
 }
 
 // The capabilities a mechanism declares reach its traces, and each one is really offered
@@ -104,7 +105,7 @@ TEST_P(EveryMechanism, RowsEqualTheMatrixRowsAndAreFinite) {
   m->eval();
   const TokenLayout layout = layout_for(info());
   auto [out, trace] = m->forward_traced(random_tokens(2, layout.tokens(), kDim), layout);
-  for (int64_t h = 0; h < kHeads; ++h) {
+  for (int64_t h = 0; h < trace->heads; ++h) {
     at::Tensor full = trace->matrix(1, h);
     EXPECT_EQ(full.size(0), layout.tokens());
     EXPECT_TRUE(at::isfinite(full).all().item<bool>());
@@ -115,7 +116,7 @@ TEST_P(EveryMechanism, RowsEqualTheMatrixRowsAndAreFinite) {
       EXPECT_EQ(attention::row_on_tokens(r, layout).size(0), layout.tokens());
     }
   }
-  EXPECT_EQ(trace->rows_all_heads(0, 3).size(), static_cast<size_t>(kHeads));
+  EXPECT_EQ(trace->rows_all_heads(0, 3).size(), static_cast<size_t>(trace->heads));
 }
 
 TEST_P(EveryMechanism, ImagesInABatchAreIndependent) {
@@ -166,7 +167,7 @@ TEST_P(EveryMechanism, RefusesInputThatDoesNotFitWithAMessage) {
   }
   auto [out, trace] = m->forward_traced(at::randn({1, layout.tokens(), kDim}), layout);
   EXPECT_THROW(trace->row(0, layout.tokens(), 0), attention::TraceQueryError);
-  EXPECT_THROW(trace->row(0, 0, kHeads), attention::TraceQueryError);
+  EXPECT_THROW(trace->row(0, 0, trace->heads), attention::TraceQueryError);
   EXPECT_THROW(trace->row(1, 0, 0), attention::TraceQueryError);
   EXPECT_THROW(trace->matrix(0, 0, 4), attention::TraceQueryError);
 }

@@ -29,6 +29,17 @@ TEST(AttentionModuleArchs, CastlingAndHiloFixturesReproduceTheirExpectedOutputs)
   }
 }
 
+// Hydra's fixture also holds the normalised q, k and the global vector (checked by
+// tests/attention/hydra_test.cpp); the module arch gives its output.
+TEST(AttentionModuleArchs, HydraFixtureReproducesItsOutput) {
+  const auto config = models::config_from_file(parity_dir() + "/hydra_attn.config.json");
+  ASSERT_TRUE(models::is_attention_module_arch("hydra_attention"));
+  const auto weights = nn::read_tensor_map(parity_dir() + "/hydra_attn.safetensors");
+  const auto expected = nn::read_tensor_map(parity_dir() + "/hydra_attn.expected.safetensors");
+  const auto out = models::run_attention_module(config, weights, expected.at("input"));
+  EXPECT_LE(max_abs_diff(out.at("out"), expected.at("out")), 1e-5);
+}
+
 TEST(AttentionModuleArchs, WrongWeightsAndUnknownArchAreRefused) {
   const auto config = models::config_from_file(parity_dir() + "/castling_attn.config.json");
   auto weights = nn::read_tensor_map(parity_dir() + "/castling_attn.safetensors");

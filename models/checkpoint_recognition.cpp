@@ -202,7 +202,9 @@ Difference difference(const std::string& preset, const ShapeMap& weights, const 
   return d;
 }
 
-[[noreturn]] void no_match(const ShapeMap& weights, const std::string& family,
+// `buildable`: some preset is of `family` (else the key names tell a family, or nothing,
+// that no backbone here builds).
+[[noreturn]] void no_match(const ShapeMap& weights, const std::string& family, bool buildable,
                            const std::string& what) {
   std::vector<Difference> all;
   for (const auto& p : presets())
@@ -210,9 +212,11 @@ Difference difference(const std::string& preset, const ShapeMap& weights, const 
   std::stable_sort(all.begin(), all.end(),
                    [](const Difference& a, const Difference& b) { return a.count < b.count; });
   std::string msg = what + ": no preset has these weights' keys and shapes";
-  if (family == "swin")
-    msg += " (its keys look like a Swin Transformer, which attnlab cannot build yet)";
-  else if (family != "unknown")
+  if (family == "unknown")
+    ;                   // the key names tell no family
+  else if (!buildable)  // a family the key names tell, with no backbone here
+    msg += " (its keys look like a " + family + " checkpoint, a family attnlab cannot build yet)";
+  else
     msg += ", and no " + family + " config built from their shapes does either";
   msg += ". Nearest presets:";
   for (size_t i = 0; i < std::min<size_t>(3, all.size()); ++i)
@@ -243,8 +247,10 @@ Recognition recognise_weights(const ShapeMap& weights, const std::string& family
   } catch (const ModelError&) {
   }
   // An exact preset: of the family, agreeing with every value read from the shapes.
+  bool buildable = false;
   for (const auto& p : presets()) {
     if (family_of_arch(get_string(p.config, "arch", "model", "")) != family) continue;
+    buildable = true;
     bool agrees = true;
     for (const auto& key : d.keys)
       agrees = agrees && p.config.value(key, Json()) == d.r.config[key];
@@ -262,7 +268,7 @@ Recognition recognise_weights(const ShapeMap& weights, const std::string& family
     } catch (const ModelError&) {
     }
   }
-  no_match(weights, family, what);
+  no_match(weights, family, buildable, what);
 }
 
 }  // namespace attnlab::models

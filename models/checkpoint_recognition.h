@@ -40,8 +40,9 @@ struct RecognitionError : ModelError {
   using ModelError::ModelError;
 };
 
-// `family` is checkpoint_summary's guess from the key names ("vit", "litv2", "ravlt",
-// "anchor_deit", "castling_deit", "swin", "unknown"). `what` names the checkpoint in errors.
+// `family` is checkpoint_summary's guess from the key names (a family some preset has, or
+// one no backbone here builds yet, or "unknown"); the refusal names a family it cannot
+// build as such. `what` names the checkpoint in errors.
 Recognition recognise_weights(const ShapeMap& weights, const std::string& family,
                               const std::string& what);
 

@@ -66,27 +66,6 @@ void submit_model_load(GuiState& state, ComputeWorker& worker, int index,
   });
 }
 
-std::vector<int64_t> parse_input_size(const std::string& text, std::string* error) {
-  std::vector<int64_t> hw;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    const size_t end = text.find_first_of("x,", pos);
-    const std::string part = text.substr(pos, end == std::string::npos ? end : end - pos);
-    if (part.empty() || part.size() > 5 ||
-        part.find_first_not_of("0123456789") != std::string::npos || std::stoll(part) < 1)
-      break;
-    hw.push_back(std::stoll(part));
-    if (end == std::string::npos) {
-      if (hw.size() == 1) hw.push_back(hw[0]);
-      if (hw.size() == 2) return hw;
-      break;
-    }
-    pos = end + 1;
-  }
-  if (error) *error = "an input size is H or HxW in pixels (got '" + text + "')";
-  return {};
-}
-
 nlohmann::json model_info_json(const GuiState& state, int index) {
   const ModelSlot& m = state.models.at(size_t(index));
   const char* status = m.status == LoadStatus::Ready     ? "ready"

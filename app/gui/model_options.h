@@ -27,10 +27,6 @@ namespace attnlab::gui {
 void submit_model_load(GuiState& state, ComputeWorker& worker, int index,
                        const ModelOptions& options);
 
-// "224x320", "384" (square) or "224,320" as {H, W}; empty with *error set when it is not
-// one or two positive integers.
-std::vector<int64_t> parse_input_size(const std::string& text, std::string* error);
-
 // Model slot `index` as JSON for scripts and tests (script command model-info): name,
 // file, status and error, how it was recognised, its description, preprocessing, input
 // size, options and the reason a change was refused, and the top-5 on the current image

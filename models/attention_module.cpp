@@ -1,5 +1,6 @@
-// Single attention modules as models: arch "<mechanism>_attention" for every registered
-// mechanism that declares its reference module (MechanismInfo::reference_module).
+// Single attention modules as models: arch "<mechanism>_attention" (or the arch its
+// ReferenceModule names) for every registered mechanism that declares its reference module
+// (MechanismInfo::reference_module).
 #include "models/attention_module.h"
 
 #include <ATen/ATen.h>
@@ -12,12 +13,17 @@ namespace {
 
 constexpr const char* kSuffix = "_attention";
 
-// The mechanism of arch "<mechanism>_attention" when it declares a reference module.
+// The arch a mechanism's reference module answers to.
+std::string module_arch(const attention::MechanismInfo& info) {
+  const auto& module = *info.reference_module;
+  return module.arch.empty() ? info.name + kSuffix : module.arch;
+}
+
+// The registered mechanism whose reference module answers to `arch`.
 const attention::MechanismInfo* module_mechanism(const std::string& arch) {
-  const size_t n = std::string(kSuffix).size();
-  if (arch.size() <= n || arch.compare(arch.size() - n, n, kSuffix) != 0) return nullptr;
-  const attention::MechanismInfo* info = attention::find_mechanism(arch.substr(0, arch.size() - n));
-  return info && info->reference_module ? info : nullptr;
+  for (const auto& info : attention::mechanisms())
+    if (info.reference_module && module_arch(info) == arch) return &info;
+  return nullptr;
 }
 
 // A reference constructor argument as an option value (true/false as 1/0).
@@ -42,24 +48,44 @@ std::map<std::string, at::Tensor> run_attention_module(const Json& config,
   if (!info) throw ModelError("'" + arch + "' is not a single attention module arch");
   const attention::ReferenceModule& module = *info->reference_module;
   attention::MechanismConfig m;
-  m.dim = get_int(config, "dim", arch);
-  m.heads = get_int(config, "num_heads", arch);
+  m.dim = get_int(config, module.dim_arg, arch);
+  const bool has_heads = config.contains(module.heads_arg) && !config[module.heads_arg].is_null();
+  m.heads = has_heads ? get_int(config, module.heads_arg, arch) : 0;
   for (const auto& [arg, option] : module.args)
-    if (config.contains(arg)) m.options[option] = option_value(config, arg, arch);
+    if (config.contains(arg) && !config[arg].is_null())
+      m.options[option] = option_value(config, arg, arch);
+  for (const auto& [option, value] : module.fixed_options) m.options[option] = value;
   if (module.fit_to_weights) module.fit_to_weights(m, weights);
   auto attn = attention::make_mechanism(info->name, m);
   nn::load_state(*attn, weights);
   // A sequence module mixes tokens as a 1-D sequence; a 1×N grid says exactly that.
-  const auto layout =
-      module.grid ? attention::grid_layout(get_int(config, "H", arch), get_int(config, "W", arch))
-                  : attention::grid_layout(1, input.size(1));
+  int64_t grid_h = 1, grid_w = 0;
+  if (module.channels_first) {
+    if (input.dim() != 4) throw ModelError(arch + ": the input must be (B, C, H, W)");
+    grid_h = input.size(2), grid_w = input.size(3);
+  } else if (module.grid && !module.grid_arg.empty()) {
+    const auto hw = get_ints(config, module.grid_arg, arch);
+    if (hw.size() != 2) throw ModelError(arch + ": '" + module.grid_arg + "' must be [H, W]");
+    grid_h = hw[0], grid_w = hw[1];
+  } else if (module.grid) {
+    grid_h = get_int(config, "H", arch), grid_w = get_int(config, "W", arch);
+  } else {
+    grid_w = input.size(1);
+  }
+  const auto layout = attention::grid_layout(grid_h, grid_w);
+  // (B, C, H, W) images in and out for the channels-first modules; tokens otherwise.
+  const at::Tensor tokens =
+      module.channels_first ? input.flatten(2).transpose(1, 2).contiguous() : input;
+  const auto as_output = [&](const at::Tensor& y) {
+    return module.channels_first ? y.transpose(1, 2).reshape(input.sizes()).contiguous() : y;
+  };
   at::NoGradGuard no_grad;
   std::map<std::string, at::Tensor> out;
   attn->eval();
-  out[module.eval_output] = attn->forward(input, layout);
+  out[module.eval_output] = as_output(attn->forward(tokens, layout));
   if (!module.train_output.empty()) {
     attn->train();
-    out[module.train_output] = attn->forward(input, layout);
+    out[module.train_output] = as_output(attn->forward(tokens, layout));
     attn->eval();
   }
   return out;

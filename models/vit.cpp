@@ -178,8 +178,14 @@ VitSpec parse_vit_spec(const Json& c) {
         s.attention_options[k] = v.get<bool>() ? 1.0 : 0.0;
       else if (v.is_number())
         s.attention_options[k] = v.get<double>();
+      else if (v.is_string())  // a choice by name (e.g. linear's "feature_map": "relu")
+        try {
+          s.attention_options[k] = attention::option_from_text(*info, k, v.get<std::string>());
+        } catch (const attention::AttentionError& e) {
+          refuse("attention_options", e.what());
+        }
       else
-        refuse("attention_options", "entry '" + k + "' must be a number or true/false");
+        refuse("attention_options", "entry '" + k + "' must be a number, true/false or a name");
     }
   }
   auto& opts = s.attention_options;

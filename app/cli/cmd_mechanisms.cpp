@@ -16,6 +16,8 @@ const char* kind_name(attention::OptionSpec::Kind k) {
       return "flag";
     case attention::OptionSpec::Kind::Integer:
       return "integer";
+    case attention::OptionSpec::Kind::Choice:
+      return "choice";
     case attention::OptionSpec::Kind::Real:
       break;
   }
@@ -31,10 +33,15 @@ int cmd_mechanisms(Args args, const GlobalOptions&) {
     std::printf("  cost: %s; tokens: %s\n", m.linear_in_tokens ? "linear in N" : "quadratic in N",
                 m.needs_grid ? "pure H×W grid (no prefix tokens)" : "grid + prefix tokens");
     if (!m.capabilities.empty()) std::printf("  offers: %s\n", text::join(m.capabilities).c_str());
-    for (const auto& o : m.options)
-      std::printf("  %-12s %-7s default %-6s [%s, %s]  %s\n", o.name.c_str(), kind_name(o.kind),
-                  text::format_g(o.default_value).c_str(), text::format_g(o.min).c_str(),
-                  text::format_g(o.max).c_str(), o.help.c_str());
+    for (const auto& o : m.options) {
+      const std::string range =
+          o.kind == attention::OptionSpec::Kind::Choice
+              ? text::join(o.choices, " | ")
+              : "[" + text::format_g(o.min) + ", " + text::format_g(o.max) + "]";
+      std::printf("  %-12s %-7s default %-6s %s  %s\n", o.name.c_str(), kind_name(o.kind),
+                  attention::option_text(o, o.default_value).c_str(), range.c_str(),
+                  o.help.c_str());
+    }
   }
   return kExitOk;
 }

@@ -89,16 +89,20 @@ at::Tensor AttentionTrace::matrix(int64_t b, int64_t head, int64_t max_elements)
 
 namespace {
 
-// Key index of every grid token of `layout` in `keys` (length H·W), on `device`.
+// Key index of every grid token of `layout` in `keys` (length H·W), on `device`. Tokens no
+// grid key covers (PVT's reduction floors H and W to multiples of its cell) get the index
+// keys.size(), one past the last key: callers give that index a zero.
 at::Tensor grid_token_keys(const KeySpace& ks, const TokenLayout& layout, c10::Device device) {
-  if (ks.prefix != layout.num_prefix() || ks.key_h * ks.cell < layout.height ||
-      ks.key_w * ks.cell < layout.width)
+  if (ks.prefix != layout.num_prefix())
     throw TraceQueryError("the key space does not cover " + layout.describe());
   const auto opts = at::TensorOptions().dtype(at::kLong).device(device);
-  at::Tensor ys = at::arange(layout.height, opts);
-  at::Tensor xs = at::arange(layout.width, opts);
-  at::Tensor key = ks.prefix + ys.div(ks.cell, "floor").unsqueeze(1) * ks.key_w +
-                   xs.div(ks.cell, "floor").unsqueeze(0);
+  at::Tensor ys = at::arange(layout.height, opts).div(ks.cell, "floor");
+  at::Tensor xs = at::arange(layout.width, opts).div(ks.cell, "floor");
+  at::Tensor key = ks.prefix + ys.unsqueeze(1) * ks.key_w + xs.unsqueeze(0);
+  const bool uncovered = ks.key_h * ks.cell < layout.height || ks.key_w * ks.cell < layout.width;
+  if (uncovered)
+    key = at::where((ys.unsqueeze(1) < ks.key_h) & (xs.unsqueeze(0) < ks.key_w), key,
+                    at::full_like(key, ks.size()));
   return key.reshape({-1});
 }
 
@@ -112,7 +116,9 @@ bool keys_are_tokens(const HeadGroup& g, const TokenLayout& layout) {
 
 at::Tensor rows_on_tokens(const at::Tensor& rows, const KeySpace& ks, const TokenLayout& layout) {
   const at::Tensor key = grid_token_keys(ks, layout, rows.device());
-  at::Tensor grid = rows.index_select(1, key);
+  // A zero column for the tokens no key covers (index ks.size()).
+  const at::Tensor padded = at::constant_pad_nd(rows, {0, 1});
+  at::Tensor grid = padded.index_select(1, key);
   if (ks.cell > 1) grid = grid / static_cast<double>(ks.cell * ks.cell);
   return at::cat({rows.slice(1, 0, ks.prefix), grid}, 1);
 }
@@ -125,8 +131,10 @@ at::Tensor tokens_to_keys(const at::Tensor& x, const KeySpace& ks, const TokenLa
   const int64_t p = ks.prefix;
   // grid_token_keys counts the prefix keys in; `grid` holds the grid keys only.
   const at::Tensor key = grid_token_keys(ks, layout, x.device()) - p;
-  at::Tensor grid = at::zeros({ks.key_h * ks.key_w, x.size(1)}, x.options());
+  // One spare row collects the tokens no key covers, then is dropped.
+  at::Tensor grid = at::zeros({ks.key_h * ks.key_w + 1, x.size(1)}, x.options());
   grid.index_add_(0, key, x.slice(0, p));
+  grid = grid.slice(0, 0, ks.key_h * ks.key_w);
   if (ks.cell > 1) grid = grid / static_cast<double>(ks.cell * ks.cell);
   return at::cat({x.slice(0, 0, p), grid}, 0);
 }

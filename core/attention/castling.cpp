@@ -232,6 +232,7 @@ MechanismInfo castling_mechanism() {
   // The reference CastlingAttention module on a token sequence, evaluated both in eval
   // mode and with the training-only masked softmax branch.
   ReferenceModule module;
+  module.fixture = "castling_attn";
   module.args = {
       {"qkv_bias", "qkv_bias"}, {"sparse_threshold", "threshold"}, {"res_kernel_size", "kernel"}};
   module.eval_output = "out.inference";

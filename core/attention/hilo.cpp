@@ -257,6 +257,7 @@ MechanismInfo hilo_mechanism() {
   // from the weights (l_q's rows / head dim; none without l_q), so α-ablation modules
   // load whatever alpha their config claims.
   ReferenceModule module;
+  module.fixture = "hilo_padded";
   module.args = {{"qkv_bias", "qkv_bias"}, {"alpha", "alpha"}, {"window_size", "window"}};
   module.grid = true;
   module.fit_to_weights = [](MechanismConfig& c, const std::map<std::string, at::Tensor>& w) {

@@ -91,6 +91,7 @@ MechanismInfo hydra_mechanism() {
   info.summary = "Hydra attention: C heads of dim 1, cosine kernel, one global vector, O(N·C)";
   info.options = {{"qkv_bias", OptionSpec::Kind::Flag, 1, 0, 1, "bias on the qkv projection"}};
   ReferenceModule module;  // the fixture's hydra_attention: a 1 × N sequence
+  module.fixture = "hydra_attn";
   module.args = {{"qkv_bias", "qkv_bias"}};
   info.reference_module = module;
   info.create = [](const MechanismConfig& c) { return std::make_shared<HydraAttention>(c); };

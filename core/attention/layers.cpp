@@ -1,4 +1,4 @@
-// LinearLayer and Conv2dLayer.
+// LinearLayer, Conv2dLayer and LayerNormLayer.
 #include "core/attention/layers.h"
 
 #include <ATen/ATen.h>
@@ -33,6 +33,15 @@ Conv2dLayer::Conv2dLayer(const Shape& s) : shape(s) {
 
 at::Tensor Conv2dLayer::operator()(const at::Tensor& x) const {
   return at::conv2d(x, weight, bias, shape.stride, shape.padding, {1, 1}, shape.groups);
+}
+
+LayerNormLayer::LayerNormLayer(int64_t dim, double eps_) : eps(eps_) {
+  weight = register_parameter("weight", at::ones({dim}));
+  bias = register_parameter("bias", at::zeros({dim}));
+}
+
+at::Tensor LayerNormLayer::operator()(const at::Tensor& x) const {
+  return at::layer_norm(x, {weight.size(0)}, weight, bias, eps);
 }
 
 }  // namespace attnlab::attention

@@ -1,4 +1,4 @@
-// The two parameterised layers the mechanisms are made of, with the reference names
+// The parameterised layers the mechanisms are made of, with the reference names
 // (weight, bias) and PyTorch's default initialisation (uniform ±1/√fan_in), written
 // directly on ATen ops so that the mechanisms need no heavier LibTorch headers.
 #pragma once
@@ -31,6 +31,16 @@ class Conv2dLayer : public torch::nn::Module {
   at::Tensor operator()(const at::Tensor& x) const;
   at::Tensor weight, bias;
   Shape shape;
+};
+
+// Layer normalisation over the last axis (weight and bias of size `dim`, initialised to
+// 1 and 0 as PyTorch does); eps as the reference module sets it.
+class LayerNormLayer : public torch::nn::Module {
+ public:
+  LayerNormLayer(int64_t dim, double eps);
+  at::Tensor operator()(const at::Tensor& x) const;
+  at::Tensor weight, bias;
+  double eps;
 };
 
 // Register a child under `name` (which may be "0", as in nn.Sequential) and return it.

@@ -14,7 +14,9 @@
   X(rala)                  \
   X(hilo)                  \
   X(anchor)                \
-  X(hydra)
+  X(hydra)                 \
+  X(sra)                   \
+  /* one line per mechanism, each ending in a backslash, above this line */
 // clang-format on
 
 namespace attnlab::attention {
@@ -53,6 +55,9 @@ namespace {
 void check_option(const MechanismInfo& info, const OptionSpec& spec, double value) {
   const std::string what = info.name + " option '" + spec.name + "' = " + std::to_string(value);
   if (!std::isfinite(value)) throw AttentionError(what + " is not finite");
+  if (spec.kind == OptionSpec::Kind::Choice && (value != std::round(value) || value < 0 ||
+                                                value >= static_cast<double>(spec.choices.size())))
+    throw AttentionError(what + " is not one of " + text::join(spec.choices));
   if (spec.kind != OptionSpec::Kind::Real && value != std::round(value))
     throw AttentionError(what + " must be " +
                          (spec.kind == OptionSpec::Kind::Flag ? "0 or 1" : "an integer"));
@@ -62,6 +67,39 @@ void check_option(const MechanismInfo& info, const OptionSpec& spec, double valu
 }
 
 }  // namespace
+
+double option_from_text(const MechanismInfo& info, const std::string& option,
+                        const std::string& value) {
+  for (const auto& spec : info.options) {
+    if (spec.name != option) continue;
+    if (spec.kind == OptionSpec::Kind::Choice) {
+      for (size_t i = 0; i < spec.choices.size(); ++i)
+        if (spec.choices[i] == value) return static_cast<double>(i);
+      throw AttentionError(info.name + " option '" + option + "' = '" + value + "' is not one of " +
+                           text::join(spec.choices));
+    }
+    if (value == "true" || value == "false") return value == "true" ? 1.0 : 0.0;
+    size_t used = 0;
+    double number = 0.0;
+    try {
+      number = std::stod(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != value.size())
+      throw AttentionError(info.name + " option '" + option + "' wants a number, got '" + value +
+                           "'");
+    return number;
+  }
+  throw AttentionError(info.name + " has no option '" + option + "'");
+}
+
+std::string option_text(const OptionSpec& spec, double value) {
+  const auto index = static_cast<size_t>(value);
+  if (spec.kind == OptionSpec::Kind::Choice && value >= 0 && index < spec.choices.size())
+    return spec.choices[index];
+  return text::format_g(value);
+}
 
 std::shared_ptr<AttentionMechanism> make_mechanism(const std::string& name,
                                                    MechanismConfig config) {

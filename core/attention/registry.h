@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/attention/mechanism.h"
@@ -15,25 +16,47 @@
 namespace attnlab::attention {
 
 struct OptionSpec {
-  enum class Kind { Real, Integer, Flag };
+  // Choice: one of `choices` by name; the value is its index (configs and the CLI take the
+  // name, see option_from_text).
+  enum class Kind { Real, Integer, Flag, Choice };
+  OptionSpec() = default;
+  OptionSpec(std::string name_, Kind kind_, double default_value_, double min_, double max_,
+             std::string help_, std::vector<std::string> choices_ = {})
+      : name(std::move(name_)), kind(kind_), default_value(default_value_), min(min_),
+        max(max_), help(std::move(help_)), choices(std::move(choices_)) {}
   std::string name;
   Kind kind = Kind::Real;
   double default_value = 0.0;
   double min = 0.0, max = 1e9;  // inclusive bounds, checked by make_mechanism
   std::string help;
+  std::vector<std::string> choices;
 };
 
-// The reference implementation's stand-alone module, usable as a model of its own (arch
-// "<mechanism>_attention": the parity fixtures' single-module archs, run by
-// models/attention_module and `attnlab infer`).
+// The reference implementation's stand-alone module, usable as a model of its own (the
+// parity fixtures' single-module archs, run by models/attention_module and `attnlab infer`).
 struct ReferenceModule {
+  // The fixture config's arch name; empty: "<mechanism>_attention".
+  std::string arch;
+  // Its parity fixture in ../shared/fixtures/parity (tests/models/attention_module_test.cpp
+  // runs every declared one against its expected outputs).
+  std::string fixture;
+  // The config keys holding the channel count and the head count. A head count absent or
+  // null in the config leaves heads 0 for fit_to_weights (EfficientViT derives it).
+  std::string dim_arg = "dim", heads_arg = "num_heads";
   // The reference constructor's argument names (as its config writes them) and the option
   // each sets; absent arguments keep the option's default.
   std::vector<std::pair<std::string, std::string>> args;
+  // Options the reference module always has, whatever its config says (Efficient
+  // attention's residual inside the module).
+  std::map<std::string, double> fixed_options;
   // Options the weights decide (HiLo's Lo-Fi head count from l_q's rows), or null.
   std::function<void(MechanismConfig&, const std::map<std::string, at::Tensor>&)> fit_to_weights;
-  // The tokens form the config's H x W grid; otherwise a 1 x N sequence.
+  // The tokens form a grid: the config's H x W, or the [H, W] pair under grid_arg when set
+  // (Swin's window_size: the fixture feeds windows); otherwise a 1 x N sequence.
   bool grid = false;
+  std::string grid_arg;
+  // The module takes and returns (B, C, H, W) images (Efficient, EfficientViT), not tokens.
+  bool channels_first = false;
   // The output's name for an eval forward, and for a training-mode forward ("" : none).
   std::string eval_output = "out", train_output;
 };
@@ -47,6 +70,9 @@ struct MechanismInfo {
   bool linear_in_tokens = false;
   // Its traces have one head per channel (Hydra): the config's heads do not apply.
   bool heads_are_channels = false;
+  // The head count its traces report for a config, when it is not config.heads (EfficientViT:
+  // h·(1+S), the multi-scale branch's heads too); null: config.heads (or C, as above).
+  std::function<int64_t(const MechanismConfig&)> trace_heads;
   std::vector<OptionSpec> options;
   // Options for a small model on a small grid (the zoo's 4-block models on 14×14 tokens),
   // where a paper default does not fit; the rest keep their defaults. Empty for most.
@@ -66,6 +92,13 @@ std::vector<std::string> mechanism_names();
 const MechanismInfo& mechanism_info(const std::string& name);
 // The registered mechanism of this name, or nullptr.
 const MechanismInfo* find_mechanism(const std::string& name);
+
+// An option's value from its text in a config or on the command line: a choice's name
+// (Kind::Choice), else a number or true/false. Throws AttentionError naming the choices.
+double option_from_text(const MechanismInfo& info, const std::string& option,
+                        const std::string& text);
+// A choice option's name for its value (the value itself, formatted, for other kinds).
+std::string option_text(const OptionSpec& spec, double value);
 
 // Validate config.options against the mechanism's OptionSpecs (unknown names, kinds and
 // bounds are errors that list what is accepted), fill defaults, build.

@@ -36,7 +36,8 @@ double relative_max(const at::Tensor& a, const at::Tensor& ref) {
 }
 
 // The head's N×N attention on the layer's tokens, float64, from the explicit matrix with
-// pooled keys spread onto their cell² tokens by hand (not by rows_on_tokens).
+// pooled keys spread onto their cell² tokens by hand (not by rows_on_tokens). Tokens that
+// no key covers (PVT's reduction floors the grid) keep a zero column.
 at::Tensor token_matrix(const AttentionTrace& t, int64_t b, int64_t head) {
   const at::Tensor m = t.matrix(b, head).to(at::kCPU, at::kDouble);
   const auto& ks = t.group_of(head).keys;
@@ -45,6 +46,7 @@ at::Tensor token_matrix(const AttentionTrace& t, int64_t b, int64_t head) {
   out.slice(1, 0, ks.prefix).copy_(m.slice(1, 0, ks.prefix));
   for (int64_t y = 0; y < l.height; ++y)
     for (int64_t x = 0; x < l.width; ++x) {
+      if (y / ks.cell >= ks.key_h || x / ks.cell >= ks.key_w) continue;
       const int64_t key = ks.prefix + (y / ks.cell) * ks.key_w + x / ks.cell;
       out.select(1, l.token_at(y, x)).copy_(m.select(1, key) / double(ks.cell * ks.cell));
     }

@@ -1,5 +1,5 @@
-// linear (elu+1 kernel attention): the O(N·d²) forward against a direct N×N evaluation of
-// the SPEC formula, the implicit rows, the KV buffer, prefix tokens and the options.
+// linear (kernel attention): the O(N·d²) forward against a direct N×N evaluation of the
+// SPEC formula for every kernel, the implicit rows, the KV buffer, prefix tokens, options.
 #include <cmath>
 #include <iostream>
 
@@ -135,6 +135,79 @@ TEST(LinearAttention, ClsPrefixIsJustTheFirstTokenOfTheSequence) {
   const double d = max_abs_diff(out_perm, out.index_select(1, perm));
   std::cout << "linear permutation equivariance with cls: " << d << "\n";
   EXPECT_LE(d, 1e-5);
+}
+
+// The kernel ablations: each kernel's N×N matrix written out in double from its definition
+// (not through a feature map): elu+1 and relu as κ(q)·κ(k); softmax as Efficient
+// attention's softmax over q's features times the softmax over the tokens of k's; angular
+// as 1/2 + cos(q, k)/π. The forward equals kern·v / (row sum + eps), the rows are
+// kern / row sum and sum to 1.
+TEST(LinearAttention, EveryKernelMatchesItsDirectDefinition) {
+  const auto& info = attention::mechanism_info("linear");
+  const int64_t heads = 4;
+  for (const std::string kernel : {"elu+1", "relu", "softmax", "angular"}) {
+    SCOPED_TRACE(kernel);
+    auto attn = make("linear", 32, heads,
+                     {{"feature_map", attention::option_from_text(info, "feature_map", kernel)}});
+    TokenLayout layout = cls_grid(3, 4);
+    at::Tensor x = random_tokens(2, layout.tokens(), 32, 13);
+    auto [out, trace] = attn->forward_traced(x, layout);
+    auto qkv = direct_qkv(*attn, x, heads);
+    const at::Tensor& q = qkv[0];
+    const at::Tensor& k = qkv[1];
+    at::Tensor kern;
+    if (kernel == "elu+1") kern = at::matmul(kappa(q), kappa(k).transpose(-2, -1));
+    if (kernel == "relu") kern = at::matmul(at::relu(q), at::relu(k).transpose(-2, -1));
+    if (kernel == "softmax")
+      kern = at::matmul(at::softmax(q, -1), at::softmax(k, -2).transpose(-2, -1));
+    if (kernel == "angular")
+      kern = 0.5 + at::cosine_similarity(q.unsqueeze(3), k.unsqueeze(2), -1, 0.0) / std::acos(-1.0);
+    const at::Tensor sums = kern.sum(-1, true);
+    at::Tensor mixed = at::matmul(kern, qkv[2]) / (sums + 1e-6);
+    at::Tensor merged = mixed.permute({0, 2, 1, 3}).reshape({2, layout.tokens(), 32});
+    auto p = attn->named_parameters();
+    at::Tensor ref =
+        at::linear(merged, p["proj.weight"].to(at::kDouble), p["proj.bias"].to(at::kDouble));
+    EXPECT_LE(max_abs_diff(out, ref), 1e-5);
+    for (int64_t h = 0; h < heads; ++h)
+      EXPECT_LE(max_abs_diff(trace->matrix(1, h), kern[1][h] / sums[1][h]), 1e-5) << h;
+  }
+}
+
+// relu: a query whose features are all ≤ 0 attends to nothing — its row is zero, not NaN,
+// and the forward gives it a zero mixture (0 / eps).
+TEST(LinearAttention, ReluKernelGivesAZeroRowToAQueryWithNoPositiveFeature) {
+  const auto& info = attention::mechanism_info("linear");
+  auto attn =
+      make("linear", 8, 1, {{"feature_map", attention::option_from_text(info, "feature_map", "relu")}});
+  {
+    at::NoGradGuard no_grad;
+    auto p = attn->named_parameters();
+    p["qkv.weight"].slice(0, 0, 8).zero_();  // q = its bias
+    p["qkv.bias"].slice(0, 0, 8).fill_(-1.0);
+  }
+  const TokenLayout layout = attention::grid_layout(2, 3);
+  auto [out, trace] = attn->forward_traced(random_tokens(1, 6, 8), layout);
+  const at::Tensor rows = trace->matrix(0, 0);
+  EXPECT_TRUE(at::isfinite(rows).all().item<bool>());
+  EXPECT_EQ(rows.abs().sum().item<double>(), 0.0);
+  EXPECT_TRUE(at::isfinite(out).all().item<bool>());
+}
+
+TEST(LinearAttention, KernelIsChosenByNameAndAnUnknownNameIsRefused) {
+  const auto& info = attention::mechanism_info("linear");
+  EXPECT_EQ(attention::option_from_text(info, "feature_map", "softmax"), 2.0);
+  EXPECT_EQ(attention::option_from_text(info, "eps", "0.5"), 0.5);
+  try {
+    attention::option_from_text(info, "feature_map", "cosh");
+    ADD_FAILURE() << "an unknown kernel was accepted";
+  } catch (const attention::AttentionError& e) {
+    EXPECT_NE(std::string(e.what()).find("elu+1, relu, softmax, angular"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(attention::option_from_text(info, "eps", "small"), attention::AttentionError);
+  EXPECT_THROW(make("linear", 16, 2, {{"feature_map", 4}}), attention::AttentionError);
+  EXPECT_THROW(make("linear", 16, 2, {{"feature_map", 0.5}}), attention::AttentionError);
 }
 
 TEST(LinearAttention, OptionsAndBadInputAreChecked) {

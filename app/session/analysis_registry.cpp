@@ -18,6 +18,7 @@
   X(rank)                   \
   X(anchors)                \
   X(mask)                   \
+  X(channel_maps)           \
   X(locality)
 // clang-format on
 

@@ -21,5 +21,8 @@ inline constexpr const char* kBranchOutputs = "branch outputs";
 inline constexpr const char* kAuxiliaryMask = "auxiliary mask";
 // Local windows tiled on the grid (AttentionTrace::window > 0): HiLo's Hi-Fi heads.
 inline constexpr const char* kLocalWindows = "local windows";
+// Per-head channel-to-channel maps that mix each token's value over its channels (XCA's
+// d×d softmax): the trace's rank_matrices entry "channel_map", (heads, d, d) per image.
+inline constexpr const char* kChannelMap = "channel map";
 
 }  // namespace attnlab::attention::capability

@@ -16,6 +16,8 @@
   X(anchor)                \
   X(hydra)                 \
   X(sra)                   \
+  X(efficient)             \
+  X(xca)                   \
   /* one line per mechanism, each ending in a backslash, above this line */
 // clang-format on
 

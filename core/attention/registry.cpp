@@ -18,6 +18,8 @@
   X(sra)                   \
   X(efficient)             \
   X(xca)                   \
+  X(efficientvit)          \
+  X(flatten)               \
   /* one line per mechanism, each ending in a backslash, above this line */
 // clang-format on
 

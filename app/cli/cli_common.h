@@ -66,5 +66,7 @@ int cmd_eval(Args args, const GlobalOptions& g);
 int cmd_export_samples(Args args, const GlobalOptions& g);
 int cmd_zoo(Args args, const GlobalOptions& g);
 int cmd_report(Args args, const GlobalOptions& g);
+int cmd_complexity(Args args, const GlobalOptions& g);
+int cmd_bench_attention(Args args, const GlobalOptions& g);
 
 }  // namespace attnlab::cli

@@ -122,6 +122,19 @@ const std::vector<CommandSpec>& commands() {
        R"(  export-samples --dataset SPEC --out DIR [--per-class N]
                                             the first N images of each class as PNGs
 )"},
+      {"complexity", cmd_complexity,
+       R"(  complexity --model PRESET|CHECKPOINT [--img-size S...] [--per-layer]   parameters and
+      | --mechanism NAME[,NAME...] [--tokens HxW...]   MACs (one multiply-add = one MAC, as
+        [--dim C] [--heads H] [--prefix P] [--option [MECH.]NAME=VALUE...]   fvcore) per
+      [--out DIR]                           attention layer and op group; --out: CSV,
+                                            JSON, LaTeX (defaults: a ViT-B layer, 14x14)
+)"},
+      {"bench-attention", cmd_bench_attention,
+       R"(  bench-attention [--mechanisms all|A,B,...] [--sides 14,28,56] [--dim 384] [--heads 6]
+      [--repeats 5] [--out DIR]             latency and peak memory of one layer per
+                                            mechanism and N, as ratios to softmax; --device
+                                            cuda on a GPU; --out: table and figures
+)"},
       {"zoo", cmd_zoo,
        R"(  zoo [DIR] [--write-index]                 list the trained zoo / rewrite its zoo.json
 )"},

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/attention/registry.h"
+#include "core/runtime/mac_counter.h"
 
 namespace attnlab::attention {
 
@@ -55,8 +56,16 @@ void AttentionMechanism::require_pure_grid(const TokenLayout& layout) const {
                          layout.describe() + ")");
 }
 
+// While a MacCounter is active the operations of one forward are one attention layer.
+int64_t AttentionMechanism::parameter_count() const {
+  int64_t n = 0;
+  for (const auto& p : parameters()) n += p.numel();
+  return n;
+}
+
 at::Tensor AttentionMechanism::forward(const at::Tensor& tokens, const TokenLayout& layout) {
   check_input(tokens, layout);
+  runtime::MacLayerScope layer(name_, runtime::counting_macs() ? parameter_count() : 0);
   return run(tokens, layout, nullptr);
 }
 
@@ -70,6 +79,7 @@ TracedOutput AttentionMechanism::forward_traced(const at::Tensor& tokens, const 
                          std::to_string(kExplicitMaxTokens) + "; use a smaller input image");
   TraceRequest request;
   request.options = options;
+  runtime::MacLayerScope layer(name_, runtime::counting_macs() ? parameter_count() : 0);
   at::Tensor out = run(tokens, layout, &request);
   if (!request.trace) throw AttentionError(name_ + " produced no trace");
   return {out, std::move(request.trace)};

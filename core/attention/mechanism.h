@@ -82,6 +82,9 @@ class AttentionMechanism : public torch::nn::Module {
   // auxiliary mask towards sparsity.
   const at::Tensor& training_penalty() const { return penalty_; }
 
+  // Its parameters' element count (the complexity report's per-layer parameters).
+  int64_t parameter_count() const;
+
  protected:
   // A trace request: the options, and where the mechanism puts the trace it builds.
   struct TraceRequest {

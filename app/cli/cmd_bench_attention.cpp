@@ -1,0 +1,114 @@
+// `attnlab bench-attention`: measured latency and peak memory of one attention layer per
+// mechanism on square token grids, as ratios to softmax measured in the same run (the
+// table of docs/BENCHMARKS.md for any set of mechanisms), on the CPU or CUDA, with a
+// progress bar; --out writes the table (CSV, JSON, LaTeX) and the latency and memory
+// against N figures.
+#include <cmath>
+#include <cstdio>
+
+#include "app/cli/analyze_common.h"
+#include "app/cli/cli_common.h"
+#include "app/session/attention_bench.h"
+#include "core/analysis/export.h"
+#include "core/analysis/output_folder.h"
+#include "core/attention/registry.h"
+#include "core/io/text.h"
+#include "core/runtime/device.h"
+#include "viz/figures/scaling.h"
+#include "viz/render.h"
+
+namespace attnlab::cli {
+namespace {
+
+std::vector<std::string> comma_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string ratio(double r) {
+  return std::isfinite(r) ? text::format_g(r, 3) + "x" : "-";
+}
+
+}  // namespace
+
+int cmd_bench_attention(Args args, const GlobalOptions& g) {
+  session::AttentionBenchSettings s;
+  const std::string mechanisms = args.take_option("--mechanisms");
+  const auto sides = args.take_list("--sides");
+  s.dim = args.take_positive_int("--dim", int(s.dim));
+  s.heads = args.take_positive_int("--heads", int(s.heads));
+  s.repeats = args.take_positive_int("--repeats", s.repeats);
+  const std::string out_dir = args.take_option("--out");
+  if (!args.positionals().empty())
+    throw UsageError("bench-attention takes no positional arguments");
+  s.mechanisms = mechanisms.empty() || mechanisms == "all" ? attention::mechanism_names()
+                                                           : comma_list(mechanisms);
+  if (!sides.empty()) {
+    s.sides.clear();
+    for (const auto& side : sides) {
+      for (const auto& item : comma_list(side)) {
+        char* end = nullptr;
+        const long v = std::strtol(item.c_str(), &end, 10);
+        if (!end || *end || v < 1)
+          throw UsageError("--sides wants grid sides, e.g. 14,28,56; got '" + item + "'");
+        s.sides.push_back(v);
+      }
+    }
+  }
+  for (const auto& name : s.mechanisms) attention::mechanism_info(name);  // unknown: exit 1
+  s.device = runtime::select_device(g.device);
+  Progress progress("bench-attention", int64_t(s.mechanisms.size() * s.sides.size()));
+  const auto points = session::bench_attention(
+      s, [&](int64_t done, int64_t, const std::string& what) { progress.update(done, what); });
+  progress.finish();
+  const auto table = session::attention_bench_table(points, s);
+  std::printf("%-14s %7s %11s %10s %9s %9s\n", "mechanism", "N", "latency ms", "peak MiB",
+              "lat/soft", "mem/soft");
+  for (const auto& row : table.rows)
+    std::printf("%-14s %7lld %11.3f %10.2f %9s %9s\n", row[0].str().c_str(),
+                static_cast<long long>(row[2].i), row[3].number(), row[4].number(),
+                ratio(row[5].number()).c_str(), ratio(row[6].number()).c_str());
+  for (const auto& p : points)
+    if (!p.error.empty())
+      std::fprintf(stderr, "bench-attention: %s at N=%lld skipped: %s\n", p.mechanism.c_str(),
+                   static_cast<long long>(p.tokens), p.error.c_str());
+  if (!out_dir.empty()) {
+    analysis::OutputFolder folder(out_dir, "bench_" + s.device.str());
+    folder.write_table(table);
+    analysis::write_table_latex(
+        folder.dir() + "/" + folder.model_tag() + "__" + table.name + ".tex", table, 3);
+    const std::string where = " of one attention layer on " + s.device.str();
+    const struct {
+      const char* column;
+      const char* label;
+      const char* stem;
+    } plots[] = {{"latency_ms", "latency (ms)", "latency"},
+                 {"peak_MiB", "peak memory (MiB)", "memory"}};
+    for (const auto& plot : plots) {
+      if (s.device.is_cuda() && std::string(plot.stem) == "memory") continue;  // not measured
+      const auto figure =
+          viz::scaling_figure(table, "mechanism", "tokens", plot.column, "tokens N", plot.label,
+                              std::string("Measured ") + plot.label + where);
+      for (const auto format : {viz::FigureFormat::Svg, viz::FigureFormat::Pdf})
+        viz::write_figure(figure.figure,
+                          folder.dir() + "/" + folder.model_tag() + "__bench_" + plot.stem + "." +
+                              viz::figure_format_name(format),
+                          format);
+    }
+    folder.write_sidecar({{"command", "bench-attention"},
+                          {"dim", s.dim},
+                          {"heads", s.heads},
+                          {"repeats", s.repeats},
+                          {"device", s.device.str()}});
+    std::printf("wrote %s\n", out_dir.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace attnlab::cli

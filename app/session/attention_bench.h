@@ -1,0 +1,49 @@
+// `attnlab bench-attention` and the GUI's bench tab: the measured latency and peak memory
+// of one attention layer per mechanism on square token grids — the table of
+// docs/BENCHMARKS.md for any set of mechanisms, on the CPU or a CUDA device, with the
+// ratio to softmax at the same N when softmax is measured in the same run.
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/table.h"
+
+namespace attnlab::session {
+
+struct AttentionBenchSettings {
+  std::vector<std::string> mechanisms;        // registry names
+  std::vector<int64_t> sides = {14, 28, 56};  // square grids side × side
+  int64_t dim = 384, heads = 6;               // ViT-Small width
+  int repeats = 5;                            // timed forwards per point (median reported)
+  c10::Device device = c10::Device(c10::kCPU);
+};
+
+struct AttentionBenchPoint {
+  std::string mechanism;
+  int64_t side = 0, tokens = 0;
+  double median_ms = 0;
+  double peak_mib = 0;  // NaN on CUDA (the CPU allocator probe only sees CPU memory)
+  std::string error;    // a point the mechanism refused (e.g. a grid its windows do not tile)
+};
+
+// Progress: points done, points in all, the point being measured ("hilo N=784").
+using BenchProgress = std::function<void(int64_t, int64_t, const std::string&)>;
+
+// Measures every (mechanism, side): one untimed warm-up forward, then `repeats` timed ones
+// (batch 1, eval, no autograd); peak memory is the CPU allocator's peak above what was live
+// before each forward. A mechanism option "num_patches" (FLatten's fixed token count) is
+// set to the grid's. Throws AttentionError for an unknown mechanism.
+std::vector<AttentionBenchPoint> bench_attention(const AttentionBenchSettings& settings,
+                                                 const BenchProgress& progress = {});
+
+// attention_bench: mechanism, side, tokens, latency_ms, peak_MiB, and the ratios
+// latency_vs_softmax, memory_vs_softmax (NaN without a softmax point at that N).
+analysis::Table attention_bench_table(const std::vector<AttentionBenchPoint>& points,
+                                      const AttentionBenchSettings& settings);
+
+}  // namespace attnlab::session

@@ -131,8 +131,12 @@ AnalyzeRequest take_analyze_request(Args& args, bool series) {
   return r;
 }
 
-Progress::Progress(std::string label, int64_t total)
-    : label_(std::move(label)), total_(total), start_(now_seconds()), tty_(isatty(2) != 0) {}
+Progress::Progress(std::string label, int64_t total, std::string unit)
+    : label_(std::move(label)),
+      total_(total),
+      unit_(std::move(unit)),
+      start_(now_seconds()),
+      tty_(isatty(2) != 0) {}
 
 void Progress::update(int64_t done, const std::string& item) {
   const double t = now_seconds();
@@ -140,9 +144,9 @@ void Progress::update(int64_t done, const std::string& item) {
   last_print_ = t;
   const double rate = done > 0 ? double(done) / std::max(1e-9, t - start_) : 0.0;
   const double eta = rate > 0 ? double(total_ - done) / rate : 0.0;
-  std::fprintf(stderr, "%s%s: [%lld/%lld] %s  %.2f img/s  ETA %.0f s%s", tty_ ? "\r\x1b[K" : "",
+  std::fprintf(stderr, "%s%s: [%lld/%lld] %s  %.2f %s/s  ETA %.0f s%s", tty_ ? "\r\x1b[K" : "",
                label_.c_str(), static_cast<long long>(done), static_cast<long long>(total_),
-               item.c_str(), rate, eta, tty_ ? "" : "\n");
+               item.c_str(), rate, unit_.c_str(), eta, tty_ ? "" : "\n");
   std::fflush(stderr);
 }
 

@@ -34,7 +34,8 @@ AnalyzeRequest take_analyze_request(Args& args, bool series);
 // terminal, one line per second otherwise.
 class Progress {
  public:
-  Progress(std::string label, int64_t total);
+  // `unit` names what is counted in the rate ("img" → "2.5 img/s").
+  Progress(std::string label, int64_t total, std::string unit = "img");
   void update(int64_t done, const std::string& item);
   void finish();
   // Ends the in-place line before another message goes to stderr.
@@ -43,6 +44,7 @@ class Progress {
  private:
   std::string label_;
   int64_t total_;
+  std::string unit_;
   double start_, last_print_ = -1.0;
   bool tty_;
 };

@@ -63,7 +63,7 @@ int cmd_bench_attention(Args args, const GlobalOptions& g) {
   }
   for (const auto& name : s.mechanisms) attention::mechanism_info(name);  // unknown: exit 1
   s.device = runtime::select_device(g.device);
-  Progress progress("bench-attention", int64_t(s.mechanisms.size() * s.sides.size()));
+  Progress progress("bench-attention", int64_t(s.mechanisms.size() * s.sides.size()), "point");
   const auto points = session::bench_attention(
       s, [&](int64_t done, int64_t, const std::string& what) { progress.update(done, what); });
   progress.finish();

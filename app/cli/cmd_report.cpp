@@ -153,7 +153,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
                    [&](const session::FigureJob& j) { return options.kinds.count(j.kind) == 0; }),
                jobs.end());
   IndexPage page;
-  Progress progress("report: figures", int64_t(jobs.size()));
+  Progress progress("report: figures", int64_t(jobs.size()), "figure");
   for (size_t i = 0; i < jobs.size(); ++i) {
     const session::FigureJob& job = jobs[i];
     try {

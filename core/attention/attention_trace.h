@@ -73,6 +73,12 @@ class AttentionTrace {
   // from the top-left corner (HiLo: the Hi-Fi heads attend within them, the Lo-Fi keys
   // pool them); 0 when the layer has none. Viewers outline them.
   int64_t window = 0;
+  // Where the window tiling starts on both axes, in tokens: 0 tiles from the top-left;
+  // Swin's shifted windows (SW-MSA, rolled back to image positions) start at (s, s), so
+  // window edges lie at s + k·window, and the pieces cut off at the right/bottom border
+  // wrap to the left/top ones only in the reference's roll — its mask keeps them apart,
+  // so the image border is an edge too.
+  int64_t window_shift = 0;
   std::vector<HeadGroup> groups;
   // Mechanism internals, documented in each mechanism's file (e.g. "rala.w",
   // "hilo.hifi_out", "anchor.A"). Shapes lead with (B, ...).

@@ -18,6 +18,7 @@
   X(sra)                   \
   X(efficient)             \
   X(xca)                   \
+  X(swin)                  \
   X(efficientvit)          \
   X(flatten)               \
   /* one line per mechanism, each ending in a backslash, above this line */

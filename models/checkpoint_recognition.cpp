@@ -172,6 +172,52 @@ Derivation derive_ravlt(const ShapeMap& w) {
   return d;
 }
 
+// Swin: widths, depths, heads (the bias tables' columns), windows (their (2w − 1)² rows),
+// and the grid from a shifted block's attn_mask ((G/w)² windows) or a clamped stage (G = w).
+Derivation derive_swin(const ShapeMap& w) {
+  Derivation d = start("swin_tiny_patch4_window7_224");
+  const auto& patch = need(w, "patch_embed.proj.weight", 4);
+  const int64_t c = patch[0], stages = count_indices(w, "layers.");
+  if (stages < 1 || patch[2] != patch[3]) throw CannotDerive{};
+  auto side_of = [](int64_t square) {  // the integer root of a square, or CannotDerive
+    const auto r = static_cast<int64_t>(std::lround(std::sqrt(static_cast<double>(square))));
+    if (r < 1 || r * r != square) throw CannotDerive{};
+    return r;
+  };
+  std::vector<int64_t> depths, heads, windows;
+  int64_t grid = 0;  // stage 0's grid side, once some stage tells it
+  for (int64_t i = 0; i < stages; ++i) {
+    const std::string s = "layers." + std::to_string(i) + ".blocks.";
+    depths.push_back(count_indices(w, s));
+    const auto& table = need(w, s + "0.attn.relative_position_bias_table", 2);
+    heads.push_back(table[1]);
+    windows.push_back((side_of(table[0]) + 1) / 2);
+    if (const auto mask = w.find(s + "1.attn_mask"); grid == 0 && mask != w.end()) {
+      if (mask->second.size() != 3) throw CannotDerive{};
+      grid = (side_of(mask->second[0]) * windows.back()) << i;
+    }
+  }
+  const int64_t window = *std::max_element(windows.begin(), windows.end());
+  for (int64_t i = 0; i < stages && grid == 0; ++i)
+    if (windows[i] < window) grid = windows[i] << i;  // a stage the window was clamped to
+  d.set("embed_dim", c, "patch_embed.proj.weight");
+  d.set("patch_size", patch[2], "patch_embed.proj.weight");
+  d.set("depths", depths, "layers.i.blocks.N");
+  d.set("num_heads", heads, "relative_position_bias_table columns");
+  d.set("window_size", window, "relative_position_bias_table rows");
+  if (grid > 0)
+    d.set("img_size", grid * patch[2], "attn_mask windows");
+  else
+    d.assume("img_size", d.r.config["img_size"], "no shifted block tells the grid");
+  d.set("num_classes", rows(w, "head.weight"), "head.weight");
+  d.set("mlp_ratio", static_cast<double>(need(w, "layers.0.blocks.0.mlp.fc1.weight", 2)[0]) / c,
+        "mlp.fc1.weight");
+  d.set("qkv_bias", w.count("layers.0.blocks.0.attn.qkv.bias") > 0, "qkv.bias");
+  d.set("ape", w.count("absolute_pos_embed") > 0, "absolute_pos_embed");
+  d.set("patch_norm", w.count("patch_embed.norm.weight") > 0, "patch_embed.norm");
+  return d;
+}
+
 std::string family_of_arch(const std::string& arch) {
   return arch == "anchor_deit_distilled" ? "anchor_deit" : arch;
 }
@@ -241,6 +287,9 @@ Recognition recognise_weights(const ShapeMap& weights, const std::string& family
       derived = true;
     } else if (family == "ravlt") {
       d = derive_ravlt(weights);
+      derived = true;
+    } else if (family == "swin") {
+      d = derive_swin(weights);
       derived = true;
     }
   } catch (const CannotDerive&) {

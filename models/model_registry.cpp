@@ -7,7 +7,8 @@
 #define ATTNLAB_MODEL_FAMILIES(X) \
   X(vit) \
   X(litv2) \
-  X(ravlt)
+  X(ravlt) \
+  X(swin)
 // clang-format on
 
 namespace attnlab::models {

@@ -1,8 +1,8 @@
 // The preset table. Model configs come from each family's `<family>_official_config(name)`
 // (the sizes of the released checkpoints, checked against the manifests by the tests);
 // preprocessing from SPEC §2: DeiT-style models resize the short side to
-// floor(224 / 0.9) = 248 (timm's crop_pct 0.9), LITv2 and RAVLT to 256; all bicubic, center
-// crop 224, ImageNet mean/std.
+// floor(224 / 0.9) = 248 (timm's crop_pct 0.9), LITv2, RAVLT and Swin (the official repo's
+// eval) to 256; all bicubic, center crop 224, ImageNet mean/std.
 #include "models/presets.h"
 
 #include <algorithm>
@@ -15,6 +15,7 @@ namespace attnlab::models {
 Json vit_official_config(const std::string& name);
 Json litv2_official_config(const std::string& name);
 Json ravlt_official_config(const std::string& name);
+Json swin_official_config(const std::string& name);
 
 namespace {
 
@@ -62,6 +63,13 @@ std::vector<Preset> build_presets() {
   p.push_back(
       make("castling_deit_tiny", "Castling-DeiT-tiny (our layout), linear-angular attention",
            vit_official_config("castling_deit_tiny"), 248, "none released (train your own)"));
+  for (const char* size : {"tiny", "small", "base"}) {
+    // The official repo's eval: resize int(256 / 224 · 224) = 256 (crop 0.875), bicubic.
+    const std::string name = std::string("swin_") + size + "_patch4_window7_224";
+    p.push_back(make(
+        name, std::string("Swin-") + char(toupper(size[0])) + ", shifted-window attention",
+        swin_official_config(name), 256, "the Swin release " + name + ".pth ({'model': ...})"));
+  }
   return p;
 }
 

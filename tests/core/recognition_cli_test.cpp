@@ -3,11 +3,11 @@
 // random weights, saved as a DeiT-release .pth ({'model': state_dict}, BatchNorm counters
 // included) and as a safetensors file with no metadata, is recognised as its preset by
 // `attnlab classify` with no model flags; `report --models` runs on a mix of them; a
-// checkpoint nothing matches (and a Swin, which has no backbone yet) is one clear message,
-// exit 1, nothing written.
+// checkpoint nothing matches is one clear message, exit 1, nothing written.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/attention/rope.h"
+#include "core/attention/swin.h"
 #include "core/io/safetensors.h"
 #include "core/io/tensor_file.h"
 #include "core/io/torch_bridge.h"
@@ -52,10 +53,18 @@ std::vector<ShapedTensor> random_checkpoint(const json& manifest) {
     const bool variance = s.name.size() > 11 && s.name.rfind("running_var") == s.name.size() - 11;
     // RAVLT's RoPE.angle is a fixed table (checked at load), length head_dim / 2.
     const bool angles = s.name.find("RoPE.angle") != std::string::npos;
-    const at::Tensor v = s.int64    ? at::zeros(shape, at::kLong)
-                         : variance ? 1 + at::rand(shape)
-                         : angles   ? attention::rope_angle(2 * shape[0])
-                                    : at::randn(shape) * 0.02;
+    // Swin's attn_mask is the fixed shifted-window mask (checked at load): (nW, w², w²) of a
+    // square grid, shift w / 2.
+    const bool mask = s.name.find("attn_mask") != std::string::npos;
+    const auto side = [](int64_t square) { return std::llround(std::sqrt(double(square))); };
+    const at::Tensor v =
+        s.int64    ? at::zeros(shape, at::kLong)
+        : variance ? 1 + at::rand(shape)
+        : angles   ? attention::rope_angle(2 * shape[0])
+        : mask     ? attention::swin_shift_mask(side(shape[0]) * side(shape[1]),
+                                                side(shape[0]) * side(shape[1]), side(shape[1]),
+                                                side(shape[1]) / 2, at::kFloat)
+                   : at::randn(shape) * 0.02;
     const auto* p = static_cast<const uint8_t*>(v.data_ptr());
     s.bytes.assign(p, p + v.nbytes());
     out.push_back(std::move(s));
@@ -103,8 +112,8 @@ TEST_P(EveryManifest, IsRecognisedByClassifyWithNoFlagsAsPthAndBareSafetensors) 
   const TempDir dir("attnlab_byo_" + name);
   at::manual_seed(0);
   const auto tensors = random_checkpoint(read_manifest(name));
-  // A manifest with no preset yet (Swin: its backbone is a later issue) is named and
-  // refused; once its preset exists the same test requires it to be recognised.
+  // A manifest of a family with no preset yet is named and refused; once its preset exists
+  // the same test requires it to be recognised (every shared manifest has one now).
   const bool has_preset = models::preset_named(name) != nullptr;
   for (const std::string ext : {".pth", ".safetensors"}) {
     SCOPED_TRACE(ext);

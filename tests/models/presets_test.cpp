@@ -50,7 +50,8 @@ TEST(Presets, EveryOfficialPresetBuildsItsManifestExactly) {
     EXPECT_EQ(built, expected) << preset.name;
     EXPECT_EQ(params, manifest["num_params"].get<int64_t>()) << preset.name;
   }
-  EXPECT_EQ(with_manifest, 15);  // deit ×3, distilled deit ×3, litv2 ×3, ravlt ×4, anchor ×2
+  // deit ×3, distilled deit ×3, litv2 ×3, ravlt ×4, anchor ×2, swin ×3
+  EXPECT_EQ(with_manifest, 18);
 }
 
 TEST(Presets, CarryTheirPapersPreprocessing) {
@@ -64,7 +65,7 @@ TEST(Presets, CarryTheirPapersPreprocessing) {
     EXPECT_FLOAT_EQ(p.preprocessing.std[2], 0.225f) << p.name;
     EXPECT_FALSE(p.description.empty()) << p.name;
   }
-  EXPECT_EQ(models::presets().size(), 16u);  // 3 + 3 distilled + 3 + 4 + 2 + 1
+  EXPECT_EQ(models::presets().size(), 19u);  // 3 + 3 distilled + 3 + 4 + 2 + 1 + 3 swin
 }
 
 TEST(Presets, EachPresetPreprocessesASyntheticImageToTheHandComputedTensor) {

@@ -19,12 +19,12 @@ inline std::string parity_dir() {
 
 // The fixture NAMEs that have both a .pth and a .safetensors.
 inline std::vector<std::string> parity_names_with_pth() {
-  return {"deit_mini", "litv2_mini", "ravlt_mini", "anchor_deit_mini"};
+  return {"deit_mini", "litv2_mini", "ravlt_mini", "anchor_deit_mini", "swin_mini"};
 }
 // Every NAME (module-only fixtures have no .pth).
 inline std::vector<std::string> parity_names() {
-  return {"deit_mini",        "litv2_mini",    "ravlt_mini",
-          "anchor_deit_mini", "castling_attn", "hilo_padded"};
+  return {"deit_mini",     "litv2_mini",  "ravlt_mini", "anchor_deit_mini",
+          "castling_attn", "hilo_padded", "swin_mini"};
 }
 
 }  // namespace attnlab::testing

@@ -107,6 +107,7 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
     l.prefix = t.layout.prefix;
     l.heads = int(t.heads);
     l.window = int(t.window);
+    l.window_shift = int(t.window_shift);
     out->layers.push_back(l);
   }
   const at::Tensor logits = forward->logits[0];

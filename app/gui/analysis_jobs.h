@@ -54,7 +54,8 @@ struct LayerInfo {
   int index = 0;  // position among the traced layers
   std::string path, mechanism;
   int rows = 0, cols = 0, heads = 0, stage = 0;
-  int window = 0;  // side of the local attention windows on this grid (HiLo), 0: none
+  int window = 0;        // side of the local attention windows on this grid (HiLo), 0: none
+  int window_shift = 0;  // where their tiling starts on both axes (Swin's shifted windows)
   std::vector<std::string> prefix;  // prefix token names ("cls", "dist")
 };
 

@@ -37,6 +37,7 @@ namespace {
 // whose grid differs from the one queries are picked on, and local attention windows.
 void describe_grid(const LayerInfo& layer, const LayerInfo& first, ShownMap* out) {
   out->window = layer.window > 1 ? layer.window : 0;
+  out->window_shift = out->window > 0 ? layer.window_shift % out->window : 0;
   std::string note;
   if (layer.rows != first.rows || layer.cols != first.cols || layer.stage != first.stage)
     note = "stage " + std::to_string(layer.stage + 1) + ": " + std::to_string(layer.rows) + "x" +
@@ -44,8 +45,10 @@ void describe_grid(const LayerInfo& layer, const LayerInfo& first, ShownMap* out
            std::to_string(first.rows) + "x" + std::to_string(first.cols) + " grid of stage " +
            std::to_string(first.stage + 1) + ")";
   if (out->window > 0)
-    note += std::string(note.empty() ? "" : "; ") + std::to_string(out->window) + "x" +
-            std::to_string(out->window) + " local windows outlined";
+    note +=
+        std::string(note.empty() ? "" : "; ") + std::to_string(out->window) + "x" +
+        std::to_string(out->window) + " local windows outlined" +
+        (out->window_shift > 0 ? " (shifted by " + std::to_string(out->window_shift) + ")" : "");
   out->grid_note = note;
 }
 

@@ -160,10 +160,12 @@ void draw_map_image(const GuiState& state, ViewState& v, TextureCache& cache, in
   if (map.window > 1 && s.x / map.cols * z * map.window >= 6.0f) {
     // Local attention windows (HiLo), tiled from the top-left: a query attends within its
     // own window in the Hi-Fi heads, and each window is one pooled key of the Lo-Fi heads.
+    // Swin's shifted windows start at (shift, shift); the image border cuts the wrapped ones.
     const ImU32 edge = IM_COL32(255, 170, 40, 150);
-    for (int c = map.window; c < map.cols; c += map.window)
+    const int first = map.window_shift > 0 ? map.window_shift : map.window;
+    for (int c = first; c < map.cols; c += map.window)
       dl->AddLine(to_screen(c, 0), to_screen(c, map.rows), edge, 1.5f);
-    for (int r = map.window; r < map.rows; r += map.window)
+    for (int r = first; r < map.rows; r += map.window)
       dl->AddLine(to_screen(0, r), to_screen(map.cols, r), edge, 1.5f);
   }
   if (const auto q = query_cell(state, model, map))

@@ -37,6 +37,15 @@ TEST(Complexity, SpatialReductionCountsItsConvNormAndTheReducedKeys) {
   EXPECT_EQ(group(run, "aggregation"), N * m * C);
 }
 
+TEST(Complexity, LocalWindowAttentionScoresEachTokenAgainstItsWindow) {
+  // Swin's W-MSA with 7×7 windows on 14×14: every query against its 49 window keys; the
+  // relative position bias is an addition (not counted).
+  const auto run = session::count_mechanism("swin", C, 12, {{"window", 7}}, 14, 14);
+  EXPECT_EQ(group(run, "projections"), 4 * N * C * C);
+  EXPECT_EQ(group(run, "scores"), N * 49 * C);
+  EXPECT_EQ(group(run, "aggregation"), N * 49 * C);
+}
+
 TEST(Complexity, HiLoSplitsTheHeadsBetweenWindowsAndPooledKeys) {
   // alpha 0.9: l = floor(12·0.9) = 10 Lo-Fi heads (640 channels), 2 Hi-Fi heads (128).
   const int64_t lo = 640, hi = 128, s = 2, pooled = N / (s * s);

@@ -1,5 +1,5 @@
 // `attnlab bench-attention`: measured latency and peak memory of one attention layer per
-// mechanism on square token grids, as ratios to softmax measured in the same run (the
+// mechanism on square token grids, as ratios to a baseline (softmax) measured in the same run (the
 // table of docs/BENCHMARKS.md for any set of mechanisms), on the CPU or CUDA, with a
 // progress bar; --out writes the table (CSV, JSON, LaTeX) and the latency and memory
 // against N figures.
@@ -20,17 +20,6 @@
 namespace attnlab::cli {
 namespace {
 
-std::vector<std::string> comma_list(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    if (comma > start) out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
 std::string ratio(double r) {
   return std::isfinite(r) ? text::format_g(r, 3) + "x" : "-";
 }
@@ -45,14 +34,16 @@ int cmd_bench_attention(Args args, const GlobalOptions& g) {
   s.heads = args.take_positive_int("--heads", int(s.heads));
   s.repeats = args.take_positive_int("--repeats", s.repeats);
   const std::string out_dir = args.take_option("--out");
+  const std::string baseline = args.take_option("--baseline");
+  if (!baseline.empty()) s.baseline = baseline;
   if (!args.positionals().empty())
     throw UsageError("bench-attention takes no positional arguments");
   s.mechanisms = mechanisms.empty() || mechanisms == "all" ? attention::mechanism_names()
-                                                           : comma_list(mechanisms);
+                                                           : text::split(mechanisms);
   if (!sides.empty()) {
     s.sides.clear();
     for (const auto& side : sides) {
-      for (const auto& item : comma_list(side)) {
+      for (const auto& item : text::split(side)) {
         char* end = nullptr;
         const long v = std::strtol(item.c_str(), &end, 10);
         if (!end || *end || v < 1)
@@ -69,7 +60,7 @@ int cmd_bench_attention(Args args, const GlobalOptions& g) {
   progress.finish();
   const auto table = session::attention_bench_table(points, s);
   std::printf("%-14s %7s %11s %10s %9s %9s\n", "mechanism", "N", "latency ms", "peak MiB",
-              "lat/soft", "mem/soft");
+              "lat/base", "mem/base");
   for (const auto& row : table.rows)
     std::printf("%-14s %7lld %11.3f %10.2f %9s %9s\n", row[0].str().c_str(),
                 static_cast<long long>(row[2].i), row[3].number(), row[4].number(),

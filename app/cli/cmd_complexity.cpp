@@ -40,17 +40,6 @@ std::pair<int64_t, int64_t> parse_grid(const std::string& text) {
   throw UsageError("--tokens wants HxW or N (e.g. 14x14 or 196), got '" + text + "'");
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    if (comma > start) out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
 std::string giga(int64_t macs) {
   return text::format_g(static_cast<double>(macs) / 1e9, 4) + " G";
 }
@@ -145,7 +134,7 @@ int cmd_complexity(Args args, const GlobalOptions&) {
     std::vector<std::pair<int64_t, int64_t>> hw;
     for (const auto& g : grids) hw.push_back(parse_grid(g));
     if (hw.empty()) hw.push_back({14, 14});
-    for (const auto& name : split_commas(mechanisms)) {
+    for (const auto& name : text::split(mechanisms)) {
       const auto& info = attention::mechanism_info(name);
       const auto options = options_for(info, option_args);
       for (const auto& [h, w] : hw)

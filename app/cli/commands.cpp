@@ -131,8 +131,8 @@ const std::vector<CommandSpec>& commands() {
 )"},
       {"bench-attention", cmd_bench_attention,
        R"(  bench-attention [--mechanisms all|A,B,...] [--sides 14,28,56] [--dim 384] [--heads 6]
-      [--repeats 5] [--out DIR]             latency and peak memory of one layer per
-                                            mechanism and N, as ratios to softmax; --device
+      [--repeats 5] [--baseline softmax]    latency and peak memory of one layer per
+      [--out DIR]                           mechanism and N, as ratios to the baseline; --device
                                             cuda on a GPU; --out: table and figures
 )"},
       {"zoo", cmd_zoo,

@@ -12,17 +12,9 @@
 namespace attnlab::cli {
 namespace {
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(item);
-  if (!text.empty() && text.back() == ',') out.emplace_back();
-  return out;
-}
-
 std::vector<viz::FigureFormat> parse_formats(const std::string& text) {
   std::vector<viz::FigureFormat> out;
-  for (const std::string& item : split_commas(text)) {
+  for (const std::string& item : text::split(text)) {
     const auto f = viz::figure_format_from_name(item);
     if (!f) throw UsageError("--formats: '" + item + "' is not svg, pdf or png");
     if (std::find(out.begin(), out.end(), *f) == out.end()) out.push_back(*f);
@@ -40,7 +32,7 @@ int parse_count(const std::string& text) {
 std::set<std::string> parse_figure_kinds(const std::string& text) {
   const std::vector<session::FigureKind> known = session::figure_kinds();
   std::set<std::string> out;
-  for (const std::string& item : split_commas(text)) {
+  for (const std::string& item : text::split(text)) {
     const bool found = std::any_of(known.begin(), known.end(),
                                    [&](const session::FigureKind& k) { return k.id == item; });
     if (!found) {

@@ -90,20 +90,25 @@ analysis::Table attention_bench_table(const std::vector<AttentionBenchPoint>& po
               " forwards after a warm-up) and peak allocated memory (MiB) of one attention layer "
               "(C = " +
               std::to_string(settings.dim) + ", " + std::to_string(settings.heads) +
-              " heads, batch 1, " + settings.device.str() +
-              "), and their ratios to softmax at the same N";
-  t.columns = {"mechanism",        "side", "tokens", "latency_ms", "peak_MiB", "latency_vs_softmax",
-               "memory_vs_softmax"};
+              " heads, batch 1, " + settings.device.str() + "), and their ratios to " +
+              settings.baseline + " at the same N";
+  t.columns = {"mechanism",
+               "side",
+               "tokens",
+               "latency_ms",
+               "peak_MiB",
+               "latency_vs_" + settings.baseline,
+               "memory_vs_" + settings.baseline};
   t.key_columns = 3;
-  std::map<int64_t, const AttentionBenchPoint*> softmax;
+  std::map<int64_t, const AttentionBenchPoint*> baseline;
   for (const auto& p : points)
-    if (p.mechanism == "softmax" && p.error.empty()) softmax[p.tokens] = &p;
+    if (p.mechanism == settings.baseline && p.error.empty()) baseline[p.tokens] = &p;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (const auto& p : points) {
     if (!p.error.empty()) continue;
-    const auto it = softmax.find(p.tokens);
-    const double lat = it != softmax.end() ? p.median_ms / it->second->median_ms : nan;
-    const double mem = it != softmax.end() ? p.peak_mib / it->second->peak_mib : nan;
+    const auto it = baseline.find(p.tokens);
+    const double lat = it != baseline.end() ? p.median_ms / it->second->median_ms : nan;
+    const double mem = it != baseline.end() ? p.peak_mib / it->second->peak_mib : nan;
     t.add_row({p.mechanism, p.side, p.tokens, p.median_ms, p.peak_mib, lat, mem});
   }
   return t;

@@ -21,6 +21,7 @@ struct AttentionBenchSettings {
   int64_t dim = 384, heads = 6;               // ViT-Small width
   int repeats = 5;                            // timed forwards per point (median reported)
   c10::Device device = c10::Device(c10::kCPU);
+  std::string baseline = "softmax";  // the ratios' denominator, when it is in `mechanisms`
 };
 
 struct AttentionBenchPoint {
@@ -41,8 +42,8 @@ using BenchProgress = std::function<void(int64_t, int64_t, const std::string&)>;
 std::vector<AttentionBenchPoint> bench_attention(const AttentionBenchSettings& settings,
                                                  const BenchProgress& progress = {});
 
-// attention_bench: mechanism, side, tokens, latency_ms, peak_MiB, and the ratios
-// latency_vs_softmax, memory_vs_softmax (NaN without a softmax point at that N).
+// attention_bench: mechanism, side, tokens, latency_ms, peak_MiB, and the ratios to the
+// baseline at the same N, latency_vs_<baseline>, memory_vs_<baseline> (NaN without it).
 analysis::Table attention_bench_table(const std::vector<AttentionBenchPoint>& points,
                                       const AttentionBenchSettings& settings);
 

@@ -24,20 +24,10 @@
 #include "core/attention/kernels.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
+#include "core/attention/softmax_trace.h"
 
 namespace attnlab::attention {
 namespace {
-
-class SraTrace : public AttentionTrace {
- public:
-  double scale = 1.0;
-
- protected:
-  at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,
-                          const at::Tensor& q_rows) const override {
-    return softmax_scores(g.q[b][h].index_select(0, q_rows), g.k[b][h], scale);
-  }
-};
 
 class SpatialReductionAttention : public AttentionMechanism {
  public:
@@ -77,7 +67,7 @@ class SpatialReductionAttention : public AttentionMechanism {
     const at::Tensor k = split_heads(kv[0], heads), v = split_heads(kv[1], heads);
     at::Tensor out = at::matmul(softmax_scores(q, k, scale_), v);  // (B, h, N, d)
     if (request) {
-      auto trace = std::make_shared<SraTrace>();
+      auto trace = std::make_shared<SoftmaxRowsTrace>();
       init_trace(*trace, x, layout, *request);
       trace->scale = scale_;
       HeadGroup group = all_heads_group(*trace, heads, q, k, v);

@@ -17,6 +17,19 @@ inline std::string join(const std::vector<std::string>& items,
   return out;
 }
 
+// "a,b,,c" -> {"a", "b", "", "c"}: empty items are kept, so callers can refuse them by
+// name; "" gives no items.
+inline std::vector<std::string> split(const std::string& text, char separator = ',') {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  size_t start = 0;
+  for (size_t at = text.find(separator); at != std::string::npos;
+       start = at + 1, at = text.find(separator, start))
+    out.push_back(text.substr(start, at - start));
+  out.push_back(text.substr(start));
+  return out;
+}
+
 // v with `significant` significant digits, as "%.<significant>g" (6: what %g and an
 // ostream's default give).
 inline std::string format_g(double v, int significant = 6) {

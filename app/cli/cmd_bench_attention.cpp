@@ -8,13 +8,13 @@
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
-#include "app/session/attention_bench.h"
+#include "app/cli/report_costs.h"
+#include "app/session/cost_figures.h"
 #include "core/analysis/export.h"
 #include "core/analysis/output_folder.h"
 #include "core/attention/registry.h"
 #include "core/io/text.h"
 #include "core/runtime/device.h"
-#include "viz/figures/scaling.h"
 #include "viz/render.h"
 
 namespace attnlab::cli {
@@ -40,18 +40,7 @@ int cmd_bench_attention(Args args, const GlobalOptions& g) {
     throw UsageError("bench-attention takes no positional arguments");
   s.mechanisms = mechanisms.empty() || mechanisms == "all" ? attention::mechanism_names()
                                                            : text::split(mechanisms);
-  if (!sides.empty()) {
-    s.sides.clear();
-    for (const auto& side : sides) {
-      for (const auto& item : text::split(side)) {
-        char* end = nullptr;
-        const long v = std::strtol(item.c_str(), &end, 10);
-        if (!end || *end || v < 1)
-          throw UsageError("--sides wants grid sides, e.g. 14,28,56; got '" + item + "'");
-        s.sides.push_back(v);
-      }
-    }
-  }
+  if (!sides.empty()) s.sides = parse_positive_ints("--sides", sides);
   for (const auto& name : s.mechanisms) attention::mechanism_info(name);  // unknown: exit 1
   s.device = runtime::select_device(g.device);
   Progress progress("bench-attention", int64_t(s.mechanisms.size() * s.sides.size()), "point");
@@ -74,24 +63,14 @@ int cmd_bench_attention(Args args, const GlobalOptions& g) {
     folder.write_table(table);
     analysis::write_table_latex(
         folder.dir() + "/" + folder.model_tag() + "__" + table.name + ".tex", table, 3);
-    const std::string where = " of one attention layer on " + s.device.str();
-    const struct {
-      const char* column;
-      const char* label;
-      const char* stem;
-    } plots[] = {{"latency_ms", "latency (ms)", "latency"},
-                 {"peak_MiB", "peak memory (MiB)", "memory"}};
-    for (const auto& plot : plots) {
-      if (s.device.is_cuda() && std::string(plot.stem) == "memory") continue;  // not measured
-      const auto figure =
-          viz::scaling_figure(table, "mechanism", "tokens", plot.column, "tokens N", plot.label,
-                              std::string("Measured ") + plot.label + where);
+    const char* stems[] = {"latency", "memory"};
+    const auto figures = session::attention_bench_figures(table, s);
+    for (size_t i = 0; i < figures.size(); ++i)
       for (const auto format : {viz::FigureFormat::Svg, viz::FigureFormat::Pdf})
-        viz::write_figure(figure.figure,
-                          folder.dir() + "/" + folder.model_tag() + "__bench_" + plot.stem + "." +
+        viz::write_figure(figures[i].figure,
+                          folder.dir() + "/" + folder.model_tag() + "__bench_" + stems[i] + "." +
                               viz::figure_format_name(format),
                           format);
-    }
     folder.write_sidecar({{"command", "bench-attention"},
                           {"dim", s.dim},
                           {"heads", s.heads},

@@ -5,6 +5,7 @@
 //          [--norm minmax|divmax] [--layer last|N|N/T] [--head N | --head-fusion F]
 //          [--map query|rollout] [--figures KIND,...] [--img-size H[,W]
 //          [--pos-interpolation bicubic|bicubic_antialias]] [analysis options as analyze]
+//          [--complexity-scales 1,2,3] [--bench [--bench-sides 14,28,56]]
 //   (the figure options: report_options.h; they reproduce a GUI view, docs/GUI.md)
 //   (each M a checkpoint, or a model config .json for untrained weights)
 //   report --demo [--out DIR] [--images ...]   the zoo's six models, four demo images and
@@ -20,9 +21,11 @@
 #include <set>
 
 #include "app/cli/report_index.h"
+#include "app/cli/report_costs.h"
 #include "app/cli/report_options.h"
 #include "app/cli/report_run.h"
 #include "app/session/analysis_registry.h"
+#include "app/session/cost_figures.h"
 #include "app/session/predictions.h"
 #include "app/session/query.h"
 #include "core/analysis/output_folder.h"
@@ -69,6 +72,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
   std::string pos_interpolation = args.take_option("--pos-interpolation");
   if (!pos_interpolation.empty() && img_size.empty())
     throw UsageError("--pos-interpolation goes with --img-size");
+  CostOptions cost = take_cost_options(args);
   session::AnalysisSettings settings = take_analysis_settings(args, "all");
   const auto rest = args.positionals();
   image_args.insert(image_args.end(), rest.begin(), rest.end());
@@ -99,6 +103,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
   std::vector<std::string> errors;
 
   std::vector<ModelResults> results;
+  std::vector<CostModel> cost_models;  // what the cost figures count and measure
   for (const auto& m : model_args) {
     try {  // a bad checkpoint (unreadable, foreign, wrong architecture) skips that model only
       session::ModelRequest request = session::model_entry_request(m);
@@ -110,6 +115,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
         c.class_names_path = names_path;
       }
       results.push_back(run_report_model(c, images, settings, device, stats_dir, run));
+      cost_models.push_back({c.tag, request, session::config_mechanism(c.config)});
       for (const auto& f : results.back().failed_images)
         errors.push_back(c.tag + ": image " + f + " could not be analysed");
     } catch (const std::exception& e) {
@@ -152,6 +158,13 @@ int cmd_report(Args args, const GlobalOptions& g) {
                    jobs.begin(), jobs.end(),
                    [&](const session::FigureJob& j) { return options.kinds.count(j.kind) == 0; }),
                jobs.end());
+  const auto wanted = [&](const char* kind) {
+    return options.kinds.empty() || options.kinds.count(kind) > 0;
+  };
+  if (!wanted("complexity")) cost.complexity_scales.clear();
+  if (!wanted("attention_bench")) cost.bench = false;
+  for (auto& job : cost_figure_jobs(cost_models, cost, device, stats_dir, errors))
+    jobs.push_back(std::move(job));
   IndexPage page;
   Progress progress("report: figures", int64_t(jobs.size()), "figure");
   for (size_t i = 0; i < jobs.size(); ++i) {

@@ -101,8 +101,12 @@ const std::vector<CommandSpec>& commands() {
       [--map query|rollout]                   the query's maps or each model's rollout there
       [--figures KIND,...]                    only these figures (head_maps, layers_heads,
                                               prefix_maps, compare, rollout, explanations, ...)
+      [--complexity-scales 1,2,3|none]        MACs of each model at these multiples of its
+                                              input size (figure "complexity")
+      [--bench [--bench-sides 14,28,56]]      measure one layer of each model's mechanism
+                                              against softmax (figure "attention_bench")
       (File > Copy settings as command in the GUI writes these options for the view shown)
-  report --demo [--out DIR] [--images ...]  the zoo's six models on four demo images, and
+  report --demo [--out DIR] [--images ...]  the zoo's models on four demo images, and
                                             Castling's checkpoint series
       (report and gui: a model M is a checkpoint, or a config .json = untrained weights)
 )"},

@@ -2,6 +2,7 @@
 // to `AnalysisInfo <name>_analysis()` defined in app/session/analyses/<name>.cpp. The
 // order is the order of --help, the report's index and the GUI's tabs.
 #include "app/session/analysis_registry.h"
+#include "app/session/cost_figures.h"
 #include "core/io/text.h"
 
 #include <algorithm>
@@ -98,6 +99,8 @@ std::vector<FigureKind> figure_kinds() {
       if (std::none_of(kinds.begin(), kinds.end(),
                        [&](const FigureKind& have) { return have.id == k.id; }))
         kinds.push_back(k);
+  // Not analyses of images but of the models themselves, drawn last (cost_figures.h).
+  for (const auto& k : cost_figure_kinds()) kinds.push_back(k);
   return kinds;
 }
 

@@ -68,12 +68,14 @@ AttentionBenchPoint measure(const std::string& name, int64_t side,
 }  // namespace
 
 std::vector<AttentionBenchPoint> bench_attention(const AttentionBenchSettings& settings,
-                                                 const BenchProgress& progress) {
+                                                 const BenchProgress& progress,
+                                                 const std::function<bool()>& cancelled) {
   for (const auto& name : settings.mechanisms) attention::mechanism_info(name);  // unknown: throw
   const int64_t total = int64_t(settings.mechanisms.size() * settings.sides.size());
   std::vector<AttentionBenchPoint> points;
   for (const int64_t side : settings.sides)
     for (const auto& name : settings.mechanisms) {
+      if (cancelled && cancelled()) return points;
       if (progress)
         progress(int64_t(points.size()), total, name + " N=" + std::to_string(side * side));
       points.push_back(measure(name, side, settings));

@@ -38,9 +38,11 @@ using BenchProgress = std::function<void(int64_t, int64_t, const std::string&)>;
 // Measures every (mechanism, side): one untimed warm-up forward, then `repeats` timed ones
 // (batch 1, eval, no autograd); peak memory is the CPU allocator's peak above what was live
 // before each forward. A mechanism option "num_patches" (FLatten's fixed token count) is
-// set to the grid's. Throws AttentionError for an unknown mechanism.
+// set to the grid's. Throws AttentionError for an unknown mechanism. Stops between points,
+// with the points measured so far, once `cancelled` says so.
 std::vector<AttentionBenchPoint> bench_attention(const AttentionBenchSettings& settings,
-                                                 const BenchProgress& progress = {});
+                                                 const BenchProgress& progress = {},
+                                                 const std::function<bool()>& cancelled = {});
 
 // attention_bench: mechanism, side, tokens, latency_ms, peak_MiB, and the ratios to the
 // baseline at the same N, latency_vs_<baseline>, memory_vs_<baseline> (NaN without it).

@@ -145,6 +145,44 @@ TEST(ReportCli, FailuresAreReportedAndTheRestIsWritten) {
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
 }
 
+TEST(ReportCli, CostFiguresCountAndMeasureTheModels) {
+  attnlab::testing::TempDir dir("report_costs");
+  const std::string config = dir.file("tiny_vit.json");
+  std::ofstream(config) << R"({"arch": "vit", "img_size": 32, "patch_size": 8, "embed_dim": 16,
+                               "depth": 1, "num_heads": 2, "num_classes": 10,
+                               "attention": "linear"})";
+  const std::string out = dir.file("r");
+  const auto r = run_cli("report --models " + config + " --images " + asset("demo.png") +
+                         " --out " + out +
+                         " --formats svg --figures complexity,attention_bench"
+                         " --complexity-scales 1,2 --bench --bench-sides 2,4 --bench-repeats 1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto figs = figures_in(out);
+  for (const char* stem :
+       {"complexity__macs", "attention_bench__latency", "attention_bench__memory"})
+    EXPECT_TRUE(figs.count(stem)) << stem << "\n" << r.out;
+  EXPECT_EQ(figs.size(), 3u);  // --figures: nothing else
+  // The tables: two sizes of the model; the model's mechanism and softmax at two N.
+  const std::string totals =
+      read_text(fs::path(out) / "stats" / "complexity__complexity_totals.csv");
+  EXPECT_NE(totals.find("tiny_vit_random,32,32"), std::string::npos) << totals;
+  EXPECT_NE(totals.find("tiny_vit_random,64,64"), std::string::npos) << totals;
+  const std::string bench = read_text(fs::path(out) / "stats" / "bench_cpu__attention_bench.csv");
+  for (const char* row : {"softmax,2,4", "softmax,4,16", "linear,2,4", "linear,4,16"})
+    EXPECT_NE(bench.find(row), std::string::npos) << row << "\n" << bench;
+  const std::string index = read_text(fs::path(out) / "index.html");
+  EXPECT_NE(index.find("Complexity: MACs against input size"), std::string::npos);
+  EXPECT_NE(index.find("figures/attention_bench__memory.svg"), std::string::npos);
+  // Without --bench the report measures nothing (it is a property of the machine).
+  const std::string out2 = dir.file("r2");
+  ASSERT_EQ(run_cli("report --models " + config + " --images " + asset("demo.png") + " --out " +
+                    out2 + " --formats svg --figures complexity,attention_bench")
+                .code,
+            0);
+  EXPECT_EQ(figures_in(out2).size(), 1u);
+  EXPECT_FALSE(fs::exists(fs::path(out2) / "stats" / "bench_cpu__attention_bench.csv"));
+}
+
 TEST(ReportCli, UsageErrorsWriteNothing) {
   attnlab::testing::TempDir dir("report_usage");
   const std::string out = dir.file("r");
@@ -152,6 +190,10 @@ TEST(ReportCli, UsageErrorsWriteNothing) {
   EXPECT_EQ(run_cli("report --demo --out " + out + " --formats svg,jpg").code, 2);
   EXPECT_EQ(run_cli("report --demo --out " + out + " --dpi 5").code, 2);
   EXPECT_EQ(run_cli("report --demo --out " + out + " --colormap nosuchmap").code, 2);
+  EXPECT_EQ(run_cli("report --demo --out " + out + " --complexity-scales 0").code, 2);
+  EXPECT_EQ(run_cli("report --demo --out " + out + " --complexity-scales 1,x").code, 2);
+  EXPECT_EQ(run_cli("report --demo --out " + out + " --bench-sides 14").code, 2);  // no --bench
+  EXPECT_EQ(run_cli("report --demo --out " + out + " --bench --bench-sides 0").code, 2);
   EXPECT_FALSE(fs::exists(out));
 }
 

@@ -53,7 +53,17 @@ CaptionedFigure scaling_figure(const analysis::Table& table, const std::string& 
   p.x.min = *x_lo / 1.25, p.x.max = *x_hi * 1.25;
   // Room above the lines for the legend (one line per series).
   p.y.min = *y_lo / 1.5, p.y.max = *y_hi * std::pow(1.9, 1.0 + 0.35 * double(lines.size()));
-  log_ticks_125(p.x);
+  // A handful of sizes (a sweep, a bench's sides): ticks at exactly those, so the reader
+  // reads N or the input side off the axis; otherwise 1-2-5 steps.
+  std::vector<double> distinct = xs;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  if (distinct.size() <= 6) {
+    p.x.ticks = distinct;
+    for (const double x : distinct) p.x.tick_labels.push_back(format_number(x, 6));
+  } else {
+    log_ticks_125(p.x);
+  }
   log_ticks_125(p.y);
   for (auto& line : lines) p.items.push_back(line);
 

@@ -12,6 +12,7 @@
 
 #include "app/gui/loaded_model.h"
 #include "app/session/analysis_session.h"
+#include "app/session/cost_figures.h"
 #include "app/session/input_picture.h"
 #include "app/session/query.h"
 #include "core/analysis/rollout.h"
@@ -60,9 +61,10 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
     info->name = m->choice.tag;
     info->command_arg = model_arg;
     const auto& c = m->ready.config;
-    std::string mech = c.contains("attention") && c["attention"].is_string()
-                           ? c["attention"].get<std::string>()
-                           : "";
+    const std::string mech = c.contains("attention") && c["attention"].is_string()
+                                 ? c["attention"].get<std::string>()
+                                 : "";
+    info->mechanism = session::config_mechanism(c);
     info->describe = m->ready.model->arch() + (mech.empty() ? "" : " with " + mech + " attention") +
                      "; " + p.describe();
     for (const auto& w : m->ready.warnings) info->describe += "; WARNING: " + w;

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "app/gui/cost_view.h"
 #include "app/gui/map_source.h"
 #include "app/gui/series_view.h"
 #include "app/gui/tab_table.h"
@@ -117,7 +118,7 @@ FigureJob maps_figure(const GuiState& state) {
     std::vector<std::string> names;
     std::shared_ptr<const ImageAnalysis> first;
     viz::MapQuery fq;
-    for (int k = 0; k < int(state.models.size()) && arrays.size() < 6; ++k) {
+    for (int k = 0; k < int(state.models.size()); ++k) {
       ShownMap sm = shown_map(state, k);
       if (!sm.ok) continue;
       if (!first) {
@@ -209,6 +210,7 @@ FigureJob analysis_tab_figure(const GuiState& state, const session::AnalysisTab&
 }  // namespace
 
 FigureJob tab_figure_job(const GuiState& state, const std::string& tab) {
+  if (tab == "cost") return cost_tab_figure(state);  // of the models alone, no image needed
   if (state.models.empty() || state.images.empty())
     return no_figure("open an image and a model first");
   if (tab == "maps") return maps_figure(state);

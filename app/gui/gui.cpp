@@ -21,6 +21,7 @@
 #include "app/gui/compute_worker.h"
 #include "app/gui/controller.h"
 #include "app/gui/controls.h"
+#include "app/gui/cost_view.h"
 #include "app/gui/figure_tabs.h"
 #include "app/gui/gui_script.h"
 #include "app/gui/gui_state.h"
@@ -172,6 +173,14 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
     state.requests.load_series = false;
     load_series(state, compute);
   }
+  if (state.requests.count_complexity) {  // the Cost tab, when the open models changed
+    state.requests.count_complexity = false;
+    if (!state.cost.counting) start_complexity(state, compute);
+  }
+  if (state.requests.run_bench) {  // the Cost tab's Measure or the script's bench
+    state.requests.run_bench = false;
+    if (!state.cost.benching) start_bench(state, compute);
+  }
   if (state.requests.show_checkpoint >= 0) {  // the series slider
     show_series_checkpoint(state, state.requests.show_checkpoint);
     state.requests.show_checkpoint = -1;
@@ -179,6 +188,7 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   if (state.requests.cancel_jobs) {  // the status bar's Cancel
     state.requests.cancel_jobs = false;
     compute.cancel_all();
+    state.cost.counting = state.cost.benching = false;
     // Results that will not come are no longer "loading": let the view ask again.
     for (auto it = state.results.begin(); it != state.results.end();)
       it = it->second.status == LoadStatus::Loading ? state.results.erase(it) : std::next(it);
@@ -359,7 +369,8 @@ int run_gui(const GuiOptions& options) {
       measured = false;
     }
     const bool idle = workers_idle() && state.requests.open.empty() &&
-                      state.requests.dropped_paths.empty() && state.requests.model_options.empty();
+                      state.requests.dropped_paths.empty() && state.requests.model_options.empty() &&
+                      !state.requests.count_complexity && !state.requests.run_bench;
     step_script(script, state, idle, glfwGetTime());
     if (script.series_requested) {
       script.series_requested = false;

@@ -19,6 +19,7 @@
 #include "app/gui/gl_texture.h"
 #include "app/gui/native_dialog.h"
 #include "app/gui/texture_cache.h"
+#include "app/session/cost_figures.h"
 #include "core/analysis/attention_maps.h"
 #include "viz/overlay.h"
 
@@ -79,6 +80,8 @@ struct FrameRequests {
   std::string copy_command_to;  // and write it to this file too (script copy-command)
   bool cancel_jobs = false;     // the status bar's Cancel
   bool load_series = false;     // analyse the current model's training series (sidebar, script)
+  bool count_complexity = false;  // count the open models' MACs (the Cost tab, when stale)
+  bool run_bench = false;         // measure their mechanisms (the Cost tab's button, script)
   int show_checkpoint = -1;     // put this checkpoint of the series in its model's place
   bool quit = false;            // File > Quit
 };
@@ -190,6 +193,20 @@ struct SeriesState {
   bool loading = false;
 };
 
+// The Cost tab (cost_view.h): the open models' MACs against input size and a measured
+// bench of one layer of each model's mechanism, both computed on the worker.
+struct CostState {
+  enum class Shown { Macs, Latency, Memory };
+  Shown shown = Shown::Macs;
+  std::string counted;  // the models the sweep counted (cost_view.cpp: models_key); "": none
+  std::shared_ptr<const session::ComplexitySweep> sweep;
+  bool counting = false;
+  std::shared_ptr<const analysis::Table> bench;
+  session::AttentionBenchSettings bench_settings;  // of `bench`
+  bool benching = false;
+  std::string error;  // why the last count or bench failed
+};
+
 // Recent files for File > Recent (settings_store.h keeps them between runs).
 struct RecentFiles {
   std::vector<std::string> images, models;
@@ -204,6 +221,7 @@ struct GuiState {
   ViewState view;
   FrameView frame;  // what the map view shows this frame (map_source.h: compute_frame_view)
   SeriesState series;
+  CostState cost;
   TextureCache cache;
   DialogsState dialogs;
   StatusBarState status;

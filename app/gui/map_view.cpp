@@ -285,7 +285,7 @@ void draw_single(const GuiState& state, ViewState& view, TextureCache& cache) {
 
 void draw_compare(const GuiState& state, ViewState& view, TextureCache& cache) {
   std::vector<int> ready;
-  for (int m = 0; m < int(state.models.size()) && ready.size() < 6; ++m)
+  for (int m = 0; m < int(state.models.size()); ++m)
     if (state.models[size_t(m)].status == LoadStatus::Ready) ready.push_back(m);
   if (ready.empty()) {
     ImGui::TextUnformatted("No model loaded yet.");
@@ -298,7 +298,17 @@ void draw_compare(const GuiState& state, ViewState& view, TextureCache& cache) {
   for (const auto& m : maps) all.push_back(&m);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int n = int(ready.size()) + (state.view.difference ? 1 : 0);
-  const float w = std::max(80.0f, avail.x / float(std::min(n, 4)) - 10.0f);
+  // Every model in view at once (the whole zoo side by side): the column count that gives
+  // the largest square panels, each under its two header lines.
+  const float header = 2.0f * ImGui::GetTextLineHeightWithSpacing() + 8.0f;
+  int cols = 1;
+  float w = 0;
+  for (int c = 1; c <= n; ++c) {
+    const int r = (n + c - 1) / c;
+    const float side = std::min(avail.x / float(c) - 10.0f, avail.y / float(r) - header);
+    if (side > w) w = side, cols = c;
+  }
+  w = std::max(w, 80.0f);
   const viz::ValueRange shared_range =
       maps.front().ok ? map_value_range(state, maps.front(), all) : viz::ValueRange{};
   // Class explanations of different models are gradients of different logits: no common
@@ -308,7 +318,7 @@ void draw_compare(const GuiState& state, ViewState& view, TextureCache& cache) {
   viz::OverlayStyle style = state.view.style;
   if (shared && shared_range.lo < 0) style.cmap = viz::signed_colormap(style.cmap);
   for (size_t k = 0; k < ready.size(); ++k) {
-    if (k % 4) ImGui::SameLine();
+    if (k % size_t(cols)) ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::Text("%s", state.models[size_t(ready[k])].info.name.c_str());
     ImGui::TextDisabled("%s", maps[k].ok ? maps[k].label.c_str() : "");
@@ -320,7 +330,7 @@ void draw_compare(const GuiState& state, ViewState& view, TextureCache& cache) {
     ImGui::EndGroup();
   }
   if (state.view.difference) {
-    ImGui::SameLine();
+    if (ready.size() % size_t(cols)) ImGui::SameLine();
     ImGui::BeginGroup();
     if (ready.size() < 2 || !maps[0].ok || !maps[1].ok) {
       ImGui::TextWrapped("difference: needs two models with maps");

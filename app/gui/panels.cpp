@@ -2,6 +2,7 @@
 #include "app/gui/panels.h"
 
 #include "app/gui/controls.h"
+#include "app/gui/cost_view.h"
 #include "app/gui/figure_tabs.h"
 #include "app/gui/map_view.h"
 #include "app/gui/series_view.h"
@@ -167,6 +168,9 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
               break;
             case TabKind::Figure:
               draw_figure_tab(state, state.cache, tab);
+              break;
+            case TabKind::Cost:
+              draw_cost_tab(state, state.cache, state.cost.shown, state.requests);
               break;
           }
           ImGui::EndTabItem();

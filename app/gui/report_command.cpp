@@ -96,15 +96,16 @@ std::string report_command(const GuiState& state) {
   const ViewState& v = state.view;
   const std::string tab = v.tab == "predictions" ? "maps" : v.tab;  // as export_panel
   const std::optional<TabEntry> entry = find_tab(tab);
-  // The models the figure shows: in the compare view those with a map (at most six, in
-  // workspace order, as the export draws them), a comparing tab's all, else the current.
+  // The models the figure shows: in the compare view those with a map (in workspace
+  // order, as the export draws them), a comparing tab's all, else the current.
   std::vector<int> shown;
-  const bool every = tab == "maps" ? v.compare
-                                   : entry && entry->analysis && entry->analysis->tab &&
-                                         entry->analysis->tab->all_models;
+  const bool every = tab == "maps"   ? v.compare
+                     : tab == "cost" ? true  // every open model is counted
+                                     : entry && entry->analysis && entry->analysis->tab &&
+                                           entry->analysis->tab->all_models;
   for (int m = 0; m < int(state.models.size()); ++m) {
     if (state.models[size_t(m)].status != LoadStatus::Ready || (!every && m != v.model)) continue;
-    if (tab == "maps" && v.compare && (shown.size() >= 6 || !shown_map(state, m).ok)) continue;
+    if (tab == "maps" && v.compare && !shown_map(state, m).ok) continue;
     shown.push_back(m);
   }
   std::string cmd = "attnlab report --models";
@@ -126,6 +127,9 @@ std::string report_command(const GuiState& state) {
   if (!state.images.empty()) cmd += " " + shell_quote(state.images[size_t(v.image)].path);
   if (tab == "maps") {
     cmd += maps_options(state, shown.empty() ? v.model : shown.front());
+  } else if (tab == "cost") {  // the complexity sweep, or the bench of the mechanisms
+    cmd += state.cost.shown == CostState::Shown::Macs ? " --figures complexity"
+                                                      : " --figures attention_bench --bench";
   } else if (entry && entry->analysis) {  // an analysis tab: its analysis and figures
     std::vector<std::string> kinds;
     for (const auto& k : entry->analysis->figure_kinds) kinds.push_back(k.id);

@@ -216,6 +216,20 @@ const std::vector<ScriptCommandSpec> kCommands = {
      x.runner.series_requested = true;
      return true;
    }},
+  {{"cost", {{"macs|latency|memory", ArgKind::Choice, {"macs", "latency", "memory"}}},
+    "what the Cost tab shows"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const std::string& part = c.args[0];
+     x.state.cost.shown = part == "macs"      ? CostState::Shown::Macs
+                          : part == "latency" ? CostState::Shown::Latency
+                                              : CostState::Shown::Memory;
+     return true;
+   }},
+  {{"bench", {}, "measure the open models' mechanisms against softmax (the Cost tab's Measure)"},
+   [](ScriptContext& x, const ScriptCommand&) {
+     x.state.requests.run_bench = true;
+     return true;
+   }},
   {{"load-as", {{"PRESET", ArgKind::Name}}, "load the current, failed model again as this preset"},
    [](ScriptContext& x, const ScriptCommand& c) {
      x.state.requests.retry_model = {x.state.view.model, c.args[0]};

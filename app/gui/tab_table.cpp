@@ -15,6 +15,10 @@ std::vector<TabEntry> gui_tabs() {
   tabs.push_back({"predictions", "Top-5",
                   "each model's five most probable classes; a click explains one",
                   TabKind::Predictions, nullptr});
+  tabs.push_back({"cost", "Cost",
+                  "MACs of the open models against input size, and a measured bench of "
+                  "their attention mechanisms against softmax",
+                  TabKind::Cost, nullptr});
   tabs.push_back({"checkpoint", "Checkpoint", "the summary of the last checkpoint opened",
                   TabKind::Checkpoint, nullptr});
   return tabs;

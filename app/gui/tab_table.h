@@ -18,6 +18,7 @@ enum class TabKind {
   Checkpoint,   // the checkpoint summary (built in)
   Figure,       // an analysis's figure of the current image (AnalysisTab::figure)
   Series,       // an analysis's figure over a checkpoint series (the series view)
+  Cost,         // the open models' MACs and their mechanisms' measured cost (built in)
 };
 
 struct TabEntry {

@@ -31,7 +31,8 @@ run_script "$work/tour.script" "$work/tour.log" || { cat "$work/tour.log" >&2; f
 for f in compare.png compare.svg head.pdf explain.svg; do [[ -s "$work/$f" ]] || fail "export $f missing"; done
 if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$work/compare.svg" || fail "compare.svg does not parse"; fi
 # The Grad-CAM export of the compare view is the Fig. 4 grid of every model's explanation.
-grep -q "Grad-CAM of 6 models (rows)" "$work/tour.log" || fail "the Grad-CAM compare export is not the Fig. 4 grid of the six models"
+zoo_models=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["models"]))' "$root/models/zoo/zoo.json")
+grep -q "Grad-CAM of $zoo_models models (rows)" "$work/tour.log" || fail "the Grad-CAM compare export is not the Fig. 4 grid of the $zoo_models zoo models"
 if command -v pdfinfo >/dev/null 2>&1; then pdfinfo "$work/head.pdf" >/dev/null || fail "head.pdf does not parse"; fi
 ls "$work/stats/"*.csv >/dev/null 2>&1 || fail "no statistics exported"
 # The run left its settings: recent files and the view options (the tour ends on cividis).
@@ -59,6 +60,17 @@ printf '#!/bin/sh\nprintf "%%s\\n" "%s"\n' "$work/picked.png" >"$work/bin/zenity
 chmod +x "$work/bin/zenity"
 PATH="$work/bin:$PATH" run_script "$work/bad.script" "$work/bad.log" || { cat "$work/bad.log" >&2; fail "the bad-files script exited with an error"; }
 [[ -s "$work/after_errors.png" ]] || fail "no screenshot after the errors"
+
+# The Cost tab: the complexity sweep of the models open and a bench of their mechanisms,
+# each exported as the report draws it.
+sed -e "s|@OUT@|$work|g" -e "s|@ZOO@|$root/models/zoo|g" "$root/tests/gui/scripts/cost.script" >"$work/cost.script"
+timeout 400 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/cost.script" \
+  >"$work/cost.log" 2>&1 || { cat "$work/cost.log" >&2; fail "the cost script exited with an error"; }
+for f in cost_macs.svg cost_latency.svg cost_memory.pdf; do [[ -s "$work/$f" ]] || fail "export $f missing"; done
+grep -q "Multiply-accumulates of the whole forward" "$work/cost.log" || fail "the MACs export is not the complexity figure"
+grep -q "Measured latency of one attention layer" "$work/cost.log" || fail "the latency export is not the bench figure"
+grep -q -- "--figures attention_bench --bench" "$work/cost.cmd" || fail "copy-command of the Cost tab: $(cat "$work/cost.cmd")"
+python3 "$root/tests/gui/png_checks.py" "$work" shot_cost_macs.png shot_cost_latency.png || fail "Cost tab screenshots"
 
 grep -h "frame time while the worker was busy" "$work/tour.log" "$work/bad.log" >&2 || true
 echo "gui_script_e2e: PASS"

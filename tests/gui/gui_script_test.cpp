@@ -68,6 +68,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"tab mask", {"mask"}},
       {"tab locality", {"locality"}},
       {"tab predictions", {"predictions"}},
+      {"tab cost", {"cost"}},
       {"layout single", {"single"}},
       {"layout compare", {"compare"}},
       {"shared-scale on", {"on"}},
@@ -86,6 +87,10 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"export-panel out/panel.PDF", {"out/panel.PDF"}},
       {"export-stats out/stats", {"out/stats"}},
       {"load-series", {}},
+      {"cost macs", {"macs"}},
+      {"cost latency", {"latency"}},
+      {"cost memory", {"memory"}},
+      {"bench", {}},
       {"load-as deit_tiny_patch16_224", {"deit_tiny_patch16_224"}},
       {"checkpoint 3", {"3"}},
       {"img-size deit_mini 160 192", {"deit_mini", "160", "192"}},
@@ -119,7 +124,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 40u);
+  EXPECT_EQ(script_command_names().size(), 42u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

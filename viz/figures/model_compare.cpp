@@ -1,4 +1,5 @@
-// The multi-model comparison figure: one row, a shared colour scale and colorbar.
+// The multi-model comparison figure: one row (wrapped past eight panels), a shared colour
+// scale and colorbar.
 #include "viz/figures/model_compare.h"
 
 #include <algorithm>
@@ -35,7 +36,9 @@ CaptionedFigure model_compare_figure(const RgbaImage& picture, const std::vector
   }
   Figure f;
   f.font_pt = 7;
-  f.cols = int(maps.size()) + 1;
+  // One row up to eight panels; more (the whole zoo) wrap into rows of equal length.
+  const int panels = int(maps.size()) + 1, rows = (panels + 7) / 8;
+  f.cols = (panels + rows - 1) / rows;
   f.width_in = std::min(kPageWidthIn, 0.6 + 1.05 * f.cols);
   f.title = what;
   const MapSlice& s0 = slices.front();
@@ -49,7 +52,7 @@ CaptionedFigure model_compare_figure(const RgbaImage& picture, const std::vector
     f.panels.push_back(overlay_panel(picture, slices[i], shared, st, cell, maps[i].model));
   }
   f.colorbar = ColorbarSpec{st.overlay.cmap, shared.lo, shared.hi, "attention weight"};
-  f.height_in = 2.0;
+  f.height_in = 2.0 * rows;
   f.height_in = fitted_height_in(f);
   CaptionedFigure out{std::move(f), ""};
   out.caption =

@@ -10,6 +10,7 @@
 
 #include "core/attention/registry.h"
 #include "core/io/safetensors.h"
+#include "models/config_mechanism.h"
 #include "models/model_config.h"
 
 namespace attnlab::models {
@@ -71,6 +72,9 @@ nlohmann::json build_zoo_index(const std::string& dir) {
     for (const char* k : {"mechanism", "accuracy", "parameters", "command", "seed", "steps",
                           "epochs", "batch", "wall_time_s", "machine", "train_set"})
       if (r.contains(k)) entry[k] = r[k];
+    // A backbone with its own attention (Swin) records none: the config says which.
+    if (entry.value("mechanism", std::string()).empty())
+      entry["mechanism"] = config_mechanism(entry["config"]);
     models.push_back(entry);
     const auto series_files = zoo_series_files(dir, name);
     if (!series_files.empty()) {

@@ -31,6 +31,7 @@
 #include "core/analysis/output_folder.h"
 #include "core/io/file_bytes.h"
 #include "core/runtime/device.h"
+#include "models/config_mechanism.h"
 #include "models/zoo.h"
 #include "viz/render.h"
 
@@ -115,7 +116,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
         c.class_names_path = names_path;
       }
       results.push_back(run_report_model(c, images, settings, device, stats_dir, run));
-      cost_models.push_back({c.tag, request, session::config_mechanism(c.config)});
+      cost_models.push_back({c.tag, request, models::config_mechanism(c.config)});
       for (const auto& f : results.back().failed_images)
         errors.push_back(c.tag + ": image " + f + " could not be analysed");
     } catch (const std::exception& e) {

@@ -35,7 +35,7 @@ std::vector<int64_t> parse_positive_ints(const std::string& option,
 struct CostModel {
   std::string tag;
   session::ModelRequest request;
-  std::string mechanism;  // session::config_mechanism of its config ("" = none)
+  std::string mechanism;  // models::config_mechanism of its config ("" = none)
 };
 
 // Counts and measures now (with progress on stderr), writes the tables into `stats_dir`

@@ -16,6 +16,7 @@
 #include "core/runtime/device.h"
 #include "core/runtime/threads.h"
 #include "models/checkpoint_loading.h"
+#include "models/config_mechanism.h"
 #include "models/training/evaluate.h"
 #include "models/training/training_checkpoint.h"
 
@@ -123,7 +124,7 @@ void finish_training_run(training::Trainer& trainer, const std::string& run_dir,
   for (size_t i = h.size() - tail; i < h.size(); ++i)
     final_loss += h[i].loss / static_cast<double>(tail);
 
-  nlohmann::json record = {{"mechanism", s.model.value("attention", "")},
+  nlohmann::json record = {{"mechanism", models::config_mechanism(s.model)},
                            {"arch", s.model.value("arch", "")},
                            {"parameters", params},
                            {"seed", s.seed},

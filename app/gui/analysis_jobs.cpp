@@ -12,12 +12,12 @@
 
 #include "app/gui/loaded_model.h"
 #include "app/session/analysis_session.h"
-#include "app/session/cost_figures.h"
 #include "app/session/input_picture.h"
 #include "app/session/query.h"
 #include "core/analysis/rollout.h"
 #include "core/image/preprocess.h"
 #include "core/io/image_io.h"
+#include "models/config_mechanism.h"
 
 namespace attnlab::gui {
 
@@ -64,7 +64,7 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
     const std::string mech = c.contains("attention") && c["attention"].is_string()
                                  ? c["attention"].get<std::string>()
                                  : "";
-    info->mechanism = session::config_mechanism(c);
+    info->mechanism = models::config_mechanism(c);
     info->describe = m->ready.model->arch() + (mech.empty() ? "" : " with " + mech + " attention") +
                      "; " + p.describe();
     for (const auto& w : m->ready.warnings) info->describe += "; WARNING: " + w;

@@ -40,7 +40,7 @@ struct ModelInfo {
   std::string name;         // file stem or preset
   std::string describe;     // one line: architecture, mechanism, parameters, preprocessing
   std::string command_arg;  // what `attnlab report --models` takes to load it again
-  std::string mechanism;    // the attention it runs (session::config_mechanism; "": none)
+  std::string mechanism;    // the attention it runs (models::config_mechanism; "": none)
   // How attnlab decided what a config-less checkpoint is (session::ModelChoice::recognition:
   // the preset, or the config read from its shapes and what was assumed); "" when the file
   // or the user said it.

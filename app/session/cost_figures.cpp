@@ -67,18 +67,6 @@ viz::CaptionedFigure complexity_sweep_figure(const std::vector<ComplexityRun>& r
                              "MAC, as fvcore)");
 }
 
-std::string config_mechanism(const nlohmann::json& config) {
-  if (!config.is_object()) return "";
-  if (config.contains("attention") && config["attention"].is_string())
-    return config["attention"].get<std::string>();
-  const std::string arch = config.value("arch", std::string());
-  if (arch == "litv2") return "hilo";
-  if (arch == "ravlt") return "rala";
-  if (arch == "swin") return "swin";
-  if (arch == "vit" || arch == "deit") return "softmax";
-  return "";
-}
-
 std::vector<viz::CaptionedFigure> attention_bench_figures(const analysis::Table& table,
                                                           const AttentionBenchSettings& settings) {
   const std::string where = " of one attention layer (C " + std::to_string(settings.dim) + ", " +

@@ -11,8 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "app/session/attention_bench.h"
 #include "app/session/complexity.h"
 #include "app/session/results.h"
@@ -47,10 +45,6 @@ ComplexitySweep complexity_sweep(const std::vector<std::pair<std::string, ModelR
 
 // MACs of the whole forward against the input side, one line per model (log-log).
 viz::CaptionedFigure complexity_sweep_figure(const std::vector<ComplexityRun>& runs);
-
-// The attention mechanism a model config runs: its "attention" (ViT), or the family's own
-// (LITv2: hilo, RAVLT: rala, Swin: swin); "" when the config names none.
-std::string config_mechanism(const nlohmann::json& config);
 
 // The bench's figures from its table (attention_bench_table): latency against N and, off
 // CUDA, peak memory against N, one line per mechanism.

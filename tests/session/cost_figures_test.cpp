@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "app/session/cost_figures.h"
+#include "models/config_mechanism.h"
 #include "tests/support/temp_path.h"
 
 namespace {
@@ -73,13 +74,13 @@ TEST(ComplexitySweep, AModelThatDoesNotBuildThrowsAndCancelStops) {
 }
 
 TEST(CostFigures, TheMechanismOfAConfig) {
-  EXPECT_EQ(session::config_mechanism({{"arch", "vit"}, {"attention", "hydra"}}), "hydra");
-  EXPECT_EQ(session::config_mechanism({{"arch", "vit"}}), "softmax");
-  EXPECT_EQ(session::config_mechanism({{"arch", "litv2"}}), "hilo");
-  EXPECT_EQ(session::config_mechanism({{"arch", "ravlt"}}), "rala");
-  EXPECT_EQ(session::config_mechanism({{"arch", "swin"}}), "swin");
-  EXPECT_EQ(session::config_mechanism({{"arch", "resnet"}}), "");
-  EXPECT_EQ(session::config_mechanism(nlohmann::json::array()), "");
+  EXPECT_EQ(models::config_mechanism({{"arch", "vit"}, {"attention", "hydra"}}), "hydra");
+  EXPECT_EQ(models::config_mechanism({{"arch", "vit"}}), "softmax");
+  EXPECT_EQ(models::config_mechanism({{"arch", "litv2"}}), "hilo");
+  EXPECT_EQ(models::config_mechanism({{"arch", "ravlt"}}), "rala");
+  EXPECT_EQ(models::config_mechanism({{"arch", "swin"}}), "swin");
+  EXPECT_EQ(models::config_mechanism({{"arch", "resnet"}}), "");
+  EXPECT_EQ(models::config_mechanism(nlohmann::json::array()), "");
 }
 
 TEST(CostFigures, TheBenchDrawsLatencyAndMemoryAgainstN) {

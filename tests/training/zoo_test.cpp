@@ -5,15 +5,18 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
+#include "core/attention/registry.h"
 #include "core/data/image_dataset.h"
 #include "core/io/safetensors.h"
 #include "models/backbone.h"
 #include "models/checkpoint_loading.h"
+#include "models/config_mechanism.h"
 #include "models/model_config.h"
 #include "models/zoo.h"
 #include "tests/support/cli_runner.h"
@@ -29,14 +32,19 @@ nlohmann::json zoo_index() {
   return nlohmann::json::parse(in);
 }
 
-TEST(Zoo, IndexListsTheSixMechanismsAndMatchesTheFiles) {
+TEST(Zoo, IndexListsEveryMechanismAndTheSwinBackboneAndMatchesTheFiles) {
   const nlohmann::json index = zoo_index();
   // zoo.json is exactly what the files say (attnlab zoo --write-index rebuilds it).
   EXPECT_EQ(index, build_zoo_index(kZoo));
-  std::set<std::string> mechanisms;
-  for (const auto& m : index["models"]) mechanisms.insert(m["mechanism"].get<std::string>());
-  EXPECT_EQ(mechanisms,
-            (std::set<std::string>{"softmax", "linear", "castling", "rala", "hilo", "anchor"}));
+  std::set<std::string> mechanisms, names;
+  for (const auto& m : index["models"]) {
+    mechanisms.insert(m["mechanism"].get<std::string>());
+    names.insert(m["name"].get<std::string>());
+  }
+  const auto registered = attention::mechanism_names();
+  EXPECT_EQ(mechanisms, std::set<std::string>(registered.begin(), registered.end()));
+  EXPECT_TRUE(names.count("swin_backbone"));
+  EXPECT_EQ(names.size(), registered.size() + 1);
   for (const auto& m : index["models"]) {
     SCOPED_TRACE(m["name"].get<std::string>());
     for (const char* k :
@@ -56,8 +64,10 @@ TEST(Zoo, DemoIsTheIndexInRegistryOrder) {
     EXPECT_TRUE(fs::is_regular_file(m)) << m;
     names.push_back(fs::path(m).stem().string());
   }
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"softmax", "linear", "castling", "rala", "hilo", "anchor"}));
+  // The registry's order; the Swin backbone (mechanism swin) right after the swin model.
+  std::vector<std::string> expected = attention::mechanism_names();
+  expected.insert(std::find(expected.begin(), expected.end(), "swin") + 1, "swin_backbone");
+  EXPECT_EQ(names, expected);
   EXPECT_EQ(demo.series, (std::vector<std::string>{"castling"}));
   const fs::path empty = fs::temp_directory_path() / "attnlab_zoo_demo_empty";
   fs::create_directories(empty);
@@ -77,7 +87,7 @@ TEST(Zoo, EveryModelLoadsStrictlyWithTheRecordedConfig) {
     const io::SafetensorsFile f = io::read_safetensors(path);
     const Json config = config_from_metadata(f.metadata);
     EXPECT_EQ(config, m["config"]);
-    EXPECT_EQ(config["attention"], m["mechanism"]);
+    EXPECT_EQ(config_mechanism(config), m["mechanism"].get<std::string>());
     for (const auto& entry : f.tensors.entries()) {
       if (entry.tensor.dtype != io::DType::I64) {
         EXPECT_EQ(entry.tensor.dtype, io::DType::F16) << entry.name;

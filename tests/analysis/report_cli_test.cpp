@@ -1,10 +1,11 @@
-// `attnlab report` end to end: --demo on a small subset (all six zoo models, one image,
+// `attnlab report` end to end: --demo on a small subset (every zoo model, one image,
 // Castling's series) produces every figure kind in every format, the SVG and PDF parse,
 // index.html shows every figure with its caption; a failing image or model is reported
 // and the rest is still written; usage errors write nothing.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -49,7 +50,7 @@ TEST(ReportCli, DemoSubsetProducesEveryFigureKind) {
   const auto figs = figures_in(out);
   for (const char* kind :
        {"head_maps__", "layers_heads__", "rollout__", "compare__", "hilo_spectra__", "rank__",
-        "anchors__", "castling_mask__", "locality"}) {
+        "anchors__", "castling_mask__", "locality", "channel_maps__", "complexity__"}) {
     bool found = false;
     for (const auto& [stem, exts] : figs) {
       if (stem.rfind(kind, 0) != 0) continue;
@@ -58,13 +59,21 @@ TEST(ReportCli, DemoSubsetProducesEveryFigureKind) {
     }
     EXPECT_TRUE(found) << "no " << kind << " figure";
   }
-  // Every model of the zoo has its maps, and the statistics of analyze are there.
-  for (const char* model : {"softmax", "linear", "castling", "rala", "hilo", "anchor"}) {
+  // Every model of the zoo (every mechanism and the Swin backbone) has its maps, and the
+  // statistics of analyze are there.
+  std::vector<std::string> zoo_models;
+  {
+    std::ifstream in(std::string(ATTNLAB_SOURCE_DIR) + "/models/zoo/zoo.json");
+    const nlohmann::json index = nlohmann::json::parse(in);
+    for (const auto& m : index["models"])
+      zoo_models.push_back(m["name"].get<std::string>());
+  }
+  EXPECT_GE(zoo_models.size(), 14u);
+  for (const std::string& model : zoo_models) {
     EXPECT_TRUE(figs.count(std::string("head_maps__") + model + "__09-ankle-boot-00000")) << model;
-    EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (std::string(model) + "__settings.json")))
-        << model;
-    EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (std::string(model) + "__locality_heads.csv")))
-        << model;
+    EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (model + "__settings.json"))) << model;
+    EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (model + "__locality_heads.csv"))) << model;
+    EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / (model + "__rank_heads.csv"))) << model;
   }
   EXPECT_TRUE(fs::exists(fs::path(out) / "stats" / "castling_series__mask_heads_series.csv"));
   // The index shows every figure, each with a caption.

@@ -143,9 +143,10 @@ TEST(ToyAnalysis, TheReportDrawsItsFigureInItsOwnSection) {
 TEST(ToyAnalysis, TheGuiListsItsTabAndScriptsCanSelectIt) {
   const std::vector<std::string> ids = gui::tab_ids();
   ASSERT_NE(std::find(ids.begin(), ids.end(), "toy"), ids.end());
-  // Analysis tabs come between Maps and the built-in Top-5 / Checkpoint, in registry order.
+  // Analysis tabs come between Maps and the built-in Top-5 / Cost / Checkpoint, in
+  // registry order.
   EXPECT_EQ(ids.front(), "maps");
-  EXPECT_EQ(ids[ids.size() - 3], "toy");
+  EXPECT_EQ(ids[ids.size() - 4], "toy");
   const auto tab = gui::find_tab("toy");
   ASSERT_TRUE(tab.has_value());
   EXPECT_EQ(tab->title, "Toy");

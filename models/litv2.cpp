@@ -9,6 +9,7 @@
 
 #include "core/io/text.h"
 #include "models/litv2_blocks.h"
+#include "models/stage_runner.h"
 
 namespace attnlab::models {
 namespace {
@@ -141,22 +142,8 @@ class Litv2 : public Backbone {
     int64_t height = 0, width = 0;
     at::Tensor x = (*patch_embed_)(images, height, width);
     recorder.output("out", "patch_embed", x);
-    for (int64_t i = 0; i < config_.stages(); ++i) {
-      const std::string stage = "layers." + std::to_string(i);
-      const auto layout = attention::grid_layout(height, width, static_cast<int>(i));
-      for (size_t j = 0; j < blocks_[i].size(); ++j)
-        x = blocks_[i][j]->forward(x, layout, stage + ".blocks." + std::to_string(j), recorder);
-      if (downsamples_[i]) {
-        x = (*downsamples_[i])(x, height, width);
-        recorder.output("out", stage + ".downsample", x);
-      }
-      recorder.output("out", stage, x);
-      x = recorder.tap(stage, x);
-    }
-    x = (*norm_)(x);
-    recorder.output("out", "norm", x);
-    x = x.mean(1);
-    result.logits = head_ ? (*head_)(x) : x;
+    x = run_stages(x, height, width, blocks_, downsamples_, recorder);
+    result.logits = pooled_head(x, *norm_, head_, recorder);
     return result;
   }
 
@@ -173,6 +160,10 @@ class Litv2 : public Backbone {
 
 std::shared_ptr<Backbone> make_litv2(const Json& config) {
   return std::make_shared<Litv2>(read_config(config));
+}
+
+std::string litv2_mechanism(const Json&) {
+  return "hilo";  // every LITv2 attention layer is HiLo (its last stage with alpha 0)
 }
 
 std::vector<std::string> litv2_archs() {

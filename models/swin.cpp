@@ -11,6 +11,7 @@
 #include "core/attention/layers.h"
 #include "core/io/text.h"
 #include "core/nn/state_loading.h"
+#include "models/stage_runner.h"
 #include "models/swin_blocks.h"
 
 namespace attnlab::models {
@@ -145,23 +146,8 @@ class Swin : public Backbone {
     at::Tensor x = (*patch_embed_)(images);
     recorder.output("out", "patch_embed", x);
     if (ape_.defined()) x = x + ape_;
-    int64_t height = config_.grid(0), width = config_.grid(0);
-    for (int64_t i = 0; i < config_.stages(); ++i) {
-      const std::string stage = "layers." + std::to_string(i);
-      const auto layout = attention::grid_layout(height, width, static_cast<int>(i));
-      for (size_t j = 0; j < blocks_[i].size(); ++j)
-        x = blocks_[i][j]->forward(x, layout, stage + ".blocks." + std::to_string(j), recorder);
-      if (downsamples_[i]) {
-        x = (*downsamples_[i])(x, height, width);
-        recorder.output("out", stage + ".downsample", x);
-      }
-      recorder.output("out", stage, x);
-      x = recorder.tap(stage, x);
-    }
-    x = (*norm_)(x);
-    recorder.output("out", "norm", x);
-    x = x.mean(1);
-    result.logits = head_ ? (*head_)(x) : x;
+    x = run_stages(x, config_.grid(0), config_.grid(0), blocks_, downsamples_, recorder);
+    result.logits = pooled_head(x, *norm_, head_, recorder);
     return result;
   }
 
@@ -179,6 +165,10 @@ class Swin : public Backbone {
 
 std::shared_ptr<Backbone> make_swin(const Json& config) {
   return std::make_shared<Swin>(read_config(config));
+}
+
+std::string swin_mechanism(const Json&) {
+  return kFamily;  // (shifted) window attention, the mechanism named after the family
 }
 
 std::vector<std::string> swin_archs() {

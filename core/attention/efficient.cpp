@@ -25,33 +25,12 @@
 #include <ATen/ATen.h>
 
 #include "core/attention/capabilities.h"
+#include "core/attention/factored_trace.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
 
 namespace attnlab::attention {
 namespace {
-
-class EfficientTrace : public AttentionTrace {
- public:
-  // The dk×dv context ρk(K)ᵀV every query reads.
-  std::vector<RankMatrices> rank_matrices(int64_t b) const override {
-    return {{"kv", internal("efficient.kv")[b]}};
-  }
-
- protected:
-  // O(len(q_rows)·N·dk): only the queried rows of ρQ ρKᵀ; they sum to 1 by construction.
-  at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,
-                          const at::Tensor& q_rows) const override {
-    return at::matmul(g.q[b][h].index_select(0, q_rows), g.k[b][h].transpose(0, 1));
-  }
-
-  at::Tensor compute_apply(int64_t b, const HeadGroup& g, int64_t h, const at::Tensor& x,
-                           bool transposed) const override {
-    const at::Tensor q = g.q[b][h], k = g.k[b][h];  // (N, dk)
-    if (transposed) return at::matmul(k, at::matmul(q.t(), x));
-    return at::matmul(q, at::matmul(k.t(), x));
-  }
-};
 
 // A 1×1 convolution with bias.
 std::shared_ptr<Conv2dLayer> pointwise(torch::nn::Module& owner, const std::string& name,
@@ -97,7 +76,7 @@ class EfficientAttention : public AttentionMechanism {
     const at::Tensor context = at::matmul(k.transpose(-2, -1), v);  // (B, h, dk, dv)
     at::Tensor out = at::matmul(q, context);                        // (B, h, N, dv)
     if (request) {
-      auto trace = std::make_shared<EfficientTrace>();
+      auto trace = std::make_shared<FactoredRowsTrace>("efficient.kv");
       init_trace(*trace, x, layout, *request);
       trace->head_dim = key_dim_;
       trace->groups.push_back(all_heads_group(*trace, heads, q, k, v));

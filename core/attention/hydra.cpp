@@ -15,32 +15,12 @@
 #include <ATen/ATen.h>
 
 #include "core/attention/capabilities.h"
+#include "core/attention/factored_trace.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
 
 namespace attnlab::attention {
 namespace {
-
-class HydraTrace : public AttentionTrace {
- public:
-  // The global context vector every token reads (a 1 × C "buffer").
-  std::vector<RankMatrices> rank_matrices(int64_t b) const override {
-    return {{"kv", internal("hydra.kv")[b]}};
-  }
-
- protected:
-  at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,
-                          const at::Tensor& q_rows) const override {
-    return at::matmul(g.q[b][h].index_select(0, q_rows), g.k[b][h].transpose(0, 1));
-  }
-
-  at::Tensor compute_apply(int64_t b, const HeadGroup& g, int64_t h, const at::Tensor& x,
-                           bool transposed) const override {
-    const at::Tensor q = g.q[b][h], k = g.k[b][h];  // (N, 1)
-    if (transposed) return at::matmul(k, at::matmul(q.t(), x));
-    return at::matmul(q, at::matmul(k.t(), x));
-  }
-};
 
 // (B, N, C) → (B, C, N, 1): channel c as head c of dimension 1.
 at::Tensor as_heads(const at::Tensor& x) {
@@ -63,7 +43,7 @@ class HydraAttention : public AttentionMechanism {
     const at::Tensor kv = (k * v).sum(-2, /*keepdim=*/true);  // (B, 1, C)
     at::Tensor out = q * kv;
     if (request) {
-      auto trace = std::make_shared<HydraTrace>();
+      auto trace = std::make_shared<FactoredRowsTrace>("hydra.kv");
       init_trace(*trace, x, layout, *request);
       trace->heads = config().dim;  // one head per channel, whatever the model's num_heads
       trace->head_dim = 1;

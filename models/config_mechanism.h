@@ -1,5 +1,6 @@
 // The attention mechanism a model config runs, by name: what the zoo index, the report's
-// bench and the GUI's Cost tab call a model's mechanism.
+// bench and the GUI's Cost tab call a model's mechanism. Each backbone family says it of
+// its own configs (`<family>_mechanism`, listed in model_registry.cpp).
 #pragma once
 
 #include <string>
@@ -8,8 +9,8 @@
 
 namespace attnlab::models {
 
-// Its "attention" (a ViT with any registered mechanism), else the family's own (LITv2:
-// hilo, RAVLT: rala, Swin: swin, a ViT without one: softmax); "" when nothing says.
+// The family's answer for the config's arch (a ViT: its "attention" or its arch's
+// default); "" for a config of no known arch.
 std::string config_mechanism(const nlohmann::json& config);
 
 }  // namespace attnlab::models

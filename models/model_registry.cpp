@@ -1,6 +1,7 @@
 // The backbone registry: one line per family in ATTNLAB_MODEL_FAMILIES; a family handles
 // the arch names it lists in `<family>_archs()` and builds them in `make_<family>()`.
 #include "models/model_registry.h"
+#include "models/config_mechanism.h"
 #include "core/io/text.h"
 
 // clang-format off
@@ -15,6 +16,7 @@ namespace attnlab::models {
 
 #define ATTNLAB_DECLARE(f)                                \
   std::shared_ptr<Backbone> make_##f(const Json& config); \
+  std::string f##_mechanism(const Json& config);          \
   std::vector<std::string> f##_archs();
 ATTNLAB_MODEL_FAMILIES(ATTNLAB_DECLARE)
 #undef ATTNLAB_DECLARE
@@ -28,11 +30,28 @@ std::vector<std::string> known_archs() {
   return all;
 }
 
+namespace {
+
+std::string arch_of(const Json& config) {
+  return config.is_object() && config.contains("arch") && config["arch"].is_string()
+             ? config["arch"].get<std::string>()
+             : std::string();
+}
+
+}  // namespace
+
+std::string config_mechanism(const Json& config) {
+  const std::string arch = arch_of(config);
+#define ATTNLAB_TRY(f)              \
+  for (const auto& a : f##_archs()) \
+    if (a == arch) return f##_mechanism(config);
+  ATTNLAB_MODEL_FAMILIES(ATTNLAB_TRY)
+#undef ATTNLAB_TRY
+  return "";
+}
+
 std::shared_ptr<Backbone> make_backbone(const Json& config) {
-  const std::string arch =
-      config.is_object() && config.contains("arch") && config["arch"].is_string()
-          ? config["arch"].get<std::string>()
-          : std::string();
+  const std::string arch = arch_of(config);
 #define ATTNLAB_TRY(f)              \
   for (const auto& a : f##_archs()) \
     if (a == arch) return make_##f(config);

@@ -174,6 +174,10 @@ std::shared_ptr<Backbone> make_ravlt(const Json& config) {
   return std::make_shared<RavltBackbone>(parse_ravlt_config(config));
 }
 
+std::string ravlt_mechanism(const Json&) {
+  return "rala";  // its defining mechanism (a last stage may run RoPE softmax instead)
+}
+
 std::vector<std::string> ravlt_archs() {
   return {kFamily};
 }

@@ -101,6 +101,14 @@ void map_option(const Json& c, const attention::MechanismInfo& info, const std::
   }
 }
 
+// The attention an arch fixes: AnchorFormer's and Castling's DeiTs; "" for a plain ViT,
+// which runs its config's "attention" (softmax by default).
+const char* const kDefaultAttention = "softmax";
+
+std::string fixed_attention(const std::string& arch) {
+  return arch == "anchor_deit_distilled" ? "anchor" : arch == "castling_deit" ? "castling" : "";
+}
+
 VitSpec parse_vit_spec(const Json& c) {
   if (!c.is_object()) throw ModelError(kFamily + " config must be a JSON object");
   VitSpec s;
@@ -131,8 +139,8 @@ VitSpec parse_vit_spec(const Json& c) {
   s.sincos_positions = pos_init == "sincos";
   if (!(s.ln_eps > 0)) refuse("ln_eps", "must be positive");
 
-  const std::string fixed = anchor ? "anchor" : castling ? "castling" : "";
-  s.attention = get_string(c, "attention", kFamily, fixed.empty() ? "softmax" : fixed);
+  const std::string fixed = fixed_attention(s.arch);
+  s.attention = get_string(c, "attention", kFamily, fixed.empty() ? kDefaultAttention : fixed);
   if (!fixed.empty() && s.attention != fixed)
     refuse("attention",
            "must be '" + fixed + "' for arch " + s.arch + " (got '" + s.attention + "')");
@@ -343,6 +351,13 @@ class VisionTransformer : public Backbone {
 };
 
 }  // namespace
+
+std::string vit_mechanism(const Json& c) {
+  const std::string fixed = fixed_attention(c.value("arch", std::string()));
+  if (!fixed.empty()) return fixed;
+  return c.contains("attention") && c["attention"].is_string() ? c["attention"].get<std::string>()
+                                                               : kDefaultAttention;
+}
 
 std::vector<std::string> vit_archs() {
   return {"vit", "anchor_deit_distilled", "castling_deit"};

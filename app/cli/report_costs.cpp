@@ -1,7 +1,6 @@
 // The report's complexity sweep and attention bench; see report_costs.h.
 #include "app/cli/report_costs.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -88,9 +87,7 @@ std::vector<session::FigureJob> cost_figure_jobs(const std::vector<CostModel>& m
       analysis::OutputFolder folder(stats_dir, "complexity");
       folder.write_table(session::complexity_totals_table(sweep.runs));
       folder.write_table(session::complexity_layers_table(sweep.runs));
-      viz::CaptionedFigure figure = session::complexity_sweep_figure(sweep.runs);
-      if (!sweep.notes.empty())
-        figure.caption += " Not counted: " + text::join(sweep.notes, "; ") + ".";
+      viz::CaptionedFigure figure = session::complexity_sweep_figure(sweep);
       for (const auto& note : sweep.notes) std::fprintf(stderr, "report: %s\n", note.c_str());
       jobs.push_back(job_of("complexity", "complexity__macs", std::move(figure)));
     } catch (const std::exception& e) {
@@ -99,15 +96,12 @@ std::vector<session::FigureJob> cost_figure_jobs(const std::vector<CostModel>& m
     }
   }
   if (options.bench) {
-    session::AttentionBenchSettings s;
+    std::vector<std::string> mechanisms;
+    for (const auto& m : models) mechanisms.push_back(m.mechanism);
+    session::AttentionBenchSettings s = session::models_bench_settings(mechanisms);
     s.device = device;
     s.sides = options.bench_sides;
     s.repeats = options.bench_repeats;
-    s.mechanisms = {s.baseline};  // the ratios' denominator, measured in the same run
-    for (const auto& m : models)
-      if (!m.mechanism.empty() &&
-          std::find(s.mechanisms.begin(), s.mechanisms.end(), m.mechanism) == s.mechanisms.end())
-        s.mechanisms.push_back(m.mechanism);
     Progress progress("report: bench", int64_t(s.mechanisms.size() * s.sides.size()), "point");
     try {
       const auto points = session::bench_attention(

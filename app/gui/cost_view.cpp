@@ -71,14 +71,11 @@ void start_complexity(GuiState& state, ComputeWorker& worker) {
 }
 
 void start_bench(GuiState& state, ComputeWorker& worker) {
-  session::AttentionBenchSettings s;
-  s.repeats = 3;
-  s.mechanisms = {s.baseline};  // the ratios' denominator, measured in the same run
+  std::vector<std::string> mechanisms;
   for (const auto& m : state.models)
-    if (m.status == LoadStatus::Ready && !m.info.mechanism.empty() &&
-        std::find(s.mechanisms.begin(), s.mechanisms.end(), m.info.mechanism) ==
-            s.mechanisms.end())
-      s.mechanisms.push_back(m.info.mechanism);
+    if (m.status == LoadStatus::Ready) mechanisms.push_back(m.info.mechanism);
+  session::AttentionBenchSettings s = session::models_bench_settings(mechanisms);
+  s.repeats = 3;
   state.cost.benching = true;
   state.cost.error.clear();
   worker.submit("measuring attention", [s](JobContext& ctx) {
@@ -102,29 +99,18 @@ void start_bench(GuiState& state, ComputeWorker& worker) {
 
 FigureJob cost_tab_figure(const GuiState& state) {
   const CostState& c = state.cost;
-  const auto nothing = [](std::string why) {
-    return [why](std::string* out) {
-      *out = why;
-      return std::optional<viz::CaptionedFigure>();
-    };
-  };
   if (c.shown == CostState::Shown::Macs) {
-    if (!c.sweep) return nothing(c.counting ? "counting..." : "no count yet");
+    if (!c.sweep) return no_figure(c.counting ? "counting..." : "no count yet");
     return [sweep = c.sweep](std::string* why) -> std::optional<viz::CaptionedFigure> {
       try {
-        viz::CaptionedFigure f = session::complexity_sweep_figure(sweep->runs);
-        if (!sweep->notes.empty()) {
-          f.caption += " Not counted:";
-          for (const auto& n : sweep->notes) f.caption += " " + n + ";";
-        }
-        return f;
+        return session::complexity_sweep_figure(*sweep);
       } catch (const std::exception& e) {
         *why = e.what();
         return std::nullopt;
       }
     };
   }
-  if (!c.bench) return nothing(c.benching ? "measuring..." : "not measured yet");
+  if (!c.bench) return no_figure(c.benching ? "measuring..." : "not measured yet");
   const size_t which = c.shown == CostState::Shown::Latency ? 0 : 1;
   return [table = c.bench, s = c.bench_settings,
           which](std::string* why) -> std::optional<viz::CaptionedFigure> {

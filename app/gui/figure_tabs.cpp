@@ -56,14 +56,6 @@ viz::MapQuery shown_figure_query(const GuiState& state, int k, const ShownMap& m
   return figure_query(answered);
 }
 
-// A job that only reports why there is no figure.
-FigureJob no_figure(std::string why) {
-  return [why](std::string* out) {
-    *out = why;
-    return std::optional<viz::CaptionedFigure>();
-  };
-}
-
 // Grad-CAM / gradient rollout of the current image: one row for the shown model, or one
 // per model in the compare view (AnchorFormer's Fig. 4 layout, one image column).
 FigureJob explanation_figure(const GuiState& state, const viz::MapStyle& style) {

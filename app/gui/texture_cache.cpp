@@ -47,6 +47,13 @@ const std::string* TextureCache::error(const std::string& slot, const std::strin
              : nullptr;
 }
 
+FigureJob no_figure(std::string why) {
+  return [why = std::move(why)](std::string* out) {
+    *out = why;
+    return std::optional<viz::CaptionedFigure>();
+  };
+}
+
 const GlTexture* figure_texture(TextureCache& cache, const std::string& slot,
                                 const std::string& key, const std::function<FigureJob()>& make,
                                 int width, int height) {

@@ -49,6 +49,8 @@ class TextureCache {
 // settings); it gives no figure, with the reason in *why, when the results do not allow
 // one (error() then holds the reason).
 using FigureJob = std::function<std::optional<viz::CaptionedFigure>(std::string* why)>;
+// A job that only reports why there is no figure.
+FigureJob no_figure(std::string why);
 const GlTexture* figure_texture(TextureCache& cache, const std::string& slot,
                                 const std::string& key, const std::function<FigureJob()>& make,
                                 int width, int height);

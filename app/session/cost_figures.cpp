@@ -1,8 +1,10 @@
 // The complexity sweep and the cost figures; see cost_figures.h.
 #include "app/session/cost_figures.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "core/io/text.h"
 #include "viz/figures/scaling.h"
 
 namespace attnlab::session {
@@ -60,11 +62,22 @@ ComplexitySweep complexity_sweep(const std::vector<std::pair<std::string, ModelR
   return sweep;
 }
 
-viz::CaptionedFigure complexity_sweep_figure(const std::vector<ComplexityRun>& runs) {
-  return viz::scaling_figure(complexity_totals_table(runs), "subject", "height", "macs_total",
-                             "input side (pixels)", "MACs",
-                             "Multiply-accumulates of the whole forward (one multiply-add = one "
-                             "MAC, as fvcore)");
+viz::CaptionedFigure complexity_sweep_figure(const ComplexitySweep& sweep) {
+  viz::CaptionedFigure f = viz::scaling_figure(
+      complexity_totals_table(sweep.runs), "subject", "height", "macs_total",
+      "input side (pixels)", "MACs",
+      "Multiply-accumulates of the whole forward (one multiply-add = one MAC, as fvcore)");
+  if (!sweep.notes.empty()) f.caption += " Not counted: " + text::join(sweep.notes, "; ") + ".";
+  return f;
+}
+
+AttentionBenchSettings models_bench_settings(const std::vector<std::string>& mechanisms) {
+  AttentionBenchSettings s;
+  s.mechanisms = {s.baseline};
+  for (const auto& m : mechanisms)
+    if (!m.empty() && std::find(s.mechanisms.begin(), s.mechanisms.end(), m) == s.mechanisms.end())
+      s.mechanisms.push_back(m);
+  return s;
 }
 
 std::vector<viz::CaptionedFigure> attention_bench_figures(const analysis::Table& table,

@@ -43,8 +43,13 @@ ComplexitySweep complexity_sweep(const std::vector<std::pair<std::string, ModelR
                                  const SweepProgress& progress = {},
                                  const std::function<bool()>& cancelled = {});
 
-// MACs of the whole forward against the input side, one line per model (log-log).
-viz::CaptionedFigure complexity_sweep_figure(const std::vector<ComplexityRun>& runs);
+// MACs of the whole forward against the input side, one line per model (log-log); the
+// caption lists what was not counted.
+viz::CaptionedFigure complexity_sweep_figure(const ComplexitySweep& sweep);
+
+// A bench of the models' mechanisms (names, "" for none; repeats dropped) after the
+// baseline, which the ratios need measured in the same run.
+AttentionBenchSettings models_bench_settings(const std::vector<std::string>& mechanisms);
 
 // The bench's figures from its table (attention_bench_table): latency against N and, off
 // CUDA, peak memory against N, one line per mechanism.

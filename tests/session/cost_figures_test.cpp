@@ -43,7 +43,7 @@ TEST(ComplexitySweep, CountsEachModelAtItsOwnSizeAndAtMultiplesOfIt) {
   EXPECT_EQ(sweep.runs[0].group_macs("scores"), 16 * 16 * 16);
   EXPECT_EQ(sweep.runs[1].group_macs("scores"), 64 * 64 * 16);
   // The figure has one line per model and says what it counts.
-  const auto figure = session::complexity_sweep_figure(sweep.runs);
+  const auto figure = session::complexity_sweep_figure(sweep);
   EXPECT_NE(figure.caption.find("tiny"), std::string::npos) << figure.caption;
   EXPECT_NE(figure.caption.find("fvcore"), std::string::npos) << figure.caption;
 }
@@ -62,6 +62,9 @@ TEST(ComplexitySweep, ASizeAModelRefusesIsANoteAndTheRestIsCounted) {
   EXPECT_EQ(sweep.runs[2].subject, "soft");
   ASSERT_EQ(sweep.notes.size(), 1u);
   EXPECT_EQ(sweep.notes[0].rfind("flat at 64x64: ", 0), 0u) << sweep.notes[0];
+  // The figure's caption says what was not counted.
+  EXPECT_NE(session::complexity_sweep_figure(sweep).caption.find("Not counted: flat at 64x64"),
+            std::string::npos);
 }
 
 TEST(ComplexitySweep, AModelThatDoesNotBuildThrowsAndCancelStops) {
@@ -79,8 +82,15 @@ TEST(CostFigures, TheMechanismOfAConfig) {
   EXPECT_EQ(models::config_mechanism({{"arch", "litv2"}}), "hilo");
   EXPECT_EQ(models::config_mechanism({{"arch", "ravlt"}}), "rala");
   EXPECT_EQ(models::config_mechanism({{"arch", "swin"}}), "swin");
+  EXPECT_EQ(models::config_mechanism({{"arch", "castling_deit"}}), "castling");
+  EXPECT_EQ(models::config_mechanism({{"arch", "anchor_deit_distilled"}}), "anchor");
   EXPECT_EQ(models::config_mechanism({{"arch", "resnet"}}), "");
   EXPECT_EQ(models::config_mechanism(nlohmann::json::array()), "");
+}
+
+TEST(CostFigures, TheModelsBenchIsTheBaselineThenEachMechanismOnce) {
+  const auto s = session::models_bench_settings({"hilo", "", "softmax", "hilo", "rala"});
+  EXPECT_EQ(s.mechanisms, (std::vector<std::string>{"softmax", "hilo", "rala"}));
 }
 
 TEST(CostFigures, TheBenchDrawsLatencyAndMemoryAgainstN) {

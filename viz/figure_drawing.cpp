@@ -56,6 +56,34 @@ double fitting_size(const std::string& text, double size, double width, bool bol
   return w <= width || w <= 0 ? size : std::max(size * 0.6, size * width / w);
 }
 
+// A panel's title over its axes: one line, or lines split at '\n' with the later ones
+// (e.g. a map's value range) in the tick font. Each line is shrunk to fit the panel's cell
+// and kept inside it: centred over the axes, shifted when the cell's colorbar side or the
+// figure's edge would cut it.
+void draw_panel_title(DrawTarget& t, const style::Metrics& m, const std::string& title,
+                      const PanelLayout& box) {
+  std::vector<std::string> lines;
+  for (size_t start = 0;;) {
+    const size_t end = title.find('\n', start);
+    lines.push_back(title.substr(start, end == std::string::npos ? end : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  const Rect& r = box.plot;
+  const double room = std::max(r.w, box.cell.w - m.pad);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const double base = i == 0 ? m.title_pt : m.tick_pt;
+    const double size = fitting_size(lines[i], base, room);
+    const double w = text_width_pt(lines[i], size);
+    const double lo = box.cell.x + m.pad * 0.25, hi = box.cell.x + box.cell.w - m.pad * 0.25;
+    double x = r.x + r.w / 2;
+    if (x + w / 2 > hi) x = hi - w / 2;
+    if (x - w / 2 < lo) x = lo + w / 2;
+    const double y = r.y - m.pad * 0.5 - double(lines.size() - 1 - i) * m.line_h * 0.95;
+    draw_text(t, lines[i], x, y, size, 0.5, 0);
+  }
+}
+
 void line(cairo_t* cr, double x0, double y0, double x1, double y1) {
   cairo_move_to(cr, x0, y0);
   cairo_line_to(cr, x1, y1);
@@ -417,9 +445,7 @@ void draw_panel(DrawTarget& t, const Figure& f, const style::Metrics& m, const P
   if (p.y.show)
     draw_text(t, p.y.label, box.cell.x + m.pad * 0.6 + m.line_h * 0.5, r.y + r.h / 2, m.label_pt,
               0.5, 0.35, false, true);
-  if (!p.title.empty())
-    draw_text(t, p.title, r.x + r.w / 2, r.y - m.pad * 0.5,
-              fitting_size(p.title, m.title_pt, std::max(r.w, box.cell.w - m.pad)), 0.5, 0);
+  if (!p.title.empty()) draw_panel_title(t, m, p.title, box);
   if (p.legend) draw_legend(t, m, p, box);
   if (p.colorbar) draw_colorbar(t, m, *p.colorbar, Rect{r.x + r.w + m.pad, r.y, m.colorbar_w, r.h});
 }
@@ -437,9 +463,11 @@ void draw_figure(DrawTarget& t, const Figure& f) {
   cairo_set_font_options(cr, fo);
   cairo_font_options_destroy(fo);
   if (!f.transparent) {
+    // The whole surface, not width x height points: a raster's last row and column,
+    // partly covered when the size in pixels is rounded up, are white too (the screen
+    // shows the texture over the window's background).
     set_color(cr, kWhite);
-    cairo_rectangle(cr, 0, 0, L.width_pt, L.height_pt);
-    cairo_fill(cr);
+    cairo_paint(cr);
   }
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
   if (L.title.h > 0)

@@ -18,13 +18,16 @@ std::string format_tick(double v, double step) {
   const double a = std::abs(v);
   char buf[32];
   if (a != 0.0 && (a >= 1e5 || a < 1e-3)) {
-    std::snprintf(buf, sizeof buf, "%.3g", v);
+    // Enough significant digits that neighbouring ticks differ (a nearly constant map's
+    // colorbar spans 0.0051017 to 0.0051023).
+    const int digits = step > 0 ? std::clamp(int(std::ceil(std::log10(a / step))) + 1, 3, 10) : 3;
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   } else {
     int decimals = std::max(0, int(std::ceil(-std::log10(step) - 1e-9)));
     if (std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals))) >
         1e-6)
       ++decimals;  // steps of 2.5
-    std::snprintf(buf, sizeof buf, "%.*f", std::min(decimals, 6), v);
+    std::snprintf(buf, sizeof buf, "%.*f", std::min(decimals, 10), v);
   }
   std::string s = buf;
   if (!s.empty() && s[0] == '-') s = "\u2212" + s.substr(1);  // a real minus sign
@@ -185,12 +188,14 @@ FigureLayout layout_figure(const Figure& figure) {
   // Uniform panel margins: the largest any panel needs.
   bool any_title = false, any_xshow = false, any_xlabel = false, any_yshow = false,
        any_ylabel = false;
+  int title_lines = 1;  // a panel title may have a second line ("model\n[lo, hi]")
   double ytick_w = 0, panel_cb = 0;
   for (size_t i = 0; i < n; ++i) {
     const Panel& p = figure.panels[i];
     L.panels[i].xticks = p.x.show ? axis_ticks(p.x) : Ticks{};
     L.panels[i].yticks = p.y.show ? axis_ticks(p.y) : Ticks{};
     any_title |= !p.title.empty();
+    title_lines = std::max(title_lines, 1 + int(std::count(p.title.begin(), p.title.end(), '\n')));
     any_xshow |= p.x.show;
     any_yshow |= p.y.show;
     any_xlabel |= p.x.show && !p.x.label.empty();
@@ -198,7 +203,8 @@ FigureLayout layout_figure(const Figure& figure) {
     ytick_w = std::max(ytick_w, max_label_width(L.panels[i].yticks, m.tick_pt));
     if (p.colorbar) panel_cb = std::max(panel_cb, colorbar_room(*p.colorbar, m));
   }
-  const double p_top = any_title ? m.line_h * 1.1 + m.pad * 0.4 : m.pad * 0.6;
+  const double p_top =
+      any_title ? m.line_h * 1.1 + (title_lines - 1) * m.line_h * 0.95 + m.pad * 0.4 : m.pad * 0.6;
   const double p_left = m.pad * 0.6 + (any_yshow ? m.tick_len + 2 + ytick_w : 0) +
                         (any_ylabel ? m.line_h + m.pad * 0.3 : 0);
   const double p_bottom = (any_xshow ? m.tick_len + 2 + m.line_h : m.pad * 0.6) +
@@ -271,6 +277,17 @@ std::optional<FigureHit> hit_test(const Figure& figure, const FigureLayout& layo
     return FigureHit{int(i), d.x, d.y};
   }
   return std::nullopt;
+}
+
+FigureGeometry figure_geometry(const Figure& figure, double dpi) {
+  FigureGeometry g;
+  g.layout = layout_figure(figure);
+  g.dpi = dpi;
+  g.figure = figure;
+  for (Panel& p : g.figure.panels)
+    for (PlotItem& item : p.items)
+      if (auto* im = std::get_if<ImageLayer>(&item)) im->image = RgbaImage{};
+  return g;
 }
 
 }  // namespace attnlab::viz

@@ -68,4 +68,18 @@ struct FigureHit {
 std::optional<FigureHit> hit_test(const Figure& figure, const FigureLayout& layout, double pixel_x,
                                   double pixel_y, double dpi);
 
+// A rendered figure's geometry, kept with its picture (the GUI's texture) so that a mouse
+// position on the picture resolves to a panel and data coordinates (hit_test) without the
+// figure being laid out again: the figure's panels (image layers' pixels dropped, the
+// rest kept for values under the mouse), its layout and the DPI it was drawn at.
+struct FigureGeometry {
+  Figure figure;
+  FigureLayout layout;
+  double dpi = 96;
+  std::optional<FigureHit> hit(double pixel_x, double pixel_y) const {
+    return hit_test(figure, layout, pixel_x, pixel_y, dpi);
+  }
+};
+FigureGeometry figure_geometry(const Figure& figure, double dpi);
+
 }  // namespace attnlab::viz

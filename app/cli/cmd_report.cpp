@@ -3,7 +3,8 @@
 //   report --models M1 M2 ... --images FILES|DIR --out DIR [--formats svg,pdf,png] [--dpi N]
 //          [--series CKPT...] [--colormap NAME] [--upsample nearest|bilinear] [--alpha A]
 //          [--norm minmax|divmax] [--layer last|N|N/T] [--head N | --head-fusion F]
-//          [--map query|rollout] [--figures KIND,...] [--img-size H[,W]
+//          [--map query|rollout] [--compare-scale per-panel|shared]
+//          [--compare-difference A,B] [--figures KIND,...] [--img-size H[,W]
 //          [--pos-interpolation bicubic|bicubic_antialias]] [analysis options as analyze]
 //          [--complexity-scales 1,2,3] [--bench [--bench-sides 14,28,56]]
 //   (the figure options: report_options.h; they reproduce a GUI view, docs/GUI.md)
@@ -154,11 +155,16 @@ int cmd_report(Args args, const GlobalOptions& g) {
 
   fig.rollout_switches = session::describe_rollout(settings.rollout);
   std::vector<session::FigureJob> jobs = session::report_figure_jobs(results, series, fig);
-  if (!options.kinds.empty())  // --figures: only these kinds
-    jobs.erase(std::remove_if(
-                   jobs.begin(), jobs.end(),
-                   [&](const session::FigureJob& j) { return options.kinds.count(j.kind) == 0; }),
-               jobs.end());
+  // --figures: only these kinds; without it every kind but those written on request.
+  std::set<std::string> on_request;
+  for (const auto& k : session::figure_kinds())
+    if (k.on_request) on_request.insert(k.id);
+  jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                            [&](const session::FigureJob& j) {
+                              return options.kinds.empty() ? on_request.count(j.kind) > 0
+                                                           : options.kinds.count(j.kind) == 0;
+                            }),
+             jobs.end());
   const auto wanted = [&](const char* kind) {
     return options.kinds.empty() || options.kinds.count(kind) > 0;
   };

@@ -99,6 +99,11 @@ const std::vector<CommandSpec>& commands() {
                                               other models at the same relative depth)
       [--head N | --head-fusion mean|max|min] what the models side by side show of it
       [--map query|rollout]                   the query's maps or each model's rollout there
+      [--compare-scale per-panel|shared]      models side by side: each on its own colour
+                                              scale (default), or one scale clipped at the
+                                              98th percentile of |w| over all maps
+      [--compare-difference A,B]              and model A minus model B (indices into
+                                              --models, from 0) as a last panel
       [--figures KIND,...]                    only these figures (head_maps, layers_heads,
                                               prefix_maps, compare, rollout, explanations, ...)
       [--complexity-scales 1,2,3|none]        MACs of each model at these multiples of its

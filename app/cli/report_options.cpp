@@ -114,6 +114,24 @@ ReportFigureOptions take_report_figure_options(Args& args) {
   if (!map.empty() && map != "query" && map != "rollout")
     throw UsageError("--map: query (the query's maps) or rollout, not '" + map + "'");
   view.rollout = map == "rollout";
+  const std::string scale = args.take_option("--compare-scale");
+  if (!scale.empty()) {
+    const auto cs = viz::compare_scale_from_name(scale);
+    if (!cs)
+      throw UsageError("--compare-scale: per-panel (each model on its own scale) or shared, not '" +
+                       scale + "'");
+    o.figure.compare_scale = *cs;
+  }
+  const std::string diff = args.take_option("--compare-difference");
+  if (!diff.empty()) {
+    const size_t comma = diff.find(',');
+    const int a = comma == std::string::npos ? -1 : parse_count(diff.substr(0, comma));
+    const int b = comma == std::string::npos ? -1 : parse_count(diff.substr(comma + 1));
+    if (a < 0 || b < 0 || a == b)
+      throw UsageError("--compare-difference wants two different model indices A,B (0 is the first "
+                       "of --models), not '" + diff + "'");
+    o.figure.compare_difference = std::make_pair(a, b);
+  }
   const std::string kinds = args.take_option("--figures");
   if (!kinds.empty()) o.kinds = parse_figure_kinds(kinds);
   return o;

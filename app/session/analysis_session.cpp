@@ -130,7 +130,9 @@ void AnalysisSession::add(const std::string& image_tag, const models::ForwardRes
                               {"mechanism", l.trace->mechanism},
                               {"heads", l.trace->heads},
                               {"head_dim", l.trace->head_dim},
-                              {"layout", l.trace->layout.describe()}});
+                              {"layout", l.trace->layout.describe()},
+                              {"window", l.trace->window},
+                              {"window_shift", l.trace->window_shift}});
   }
   at::NoGradGuard no_grad;
   for (const AnalysisInfo& a : analyses()) {

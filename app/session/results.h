@@ -16,6 +16,7 @@
 #include "core/analysis/table.h"
 #include "viz/figures/captioned_figure.h"
 #include "viz/figures/map_panels.h"
+#include "viz/figures/model_compare.h"
 #include "viz/rgba_image.h"
 
 namespace attnlab::session {
@@ -75,12 +76,18 @@ struct FigureOptions {
   viz::MapStyle style;
   std::string rollout_switches;  // for the rollout caption
   MapView view;
+  viz::CompareScale compare_scale = viz::CompareScale::PerPanel;  // the models side by side
+  // Their difference A − B as a last panel: indices into the report's models (--models order).
+  std::optional<std::pair<int, int>> compare_difference;
 };
 
 // A section of the report's index: the figures of one kind.
 struct FigureKind {
   std::string id;     // "head_maps", "rollout", ...
   std::string title;  // section heading in index.html
+  // Written only when --figures names it (one figure per model and image that a GUI view
+  // exports, e.g. "map": the single view), not in every report.
+  bool on_request = false;
 };
 
 // One figure of the report, built when run (so one failing figure is reported and the

@@ -57,6 +57,24 @@ TEST(ReportOptions, ViewOptionsParse) {
   EXPECT_EQ(parse({"--layer", "last"}).figure.view.layer, -1);
 }
 
+TEST(ReportOptions, CompareScaleAndDifference) {
+  const cli::ReportFigureOptions d = parse({});
+  EXPECT_EQ(d.figure.compare_scale, viz::CompareScale::PerPanel);  // every map readable
+  EXPECT_FALSE(d.figure.compare_difference.has_value());
+  const cli::ReportFigureOptions o =
+      parse({"--compare-scale", "shared", "--compare-difference", "2,0"});
+  EXPECT_EQ(o.figure.compare_scale, viz::CompareScale::Shared);
+  ASSERT_TRUE(o.figure.compare_difference.has_value());
+  EXPECT_EQ(o.figure.compare_difference->first, 2);
+  EXPECT_EQ(o.figure.compare_difference->second, 0);
+  EXPECT_NE(usage_error({"--compare-scale", "global"}).find("--compare-scale: per-panel"),
+            std::string::npos);
+  for (const char* bad : {"1", "1,1", "a,b", "-1,2", "1,"})
+    EXPECT_NE(usage_error({"--compare-difference", bad}).find("--compare-difference"),
+              std::string::npos)
+        << bad;
+}
+
 TEST(ReportOptions, BadValuesAreUsageErrors) {
   EXPECT_NE(usage_error({"--layer", "x"}).find("--layer wants last, N or N/T"), std::string::npos);
   EXPECT_NE(usage_error({"--layer", "-1"}).find("--layer"), std::string::npos);

@@ -146,32 +146,81 @@ void model_figures(std::vector<FigureJob>& jobs, const ModelResults& m, const Fi
 
 // What model `m` shows of image `image` in the side-by-side figure under the view, with the
 // query it answers (its tag); nullopt when it has no such map.
+// The local-attention windows of traced layer `layer` (from the report's layer list), for
+// the compare figure's outlines as the GUI draws them.
+void set_windows(const ModelResults& m, int64_t layer, viz::ModelMap& map) {
+  if (!m.layers.is_array()) return;
+  for (const auto& l : m.layers)
+    if (l.value("index", int64_t{-1}) == layer) {
+      map.window = l.value("window", 0);
+      const int shift = l.value("window_shift", 0);
+      map.window_shift = map.window > 1 ? shift % map.window : 0;
+      return;
+    }
+}
+
 std::optional<std::pair<viz::ModelMap, std::string>> compared_map(const ModelResults& m,
                                                                   const std::string& image,
                                                                   const MapView& view) {
   const ImageMaps found = image_maps(m, image);
+  const auto shown = [&](const analysis::Array* a, int64_t index, int64_t layer,
+                         const std::string& query) {
+    viz::ModelMap map{m.name, a, index};
+    set_windows(m, layer, map);
+    return std::make_optional(std::make_pair(map, query));
+  };
   if (view.rollout) {
     const auto rollouts = m.arrays_of("rollout", image);
     if (rollouts.empty()) return std::nullopt;
-    return std::make_pair(viz::ModelMap{m.name, rollouts.front().second, 0},
-                          rollouts.front().first.query);
+    // On the first traced layer's grid (the GUI outlines that layer's windows).
+    const int64_t first = m.layers.is_array() && !m.layers.empty()
+                              ? m.layers.front().value("index", int64_t{0})
+                              : 0;
+    return shown(rollouts.front().second, 0, first, rollouts.front().first.query);
   }
   if (!found.last_fused || found.query_heads.empty()) return std::nullopt;
   if (view.layer < 0 && view.head < 0)  // the last layer's head fusion
-    return std::make_pair(viz::ModelMap{m.name, found.last_fused->second, view.fusion},
-                          found.last_fused->first.query);
+    return shown(found.last_fused->second, view.fusion, found.last_fused->first.layer,
+                 found.last_fused->first.query);
   const KeyedArray* heads =
       view.layer < 0 ? &found.query_heads.back()
                      : find_layer(found.query_heads, view.layer_in(int(m.layers.size())));
   if (!heads) return std::nullopt;
   if (view.head >= 0 && view.head < heads->second->shape[0])
-    return std::make_pair(viz::ModelMap{m.name, heads->second, view.head}, heads->first.query);
+    return shown(heads->second, view.head, heads->first.layer, heads->first.query);
   // No such head in this model (or none asked for): the head fusion, as the GUI shows.
   analysis::ResultKey key = heads->first;
   key.part = "fused";
   const analysis::Array* fused = m.array(key);
   if (!fused) return std::nullopt;
-  return std::make_pair(viz::ModelMap{m.name, fused, view.fusion}, key.query);
+  return shown(fused, view.fusion, key.layer, key.query);
+}
+
+// The query `tag` on model m's first-layer grid for image `image` (figures mark it there).
+viz::MapQuery first_grid_query(const ModelResults& m, const std::string& image,
+                               const std::string& tag) {
+  const ImageMaps found = image_maps(m, image);
+  const analysis::Array* first =
+      found.query_heads.empty() ? nullptr : found.query_heads.front().second;
+  return figure_query(tag, first ? int(first->shape[1]) : 0, first ? int(first->shape[2]) : 0);
+}
+
+// The GUI's single view: each model's map under the view (layer, head or fusion, query or
+// rollout), one panel with its colorbar and its range in the header.
+void map_figures(std::vector<FigureJob>& jobs, const ModelResults& m, const FigureOptions& o) {
+  for (const auto& im : m.images) {
+    const auto shown = compared_map(m, im.tag, o.view);
+    if (!shown) continue;
+    const viz::MapQuery q = first_grid_query(m, im.tag, shown->second);
+    const viz::ModelMap map = shown->first;
+    const viz::RgbaImage* picture = &im.picture;
+    viz::CompareOptions co;
+    co.input_panel = false;
+    jobs.push_back({"map", "map__" + m.name + "__" + im.tag, [=] {
+                      return viz::model_compare_figure(*picture, {map}, q,
+                                                       o.view.title(q.label), o.style, co);
+                    }});
+  }
 }
 
 void compare_figures(std::vector<FigureJob>& jobs, const std::vector<ModelResults>& models,
@@ -179,24 +228,37 @@ void compare_figures(std::vector<FigureJob>& jobs, const std::vector<ModelResult
   if (models.size() < 2) return;
   for (const auto& im : models.front().images) {
     std::vector<viz::ModelMap> maps;
+    std::vector<int> position(models.size(), -1);  // each model's panel among the maps
     viz::MapQuery q;
-    for (const auto& m : models) {
+    for (size_t mi = 0; mi < models.size(); ++mi) {
+      const ModelResults& m = models[mi];
       const auto shown = compared_map(m, im.tag, o.view);
       if (!shown) continue;
-      if (maps.empty()) {  // the first model's query, on its first layer's grid
-        const ImageMaps found = image_maps(m, im.tag);
-        const analysis::Array* first =
-            found.query_heads.empty() ? nullptr : found.query_heads.front().second;
-        q = figure_query(shown->second, first ? int(first->shape[1]) : 0,
-                         first ? int(first->shape[2]) : 0);
-      }
+      position[mi] = int(maps.size());
+      if (maps.empty()) q = first_grid_query(m, im.tag, shown->second);  // the first model's
       maps.push_back(shown->first);
+      const ResultImage* own = m.image(im.tag);  // each model's own input (its size)
+      maps.back().picture = own ? &own->picture : nullptr;
     }
     if (maps.size() < 2) continue;
     const viz::RgbaImage* picture = &im.picture;
+    viz::CompareOptions co;
+    co.scale = o.compare_scale;
+    std::string no_difference;  // why the asked-for difference cannot be drawn
+    if (const auto& d = o.compare_difference) {
+      const auto at = [&](int i) {
+        return i >= 0 && i < int(models.size()) ? position[size_t(i)] : -1;
+      };
+      if (at(d->first) < 0 || at(d->second) < 0)
+        no_difference = "--compare-difference " + std::to_string(d->first) + "," +
+                        std::to_string(d->second) + ": no such model with a map of " + im.tag;
+      else
+        co.difference = std::make_pair(at(d->first), at(d->second));
+    }
     jobs.push_back({"compare", "compare__" + im.tag, [=] {
+                      if (!no_difference.empty()) throw std::invalid_argument(no_difference);
                       return viz::model_compare_figure(*picture, maps, q, o.view.title(q.label),
-                                                       o.style);
+                                                       o.style, co);
                     }});
   }
 }
@@ -216,9 +278,11 @@ AnalysisInfo maps_analysis() {
       {"head_maps", "Per-head attention maps of the query (last layer)"},
       {"prefix_maps", "Attention of the prefix tokens (CLS), per head (last layer)"},
       {"layers_heads", "Every layer and head"},
-      {"compare", "Models side by side"}};
+      {"compare", "Models side by side"},
+      {"map", "The map of the view, one per model (the GUI's single view)", true}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
     for (const auto& m : in.models) model_figures(jobs, m, in.options);
+    for (const auto& m : in.models) map_figures(jobs, m, in.options);
     compare_figures(jobs, in.models, in.options);
   };
   return info;

@@ -17,6 +17,7 @@
 #include "core/analysis/rollout.h"
 #include "core/image/preprocess.h"
 #include "core/io/image_io.h"
+#include "core/io/text.h"
 #include "models/config_mechanism.h"
 
 namespace attnlab::gui {
@@ -197,10 +198,20 @@ std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQue
   return out;
 }
 
-std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const MapQuery& query) {
+std::string RolloutSwitches::tag() const {
+  return std::string(analysis::head_fusion_name(analysis::HeadFusion(fusion))) + "," + text::format_g(residual, 6) +
+         "," + text::format_g(discard, 6) + (renormalize ? ",1" : ",0");
+}
+
+std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const MapQuery& query,
+                                                  const RolloutSwitches& switches) {
   const auto t0 = std::chrono::steady_clock::now();
   const models::ForwardResult& forward = traces_of(a);
-  const session::AnalysisSettings settings = query_settings(forward, query);
+  session::AnalysisSettings settings = query_settings(forward, query);
+  settings.rollout.fusion = analysis::HeadFusion(switches.fusion);
+  settings.rollout.residual = switches.residual;
+  settings.rollout.discard_ratio = switches.discard;
+  settings.rollout.renormalize = switches.renormalize;
   auto out = std::make_shared<QueryRollout>();
   out->query = query;
   std::vector<const attention::AttentionTrace*> chain;

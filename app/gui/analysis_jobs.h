@@ -88,6 +88,17 @@ struct MapQuery {
   std::string tag() const;           // "q7-3", "cls", "centre"
 };
 
+// The switches of attention rollout the GUI offers (those of `attnlab analyze --fusion
+// --residual --discard --no-renormalize`; analysis::RolloutOptions, which this header
+// does not include).
+struct RolloutSwitches {
+  int fusion = 0;         // analysis::HeadFusion: 0 mean, 1 max, 2 min
+  double residual = 0.5;  // r in r·Â + (1 − r)·I, 0..1
+  double discard = 0.0;   // the share of the smallest weights dropped per row, 0..0.99
+  bool renormalize = true;
+  std::string tag() const;  // "mean,0.5,0,1": part of the rollout's cache key
+};
+
 // Every layer's per-head maps of one query and the head fusions: one attention row per
 // layer and head, so fast even for thousands of tokens.
 struct QueryMaps {
@@ -129,8 +140,9 @@ std::vector<float> anchor_distribution(const ImageAnalysis& a, int layer, int to
 
 // The maps of `query` from an analysis's traces. Throws on failure.
 std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query);
-// The rollout of `query` from the same traces (mean head fusion, residual 0.5, as
-// `attnlab analyze` by default). Throws on failure.
-std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const MapQuery& query);
+// The rollout of `query` from the same traces with `switches` (the defaults are `attnlab
+// analyze`'s). Throws on failure.
+std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const MapQuery& query,
+                                                  const RolloutSwitches& switches);
 
 }  // namespace attnlab::gui

@@ -4,6 +4,8 @@
 #include <GLFW/glfw3.h>  // key codes: ImGui 1.86's GLFW backend indexes keys by them
 #include <imgui.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "app/gui/model_panel.h"
@@ -170,11 +172,45 @@ void draw_map_controls(const GuiState& state, ViewState& v) {
   ImGui::Combo("normalise", &norm, "min-max\0divide by max\0");
   v.norm = norm == 0 ? viz::MapNormalisation::MinMax : viz::MapNormalisation::DivideByMax;
   ImGui::Checkbox("greyscale image", &v.style.grey_background);
+  if (v.kind == MapKind::Rollout) {  // the switches of `attnlab analyze` (--fusion, ...)
+    ImGui::Separator();
+    ImGui::TextDisabled("ROLLOUT");
+    RolloutSwitches& r = v.rollout;
+    ImGui::Combo("head fusion##rollout", &r.fusion, "mean\0max\0min\0");
+    // Two decimals, as the copied command states them; a change recomputes the rollouts
+    // shown (a newer request supersedes one not yet started).
+    const double zero = 0.0, one = 1.0, most = 0.99;
+    if (ImGui::SliderScalar("residual", ImGuiDataType_Double, &r.residual, &zero, &one, "%.2f"))
+      r.residual = std::round(r.residual * 100.0) / 100.0;
+    if (ImGui::SliderScalar("discard", ImGuiDataType_Double, &r.discard, &zero, &most, "%.2f"))
+      r.discard = std::round(r.discard * 100.0) / 100.0;
+    ImGui::Checkbox("renormalise rows", &r.renormalize);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("rows of r·A + (1 - r)·I divided by their sums (Abnar & Zuidema)");
+  }
   ImGui::Separator();
   ImGui::TextDisabled("COMPARE");
   ImGui::Checkbox("side by side (c)", &v.compare);
   ImGui::Checkbox("shared colour scale", &v.shared_scale);
-  ImGui::Checkbox("difference of first two", &v.difference);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "off: each model on its own scale (its colorbar beside it)\non: one scale for all, "
+        "topped at the 98th percentile of |w| over all maps");
+  ImGui::Checkbox("difference A - B", &v.difference);
+  if (v.difference && !state.models.empty()) {
+    const auto pick = [&](const char* label, int& index) {
+      index = std::clamp(index, 0, int(state.models.size()) - 1);
+      if (ImGui::BeginCombo(label, state.models[size_t(index)].info.name.c_str())) {
+        for (int m = 0; m < int(state.models.size()); ++m)
+          if (ImGui::Selectable((state.models[size_t(m)].info.name + "##" + std::to_string(m)).c_str(),
+                                m == index))
+            index = m;
+        ImGui::EndCombo();
+      }
+    };
+    pick("A", v.difference_a);
+    pick("B", v.difference_b);
+  }
 }
 
 }  // namespace

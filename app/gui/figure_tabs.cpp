@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "app/gui/compare_figure.h"
 #include "app/gui/cost_view.h"
 #include "app/gui/map_source.h"
 #include "app/gui/series_view.h"
@@ -14,8 +15,6 @@
 #include "core/analysis/output_folder.h"
 #include "viz/figures/attention_maps.h"
 #include "viz/figures/explanations.h"
-#include "viz/figures/model_compare.h"
-#include "viz/figures/rollout.h"
 #include "viz/render.h"
 
 namespace fs = std::filesystem;
@@ -28,32 +27,6 @@ viz::MapStyle map_style(const GuiState& state) {
   s.overlay = state.view.style;
   s.norm = state.view.norm;
   return s;
-}
-
-// The figure's description of the query the shown map answers.
-viz::MapQuery figure_query(const ShownMap& m) {
-  const MapQuery& q = m.query;
-  viz::MapQuery fq;
-  if (!q.prefix.empty()) {
-    fq.label = "the " + q.prefix + " token";
-    return fq;
-  }
-  const int r = q.row < 0 ? m.first_rows / 2 : q.row, c = q.row < 0 ? m.first_cols / 2 : q.col;
-  fq.cell = viz::GridCell{r, c};
-  fq.ref_rows = m.first_rows;
-  fq.ref_cols = m.first_cols;
-  fq.label = "query (" + std::to_string(r) + ", " + std::to_string(c) + ")";
-  return fq;
-}
-
-// The figure's query of model k's shown map; a rollout's is the query it is of (the cls
-// token for the default query where the model has one), as the report states it.
-viz::MapQuery shown_figure_query(const GuiState& state, int k, const ShownMap& m) {
-  const ResultSlot* r = result_of(state, k, state.view.image);
-  if (state.view.kind != MapKind::Rollout || !r || !r->rollout) return figure_query(m);
-  ShownMap answered = m;
-  answered.query = r->rollout->answered;
-  return figure_query(answered);
 }
 
 // Grad-CAM / gradient rollout of the current image: one row for the shown model, or one
@@ -95,6 +68,8 @@ FigureJob explanation_figure(const GuiState& state, const viz::MapStyle& style) 
   };
 }
 
+// The Maps tab's figure, as the view shows it: a class explanation's rows, the compare
+// view, the heads grid (the report's head_maps) or the single map (the report's "map").
 FigureJob maps_figure(const GuiState& state) {
   const int m = state.view.model;
   const ResultSlot* r = result_of(state, m, state.view.image);
@@ -103,43 +78,10 @@ FigureJob maps_figure(const GuiState& state) {
   const std::string& name = state.models[size_t(m)].info.name;
   const viz::MapStyle style = map_style(state);
   if (is_explanation(state.view.kind)) return explanation_figure(state, style);
-  if (state.view.compare) {
-    // As `attnlab report`'s side-by-side figure: the picture and the query of the first
-    // model shown, the title from the view (session::MapView).
-    std::vector<analysis::Array> arrays;
-    std::vector<std::string> names;
-    std::shared_ptr<const ImageAnalysis> first;
-    viz::MapQuery fq;
-    for (int k = 0; k < int(state.models.size()); ++k) {
-      ShownMap sm = shown_map(state, k);
-      if (!sm.ok) continue;
-      if (!first) {
-        first = result_of(state, k, state.view.image)->analysis;
-        fq = shown_figure_query(state, k, sm);
-      }
-      analysis::Array a;
-      a.name = "map";
-      a.shape = {sm.rows, sm.cols};
-      a.axes = {"y", "x"};
-      a.data = std::move(sm.values);
-      arrays.push_back(std::move(a));
-      names.push_back(state.models[size_t(k)].info.name);
-    }
-    return [analysis = first, arrays = std::move(arrays), names = std::move(names), fq, style,
-            title = map_view(state).title(fq.label)](std::string*) {
-      std::vector<viz::ModelMap> mm;
-      for (size_t k = 0; k < arrays.size(); ++k) mm.push_back({names[k], &arrays[k], 0});
-      return std::optional<viz::CaptionedFigure>(
-          viz::model_compare_figure(analysis->picture, mm, fq, title, style));
-    };
-  }
+  if (state.view.compare) return compare_figure_job(state);
+  if (!state.view.heads_grid || state.view.kind == MapKind::Rollout)
+    return single_map_figure_job(state);
   const viz::MapQuery fq = shown_figure_query(state, m, shown);
-  if (state.view.kind == MapKind::Rollout)
-    return [analysis = r->analysis, rollout = r->rollout, fq, name, style](std::string*) {
-      return std::optional<viz::CaptionedFigure>(
-          viz::rollout_figure(analysis->picture, rollout->map, fq, name,
-                              session::describe_rollout(analysis::RolloutOptions{}), style));
-    };
   return
       [analysis = r->analysis, maps = r->maps, layer = shown.layer, fq, name, style](std::string*) {
         return std::optional<viz::CaptionedFigure>(
@@ -289,7 +231,8 @@ void draw_predictions_tab(const GuiState& state, ViewState& view) {
   }
 }
 
-bool export_panel(const GuiState& state, const std::string& path, std::string* message) {
+bool export_panel(const GuiState& state, const std::string& path, std::string* message,
+                  double dpi) {
   const std::string ext = fs::path(path).extension().string();
   const auto format = viz::figure_format_from_name(ext.empty() ? "" : ext.substr(1));
   if (!format) {
@@ -305,7 +248,7 @@ bool export_panel(const GuiState& state, const std::string& path, std::string* m
   }
   try {
     if (!fs::path(path).parent_path().empty()) fs::create_directories(fs::path(path).parent_path());
-    viz::write_figure(fig->figure, path, *format, kExportDpi);
+    viz::write_figure(fig->figure, path, *format, dpi);
   } catch (const std::exception& e) {
     *message = "export failed: " + std::string(e.what());
     return false;

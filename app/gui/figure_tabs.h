@@ -31,7 +31,9 @@ void draw_predictions_tab(const GuiState& state, ViewState& view);
 constexpr double kExportDpi = 200;
 // Writes the current tab's figure to `path` (format from the extension). Returns the
 // message to show (what was written, or why not).
-bool export_panel(const GuiState& state, const std::string& path, std::string* message);
+// `dpi`: of a PNG (the export's default, or the screen's to compare with a screenshot).
+bool export_panel(const GuiState& state, const std::string& path, std::string* message,
+                  double dpi = kExportDpi);
 // Writes the current result's statistics (CSV, JSON, LaTeX) into `dir`.
 bool export_stats(const GuiState& state, const std::string& dir, std::string* message);
 

@@ -75,12 +75,13 @@ class FrameTimes {
   std::vector<double> ms_;
 };
 
-bool take_screenshot(GLFWwindow* window, const std::string& path) {
+bool take_screenshot(GLFWwindow* window, const std::string& path,
+                     const PixelRect* crop = nullptr) {
   int fb_width = 0;
   int fb_height = 0;
   glfwGetFramebufferSize(window, &fb_width, &fb_height);
   std::string error;
-  if (save_framebuffer_png(fb_width, fb_height, path, &error)) return true;
+  if (save_framebuffer_png(fb_width, fb_height, path, &error, crop)) return true;
   std::fprintf(stderr, "attnlab: cannot save the screenshot: %s\n", error.c_str());
   return false;
 }
@@ -231,6 +232,11 @@ void apply_settings(const GuiSettings& s, ViewState& v) {
   v.norm = s.normalisation == "divmax" ? viz::MapNormalisation::DivideByMax
                                        : viz::MapNormalisation::MinMax;
   v.compare = s.layout == "compare";
+  v.shared_scale = s.shared_scale;
+  v.rollout.fusion = int(analysis::parse_head_fusion(s.rollout_fusion));  // checked on load
+  v.rollout.residual = s.rollout_residual;
+  v.rollout.discard = s.rollout_discard;
+  v.rollout.renormalize = s.rollout_renormalize;
 }
 
 void store_view(const ViewState& v, GuiSettings& s) {
@@ -239,6 +245,11 @@ void store_view(const ViewState& v, GuiSettings& s) {
   s.bilinear = v.style.upsample == viz::Upsample::Bilinear;
   s.normalisation = v.norm == viz::MapNormalisation::DivideByMax ? "divmax" : "minmax";
   s.layout = v.compare ? "compare" : "single";
+  s.shared_scale = v.shared_scale;
+  s.rollout_fusion = analysis::head_fusion_name(analysis::HeadFusion(v.rollout.fusion));
+  s.rollout_residual = v.rollout.residual;
+  s.rollout_discard = v.rollout.discard;
+  s.rollout_renormalize = v.rollout.renormalize;
 }
 
 // With no files on the command line: the zoo's models and the demo images.
@@ -364,14 +375,27 @@ int run_gui(const GuiOptions& options) {
     // fonts there) and those that save a screenshot; apart while a job runs and not.
     bool measured = frames > 2;
     if (!script.screenshot.empty()) {  // a script's screenshot: this frame, as drawn
-      if (!take_screenshot(window, script.screenshot)) exit_code = kExitFailure;
+      const auto& f = state.view.shown_figure;
+      const PixelRect region{f.x, f.y, f.w, f.h};
+      if (script.screenshot_figure && f.dpi <= 0) {
+        std::fprintf(stderr, "attnlab: script: screenshot-figure: the view shows no figure\n");
+        exit_code = kExitFailure;
+      } else if (!take_screenshot(window, script.screenshot,
+                                  script.screenshot_figure ? &region : nullptr)) {
+        exit_code = kExitFailure;
+      }
       script.screenshot.clear();
+      script.screenshot_figure = false;
       measured = false;
     }
     const bool idle = workers_idle() && state.requests.open.empty() &&
                       state.requests.dropped_paths.empty() && state.requests.model_options.empty() &&
                       !state.requests.count_complexity && !state.requests.run_bench;
     step_script(script, state, idle, glfwGetTime());
+    if (script.mouse_away) {  // outside the window: nothing hovered from the next frame on
+      glfwSetCursorPos(window, -64.0, -64.0);
+      script.mouse_away = false;
+    }
     if (script.series_requested) {
       script.series_requested = false;
       load_series(state, compute);

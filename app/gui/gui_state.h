@@ -171,10 +171,20 @@ struct ViewState {
   std::string tab =
       "maps";  // maps, spectra, rank, anchors, mask, locality, predictions, checkpoint
   bool tab_requested = false;  // set with tab by scripts: select it at the next frame
-  bool compare = false, shared_scale = true, difference = false;
+  RolloutSwitches rollout;  // the rollout map's head fusion, residual, discard, renormalise
+  // Compare: each model on its own colour scale unless shared_scale; the difference
+  // panel shows model difference_a minus model difference_b (workspace indices).
+  bool compare = false, shared_scale = false, difference = false;
+  int difference_a = 0, difference_b = 1;
   viz::OverlayStyle style;
   viz::MapNormalisation norm = viz::MapNormalisation::MinMax;
   float zoom = 1.0f, pan_x = 0.0f, pan_y = 0.0f;
+  // Where the Maps tab's figure (compare view) was last drawn, in window pixels, and the
+  // DPI it was rendered at: a script compares it with the export at that DPI.
+  struct ShownFigure {
+    int x = 0, y = 0, w = 0, h = 0;
+    double dpi = 0;  // 0: no figure shown
+  } shown_figure;
   int hover_row = -1, hover_col = -1;
   bool show_help = false;
   // The Maps tab shows the picture the model saw (its preprocessing's output) without the

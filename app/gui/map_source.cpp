@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "app/gui/workspace.h"
+#include "app/session/query.h"
+#include "core/analysis/rollout.h"
 
 namespace attnlab::gui {
 
@@ -106,7 +108,7 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
     return out;
   }
   if (state.view.kind == MapKind::Rollout) {  // its own job: the maps are not needed
-    if (!r->rollout || r->rollout_key != wanted) {
+    if (!r->rollout || r->rollout_key != rollout_key(state, wanted_query(state, model))) {
       out.why = "computing the rollout...";
       if (!r->rollout) return out;  // else the previous query's rollout stands in
     }
@@ -117,7 +119,14 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
     out.rows = int(r->rollout->map.shape[0]);
     out.cols = int(r->rollout->map.shape[1]);
     out.values = r->rollout->map.data;
-    out.label = "rollout";
+    {  // the switches it was computed with, as the report's caption states them
+      analysis::RolloutOptions o;
+      o.fusion = analysis::HeadFusion(state.view.rollout.fusion);
+      o.residual = state.view.rollout.residual;
+      o.discard_ratio = state.view.rollout.discard;
+      o.renormalize = state.view.rollout.renormalize;
+      out.label = "rollout (" + session::describe_rollout(o) + ")";
+    }
     describe_grid(layers.front(), layers.front(), &out);
     out.query = r->rollout->query;
     out.seconds = r->rollout->seconds;
@@ -179,6 +188,36 @@ viz::ValueRange map_value_range(const GuiState& state, const ShownMap& map,
         viz::union_range(all, state.view.norm == viz::MapNormalisation::DivideByMax));
   }
   return viz::map_range(map.values.data(), map.values.size(), state.view.norm);
+}
+
+// The figure's description of the query the shown map answers.
+namespace {
+
+viz::MapQuery figure_query(const ShownMap& m) {
+  const MapQuery& q = m.query;
+  viz::MapQuery fq;
+  if (!q.prefix.empty()) {
+    fq.label = "the " + q.prefix + " token";
+    return fq;
+  }
+  const int r = q.row < 0 ? m.first_rows / 2 : q.row, c = q.row < 0 ? m.first_cols / 2 : q.col;
+  fq.cell = viz::GridCell{r, c};
+  fq.ref_rows = m.first_rows;
+  fq.ref_cols = m.first_cols;
+  fq.label = "query (" + std::to_string(r) + ", " + std::to_string(c) + ")";
+  return fq;
+}
+
+}  // namespace
+
+// The figure's query of model k's shown map; a rollout's is the query it is of (the cls
+// token for the default query where the model has one), as the report states it.
+viz::MapQuery shown_figure_query(const GuiState& state, int k, const ShownMap& m) {
+  const ResultSlot* r = result_of(state, k, state.view.image);
+  if (state.view.kind != MapKind::Rollout || !r || !r->rollout) return figure_query(m);
+  ShownMap answered = m;
+  answered.query = r->rollout->answered;
+  return figure_query(answered);
 }
 
 FrameView compute_frame_view(const GuiState& state) {

@@ -9,6 +9,7 @@
 
 #include "app/gui/gui_state.h"
 #include "app/session/results.h"
+#include "viz/figures/attention_maps.h"
 
 namespace attnlab::gui {
 
@@ -24,6 +25,10 @@ ShownMap shown_map(const GuiState& state, int model, int head = -2);
 // The frame's view model: every model's map and, with the heads grid on, each head of the
 // current model's. The frame loop computes it once (GuiState::frame); panels read it.
 FrameView compute_frame_view(const GuiState& state);
+// The query model `model`'s shown map answers, as figures state it (the cell on the first
+// layer's grid, or the prefix token); a rollout's is the query it is of (the cls token for
+// the default query where the model has one), as the report states it.
+viz::MapQuery shown_figure_query(const GuiState& state, int model, const ShownMap& m);
 // The overlay's value range for this map under the view's normalisation; with the shared
 // scale on (compare), the union over the given maps.
 viz::ValueRange map_value_range(const GuiState& state, const ShownMap& map,

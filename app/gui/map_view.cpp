@@ -4,13 +4,18 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <functional>
+#include <variant>
 #include <cmath>
 #include <cstdio>
 
+#include "app/gui/compare_figure.h"
+#include "app/gui/figure_tabs.h"
 #include "app/gui/input_view.h"
 #include "app/gui/map_source.h"
 #include "app/gui/workspace.h"
 #include "core/io/text.h"
+#include "viz/figure_layout.h"
 #include "viz/figures/map_panels.h"
 
 namespace attnlab::gui {
@@ -22,67 +27,6 @@ std::string fmt3(double v) {
 }
 
 constexpr int kOverlayMinSide = 448;  // overlays are built at least this large: crisp when zoomed
-
-// The overlay texture of `map` over the model's picture drawn with `style`, from the
-// cache. `slot` names the place on screen (single view, head 3 of the grid, compare
-// column 2); the slot's previous overlay while the new one is drawn, nullptr before any.
-const GlTexture* overlay_texture(const GuiState& state, TextureCache& cache, int model,
-                                 const ShownMap& map, viz::ValueRange range,
-                                 const viz::OverlayStyle& style, const std::string& slot) {
-  const ResultSlot* r = result_of(state, model, state.view.image);
-  if (!r || !r->analysis) return nullptr;
-  char id[32];
-  std::snprintf(id, sizeof id, "%p", map.source);
-  // The grid and picture sizes too: a model loaded again at another input size may get
-  // its maps at the address its old ones had.
-  const std::string key = std::to_string(model) + "|" + std::to_string(state.view.image) + "|" +
-                          id + "|" + std::to_string(map.rows) + "x" + std::to_string(map.cols) +
-                          "|" + std::to_string(r->analysis->picture.height) + "x" +
-                          std::to_string(r->analysis->picture.width) + "|" + map.label + "|" +
-                          viz::colormap_name(style.cmap) + "|" + fmt3(style.alpha) + "|" +
-                          viz::upsample_name(style.upsample) + "|" +
-                          (style.grey_background ? "grey" : "colour") + "|" + fmt3(range.lo) + "|" +
-                          fmt3(range.hi);
-  return cache.get(slot, key, false, [&]() -> RenderWorker::Job {
-    // Owns what it reads: the analysis (immutable, shared) and a copy of the map.
-    return [analysis = r->analysis, map, range, style]() {
-      const viz::RgbaImage& pic = analysis->picture;
-      const viz::RgbaImage big =
-          viz::scale_image_nearest(pic, viz::upscale_factor(pic, kOverlayMinSide));
-      return viz::overlay_map(big, map.values.data(), map.rows, map.cols, range, style);
-    };
-  });
-}
-
-// A vertical colorbar with its range, drawn with ImGui primitives.
-void draw_colorbar(viz::Colormap cm, viz::ValueRange range, float height) {
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 p = ImGui::GetCursorScreenPos();
-  const float w = 14.0f;
-  constexpr int kSteps = 64;
-  for (int i = 0; i < kSteps; ++i) {
-    const viz::Rgba8 c = viz::colormap_at(cm, 1.0f - (float(i) + 0.5f) / kSteps);
-    dl->AddRectFilled(ImVec2(p.x, p.y + height * i / kSteps),
-                      ImVec2(p.x + w, p.y + height * (i + 1) / kSteps),
-                      IM_COL32(c.r, c.g, c.b, 255));
-  }
-  dl->AddRect(p, ImVec2(p.x + w, p.y + height), IM_COL32(200, 200, 200, 255));
-  dl->AddText(ImVec2(p.x + w + 4, p.y - 2), IM_COL32(220, 220, 220, 255), fmt3(range.hi).c_str());
-  dl->AddText(ImVec2(p.x + w + 4, p.y + height - ImGui::GetFontSize()),
-              IM_COL32(220, 220, 220, 255), fmt3(range.lo).c_str());
-  ImGui::Dummy(ImVec2(w + 60.0f, height));
-}
-
-// The query cell on the map's grid (the query lives on the model's first-layer grid).
-std::optional<viz::GridCell> query_cell(const GuiState& state, int model, const ShownMap& m) {
-  const MapQuery q = wanted_query(state, model);
-  if (!q.prefix.empty() || state.view.kind == MapKind::Cls || is_explanation(state.view.kind) ||
-      m.first_rows <= 0)
-    return std::nullopt;
-  const viz::GridCell c =
-      q.row < 0 ? viz::GridCell{m.first_rows / 2, m.first_cols / 2} : viz::GridCell{q.row, q.col};
-  return viz::map_cell(c, m.first_rows, m.first_cols, m.rows, m.cols);
-}
 
 // The hovered token and its weight; on an AnchorFormer layer also the token's soft
 // assignment over the anchors (of the shown head, or the mean over heads).
@@ -113,99 +57,6 @@ void token_tooltip(const GuiState& state, int model, const ShownMap& map, int ro
   ImGui::EndTooltip();
 }
 
-// One map view of `size`; interactive views take hover, click, zoom and pan.
-void draw_map_image(const GuiState& state, ViewState& v, TextureCache& cache, int model,
-                    const ShownMap& map, viz::ValueRange range, const viz::OverlayStyle& style,
-                    ImVec2 size, bool interactive, const char* id) {
-  ImGui::PushID(id);
-  if (!map.ok) {
-    ImGui::BeginChild("##pending", size, true);
-    ImGui::TextWrapped("%s", map.why.c_str());
-    ImGui::EndChild();
-    ImGui::PopID();
-    return;
-  }
-  const GlTexture* tex = overlay_texture(state, cache, model, map, range, style, id);
-  if (!tex) {
-    ImGui::BeginChild("##drawing", size, true);
-    ImGui::TextUnformatted("drawing...");
-    ImGui::EndChild();
-    ImGui::PopID();
-    return;
-  }
-  const float aspect = float(tex->height()) / float(tex->width());
-  ImVec2 s = size;
-  if (s.x * aspect > s.y)
-    s.x = s.y / aspect;
-  else
-    s.y = s.x * aspect;
-  const float z = std::max(1.0f, v.zoom);
-  const ImVec2 uv0(v.pan_x, v.pan_y), uv1(v.pan_x + 1.0f / z, v.pan_y + 1.0f / z);
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  ImGui::Image(reinterpret_cast<ImTextureID>(tex->handle()), s, uv0, uv1);
-  const bool hovered = ImGui::IsItemHovered();
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const auto to_screen = [&](double gx, double gy) {  // grid coordinates -> screen
-    const float u = float(gx / map.cols), w = float(gy / map.rows);
-    return ImVec2(origin.x + (u - uv0.x) * z * s.x, origin.y + (w - uv0.y) * z * s.y);
-  };
-  dl->PushClipRect(origin, ImVec2(origin.x + s.x, origin.y + s.y), true);
-  if (map.rows * map.cols <= 64 * 64 &&
-      s.x / map.cols * z >= 6.0f) {  // grid when cells are visible
-    for (int c = 1; c < map.cols; ++c)
-      dl->AddLine(to_screen(c, 0), to_screen(c, map.rows), IM_COL32(255, 255, 255, 40));
-    for (int r = 1; r < map.rows; ++r)
-      dl->AddLine(to_screen(0, r), to_screen(map.cols, r), IM_COL32(255, 255, 255, 40));
-  }
-  if (map.window > 1 && s.x / map.cols * z * map.window >= 6.0f) {
-    // Local attention windows (HiLo), tiled from the top-left: a query attends within its
-    // own window in the Hi-Fi heads, and each window is one pooled key of the Lo-Fi heads.
-    // Swin's shifted windows start at (shift, shift); the image border cuts the wrapped ones.
-    const ImU32 edge = IM_COL32(255, 170, 40, 150);
-    const int first = map.window_shift > 0 ? map.window_shift : map.window;
-    for (int c = first; c < map.cols; c += map.window)
-      dl->AddLine(to_screen(c, 0), to_screen(c, map.rows), edge, 1.5f);
-    for (int r = first; r < map.rows; r += map.window)
-      dl->AddLine(to_screen(0, r), to_screen(map.cols, r), edge, 1.5f);
-  }
-  if (const auto q = query_cell(state, model, map))
-    dl->AddRect(to_screen(q->col, q->row), to_screen(q->col + 1, q->row + 1),
-                IM_COL32(255, 40, 40, 255), 0, 0, 2.0f);
-  if (hovered) {
-    const ImVec2 mouse = ImGui::GetMousePos();
-    const float u = uv0.x + (mouse.x - origin.x) / (z * s.x),
-                w = uv0.y + (mouse.y - origin.y) / (z * s.y);
-    const int hc = std::clamp(int(u * map.cols), 0, map.cols - 1),
-              hr = std::clamp(int(w * map.rows), 0, map.rows - 1);
-    v.hover_row = hr;
-    v.hover_col = hc;
-    dl->AddRect(to_screen(hc, hr), to_screen(hc + 1, hr + 1), IM_COL32(255, 255, 255, 200), 0, 0,
-                1.5f);
-    token_tooltip(state, model, map, hr, hc);
-    if (interactive && ImGui::IsMouseClicked(0)) {
-      // The query lives on the first layer's grid: map the clicked cell there by area.
-      const viz::GridCell c =
-          viz::map_cell(viz::GridCell{hr, hc}, map.rows, map.cols, map.first_rows, map.first_cols);
-      set_query_cell(state, v, c.row, c.col);
-    }
-    const float wheel = ImGui::GetIO().MouseWheel;
-    if (interactive && wheel != 0.0f) {
-      const float nz = std::clamp(z * (wheel > 0 ? 1.25f : 0.8f), 1.0f, 16.0f);
-      // Keep the point under the mouse fixed.
-      v.pan_x = std::clamp(u - (u - v.pan_x) * z / nz, 0.0f, 1.0f - 1.0f / nz);
-      v.pan_y = std::clamp(w - (w - v.pan_y) * z / nz, 0.0f, 1.0f - 1.0f / nz);
-      v.zoom = nz;
-    }
-    if (interactive && ImGui::IsMouseDragging(1)) {
-      const ImVec2 d = ImGui::GetIO().MouseDelta;
-      v.pan_x = std::clamp(v.pan_x - d.x / (z * s.x), 0.0f, 1.0f - 1.0f / z);
-      v.pan_y = std::clamp(v.pan_y - d.y / (z * s.y), 0.0f, 1.0f - 1.0f / z);
-    }
-  }
-  dl->PopClipRect();
-  ImGui::PopID();
-}
-
 void draw_prefix_chips(const GuiState& state, ViewState& view) {
   const ResultSlot* r = result_of(state, state.view.model, state.view.image);
   if (!r || !r->analysis || r->analysis->layers.empty()) return;
@@ -224,12 +75,86 @@ void draw_prefix_chips(const GuiState& state, ViewState& view) {
   }
 }
 
+// Shows the figure the render worker draws for `key` (made by `make` when it is new),
+// fitted into the region, and records where it is (ViewState::shown_figure). Returns what
+// is under the mouse: a panel and its data coordinates, with the figure's geometry.
+struct FigureHover {
+  int panel = -1;
+  double x = 0, y = 0;
+  const viz::FigureGeometry* geometry = nullptr;
+};
+std::optional<FigureHover> show_figure(ViewState& view, TextureCache& cache, const char* slot,
+                                       const std::string& key,
+                                       const std::function<FigureJob()>& make, ImVec2 region) {
+  // A pixel short of the region: the window clips its last column.
+  const int w = std::max(200, int(region.x) - 2), h = std::max(150, int(region.y));
+  const std::string sized = key + "|" + std::to_string(w) + "x" + std::to_string(h);
+  const GlTexture* t = figure_texture(cache, slot, sized, make, w, h);
+  if (!t) {
+    const std::string* e = cache.error(slot, sized);
+    ImGui::TextWrapped("%s", e ? e->c_str() : "drawing...");
+    return std::nullopt;
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
+               ImVec2(float(t->width()), float(t->height())));
+  const viz::FigureGeometry* geo = cache.geometry(slot);
+  view.shown_figure = {int(origin.x), int(origin.y), t->width(), t->height(), geo ? geo->dpi : 0};
+  if (!geo || !ImGui::IsItemHovered()) return std::nullopt;
+  const ImVec2 mouse = ImGui::GetMousePos();
+  const auto hit = geo->hit(mouse.x - origin.x, mouse.y - origin.y);
+  if (!hit) return std::nullopt;
+  return FigureHover{hit->panel, hit->x, hit->y, geo};
+}
+
+// The token of `map` under the mouse on a map panel (data coordinates are pixels of the
+// panel's picture, possibly zoomed: the picture's full extent is its image layer's):
+// hover shows it, a click picks it as the query; the wheel zooms and a right-drag pans
+// when `zoomable`.
+void hover_token(const GuiState& state, ViewState& v, int model, const ShownMap& map,
+                 const FigureHover& at, bool zoomable) {
+  if (!map.ok || map.rows <= 0 || map.cols <= 0) return;
+  const viz::Panel& panel = at.geometry->figure.panels[size_t(at.panel)];
+  double full_w = 0, full_h = 0;
+  for (const auto& item : panel.items)
+    if (const auto* im = std::get_if<viz::ImageLayer>(&item)) full_w = im->x1, full_h = im->y1;
+  if (full_w <= 0 || full_h <= 0) return;
+  const double u = at.x / full_w, w = at.y / full_h;  // 0..1 over the whole picture
+  const int col = std::clamp(int(u * map.cols), 0, map.cols - 1);
+  const int row = std::clamp(int(w * map.rows), 0, map.rows - 1);
+  v.hover_row = row;
+  v.hover_col = col;
+  token_tooltip(state, model, map, row, col);
+  if (ImGui::IsMouseClicked(0)) {
+    // The query lives on the first layer's grid: map the clicked cell there by area.
+    const viz::GridCell c =
+        viz::map_cell(viz::GridCell{row, col}, map.rows, map.cols, map.first_rows, map.first_cols);
+    set_query_cell(state, v, c.row, c.col);
+  }
+  if (!zoomable) return;
+  const float z = std::max(1.0f, v.zoom);
+  const float wheel = ImGui::GetIO().MouseWheel;
+  if (wheel != 0.0f) {
+    const float nz = std::clamp(z * (wheel > 0 ? 1.25f : 0.8f), 1.0f, 16.0f);
+    // Keep the point under the mouse fixed.
+    v.pan_x = std::clamp(float(u) - (float(u) - v.pan_x) * z / nz, 0.0f, 1.0f - 1.0f / nz);
+    v.pan_y = std::clamp(float(w) - (float(w) - v.pan_y) * z / nz, 0.0f, 1.0f - 1.0f / nz);
+    v.zoom = nz;
+  }
+  if (ImGui::IsMouseDragging(1)) {
+    const ImVec2 d = ImGui::GetIO().MouseDelta;
+    const viz::Rect& plot = at.geometry->layout.panels[size_t(at.panel)].plot;
+    const double px = plot.w * at.geometry->dpi / 72.0;  // the panel's width in pixels
+    v.pan_x = std::clamp(v.pan_x - float(double(d.x) / px) / z, 0.0f, 1.0f - 1.0f / z);
+    v.pan_y = std::clamp(v.pan_y - float(double(d.y) / px) / z, 0.0f, 1.0f - 1.0f / z);
+  }
+}
+
 void draw_single(const GuiState& state, ViewState& view, TextureCache& cache) {
   const int m = state.view.model;
   const ShownMap none;
   const ShownMap& map =
       m >= 0 && m < int(state.frame.models.size()) ? state.frame.models[size_t(m)] : none;
-  const viz::ValueRange range = map.ok ? map_value_range(state, map, {}) : viz::ValueRange{};
   const std::string title = state.models.empty() ? "" : state.models[size_t(m)].info.name;
   std::string query = "query -";
   if (map.ok && is_explanation(state.view.kind)) {  // a class, not a query
@@ -248,123 +173,85 @@ void draw_single(const GuiState& state, ViewState& view, TextureCache& cache) {
   draw_prefix_chips(state, view);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float footer = ImGui::GetTextLineHeightWithSpacing() * 1.2f;
+  const ImVec2 region(avail.x, avail.y - footer);
   if (state.view.show_input) {  // the sidebar's "the picture the model saw"
     draw_input_picture(state, cache, m, ImVec2(avail.x - 90.0f, avail.y - footer), kOverlayMinSide);
     return;
   }
-  if (!state.frame.heads.empty()) {  // the heads grid (compute_frame_view filled it)
-    const int heads = int(state.frame.heads.size());
-    const int cols = int(std::ceil(std::sqrt(double(heads))));
-    const float cell =
-        std::min(avail.x / cols, (avail.y - footer) / float(std::ceil(double(heads) / cols))) -
-        8.0f;
-    for (int h = 0; h < heads; ++h) {
-      if (h % cols) ImGui::SameLine();
-      ImGui::BeginGroup();
-      const ShownMap& hm = state.frame.heads[size_t(h)];
-      ImGui::Text("head %d", h);
-      draw_map_image(state, view, cache, m, hm,
-                     hm.ok ? map_value_range(state, hm, {}) : viz::ValueRange{}, state.view.style,
-                     ImVec2(cell, cell - ImGui::GetTextLineHeight()), true,
-                     ("h" + std::to_string(h)).c_str());
-      ImGui::EndGroup();
-    }
+  if (!map.ok) {
+    ImGui::TextWrapped("%s", map.why.c_str());
     return;
   }
-  draw_map_image(state, view, cache, m, map, range, state.view.style,
-                 ImVec2(avail.x - 90.0f, avail.y - footer), true, "single");
-  if (map.ok) {
-    ImGui::SameLine();
-    draw_colorbar(state.view.style.cmap, range, std::min(avail.y - footer, 300.0f));
+  // Each view is the figure Export writes: a class explanation's row, the heads grid
+  // (the report's head_maps: input, every head, their mean), or the map with its colorbar
+  // (the report's "map", zoomed as the view is).
+  if (is_explanation(state.view.kind)) {
+    const ResultSlot* r = result_of(state, m, state.view.image);
+    char id[32];
+    std::snprintf(id, sizeof id, "|%p",
+                  r ? static_cast<const void*>(r->explanation.get()) : nullptr);
+    show_figure(view, cache, "single", single_map_figure_key(state) + "|explain" + id,
+                [&] { return tab_figure_job(state, "maps"); }, region);
+    return;
   }
+  if (!state.frame.heads.empty()) {
+    const auto at = show_figure(view, cache, "single", heads_figure_key(state),
+                                [&] { return tab_figure_job(state, "maps"); }, region);
+    // Panels: the input, then one per head (then their mean).
+    if (at && at->panel >= 1 && at->panel <= int(state.frame.heads.size()))
+      hover_token(state, view, m, state.frame.heads[size_t(at->panel - 1)], *at, false);
+    return;
+  }
+  const auto at = show_figure(view, cache, "single", single_map_figure_key(state),
+                              [&] { return single_map_figure_job(state); }, region);
+  if (at && at->panel == 0) hover_token(state, view, m, map, *at, true);
   if (state.view.hover_row >= 0)
     ImGui::Text(
         "hover: token (%d, %d)   zoom %.0f%%   (wheel: zoom, right-drag: pan, click: query)",
         state.view.hover_row, state.view.hover_col, double(state.view.zoom * 100));
 }
 
+// The compare view: every model's map side by side (compare_figure.h).
 void draw_compare(const GuiState& state, ViewState& view, TextureCache& cache) {
-  std::vector<int> ready;
-  for (int m = 0; m < int(state.models.size()); ++m)
-    if (state.models[size_t(m)].status == LoadStatus::Ready) ready.push_back(m);
-  if (ready.empty()) {
+  bool any = false;
+  for (const auto& m : state.models) any |= m.status == LoadStatus::Ready;
+  if (!any) {
     ImGui::TextUnformatted("No model loaded yet.");
     return;
   }
-  std::vector<ShownMap> maps;
-  for (int m : ready)
-    maps.push_back(m < int(state.frame.models.size()) ? state.frame.models[size_t(m)] : ShownMap{});
-  std::vector<const ShownMap*> all;
-  for (const auto& m : maps) all.push_back(&m);
+  const ComparePanels panels = compare_panels(state);
+  if (state.view.difference && !panels.difference)
+    ImGui::TextDisabled("difference: pick two different models with maps (sidebar, A and B)");
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const int n = int(ready.size()) + (state.view.difference ? 1 : 0);
-  // Every model in view at once (the whole zoo side by side): the column count that gives
-  // the largest square panels, each under its two header lines.
-  const float header = 2.0f * ImGui::GetTextLineHeightWithSpacing() + 8.0f;
-  int cols = 1;
-  float w = 0;
-  for (int c = 1; c <= n; ++c) {
-    const int r = (n + c - 1) / c;
-    const float side = std::min(avail.x / float(c) - 10.0f, avail.y / float(r) - header);
-    if (side > w) w = side, cols = c;
-  }
-  w = std::max(w, 80.0f);
-  const viz::ValueRange shared_range =
-      maps.front().ok ? map_value_range(state, maps.front(), all) : viz::ValueRange{};
-  // Class explanations of different models are gradients of different logits: no common
-  // scale means anything there, so each is scaled on its own (map_value_range agrees).
-  const bool shared = state.view.shared_scale && !is_explanation(state.view.kind);
-  // Signed maps on the shared scale (Castling) read right only on a diverging colormap.
-  viz::OverlayStyle style = state.view.style;
-  if (shared && shared_range.lo < 0) style.cmap = viz::signed_colormap(style.cmap);
-  for (size_t k = 0; k < ready.size(); ++k) {
-    if (k % size_t(cols)) ImGui::SameLine();
-    ImGui::BeginGroup();
-    ImGui::Text("%s", state.models[size_t(ready[k])].info.name.c_str());
-    ImGui::TextDisabled("%s", maps[k].ok ? maps[k].label.c_str() : "");
-    const viz::ValueRange range =
-        shared ? shared_range
-               : (maps[k].ok ? map_value_range(state, maps[k], {}) : viz::ValueRange{});
-    draw_map_image(state, view, cache, ready[k], maps[k], range, style, ImVec2(w, w), true,
-                   ("c" + std::to_string(k)).c_str());
-    ImGui::EndGroup();
-  }
-  if (state.view.difference) {
-    if (ready.size() % size_t(cols)) ImGui::SameLine();
-    ImGui::BeginGroup();
-    if (ready.size() < 2 || !maps[0].ok || !maps[1].ok) {
-      ImGui::TextWrapped("difference: needs two models with maps");
-    } else if (maps[0].rows != maps[1].rows || maps[0].cols != maps[1].cols) {
-      ImGui::TextWrapped("difference: the two maps have different grids");
-    } else {
-      ShownMap d = maps[0];
-      for (size_t i = 0; i < d.values.size(); ++i) d.values[i] -= maps[1].values[i];
-      d.label = "difference";
-      double mx = 0;
-      for (float x : d.values) mx = std::max(mx, double(std::abs(x)));
-      viz::OverlayStyle diff_style = state.view.style;
-      diff_style.cmap = viz::signed_colormap(diff_style.cmap);
-      ImGui::Text("%s - %s", state.models[size_t(ready[0])].info.name.c_str(),
-                  state.models[size_t(ready[1])].info.name.c_str());
-      ImGui::TextDisabled("blue: %s more", state.models[size_t(ready[1])].info.name.c_str());
-      draw_map_image(state, view, cache, ready[0], d, viz::ValueRange{-mx, mx}, diff_style,
-                     ImVec2(w, w), false, "diff");
+  const ImVec2 region(avail.x, avail.y - 30.0f);
+  if (is_explanation(state.view.kind)) {
+    // Class explanations have their own figure (one row per model, each on its own scale).
+    std::string key = "explain|" + std::to_string(state.view.explain_class) + "|" +
+                      std::to_string(int(state.view.kind));
+    for (int k = 0; k < int(state.models.size()); ++k) {
+      const ResultSlot* r = result_of(state, k, state.view.image);
+      char id[32];
+      std::snprintf(id, sizeof id, "|%p",
+                    r ? static_cast<const void*>(r->explanation.get()) : nullptr);
+      key += id;
     }
-    ImGui::EndGroup();
+    show_figure(view, cache, "compare", key, [&] { return tab_figure_job(state, "maps"); },
+                region);
+    return;
   }
-  if (is_explanation(state.view.kind))
-    ImGui::TextDisabled("each map on its own scale: the models explain different logits");
-  if (maps.front().ok && shared) {
-    draw_colorbar(style.cmap, shared_range, 120.0f);
-    if (style.cmap != state.view.style.cmap)
-      ImGui::TextDisabled("some weights are negative: a diverging map, symmetric about 0");
-  }
+  const auto at = show_figure(view, cache, "compare", compare_figure_key(state),
+                              [&] { return compare_figure_job(state); }, region);
+  if (!at) return;
+  const int model = panels.model_of(at->panel);
+  if (model >= 0 && model < int(state.frame.models.size()))
+    hover_token(state, view, model, state.frame.models[size_t(model)], *at, false);
 }
 
 }  // namespace
 
 void draw_maps_tab(const GuiState& state, ViewState& view, TextureCache& cache) {
   view.hover_row = view.hover_col = -1;  // set again below while hovered
+  view.shown_figure = {};                // set again by a view drawn as a figure
   if (state.models.empty() || state.images.empty()) {
     ImGui::TextWrapped("Open an image and a model (File menu, or drop files onto the window).");
     return;

@@ -55,7 +55,9 @@ void RenderWorker::thread_main() {
       drawing_ = true;
     }
     try {
-      out.image = job();
+      Drawing d = job();
+      out.image = std::move(d.image);
+      out.geometry = std::move(d.geometry);
     } catch (const std::exception& e) {
       out.error = e.what();
       out.image = {};

@@ -10,22 +10,33 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "viz/figure_layout.h"
 #include "viz/rgba_image.h"
 
 namespace attnlab::gui {
 
 class RenderWorker {
  public:
+  // What a job drew: the image and, for a figure, where its panels are (hover, clicks).
+  struct Drawing {
+    Drawing(viz::RgbaImage im = {},  // NOLINT: an overlay job returns just the image
+            std::shared_ptr<const viz::FigureGeometry> geo = nullptr)
+        : image(std::move(im)), geometry(std::move(geo)) {}
+    viz::RgbaImage image;
+    std::shared_ptr<const viz::FigureGeometry> geometry;
+  };
   // Draws the image; throws (the message is kept) when it cannot.
-  using Job = std::function<viz::RgbaImage()>;
+  using Job = std::function<Drawing()>;
   struct Finished {
     std::string slot, key;
     viz::RgbaImage image;  // empty when error is set
+    std::shared_ptr<const viz::FigureGeometry> geometry;  // figures only
     std::string error;
   };
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "app/gui/compare_figure.h"
 #include "app/gui/figure_tabs.h"
 #include "app/gui/map_source.h"
 #include "app/gui/series_view.h"
@@ -66,11 +67,31 @@ std::string maps_options(const GuiState& state, int ref) {
   const session::MapView view = map_view(state);
   std::string out = v.kind == MapKind::Rollout ? " --analyses maps,rollout" : " --analyses maps";
   out += query_options(state, ref);
-  if (v.kind == MapKind::Rollout && !v.compare) return out + " --figures rollout";
-  if (!v.compare)  // the per-head maps of the current model's layer
+  if (v.kind == MapKind::Rollout) {  // the rollout's switches, as `analyze` takes them
+    out += std::string(" --fusion ") + session::fusion_name(v.rollout.fusion) +
+           " --residual " + exact_number(v.rollout.residual) + " --discard " +
+           exact_number(v.rollout.discard);
+    if (!v.rollout.renormalize) out += " --no-renormalize";
+  }
+  if (!v.compare && v.heads_grid && v.kind != MapKind::Rollout)  // the heads grid
     return out + " --figures head_maps --layer " +
            (view.layer < 0 ? "last" : std::to_string(view.layer));
-  out += " --figures compare --map ";
+  if (!v.compare) {
+    out += " --figures map";  // the single view: the current model's map
+  } else {
+    out += " --figures compare";
+    if (v.shared_scale) out += " --compare-scale shared";
+  }
+  const ComparePanels panels = compare_panels(state);
+  if (v.compare && panels.difference) {  // positions among the models the command lists (those with maps)
+    int a = -1, b = -1;
+    for (int i = 0; i < int(panels.models.size()); ++i) {
+      if (panels.models[size_t(i)] == v.difference_a) a = i;
+      if (panels.models[size_t(i)] == v.difference_b) b = i;
+    }
+    out += " --compare-difference " + std::to_string(a) + "," + std::to_string(b);
+  }
+  out += " --map ";
   if (view.rollout) return out + "rollout";
   out += "query --layer " +
          (view.layer < 0 ? std::string("last")

@@ -11,7 +11,8 @@
 
 namespace attnlab::gui {
 
-bool save_framebuffer_png(int width, int height, const std::string& path, std::string* error) {
+bool save_framebuffer_png(int width, int height, const std::string& path, std::string* error,
+                          const PixelRect* crop) {
   if (width <= 0 || height <= 0) {
     *error =
         "the framebuffer is empty (" + std::to_string(width) + " x " + std::to_string(height) + ")";
@@ -31,6 +32,21 @@ bool save_framebuffer_png(int width, int height, const std::string& path, std::s
   std::vector<uint8_t> top_down(rgb.size());
   for (int y = 0; y < height; ++y)
     std::copy_n(rgb.data() + size_t(height - 1 - y) * row, row, top_down.data() + size_t(y) * row);
+  if (crop) {
+    const int x0 = std::clamp(crop->x, 0, width), y0 = std::clamp(crop->y, 0, height);
+    const int w = std::clamp(crop->w, 0, width - x0), h = std::clamp(crop->h, 0, height - y0);
+    if (w <= 0 || h <= 0) {
+      *error = "the region to save lies outside the window";
+      return false;
+    }
+    std::vector<uint8_t> part(size_t(w) * 3 * size_t(h));
+    for (int y = 0; y < h; ++y)
+      std::copy_n(top_down.data() + size_t(y0 + y) * row + size_t(x0) * 3, size_t(w) * 3,
+                  part.data() + size_t(y) * size_t(w) * 3);
+    top_down = std::move(part);
+    width = w;
+    height = h;
+  }
   try {
     io::save_png(path, width, height, 3, top_down.data());
   } catch (const std::exception& e) {

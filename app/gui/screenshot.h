@@ -10,6 +10,12 @@ namespace attnlab::gui {
 // Reads the width x height framebuffer and writes it to path atomically (a temporary
 // file renamed into place), so a reader never sees half a PNG. On failure returns false
 // with the reason in *error.
-bool save_framebuffer_png(int width, int height, const std::string& path, std::string* error);
+// `crop` (top-down pixels, clamped to the framebuffer): only that region, e.g. the figure
+// a view shows, to compare with the same figure exported at the screen's resolution.
+struct PixelRect {
+  int x = 0, y = 0, w = 0, h = 0;
+};
+bool save_framebuffer_png(int width, int height, const std::string& path, std::string* error,
+                          const PixelRect* crop = nullptr);
 
 }  // namespace attnlab::gui

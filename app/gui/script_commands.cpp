@@ -126,6 +126,21 @@ const std::vector<ScriptCommandSpec> kCommands = {
   {{"fusion", {{"mean|max|min", ArgKind::Choice, {"mean", "max", "min"}}}, "the head fusion shown"},
    [](ScriptContext& x, const ScriptCommand& c) {
      x.state.view.fusion = analysis::parse_head_fusion(c.args[0]);
+     x.state.view.head = -1;  // a fusion of the heads, not one head
+     return true;
+   }},
+  {{"rollout-options", {{"mean|max|min", ArgKind::Choice, {"mean", "max", "min"}},
+                        {"RESIDUAL", ArgKind::Fraction},
+                        {"DISCARD", ArgKind::Fraction},
+                        {"on|off", ArgKind::Choice, kOnOff}},
+    "the rollout's head fusion, residual, discard ratio (below 1) and row renormalisation"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     RolloutSwitches& r = x.state.view.rollout;
+     r.fusion = int(analysis::parse_head_fusion(c.args[0]));
+     r.residual = std::stod(c.args[1]);
+     r.discard = std::stod(c.args[2]);
+     if (r.discard >= 1) return fail(x, c, "the discard ratio must be below 1");
+     r.renormalize = c.args[3] == "on";
      return true;
    }},
   {{"map", {{"query|cls|rollout|gradcam|gradrollout", ArgKind::Choice,
@@ -178,6 +193,13 @@ const std::vector<ScriptCommandSpec> kCommands = {
    [](ScriptContext& x, const ScriptCommand& c) { x.state.view.shared_scale = c.args[0] == "on"; return true; }},
   {{"difference", {{"on|off", ArgKind::Choice, kOnOff}}, "the difference of two compared maps"},
    [](ScriptContext& x, const ScriptCommand& c) { x.state.view.difference = c.args[0] == "on"; return true; }},
+  {{"difference-of", {{"A", ArgKind::Count}, {"B", ArgKind::Count}}, "the compared difference is model A minus model B"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.state.view.difference_a = std::stoi(c.args[0]);
+     x.state.view.difference_b = std::stoi(c.args[1]);
+     x.state.view.difference = true;
+     return true;
+   }},
   {{"colormap", {{"NAME", ArgKind::Name}}, "the maps' colormap"},
    [](ScriptContext& x, const ScriptCommand& c) {
      const auto cm = viz::colormap_from_name(c.args[0]);
@@ -207,6 +229,28 @@ const std::vector<ScriptCommandSpec> kCommands = {
   {{"export-panel", {{"PATH", ArgKind::Path, {}, {".png", ".svg", ".pdf"}}},
     "write the tab's figure (.png, .svg or .pdf: the extension picks the format)"},
    [](ScriptContext& x, const ScriptCommand& c) { return export_view(x, c, true); }},
+  {{"mouse-away", {}, "move the mouse out of the window (no hover, no tooltip in screenshots)"},
+   [](ScriptContext& x, const ScriptCommand&) {
+     x.runner.mouse_away = true;  // the frame loop moves the pointer
+     return true;
+   }},
+  {{"screenshot-figure", {{"PATH", ArgKind::Path, {}, {".png"}}},
+    "save the region of the view's figure (compare view) after this frame"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.runner.screenshot = c.args[0];
+     x.runner.screenshot_figure = true;
+     return false;  // taken after this frame is drawn
+   }},
+  {{"export-screen-size", {{"PATH", ArgKind::Path, {}, {".png"}}},
+    "write the tab's figure as a PNG at the resolution the view draws it (to compare with screenshot-figure)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const double dpi = x.state.view.shown_figure.dpi;
+     if (dpi <= 0) return fail(x, c, "the view shows no figure");
+     std::string message;
+     const bool ok = export_panel(x.state, c.args[0], &message, dpi);
+     std::fprintf(stderr, "attnlab: script: %s\n", message.c_str());
+     return ok ? true : fail(x, c, message);
+   }},
   {{"export-stats", {{"DIR", ArgKind::Path}}, "write the statistics (CSV, JSON, LaTeX) into DIR"},
    [](ScriptContext& x, const ScriptCommand& c) { return export_view(x, c, false); }},
   {{"load-series", {}, "analyse the current model's training series"},

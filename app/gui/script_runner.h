@@ -19,6 +19,8 @@ struct ScriptRunner {
   bool waiting_idle = false;      // "wait-idle": until the workers are idle
   double idle_deadline = 0.0;     // ... or this time passes (then the script fails)
   std::string screenshot;         // save the framebuffer here after this frame
+  bool screenshot_figure = false;  // ... only the region of the view's figure
+  bool mouse_away = false;         // move the pointer out of the window (no hover)
   bool series_requested = false;  // "load-series": the frame loop starts it (needs the worker)
   bool done = false, failed = false;
   std::string failure;

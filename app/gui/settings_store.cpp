@@ -217,6 +217,11 @@ GuiSettings load_settings(const std::string& path, std::string* warning) {
   reader.read_bool("bilinear", settings.bilinear);
   reader.read_string("normalisation", {}, settings.normalisation);
   reader.read_string("layout", {"single", "compare"}, settings.layout);
+  reader.read_bool("shared_scale", settings.shared_scale);
+  reader.read_string("rollout_fusion", {"mean", "max", "min"}, settings.rollout_fusion);
+  reader.read_double("rollout_residual", 0.0, 1.0, settings.rollout_residual);
+  reader.read_double("rollout_discard", 0.0, 0.99, settings.rollout_discard);
+  reader.read_bool("rollout_renormalize", settings.rollout_renormalize);
   reader.read_int("left_panel_width", kMinPanel, kMaxPanel, settings.left_panel_width);
 
   if (warning != nullptr && !problems.empty()) {
@@ -248,6 +253,11 @@ bool save_settings(const std::string& path, const GuiSettings& s, std::string* e
   root["bilinear"] = s.bilinear;
   root["normalisation"] = s.normalisation;
   root["layout"] = s.layout;
+  root["shared_scale"] = s.shared_scale;
+  root["rollout_fusion"] = s.rollout_fusion;
+  root["rollout_residual"] = s.rollout_residual;
+  root["rollout_discard"] = s.rollout_discard;
+  root["rollout_renormalize"] = s.rollout_renormalize;
   root["left_panel_width"] = s.left_panel_width;
 
   // Linux paths may hold bytes that are not UTF-8, which JSON cannot carry. Replacing them

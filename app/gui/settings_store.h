@@ -26,6 +26,11 @@ struct GuiSettings {
   bool bilinear = true;                          // upsampling of maps: bilinear or nearest
   std::string normalisation = "minmax";          // how maps are scaled to the colormap
   std::string layout = "single";                 // "single" or "compare"
+  bool shared_scale = false;                     // compare: one colour scale for all maps
+  std::string rollout_fusion = "mean";           // rollout's head fusion: mean, max, min
+  double rollout_residual = 0.5;                 // clamped to 0..1
+  double rollout_discard = 0.0;                  // clamped to 0..0.99
+  bool rollout_renormalize = true;
   int left_panel_width = 320;                    // clamped to 100..4096
 };
 

@@ -21,6 +21,7 @@ void TextureCache::new_frame() {
     e.pending_key.clear();
     e.key = f.key;
     e.error = f.error;
+    e.geometry = std::move(f.geometry);
     if (!e.error.empty() || !e.texture.upload_rgba(f.image.rgba.data(), f.image.width,
                                                    f.image.height, &e.error, e.smooth))
       e.texture.reset();
@@ -38,6 +39,11 @@ const GlTexture* TextureCache::get(const std::string& slot, const std::string& k
     renderer_.submit(slot, key, make_job());
   }
   return e.texture.valid() ? &e.texture : nullptr;
+}
+
+const viz::FigureGeometry* TextureCache::geometry(const std::string& slot) const {
+  const auto it = slots_.find(slot);
+  return it != slots_.end() && it->second.texture.valid() ? it->second.geometry.get() : nullptr;
 }
 
 const std::string* TextureCache::error(const std::string& slot, const std::string& key) const {
@@ -65,7 +71,10 @@ const GlTexture* figure_texture(TextureCache& cache, const std::string& slot,
       // Fit the figure to the panel at screen resolution, keeping its proportions.
       const double s = std::min(width / (fig->figure.width_in * kScreenDpi),
                                 height / (fig->figure.height_in * kScreenDpi));
-      return viz::render_rgba(fig->figure, kScreenDpi * std::max(0.3, s));
+      const double dpi = kScreenDpi * std::max(0.3, s);
+      return RenderWorker::Drawing(
+          viz::render_rgba(fig->figure, dpi),
+          std::make_shared<const viz::FigureGeometry>(viz::figure_geometry(fig->figure, dpi)));
     };
   });
 }

@@ -27,6 +27,8 @@ class TextureCache {
   // previous texture is returned (nullptr when it has none). `smooth`: linear filtering.
   const GlTexture* get(const std::string& slot, const std::string& key, bool smooth,
                        const std::function<RenderWorker::Job()>& make_job);
+  // Where the panels of the figure the slot shows lie (nullptr for an overlay or nothing).
+  const viz::FigureGeometry* geometry(const std::string& slot) const;
   // Why drawing `key` failed, or nullptr.
   const std::string* error(const std::string& slot, const std::string& key) const;
   // Drawings asked for and not yet uploaded.
@@ -37,6 +39,7 @@ class TextureCache {
     std::string key;          // what `texture` (or `error`) shows
     std::string pending_key;  // what the render worker is drawing for this slot
     GlTexture texture;
+    std::shared_ptr<const viz::FigureGeometry> geometry;
     std::string error;
     bool smooth = true;
   };

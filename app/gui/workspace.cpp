@@ -60,6 +60,10 @@ void set_query_cell(const GuiState& state, ViewState& view, int row, int col) {
   if (view.kind == MapKind::Cls) view.kind = MapKind::Query;
 }
 
+std::string rollout_key(const GuiState& state, const MapQuery& query) {
+  return query.tag() + "|" + state.view.rollout.tag();
+}
+
 MapQuery wanted_query(const GuiState& state, int model) {
   MapQuery q = state.view.query;
   // A cell picked on another model's grid (compare, a model switch): the same place of
@@ -108,9 +112,8 @@ void submit_query_job(ComputeWorker& worker, const std::string& label, int m, in
                       const std::shared_ptr<std::atomic<uint64_t>>& ticket,
                       std::shared_ptr<const Result> ResultSlot::*result,
                       std::string ResultSlot::*done_key, std::string ResultSlot::*pending,
-                      Compute compute) {
+                      const std::string& key, Compute compute) {
   const uint64_t mine = ++*ticket;
-  const std::string key = q.tag();
   worker.submit(
       label,
       [=](JobContext& ctx) {
@@ -201,14 +204,17 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
     r.pending_key = key;
     submit_query_job<QueryMaps>(worker, "maps " + model.info.name + " " + key, m, i, r.analysis, q,
                                 r.maps_ticket, &ResultSlot::maps, &ResultSlot::maps_key,
-                                &ResultSlot::pending_key, query_maps);
+                                &ResultSlot::pending_key, key, query_maps);
   }
-  if (state.view.kind == MapKind::Rollout && r.rollout_key != key && r.rollout_pending != key) {
-    r.rollout_pending = key;
-    submit_query_job<QueryRollout>(worker, "rollout " + model.info.name + " " + key, m, i,
-                                   r.analysis, q, r.rollout_ticket, &ResultSlot::rollout,
-                                   &ResultSlot::rollout_key, &ResultSlot::rollout_pending,
-                                   query_rollout);
+  const std::string rkey = rollout_key(state, q);  // the query and the rollout's switches
+  if (state.view.kind == MapKind::Rollout && r.rollout_key != rkey && r.rollout_pending != rkey) {
+    r.rollout_pending = rkey;
+    submit_query_job<QueryRollout>(
+        worker, "rollout " + model.info.name + " " + key, m, i, r.analysis, q, r.rollout_ticket,
+        &ResultSlot::rollout, &ResultSlot::rollout_key, &ResultSlot::rollout_pending, rkey,
+        [switches = state.view.rollout](const ImageAnalysis& a, const MapQuery& mq) {
+          return query_rollout(a, mq, switches);
+        });
   }
   if (is_explanation(state.view.kind)) {
     const ExplainRequest request = wanted_explanation(state);

@@ -22,6 +22,8 @@ void schedule_compute(GuiState& state, ComputeWorker& worker);
 // Makes cell (row, col) of the current model's first-layer grid the query of every view.
 void set_query_cell(const GuiState& state, ViewState& view, int row, int col);
 MapQuery wanted_query(const GuiState& state, int model);
+// What the rollout the view asks of `query` is keyed by: the query and the switches.
+std::string rollout_key(const GuiState& state, const MapQuery& query);
 // The class explanation the view asks for (meaningful while it shows Grad-CAM or
 // gradient rollout).
 ExplainRequest wanted_explanation(const GuiState& state);

@@ -28,12 +28,25 @@ run_script() {  # script file, log file
 sed "s|@OUT@|$work|g" "$root/tests/gui/scripts/tour.script" >"$work/tour.script"
 run_script "$work/tour.script" "$work/tour.log" || { cat "$work/tour.log" >&2; fail "the tour script exited with an error"; }
 
-for f in compare.png compare.svg head.pdf explain.svg; do [[ -s "$work/$f" ]] || fail "export $f missing"; done
-if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$work/compare.svg" || fail "compare.svg does not parse"; fi
+for f in compare.png compare.svg compare.pdf head.pdf heads_grid.svg explain.svg; do [[ -s "$work/$f" ]] || fail "export $f missing"; done
+if command -v xmllint >/dev/null 2>&1; then
+  for f in compare.svg heads_grid.svg explain.svg; do xmllint --noout "$work/$f" || fail "$f does not parse"; done
+fi
+# What you see is what you export: the compare view (with the difference panel, then on
+# the shared scale) is one figure; the region of the window that shows it and the export
+# of the same figure at the resolution the view drew it must be the same picture, pixel
+# for pixel (one renderer, one DPI; the texture is drawn 1:1).
+for v in difference shared; do
+  same=$(python3 "$root/tests/gui/png_compare.py" "$work/screen_$v.png" "$work/export_$v.png") ||
+    fail "the compare view ($v) on screen is not its export: $same"
+  echo "gui_script_e2e: compare view ($v) on screen vs its export: $same"
+done
 # The Grad-CAM export of the compare view is the Fig. 4 grid of every model's explanation.
 zoo_models=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["models"]))' "$root/models/zoo/zoo.json")
 grep -q "Grad-CAM of $zoo_models models (rows)" "$work/tour.log" || fail "the Grad-CAM compare export is not the Fig. 4 grid of the $zoo_models zoo models"
-if command -v pdfinfo >/dev/null 2>&1; then pdfinfo "$work/head.pdf" >/dev/null || fail "head.pdf does not parse"; fi
+if command -v pdfinfo >/dev/null 2>&1; then
+  for f in head.pdf compare.pdf; do pdfinfo "$work/$f" >/dev/null || fail "$f does not parse"; done
+fi
 ls "$work/stats/"*.csv >/dev/null 2>&1 || fail "no statistics exported"
 # The run left its settings: recent files and the view options (the tour ends on cividis).
 grep -q '"colormap": "cividis"' "$work/settings.json" || fail "settings.json does not remember the colormap"

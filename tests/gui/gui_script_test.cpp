@@ -73,6 +73,11 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"layout compare", {"compare"}},
       {"shared-scale on", {"on"}},
       {"difference off", {"off"}},
+      {"difference-of 2 0", {"2", "0"}},
+      {"rollout-options max 0.3 0.2 off", {"max", "0.3", "0.2", "off"}},
+      {"mouse-away", {}},
+      {"screenshot-figure out/view.png", {"out/view.png"}},
+      {"export-screen-size out/view_export.png", {"out/view_export.png"}},
       {"colormap magma", {"magma"}},
       {"alpha 0.35", {"0.35"}},
       {"alpha 0", {"0"}},
@@ -124,7 +129,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 42u);
+  EXPECT_EQ(script_command_names().size(), 47u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

@@ -61,10 +61,13 @@ check_view() {  # case name, options its command must carry...
 run_script "$root/tests/gui/scripts/view_command.script" "$work/zoo.log"
 check_view v1 "--figures head_maps" "--layer 1 " "--query 3,9" "--colormap magma" \
   "--alpha 0.35 " "--upsample nearest" "--norm divmax" "--dpi 200"
+check_view v1b "--figures map" "--layer 1/4" "--head 1" "--colormap magma"
 check_view v2 "--figures compare" "--map query" "--layer 2/4" "--head-fusion max"
+check_view v2b "--figures compare" "--compare-scale shared" "--compare-difference 2,0"
 check_view v3 "--layer 0/4" "--head 1" "--colormap cividis" "--upsample bilinear"
 check_view v4 "--analyses maps,rollout" "--map rollout" "--query 3,9"
-check_view v5 "--figures rollout"
+check_view v4b "--fusion max" "--residual 0.3" "--discard 0.2" "--no-renormalize"
+check_view v5 "--figures map" "--map rollout"
 check_view v6 "--analyses gradcam" "--figures explanations" "--class 2" "--norm minmax"
 check_view v7 "--analyses gradrollout" "hilo.safetensors" "rala.safetensors" "softmax.safetensors"
 

@@ -1,0 +1,155 @@
+// The compare view's and the single view's figures; see compare_figure.h.
+#include "app/gui/compare_figure.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "app/gui/map_source.h"
+#include "app/gui/workspace.h"
+#include "core/io/text.h"
+#include "viz/figures/model_compare.h"
+
+namespace attnlab::gui {
+namespace {
+
+// Where model a and b sit among the compared ones, or {-1, -1}.
+std::pair<int, int> difference_of(const GuiState& state, const std::vector<int>& models) {
+  int a = -1, b = -1;
+  for (int i = 0; i < int(models.size()); ++i) {
+    if (models[size_t(i)] == state.view.difference_a) a = i;
+    if (models[size_t(i)] == state.view.difference_b) b = i;
+  }
+  if (a < 0 || b < 0 || a == b) return {-1, -1};
+  return {a, b};
+}
+
+// One model's map as the figure job owns it (the render worker runs the job later).
+struct Input {
+  std::string name;
+  analysis::Array map;
+  std::shared_ptr<const ImageAnalysis> analysis;  // owns the picture
+  int window = 0, shift = 0;
+};
+
+// The figure of `models` (workspace indices, each with a map) with `options`.
+// `min_side`: pictures are enlarged to at least this (the report's 224, more when zoomed).
+FigureJob figure_job(const GuiState& state, const std::vector<int>& models,
+                     const viz::CompareOptions& options, int min_side = 224) {
+  std::vector<Input> inputs;
+  viz::MapQuery fq;
+  for (int k : models) {
+    ShownMap sm = shown_map(state, k);
+    if (inputs.empty()) fq = shown_figure_query(state, k, sm);
+    Input in;
+    in.name = state.models[size_t(k)].info.name;
+    in.map.name = "map";
+    in.map.shape = {sm.rows, sm.cols};
+    in.map.axes = {"y", "x"};
+    in.map.data = std::move(sm.values);
+    in.analysis = result_of(state, k, state.view.image)->analysis;
+    in.window = sm.window;
+    in.shift = sm.window_shift;
+    inputs.push_back(std::move(in));
+  }
+  viz::MapStyle style;
+  style.overlay = state.view.style;
+  style.norm = state.view.norm;
+  style.min_side = min_side;
+  return [inputs = std::move(inputs), fq, style, options,
+          title = map_view(state).title(fq.label)](std::string*) {
+    std::vector<viz::ModelMap> maps;
+    for (const Input& in : inputs)
+      maps.push_back({in.name, &in.map, 0, &in.analysis->picture, in.window, in.shift});
+    return std::optional<viz::CaptionedFigure>(viz::model_compare_figure(
+        inputs.front().analysis->picture, maps, fq, title, style, options));
+  };
+}
+
+// What the figure of `models` shows: the style, the view's title, and each map's identity.
+std::string figure_key(const GuiState& state, const std::vector<int>& models) {
+  const viz::OverlayStyle& s = state.view.style;
+  std::string key = std::string(viz::colormap_name(s.cmap)) + "|" + text::format_g(s.alpha, 3) +
+                    "|" + viz::upsample_name(s.upsample) + (s.grey_background ? "|grey" : "|rgb") +
+                    "|" + std::to_string(int(state.view.norm)) + "|" + map_view(state).title("") +
+                    "|" + std::to_string(state.view.image);
+  for (int k : models) {
+    const ShownMap sm = shown_map(state, k);
+    char id[48];
+    std::snprintf(id, sizeof id, "|%d:%p", k, sm.source);
+    key += id + sm.label + "|" + std::to_string(sm.rows) + "x" + std::to_string(sm.cols) + "|" +
+           sm.query.prefix + std::to_string(sm.query.row) + "," + std::to_string(sm.query.col);
+    const ResultSlot* r = result_of(state, k, state.view.image);
+    if (r && r->analysis)
+      key += "|" + std::to_string(r->analysis->picture.width) + "x" +
+             std::to_string(r->analysis->picture.height);
+  }
+  return key;
+}
+
+viz::CompareOptions compare_options(const GuiState& state, const ComparePanels& panels) {
+  viz::CompareOptions o;
+  o.scale = state.view.shared_scale ? viz::CompareScale::Shared : viz::CompareScale::PerPanel;
+  if (panels.difference) o.difference = difference_of(state, panels.models);
+  return o;
+}
+
+bool single_ready(const GuiState& state) {
+  const int m = state.view.model;
+  return m >= 0 && m < int(state.models.size()) &&
+         state.models[size_t(m)].status == LoadStatus::Ready && shown_map(state, m).ok;
+}
+
+}  // namespace
+
+ComparePanels compare_panels(const GuiState& state) {
+  ComparePanels p;
+  for (int k = 0; k < int(state.models.size()); ++k)
+    if (state.models[size_t(k)].status == LoadStatus::Ready && shown_map(state, k).ok)
+      p.models.push_back(k);
+  p.difference = state.view.difference && difference_of(state, p.models).first >= 0;
+  return p;
+}
+
+FigureJob compare_figure_job(const GuiState& state) {
+  const ComparePanels panels = compare_panels(state);
+  if (panels.models.empty()) return no_figure("no model has a map yet");
+  return figure_job(state, panels.models, compare_options(state, panels));
+}
+
+std::string compare_figure_key(const GuiState& state) {
+  const ComparePanels panels = compare_panels(state);
+  std::string key = figure_key(state, panels.models);
+  key += state.view.shared_scale ? "|shared" : "|own";
+  if (panels.difference)
+    key += "|diff" + std::to_string(state.view.difference_a) + "-" +
+           std::to_string(state.view.difference_b);
+  return key;
+}
+
+FigureJob single_map_figure_job(const GuiState& state) {
+  if (!single_ready(state)) return no_figure(shown_map(state, state.view.model).why);
+  viz::CompareOptions o;
+  o.input_panel = false;
+  const ViewState& v = state.view;
+  const double z = std::max(1.0f, v.zoom);
+  if (z > 1) {  // the zoomed part, drawn from a picture enlarged as much (crisp when zoomed)
+    o.view_x0 = v.pan_x;
+    o.view_y0 = v.pan_y;
+    o.view_x1 = std::min(1.0, double(v.pan_x) + 1.0 / z);
+    o.view_y1 = std::min(1.0, double(v.pan_y) + 1.0 / z);
+  }
+  return figure_job(state, {state.view.model}, o, int(std::min(2048.0, 224 * z)));
+}
+
+std::string single_map_figure_key(const GuiState& state) {
+  const ViewState& v = state.view;
+  return "single|" + figure_key(state, {state.view.model}) + "|" + text::format_g(v.zoom, 4) +
+         "," + text::format_g(v.pan_x, 4) + "," + text::format_g(v.pan_y, 4);
+}
+
+std::string heads_figure_key(const GuiState& state) {
+  return "heads|" + figure_key(state, {state.view.model});
+}
+
+}  // namespace attnlab::gui

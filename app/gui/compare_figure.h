@@ -1,0 +1,38 @@
+// The map views as figures, drawn by the same function for the screen and for Export, so
+// the file is what the view shows (panels, scales, colormaps, grids, query markers,
+// windows, colorbars, the difference panel): the compare view is every model's map side
+// by side (viz::model_compare_figure, the report's "compare" figure), the single view the
+// current model's map with its colorbar (the report's "map" figure).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/gui/gui_state.h"
+#include "app/gui/texture_cache.h"
+
+namespace attnlab::gui {
+
+// Which model each panel of the compare figure shows, in panel order: panel 0 is the
+// input picture, then `models` (workspace indices, those with a map), then the difference
+// when `difference` is set.
+struct ComparePanels {
+  std::vector<int> models;
+  bool difference = false;
+  // The workspace model of panel p (-1: the input or the difference).
+  int model_of(int panel) const {
+    return panel >= 1 && panel <= int(models.size()) ? models[size_t(panel - 1)] : -1;
+  }
+};
+ComparePanels compare_panels(const GuiState& state);
+
+// The figure (as a job owning its inputs) and the key naming what it shows (for the
+// texture cache: the same key, the same drawing).
+FigureJob compare_figure_job(const GuiState& state);
+std::string compare_figure_key(const GuiState& state);
+FigureJob single_map_figure_job(const GuiState& state);
+std::string single_map_figure_key(const GuiState& state);
+// What the heads grid (the report's head_maps figure of the current model) shows.
+std::string heads_figure_key(const GuiState& state);
+
+}  // namespace attnlab::gui

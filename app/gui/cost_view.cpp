@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "app/gui/figure_view.h"
 #include "app/session/model_source.h"
 
 namespace attnlab::gui {
@@ -161,14 +162,7 @@ void draw_cost_tab(const GuiState& state, TextureCache& cache, CostState::Shown&
   std::snprintf(id, sizeof id, "|%p|%p|%d|%dx%d", static_cast<const void*>(c.sweep.get()),
                 static_cast<const void*>(c.bench.get()), part, w, h);
   const std::string slot = "tab|cost", key = id;
-  const GlTexture* t = figure_texture(cache, slot, key, [&] { return cost_tab_figure(state); }, w, h);
-  if (t) {
-    ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
-                 ImVec2(float(t->width()), float(t->height())));
-  } else {
-    const std::string* e = cache.error(slot, key);
-    ImGui::TextWrapped("%s", e ? e->c_str() : "drawing...");
-  }
+  value_tooltip(show_figure(cache, slot, key, [&] { return cost_tab_figure(state); }, w, h));
   if (macs && c.sweep)
     for (const auto& n : c.sweep->notes) ImGui::TextDisabled("not counted: %s", n.c_str());
 }

@@ -7,6 +7,7 @@
 
 #include "app/gui/compare_figure.h"
 #include "app/gui/cost_view.h"
+#include "app/gui/figure_view.h"
 #include "app/gui/map_source.h"
 #include "app/gui/series_view.h"
 #include "app/gui/tab_table.h"
@@ -187,16 +188,10 @@ void draw_figure_tab(const GuiState& state, TextureCache& cache, const TabEntry&
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int w = std::max(200, int(avail.x)), h = std::max(150, int(avail.y) - 40);
   const std::string slot = "tab|" + tab.id, key = figure_key(state, spec, w, h);
-  const GlTexture* t = figure_texture(
-      cache, slot, key, [&] { return tab_figure_job(state, tab.id); }, w, h);
-  if (t) {
-    ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
-                 ImVec2(float(t->width()), float(t->height())));
-  } else {
-    const std::string* e = cache.error(slot, key);
-    ImGui::TextWrapped("%s", e ? e->c_str() : "drawing...");
-  }
-  if (!spec.hint.empty() && t) ImGui::TextDisabled("%s", spec.hint.c_str());
+  value_tooltip(
+      show_figure(cache, slot, key, [&] { return tab_figure_job(state, tab.id); }, w, h));
+  if (!spec.hint.empty() && cache.geometry(slot))
+    ImGui::TextDisabled("%s  (hover: values; right click: copy)", spec.hint.c_str());
 }
 
 void draw_predictions_tab(const GuiState& state, ViewState& view) {

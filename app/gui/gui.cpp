@@ -396,6 +396,10 @@ int run_gui(const GuiOptions& options) {
       glfwSetCursorPos(window, -64.0, -64.0);
       script.mouse_away = false;
     }
+    if (script.mouse_x >= 0) {  // hover a place (a figure's value tooltip)
+      glfwSetCursorPos(window, double(script.mouse_x), double(script.mouse_y));
+      script.mouse_x = script.mouse_y = -1;
+    }
     if (script.series_requested) {
       script.series_requested = false;
       load_series(state, compute);

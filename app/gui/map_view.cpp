@@ -11,6 +11,7 @@
 
 #include "app/gui/compare_figure.h"
 #include "app/gui/figure_tabs.h"
+#include "app/gui/figure_view.h"
 #include "app/gui/input_view.h"
 #include "app/gui/map_source.h"
 #include "app/gui/workspace.h"
@@ -75,36 +76,15 @@ void draw_prefix_chips(const GuiState& state, ViewState& view) {
   }
 }
 
-// Shows the figure the render worker draws for `key` (made by `make` when it is new),
-// fitted into the region, and records where it is (ViewState::shown_figure). Returns what
-// is under the mouse: a panel and its data coordinates, with the figure's geometry.
-struct FigureHover {
-  int panel = -1;
-  double x = 0, y = 0;
-  const viz::FigureGeometry* geometry = nullptr;
-};
-std::optional<FigureHover> show_figure(ViewState& view, TextureCache& cache, const char* slot,
-                                       const std::string& key,
-                                       const std::function<FigureJob()>& make, ImVec2 region) {
-  // A pixel short of the region: the window clips its last column.
+// The view's figure fitted into `region` (a pixel short: the window clips its last
+// column), recorded as the view's shown figure.
+std::optional<FigureHover> show_view_figure(ViewState& view, TextureCache& cache, const char* slot,
+                                            const std::string& key,
+                                            const std::function<FigureJob()>& make,
+                                            ImVec2 region) {
   const int w = std::max(200, int(region.x) - 2), h = std::max(150, int(region.y));
-  const std::string sized = key + "|" + std::to_string(w) + "x" + std::to_string(h);
-  const GlTexture* t = figure_texture(cache, slot, sized, make, w, h);
-  if (!t) {
-    const std::string* e = cache.error(slot, sized);
-    ImGui::TextWrapped("%s", e ? e->c_str() : "drawing...");
-    return std::nullopt;
-  }
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
-               ImVec2(float(t->width()), float(t->height())));
-  const viz::FigureGeometry* geo = cache.geometry(slot);
-  view.shown_figure = {int(origin.x), int(origin.y), t->width(), t->height(), geo ? geo->dpi : 0};
-  if (!geo || !ImGui::IsItemHovered()) return std::nullopt;
-  const ImVec2 mouse = ImGui::GetMousePos();
-  const auto hit = geo->hit(mouse.x - origin.x, mouse.y - origin.y);
-  if (!hit) return std::nullopt;
-  return FigureHover{hit->panel, hit->x, hit->y, geo};
+  return show_figure(cache, slot, key + "|" + std::to_string(w) + "x" + std::to_string(h), make,
+                     w, h, &view.shown_figure);
 }
 
 // The token of `map` under the mouse on a map panel (data coordinates are pixels of the
@@ -190,19 +170,19 @@ void draw_single(const GuiState& state, ViewState& view, TextureCache& cache) {
     char id[32];
     std::snprintf(id, sizeof id, "|%p",
                   r ? static_cast<const void*>(r->explanation.get()) : nullptr);
-    show_figure(view, cache, "single", single_map_figure_key(state) + "|explain" + id,
+    show_view_figure(view, cache, "single", single_map_figure_key(state) + "|explain" + id,
                 [&] { return tab_figure_job(state, "maps"); }, region);
     return;
   }
   if (!state.frame.heads.empty()) {
-    const auto at = show_figure(view, cache, "single", heads_figure_key(state),
+    const auto at = show_view_figure(view, cache, "single", heads_figure_key(state),
                                 [&] { return tab_figure_job(state, "maps"); }, region);
     // Panels: the input, then one per head (then their mean).
     if (at && at->panel >= 1 && at->panel <= int(state.frame.heads.size()))
       hover_token(state, view, m, state.frame.heads[size_t(at->panel - 1)], *at, false);
     return;
   }
-  const auto at = show_figure(view, cache, "single", single_map_figure_key(state),
+  const auto at = show_view_figure(view, cache, "single", single_map_figure_key(state),
                               [&] { return single_map_figure_job(state); }, region);
   if (at && at->panel == 0) hover_token(state, view, m, map, *at, true);
   if (state.view.hover_row >= 0)
@@ -235,11 +215,11 @@ void draw_compare(const GuiState& state, ViewState& view, TextureCache& cache) {
                     r ? static_cast<const void*>(r->explanation.get()) : nullptr);
       key += id;
     }
-    show_figure(view, cache, "compare", key, [&] { return tab_figure_job(state, "maps"); },
+    show_view_figure(view, cache, "compare", key, [&] { return tab_figure_job(state, "maps"); },
                 region);
     return;
   }
-  const auto at = show_figure(view, cache, "compare", compare_figure_key(state),
+  const auto at = show_view_figure(view, cache, "compare", compare_figure_key(state),
                               [&] { return compare_figure_job(state); }, region);
   if (!at) return;
   const int model = panels.model_of(at->panel);

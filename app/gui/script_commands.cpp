@@ -234,6 +234,13 @@ const std::vector<ScriptCommandSpec> kCommands = {
      x.runner.mouse_away = true;  // the frame loop moves the pointer
      return true;
    }},
+  {{"mouse", {{"X", ArgKind::Count}, {"Y", ArgKind::Count}},
+    "move the mouse to window pixel (X, Y): hover there"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.runner.mouse_x = std::stoi(c.args[0]);
+     x.runner.mouse_y = std::stoi(c.args[1]);
+     return true;
+   }},
   {{"screenshot-figure", {{"PATH", ArgKind::Path, {}, {".png"}}},
     "save the region of the view's figure (compare view) after this frame"},
    [](ScriptContext& x, const ScriptCommand& c) {

@@ -21,6 +21,7 @@ struct ScriptRunner {
   std::string screenshot;         // save the framebuffer here after this frame
   bool screenshot_figure = false;  // ... only the region of the view's figure
   bool mouse_away = false;         // move the pointer out of the window (no hover)
+  int mouse_x = -1, mouse_y = -1;  // move the pointer there (window pixels), when >= 0
   bool series_requested = false;  // "load-series": the frame loop starts it (needs the worker)
   bool done = false, failed = false;
   std::string failure;

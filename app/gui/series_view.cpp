@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "app/gui/figure_view.h"
 #include "app/gui/workspace.h"
 #include "app/session/checkpoint_series.h"
 #include "models/zoo.h"
@@ -150,14 +151,8 @@ void draw_series_tab(const GuiState& state, TextureCache& cache,
   const int w = std::max(200, int(ImGui::GetContentRegionAvail().x * 0.7f));
   const std::string slot = "tab|" + analysis.tab->id;
   const std::string key = std::to_string(rows) + "|" + std::to_string(w);
-  const GlTexture* t = figure_texture(
-      cache, slot, key, [&] { return series_tab_figure(state, analysis); }, w, 4 * w);
-  if (t) {
-    ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
-                 ImVec2(float(t->width()), float(t->height())));
-  } else if (const std::string* e = cache.error(slot, key)) {
-    ImGui::TextWrapped("%s", e->c_str());
-  }
+  value_tooltip(show_figure(cache, slot, key,
+                            [&] { return series_tab_figure(state, analysis); }, w, 4 * w));
   if (s.shown >= 0)
     ImGui::Text("shown in every view: checkpoint %d (step %lld)", s.shown,
                 static_cast<long long>(s.steps[size_t(s.shown)]));

@@ -32,11 +32,12 @@ for f in compare.png compare.svg compare.pdf head.pdf heads_grid.svg explain.svg
 if command -v xmllint >/dev/null 2>&1; then
   for f in compare.svg heads_grid.svg explain.svg; do xmllint --noout "$work/$f" || fail "$f does not parse"; done
 fi
-# What you see is what you export: the compare view (with the difference panel, then on
-# the shared scale) is one figure; the region of the window that shows it and the export
-# of the same figure at the resolution the view drew it must be the same picture, pixel
-# for pixel (one renderer, one DPI; the texture is drawn 1:1).
-for v in difference shared; do
+# What you see is what you export: each Maps view (the single map, the heads grid, the
+# compare view with the difference panel, then on the shared scale) is one figure; the
+# region of the window that shows it and the export of the same figure at the resolution
+# the view drew it must be the same picture, pixel for pixel (one renderer, one DPI; the
+# texture is drawn 1:1).
+for v in single heads difference shared; do
   same=$(python3 "$root/tests/gui/png_compare.py" "$work/screen_$v.png" "$work/export_$v.png") ||
     fail "the compare view ($v) on screen is not its export: $same"
   echo "gui_script_e2e: compare view ($v) on screen vs its export: $same"

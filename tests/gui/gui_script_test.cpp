@@ -76,6 +76,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"difference-of 2 0", {"2", "0"}},
       {"rollout-options max 0.3 0.2 off", {"max", "0.3", "0.2", "off"}},
       {"mouse-away", {}},
+      {"mouse 640 400", {"640", "400"}},
       {"screenshot-figure out/view.png", {"out/view.png"}},
       {"export-screen-size out/view_export.png", {"out/view_export.png"}},
       {"colormap magma", {"magma"}},
@@ -129,7 +130,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 47u);
+  EXPECT_EQ(script_command_names().size(), 48u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

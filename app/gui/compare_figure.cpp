@@ -13,15 +13,10 @@
 namespace attnlab::gui {
 namespace {
 
-// Where model a and b sit among the compared ones, or {-1, -1}.
-std::pair<int, int> difference_of(const GuiState& state, const std::vector<int>& models) {
-  int a = -1, b = -1;
-  for (int i = 0; i < int(models.size()); ++i) {
-    if (models[size_t(i)] == state.view.difference_a) a = i;
-    if (models[size_t(i)] == state.view.difference_b) b = i;
-  }
-  if (a < 0 || b < 0 || a == b) return {-1, -1};
-  return {a, b};
+// The map model k shows in this frame (the frame's view model; empty before it has one).
+const ShownMap& frame_map(const GuiState& state, int k) {
+  static const ShownMap kNone;
+  return k >= 0 && k < int(state.frame.models.size()) ? state.frame.models[size_t(k)] : kNone;
 }
 
 // One model's map as the figure job owns it (the render worker runs the job later).
@@ -66,15 +61,20 @@ FigureJob figure_job(const GuiState& state, const std::vector<int>& models,
   };
 }
 
+// The view's style and title: what every map figure's key starts with.
+std::string style_key(const GuiState& state) {
+  const viz::OverlayStyle& s = state.view.style;
+  return std::string(viz::colormap_name(s.cmap)) + "|" + text::format_g(s.alpha, 3) + "|" +
+         viz::upsample_name(s.upsample) + (s.grey_background ? "|grey" : "|rgb") + "|" +
+         std::to_string(int(state.view.norm)) + "|" + map_view(state).title("") + "|" +
+         std::to_string(state.view.image);
+}
+
 // What the figure of `models` shows: the style, the view's title, and each map's identity.
 std::string figure_key(const GuiState& state, const std::vector<int>& models) {
-  const viz::OverlayStyle& s = state.view.style;
-  std::string key = std::string(viz::colormap_name(s.cmap)) + "|" + text::format_g(s.alpha, 3) +
-                    "|" + viz::upsample_name(s.upsample) + (s.grey_background ? "|grey" : "|rgb") +
-                    "|" + std::to_string(int(state.view.norm)) + "|" + map_view(state).title("") +
-                    "|" + std::to_string(state.view.image);
+  std::string key = style_key(state);
   for (int k : models) {
-    const ShownMap sm = shown_map(state, k);
+    const ShownMap& sm = frame_map(state, k);
     char id[48];
     std::snprintf(id, sizeof id, "|%d:%p", k, sm.source);
     key += id + sm.label + "|" + std::to_string(sm.rows) + "x" + std::to_string(sm.cols) + "|" +
@@ -90,14 +90,14 @@ std::string figure_key(const GuiState& state, const std::vector<int>& models) {
 viz::CompareOptions compare_options(const GuiState& state, const ComparePanels& panels) {
   viz::CompareOptions o;
   o.scale = state.view.shared_scale ? viz::CompareScale::Shared : viz::CompareScale::PerPanel;
-  if (panels.difference) o.difference = difference_of(state, panels.models);
+  o.difference = panels.difference;
   return o;
 }
 
-bool single_ready(const GuiState& state) {
-  const int m = state.view.model;
-  return m >= 0 && m < int(state.models.size()) &&
-         state.models[size_t(m)].status == LoadStatus::Ready && shown_map(state, m).ok;
+// Model k is loaded and has a map of the view on the current image.
+bool has_map(const GuiState& state, int k) {
+  return k >= 0 && k < int(state.models.size()) &&
+         state.models[size_t(k)].status == LoadStatus::Ready && shown_map(state, k).ok;
 }
 
 }  // namespace
@@ -105,9 +105,14 @@ bool single_ready(const GuiState& state) {
 ComparePanels compare_panels(const GuiState& state) {
   ComparePanels p;
   for (int k = 0; k < int(state.models.size()); ++k)
-    if (state.models[size_t(k)].status == LoadStatus::Ready && shown_map(state, k).ok)
-      p.models.push_back(k);
-  p.difference = state.view.difference && difference_of(state, p.models).first >= 0;
+    if (has_map(state, k)) p.models.push_back(k);
+  if (!state.view.difference) return p;
+  int a = -1, b = -1;  // where models A and B sit among those compared
+  for (int i = 0; i < int(p.models.size()); ++i) {
+    if (p.models[size_t(i)] == state.view.difference_a) a = i;
+    if (p.models[size_t(i)] == state.view.difference_b) b = i;
+  }
+  if (a >= 0 && b >= 0 && a != b) p.difference = std::make_pair(a, b);
   return p;
 }
 
@@ -117,18 +122,18 @@ FigureJob compare_figure_job(const GuiState& state) {
   return figure_job(state, panels.models, compare_options(state, panels));
 }
 
-std::string compare_figure_key(const GuiState& state) {
-  const ComparePanels panels = compare_panels(state);
+std::string compare_figure_key(const GuiState& state, const ComparePanels& panels) {
   std::string key = figure_key(state, panels.models);
   key += state.view.shared_scale ? "|shared" : "|own";
   if (panels.difference)
-    key += "|diff" + std::to_string(state.view.difference_a) + "-" +
-           std::to_string(state.view.difference_b);
+    key += "|diff" + std::to_string(panels.difference->first) + "-" +
+           std::to_string(panels.difference->second);
   return key;
 }
 
 FigureJob single_map_figure_job(const GuiState& state) {
-  if (!single_ready(state)) return no_figure(shown_map(state, state.view.model).why);
+  if (!has_map(state, state.view.model))
+    return no_figure(shown_map(state, state.view.model).why);
   viz::CompareOptions o;
   o.input_panel = false;
   const ViewState& v = state.view;
@@ -150,6 +155,19 @@ std::string single_map_figure_key(const GuiState& state) {
 
 std::string heads_figure_key(const GuiState& state) {
   return "heads|" + figure_key(state, {state.view.model});
+}
+
+std::string explanation_figure_key(const GuiState& state) {
+  std::string key = "explain|" + style_key(state) + "|" + std::to_string(int(state.view.kind)) +
+                    "|" + std::to_string(state.view.explain_class);
+  for (int k = 0; k < int(state.models.size()); ++k) {
+    if (!state.view.compare && k != state.view.model) continue;
+    const ResultSlot* r = result_of(state, k, state.view.image);
+    char id[32];
+    std::snprintf(id, sizeof id, "|%p", r ? static_cast<const void*>(r->explanation.get()) : nullptr);
+    key += id;
+  }
+  return key;
 }
 
 }  // namespace attnlab::gui

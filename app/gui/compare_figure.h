@@ -5,7 +5,9 @@
 // current model's map with its colorbar (the report's "map" figure).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/gui/gui_state.h"
@@ -15,10 +17,11 @@ namespace attnlab::gui {
 
 // Which model each panel of the compare figure shows, in panel order: panel 0 is the
 // input picture, then `models` (workspace indices, those with a map), then the difference
-// when `difference` is set.
+// when the view asks for one of two of them.
 struct ComparePanels {
   std::vector<int> models;
-  bool difference = false;
+  // A − B as positions in `models` (the report's --compare-difference A,B).
+  std::optional<std::pair<int, int>> difference;
   // The workspace model of panel p (-1: the input or the difference).
   int model_of(int panel) const {
     return panel >= 1 && panel <= int(models.size()) ? models[size_t(panel - 1)] : -1;
@@ -27,12 +30,16 @@ struct ComparePanels {
 ComparePanels compare_panels(const GuiState& state);
 
 // The figure (as a job owning its inputs) and the key naming what it shows (for the
-// texture cache: the same key, the same drawing).
+// texture cache: the same key, the same drawing). The keys are for the draw path: they
+// read the frame's view model (GuiState::frame).
 FigureJob compare_figure_job(const GuiState& state);
-std::string compare_figure_key(const GuiState& state);
+std::string compare_figure_key(const GuiState& state, const ComparePanels& panels);
 FigureJob single_map_figure_job(const GuiState& state);
 std::string single_map_figure_key(const GuiState& state);
 // What the heads grid (the report's head_maps figure of the current model) shows.
 std::string heads_figure_key(const GuiState& state);
+// What a class explanation's figure shows: the style, the class and method, and the
+// explanation of every model shown (the current one, or all in the compare view).
+std::string explanation_figure_key(const GuiState& state);
 
 }  // namespace attnlab::gui

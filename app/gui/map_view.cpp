@@ -166,12 +166,8 @@ void draw_single(const GuiState& state, ViewState& view, TextureCache& cache) {
   // (the report's head_maps: input, every head, their mean), or the map with its colorbar
   // (the report's "map", zoomed as the view is).
   if (is_explanation(state.view.kind)) {
-    const ResultSlot* r = result_of(state, m, state.view.image);
-    char id[32];
-    std::snprintf(id, sizeof id, "|%p",
-                  r ? static_cast<const void*>(r->explanation.get()) : nullptr);
-    show_view_figure(view, cache, "single", single_map_figure_key(state) + "|explain" + id,
-                [&] { return tab_figure_job(state, "maps"); }, region);
+    show_view_figure(view, cache, "single", explanation_figure_key(state),
+                     [&] { return tab_figure_job(state, "maps"); }, region);
     return;
   }
   if (!state.frame.heads.empty()) {
@@ -206,20 +202,11 @@ void draw_compare(const GuiState& state, ViewState& view, TextureCache& cache) {
   const ImVec2 region(avail.x, avail.y - 30.0f);
   if (is_explanation(state.view.kind)) {
     // Class explanations have their own figure (one row per model, each on its own scale).
-    std::string key = "explain|" + std::to_string(state.view.explain_class) + "|" +
-                      std::to_string(int(state.view.kind));
-    for (int k = 0; k < int(state.models.size()); ++k) {
-      const ResultSlot* r = result_of(state, k, state.view.image);
-      char id[32];
-      std::snprintf(id, sizeof id, "|%p",
-                    r ? static_cast<const void*>(r->explanation.get()) : nullptr);
-      key += id;
-    }
-    show_view_figure(view, cache, "compare", key, [&] { return tab_figure_job(state, "maps"); },
-                region);
+    show_view_figure(view, cache, "compare", explanation_figure_key(state),
+                     [&] { return tab_figure_job(state, "maps"); }, region);
     return;
   }
-  const auto at = show_view_figure(view, cache, "compare", compare_figure_key(state),
+  const auto at = show_view_figure(view, cache, "compare", compare_figure_key(state, panels),
                               [&] { return compare_figure_job(state); }, region);
   if (!at) return;
   const int model = panels.model_of(at->panel);

@@ -83,14 +83,9 @@ std::string maps_options(const GuiState& state, int ref) {
     if (v.shared_scale) out += " --compare-scale shared";
   }
   const ComparePanels panels = compare_panels(state);
-  if (v.compare && panels.difference) {  // positions among the models the command lists (those with maps)
-    int a = -1, b = -1;
-    for (int i = 0; i < int(panels.models.size()); ++i) {
-      if (panels.models[size_t(i)] == v.difference_a) a = i;
-      if (panels.models[size_t(i)] == v.difference_b) b = i;
-    }
-    out += " --compare-difference " + std::to_string(a) + "," + std::to_string(b);
-  }
+  if (v.compare && panels.difference)  // positions among the models listed (those with maps)
+    out += " --compare-difference " + std::to_string(panels.difference->first) + "," +
+           std::to_string(panels.difference->second);
   out += " --map ";
   if (view.rollout) return out + "rollout";
   out += "query --layer " +

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <vector>
 
@@ -76,6 +77,8 @@ TEST(CompareView, EveryModelIsReadableOnAPhotoUnderTheDefaultScale) {
   const viz::FigureLayout layout = viz::layout_figure(fig.figure);
   for (size_t k = 0; k < models.size(); ++k) {
     const int s = spread(img, layout.panels[k + 1].plot);
+    std::printf("compare contrast: %s spreads %d levels (minimum %d)\n", models[k].name.c_str(), s,
+                kMinSpread);
     EXPECT_GE(s, kMinSpread) << models[k].name << ": " << fig.figure.panels[k + 1].title;
   }
   // The same maps on the shared scale still draw, and the caption says where it clips.

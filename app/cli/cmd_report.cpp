@@ -54,6 +54,9 @@ std::string demo_asset(const std::string& rel) {
 
 int cmd_report(Args args, const GlobalOptions& g) {
   const bool demo = args.take_flag("--demo");
+  // Presets without weights: their architecture with seeded random weights (timing runs,
+  // the notebook comparison); a checkpoint named beside it is an error for that model.
+  const bool random_init = args.take_flag("--random-init");
   std::vector<std::string> model_args = args.take_list("--models");
   std::vector<std::string> image_args = args.take_list("--images");
   std::vector<std::string> series_files = args.take_list("--series");
@@ -109,6 +112,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
   for (const auto& m : model_args) {
     try {  // a bad checkpoint (unreadable, foreign, wrong architecture) skips that model only
       session::ModelRequest request = session::model_entry_request(m);
+      if (random_init) request.random_init = true;
       request.img_size = img_size;
       if (!pos_interpolation.empty()) request.pos_interpolation = pos_interpolation;
       ModelChoice c = choose_request(request);

@@ -93,6 +93,7 @@ const std::vector<CommandSpec>& commands() {
       [--upsample nearest|bilinear]           colormaps: viridis magma inferno plasma cividis
       [analysis options as analyze]           turbo jet gray RdBu coolwarm
       [--class-names FILE]                    every model's class names (figure labels)
+      [--random-init]                         presets with seeded random weights
       [--norm minmax|divmax]                  map scale: each map's [min, max] or [0, max]
       [--layer last|N|N/T]                    the layer of the per-head maps and the models
                                               side by side (N/T: layer N of a T-layer model,

@@ -104,6 +104,26 @@ void BM_RankAllHeads(benchmark::State& state) {
 }
 BENCHMARK(BM_RankAllHeads)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The SVD part of the above alone: rank statistics of the 72 stored head outputs.
+void BM_RankStatisticsOfStoredHeads(benchmark::State& state) {
+  at::NoGradGuard no_grad;
+  auto model = bench::preset_model("deit_small_patch16_224");
+  models::ForwardOptions o;
+  o.trace_attention = true;
+  const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), o);
+  std::vector<at::Tensor> stacks;
+  for (const auto& t : r.traces)
+    for (const auto& subject : analysis::rank_subjects(*t.trace, 0))
+      stacks.push_back(subject.matrices);
+  for (auto _ : state) {
+    int64_t total = 0;
+    for (const auto& m : stacks)
+      for (const auto& s : analysis::rank_statistics(m)) total += s.rank;
+    benchmark::DoNotOptimize(total);
+  }
+}
+BENCHMARK(BM_RankStatisticsOfStoredHeads)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // The baseline for the image set: the same 100 images through the plain forward.
 void BM_ImageSet100Forward(benchmark::State& state) {
   at::NoGradGuard no_grad;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/io/text.h"
+#include "core/runtime/threads.h"
 
 namespace attnlab::session {
 
@@ -135,6 +136,8 @@ void AnalysisSession::add(const std::string& image_tag, const models::ForwardRes
                               {"window_shift", l.trace->window_shift}});
   }
   at::NoGradGuard no_grad;
+  // The per-image analyses are many small matrices: one thread is faster (threads.h).
+  const runtime::SingleThreadScope one_thread;
   for (const AnalysisInfo& a : analyses()) {
     if (!a.add || !settings_.analyses.count(a.name)) continue;
     const std::vector<SessionLayer> usable = offering(layers, a.needs);
@@ -196,10 +199,11 @@ void AnalysisSession::add_sum(const std::string& name, const std::string& captio
   ++it->second.count;
 }
 
-void AnalysisSession::add_spectrum(const analysis::ResultKey& key, const at::Tensor& features) {
+at::Tensor AnalysisSession::add_spectrum(const analysis::ResultKey& key,
+                                         const at::Tensor& features) {
   const std::string name = analysis::format_result_key(key);
   if (!spectra_.count(name)) spectra_order_.push_back(key);
-  spectra_[name].add(features);
+  return spectra_[name].add(features);
 }
 
 std::vector<analysis::Table> AnalysisSession::tables() const {

@@ -97,8 +97,9 @@ class AnalysisSession {
   void add_sum(const std::string& name, const std::string& caption,
                const std::vector<std::string>& axes, const at::Tensor& value);
   // features (1, H, W, C) whose spectra are averaged over the images into two arrays, the
-  // key with part "log_amplitude" and with part "radial";
-  void add_spectrum(const analysis::ResultKey& key, const at::Tensor& features);
+  // key with part "log_amplitude" and with part "radial" (returns the features'
+  // high-frequency ratios (B, C), computed with the spectrum);
+  at::Tensor add_spectrum(const analysis::ResultKey& key, const at::Tensor& features);
   // a problem on some layer or image (each message once).
   void warn(const std::string& message);
 

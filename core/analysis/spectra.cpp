@@ -23,9 +23,29 @@ std::string shape_str(at::IntArrayRef s) {
   return out + ")";
 }
 
-// (B, H, W, C) real features -> fft2 over H, W of (B, C, H, W), centred, always in float64:
-// a float32 FFT's error is ~1e-7 of the largest coefficient, which on smooth maps (the Lo-Fi
-// branch) is as large as the smallest coefficients, whose logs would then be wrong by 1e-2.
+// Row r of the centred DFT matrix of length n is frequency k = r - n/2 (integer n/2), the
+// order fftshift gives: M[r][y] = exp(-2πi·k·y/n), complex float64 (n, n). The phase is
+// reduced mod n in integers first, so every entry is accurate to the last bit.
+at::Tensor centred_dft_matrix(int64_t n) {
+  at::Tensor m = at::empty({n, n}, at::kComplexDouble);
+  auto* p = m.data_ptr<c10::complex<double>>();
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t k = ((r - n / 2) % n + n) % n;
+    for (int64_t y = 0; y < n; ++y) {
+      const double angle = -2.0 * M_PI * static_cast<double>((k * y) % n) / static_cast<double>(n);
+      p[r * n + y] = c10::complex<double>(std::cos(angle), std::sin(angle));
+    }
+  }
+  return m;
+}
+
+// (B, H, W, C) real features -> fftshift(fft2) over H, W of (B, C, H, W), always in
+// float64: a float32 FFT's error is ~1e-7 of the largest coefficient, which on smooth maps
+// (the Lo-Fi branch) is as large as the smallest coefficients, whose logs would then be
+// wrong by 1e-2. The grids are small (a 14×14 ViT grid, 56×56 at most), so the transform
+// is two matrix products with the centred DFT matrices, Fh·X·Fwᵀ: one batched complex GEMM
+// per side instead of C small FFT plans, already in fftshift order. Its error is
+// ~max(H, W)·eps64 of the largest coefficient, far below the float32 error above.
 at::Tensor centred_fft(const at::Tensor& bhwc, const char* who) {
   if (!bhwc.defined() || bhwc.dim() != 4)
     throw std::invalid_argument(std::string(who) + ": expected features (B, H, W, C), got " +
@@ -34,18 +54,38 @@ at::Tensor centred_fft(const at::Tensor& bhwc, const char* who) {
                              at::isIntegralType(bhwc.scalar_type(), /*includeBool=*/false)))
     throw std::invalid_argument(std::string(who) + ": features must be real numbers, got " +
                                 c10::toString(bhwc.scalar_type()));
-  if (bhwc.size(1) == 0 || bhwc.size(2) == 0)
+  const int64_t h = bhwc.size(1), w = bhwc.size(2);
+  if (h == 0 || w == 0)
     throw std::invalid_argument(std::string(who) + ": the grid " + shape_str(bhwc.sizes()) +
                                 " has no cells");
-  const at::Tensor x = bhwc.permute({0, 3, 1, 2}).to(at::kDouble);
-  return at::fft_fftshift(at::fft_fft2(x, c10::nullopt, {-2, -1}), at::IntArrayRef{-2, -1});
+  const c10::Device device = bhwc.device();
+  const at::Tensor fh = centred_dft_matrix(h).to(device);
+  const at::Tensor fw_t = centred_dft_matrix(w).transpose(0, 1).to(device);
+  // Each side is one GEMM over all images and channels (a broadcast Fh·X would be B·C
+  // tiny ones): contract W on (B, C, H, W) rows, then H on the transposed result's rows.
+  const int64_t b = bhwc.size(0), c = bhwc.size(3);
+  const at::Tensor x = bhwc.permute({0, 3, 1, 2}).to(at::kComplexDouble).reshape({b * c * h, w});
+  const at::Tensor xw = at::mm(x, fw_t).view({b, c, h, w}).transpose(2, 3).reshape({b * c * w, h});
+  return at::mm(xw, fh.transpose(0, 1)).view({b, c, w, h}).transpose(2, 3);
+}
+
+// |F|² beyond half the Nyquist radius over Σ|F|², per image and channel: (B, C) float64.
+at::Tensor ratio_from_power(const at::Tensor& power) {
+  const at::Tensor high =
+      (frequency_radius(power.size(2), power.size(3)) > 0.25).to(power.device(), at::kDouble);
+  const at::Tensor total = power.sum({2, 3});
+  const at::Tensor ratio = (power * high).sum({2, 3}) / total;
+  return at::where(total > 0, ratio, at::zeros_like(ratio)).cpu();
+}
+
+at::Tensor log_of_amplitude(const at::Tensor& amplitude) {
+  return amplitude.clamp_min(1e-20).log().to(at::kFloat);
 }
 
 }  // namespace
 
 at::Tensor log_amplitude_spectrum(const at::Tensor& bhwc) {
-  const at::Tensor f = centred_fft(bhwc, "log_amplitude_spectrum");
-  return f.abs().clamp_min(1e-20).log().to(at::kFloat);
+  return log_of_amplitude(centred_fft(bhwc, "log_amplitude_spectrum").abs());
 }
 
 at::Tensor frequency_radius(int64_t h, int64_t w) {
@@ -85,24 +125,24 @@ at::Tensor radial_profile(const at::Tensor& maps) {
 }
 
 at::Tensor high_frequency_ratio(const at::Tensor& bhwc) {
-  const at::Tensor f = centred_fft(bhwc, "high_frequency_ratio");
-  const at::Tensor power = f.abs().square();  // (B, C, H, W)
-  const at::Tensor high =
-      (frequency_radius(f.size(2), f.size(3)) > 0.25).to(power.device(), at::kDouble);
-  const at::Tensor total = power.sum({2, 3});
-  const at::Tensor ratio = (power * high).sum({2, 3}) / total;
-  return at::where(total > 0, ratio, at::zeros_like(ratio)).cpu();
+  return ratio_from_power(centred_fft(bhwc, "high_frequency_ratio").abs().square());
 }
 
-void SpectrumAccumulator::add(const at::Tensor& bhwc) {
-  const at::Tensor logs = log_amplitude_spectrum(bhwc).to(at::kCPU, at::kDouble);  // (B, C, H, W)
+SpectrumParts spectrum_parts(const at::Tensor& bhwc) {
+  const at::Tensor amplitude = centred_fft(bhwc, "spectrum_parts").abs();  // (B, C, H, W)
+  return {log_of_amplitude(amplitude), ratio_from_power(amplitude.square())};
+}
+
+at::Tensor SpectrumAccumulator::add(const at::Tensor& bhwc) {
+  const SpectrumParts parts = spectrum_parts(bhwc);
+  const at::Tensor logs = parts.log_amplitude.to(at::kCPU, at::kDouble);  // (B, C, H, W)
   const at::IntArrayRef chw = logs.sizes().slice(1);
   if (sum_log_.defined() && !sum_log_.sizes().equals(chw))
     throw std::invalid_argument("SpectrumAccumulator: features of shape " +
                                 shape_str(bhwc.sizes()) +
                                 " give spectra (C, H, W) = " + shape_str(chw) +
                                 ", but the accumulated ones are " + shape_str(sum_log_.sizes()));
-  const at::Tensor hf = high_frequency_ratio(bhwc);
+  const at::Tensor& hf = parts.high_frequency_ratio;
   if (!sum_log_.defined()) {
     sum_log_ = at::zeros(chw, at::kDouble);
     sum_hf_ = at::zeros({chw[0]}, at::kDouble);
@@ -110,6 +150,7 @@ void SpectrumAccumulator::add(const at::Tensor& bhwc) {
   sum_log_ += logs.sum(0);
   sum_hf_ += hf.sum(0);
   images_ += bhwc.size(0);
+  return hf;
 }
 
 Spectrum SpectrumAccumulator::result() const {

@@ -29,6 +29,14 @@ at::Tensor radial_profile(const at::Tensor& maps);
 // 0 for an all-zero channel.
 at::Tensor high_frequency_ratio(const at::Tensor& bhwc);
 
+// Both of the above from one transform: log_amplitude (B, C, H, W) float32 and
+// high_frequency_ratio (B, C) float64, equal to the two functions' results.
+struct SpectrumParts {
+  at::Tensor log_amplitude;
+  at::Tensor high_frequency_ratio;
+};
+SpectrumParts spectrum_parts(const at::Tensor& bhwc);
+
 struct Spectrum {
   at::Tensor mean_log_amplitude;    // (C, H, W) mean over images
   at::Tensor radial;                // (C, R) radial profile of the mean
@@ -39,7 +47,10 @@ struct Spectrum {
 // Streams images in: memory is one (C, H, W) sum whatever the number of images.
 class SpectrumAccumulator {
  public:
-  void add(const at::Tensor& bhwc);  // throws std::invalid_argument on a shape change
+  // Adds the images' spectra and returns their high-frequency ratios (B, C) float64, which
+  // callers tabulate per image without a second transform. Throws std::invalid_argument
+  // on a shape change (and then adds nothing).
+  at::Tensor add(const at::Tensor& bhwc);
   Spectrum result() const;
   int64_t images() const { return images_; }
 

@@ -37,9 +37,9 @@ void add_spectra(ImageStep& s) {
       features.emplace_back("output", t);
     }
     for (const auto& [branch, f] : features) {
-      s.session.add_spectrum({"spectra", "", l.index, "", branch, ""}, f);
-      const at::Tensor hf =
-          analysis::high_frequency_ratio(f)[0].to(at::kCPU, at::kDouble).contiguous();
+      const at::Tensor hf = s.session.add_spectrum({"spectra", "", l.index, "", branch, ""}, f)[0]
+                                .to(at::kCPU, at::kDouble)
+                                .contiguous();
       summary.add_row({l.index, l.path, branch, hf.size(0), hf.mean().item<double>()});
       const double* ratio = hf.data_ptr<double>();  // (C,): one row per channel, no per-item op
       for (int64_t c = 0; c < hf.size(0); ++c)

@@ -11,6 +11,7 @@
 #include "models/hf_layout.h"
 #include "models/litv2.h"
 #include "models/model_registry.h"
+#include "core/nn/initial_values.h"
 
 namespace attnlab::models {
 namespace {
@@ -79,7 +80,10 @@ LoadedModel load_model(Json config, const std::string& path, const std::string& 
     }
   }
   LoadedModel loaded;
-  loaded.model = make_backbone(config);
+  {
+    const nn::WeightsToBeLoaded no_random_values;  // the strict load sets every one
+    loaded.model = make_backbone(config);
+  }
   load_weights(*loaded.model, w);
   loaded.model->eval();
   loaded.config = std::move(config);

@@ -4,6 +4,7 @@
 // bounds). Autograd differentiates through the corner weights, so gradients reach both the
 // input and the offsets, as with torchvision's kernel.
 #include "models/deform_conv.h"
+#include "core/nn/initial_values.h"
 
 #include <ATen/ATen.h>
 
@@ -123,7 +124,7 @@ DeformConv2dPack::DeformConv2dPack(int64_t in, int64_t out, std::array<int64_t, 
   // fresh DTM starts as a plain strided convolution).
   const double bound = 1.0 / std::sqrt(static_cast<double>(in * kernel[0] * kernel[1]));
   weight = register_parameter("weight",
-                              at::empty({out, in, kernel[0], kernel[1]}).uniform_(-bound, bound));
+                              nn::initial_uniform({out, in, kernel[0], kernel[1]}, bound));
   bias = register_parameter("bias", at::zeros({out}));
   attention::Conv2dLayer::Shape s;
   s.in = in;

@@ -13,6 +13,7 @@
 #include "core/nn/state_loading.h"
 #include "models/stage_runner.h"
 #include "models/swin_blocks.h"
+#include "core/nn/initial_values.h"
 
 namespace attnlab::models {
 namespace {
@@ -92,7 +93,7 @@ class Swin : public Backbone {
         std::make_shared<swin::PatchEmbed>(k.patch_size, k.embed_dim, k.patch_norm, k.ln_eps));
     if (k.ape)  // trunc_normal(std 0.02) in the reference
       ape_ = register_parameter("absolute_pos_embed",
-                                at::randn({1, k.grid(0) * k.grid(0), k.embed_dim}).mul_(0.02));
+                                nn::initial_normal({1, k.grid(0) * k.grid(0), k.embed_dim}, 0.02));
     auto layers = register_module("layers", std::make_shared<torch::nn::Module>());
     for (int64_t i = 0; i < k.stages(); ++i) {
       auto stage =

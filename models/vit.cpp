@@ -39,6 +39,7 @@
 #include "models/backbone.h"
 #include "models/model_config.h"
 #include "models/vit_blocks.h"
+#include "core/nn/initial_values.h"
 
 namespace attnlab::models {
 namespace {
@@ -248,13 +249,13 @@ class VisionTransformer : public Backbone {
     // AnchorDeiT: cls_token, pos_embed, dist_token). Initialised like timm (cls ~1e-6,
     // positions and dist ~0.02); checkpoints overwrite them.
     if (spec_.class_token)
-      cls_token_ = register_parameter("cls_token", at::randn({1, 1, c}) * 1e-6);
+      cls_token_ = register_parameter("cls_token", nn::initial_normal({1, 1, c}, 1e-6));
     pos_embed_ = register_parameter("pos_embed",
                                     spec_.sincos_positions
                                         ? sincos_positions(spec_)
-                                        : at::randn({1, spec_.layout(true).tokens(), c}) * 0.02);
+                                        : nn::initial_normal({1, spec_.layout(true).tokens(), c}, 0.02));
     if (spec_.distilled)
-      dist_token_ = register_parameter("dist_token", at::randn({1, 1, c}) * 0.02);
+      dist_token_ = register_parameter("dist_token", nn::initial_normal({1, 1, c}, 0.02));
     patch_embed_ =
         register_module("patch_embed", std::make_shared<PatchEmbed>(spec_.patch_size, c));
     auto blocks = std::make_shared<torch::nn::Module>();

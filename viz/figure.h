@@ -9,6 +9,7 @@
 // at 100% in the paper. Panel contents are in data coordinates of the panel's axes.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -57,7 +58,9 @@ struct BarSeries {
 };
 
 // A rows x cols grid of values drawn over [x0, x1] x [y0, y1]; row 0 at y0. NaN cells are
-// transparent.
+// transparent. alpha < 1 blends it over what is below (a map over its picture): vector
+// files then hold the map at token resolution (or a little more, for a bilinear map) and
+// the picture once, not a blended picture per panel.
 struct HeatmapLayer {
   int rows = 0, cols = 0;
   std::vector<float> values;  // row-major
@@ -65,12 +68,14 @@ struct HeatmapLayer {
   double vmin = 0, vmax = 1;
   Upsample upsample = Upsample::Nearest;
   double x0 = 0, y0 = 0, x1 = 1, y1 = 1;
+  double alpha = 1;
 };
 
-// A picture (an input image, or an image with a map blended over it) drawn pixel for pixel
-// over [x0, x1] x [y0, y1].
+// A picture (an input image) drawn pixel for pixel over [x0, x1] x [y0, y1]. Shared and
+// immutable: the 72 panels of a layers x heads figure hold one picture, and a file embeds
+// each distinct picture once.
 struct ImageLayer {
-  RgbaImage image;
+  std::shared_ptr<const RgbaImage> image;
   double x0 = 0, y0 = 0, x1 = 1, y1 = 1;
 };
 

@@ -112,33 +112,63 @@ cairo_surface_t* surface_from_rgba(const RgbaImage& img) {
   return s;
 }
 
-// Paints `img` into the data rectangle (already in points). Nearest: blocks stay sharp.
-void paint_image(DrawTarget& t, const RgbaImage& img, double x0, double y0, double x1, double y1,
-                 bool smooth) {
-  if (img.empty()) return;
+// Paints an image surface of w x h pixels into the rectangle (already in points) with the
+// given filter; alpha < 1 blends it over what is there.
+void paint_surface(DrawTarget& t, cairo_surface_t* s, int w, int h, double x0, double y0,
+                   double x1, double y1, cairo_filter_t filter, double alpha) {
   cairo_t* cr = t.cr;
-  cairo_surface_t* s = surface_from_rgba(img);
   cairo_save(cr);
   cairo_translate(cr, std::min(x0, x1), std::min(y0, y1));
-  cairo_scale(cr, std::abs(x1 - x0) / img.width, std::abs(y1 - y0) / img.height);
+  cairo_scale(cr, std::abs(x1 - x0) / w, std::abs(y1 - y0) / h);
   cairo_set_source_surface(cr, s, 0, 0);
-  cairo_pattern_set_filter(cairo_get_source(cr),
-                           smooth ? CAIRO_FILTER_BILINEAR : CAIRO_FILTER_NEAREST);
-  cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD);
-  cairo_rectangle(cr, 0, 0, img.width, img.height);
-  cairo_fill(cr);
+  cairo_pattern_set_filter(cairo_get_source(cr), filter);
+  // Raster: edge pixels extend outward, so a smoothed edge does not fade to transparent.
+  // Vector: no extension, which the PDF backend would emulate with a padded copy of the
+  // image per paint (and a picture under 72 panels would be embedded 72 times).
+  cairo_pattern_set_extend(cairo_get_source(cr), t.vector ? CAIRO_EXTEND_NONE : CAIRO_EXTEND_PAD);
+  cairo_rectangle(cr, 0, 0, w, h);
+  if (alpha >= 1) {
+    cairo_fill(cr);
+  } else {
+    cairo_clip(cr);
+    cairo_paint_with_alpha(cr, std::max(0.0, alpha));
+  }
   cairo_restore(cr);
+}
+
+// Paints `img` (a temporary: a colormapped heatmap, a colorbar) into the rectangle.
+// Nearest: blocks stay sharp.
+void paint_image(DrawTarget& t, const RgbaImage& img, double x0, double y0, double x1, double y1,
+                 bool smooth, double alpha = 1) {
+  if (img.empty()) return;
+  cairo_surface_t* s = surface_from_rgba(img);
+  paint_surface(t, s, img.width, img.height, x0, y0, x1, y1,
+                smooth ? CAIRO_FILTER_BILINEAR : CAIRO_FILTER_NEAREST, alpha);
   cairo_surface_destroy(s);
+}
+
+// Paints a figure's picture, converted once per drawing when the target keeps surfaces.
+void paint_picture(DrawTarget& t, const RgbaImage& img, double x0, double y0, double x1, double y1,
+                   bool smooth) {
+  if (img.empty()) return;
+  if (!t.images) return paint_image(t, img, x0, y0, x1, y1, smooth);
+  paint_surface(t, t.images->surface_for(img), img.width, img.height, x0, y0, x1, y1,
+                smooth ? CAIRO_FILTER_BILINEAR : CAIRO_FILTER_NEAREST, 1);
 }
 
 void draw_heatmap(DrawTarget& t, const Panel& p, const PanelLayout& box, const HeatmapLayer& h) {
   if (h.rows <= 0 || h.cols <= 0 || h.values.size() != size_t(h.rows) * h.cols) return;
   const PointXY a = data_to_points(p, box, h.x0, h.y0), b = data_to_points(p, box, h.x1, h.y1);
   int out_h = h.rows, out_w = h.cols;
-  if (h.upsample == Upsample::Bilinear) {  // to the device resolution of the rectangle
-    const double scale = t.vector ? 4.0 : t.px_per_pt;
+  bool smooth = false;
+  if (h.upsample == Upsample::Bilinear) {
+    // Raster: to the device resolution of the rectangle. Vector: to about one pixel per
+    // point (72 per inch), with the viewer's interpolation smoothing between them, which
+    // looks the same as a finer sampling at any zoom and keeps a 72-panel figure small.
+    const double scale = t.vector ? 1.0 : t.px_per_pt;
     out_w = std::clamp(int(std::ceil(std::abs(b.x - a.x) * scale)), h.cols, 2048);
     out_h = std::clamp(int(std::ceil(std::abs(b.y - a.y) * scale)), h.rows, 2048);
+    smooth = t.vector;
   } else if (t.vector) {  // blocks of k x k pixels: sharp in every viewer
     const int k = std::clamp(512 / std::max(h.rows, h.cols), 1, 64);
     out_w = h.cols * k;
@@ -156,9 +186,9 @@ void draw_heatmap(DrawTarget& t, const Panel& p, const PanelLayout& box, const H
     for (int y = 0; y < img.height; ++y)
       std::copy_n(&img.rgba[size_t(img.height - 1 - y) * img.width * 4], size_t(img.width) * 4,
                   &flipped.rgba[size_t(y) * img.width * 4]);
-    paint_image(t, flipped, a.x, a.y, b.x, b.y, false);
+    paint_image(t, flipped, a.x, a.y, b.x, b.y, smooth, h.alpha);
   } else {
-    paint_image(t, img, a.x, a.y, b.x, b.y, false);
+    paint_image(t, img, a.x, a.y, b.x, b.y, smooth, h.alpha);
   }
 }
 
@@ -214,9 +244,10 @@ void draw_item(DrawTarget& t, const Figure& f, const Panel& p, const PanelLayout
   } else if (const auto* h = std::get_if<HeatmapLayer>(&item)) {
     draw_heatmap(t, p, box, *h);
   } else if (const auto* im = std::get_if<ImageLayer>(&item)) {
+    if (!im->image) return;
     const PointXY a = pt(im->x0, im->y0), c = pt(im->x1, im->y1);
-    const bool downscale = std::abs(c.x - a.x) * t.px_per_pt < im->image.width;
-    paint_image(t, im->image, a.x, a.y, c.x, c.y, downscale && !t.vector);
+    const bool downscale = std::abs(c.x - a.x) * t.px_per_pt < im->image->width;
+    paint_picture(t, *im->image, a.x, a.y, c.x, c.y, downscale && !t.vector);
   } else if (const auto* g = std::get_if<GridLines>(&item)) {
     for (int c = 1; c < g->cols; ++c) {
       const double x = g->x0 + (g->x1 - g->x0) * c / g->cols;
@@ -451,6 +482,35 @@ void draw_panel(DrawTarget& t, const Figure& f, const style::Metrics& m, const P
 }
 
 }  // namespace
+
+ImageSurfaces::~ImageSurfaces() {
+  for (const Entry& e : entries_) cairo_surface_destroy(e.surface);
+}
+
+cairo_surface_t* ImageSurfaces::surface_for(const RgbaImage& image) {
+  for (const Entry& e : entries_)  // the same picture object (shared by panels)
+    if (e.image == &image) return e.surface;
+  // FNV-1a over the size and pixels: equal pictures (the same photo under every panel)
+  // find one surface; a hash match is confirmed byte for byte.
+  uint64_t hash = 1469598103934665603ull;
+  const auto mix = [&hash](uint64_t v) { hash = (hash ^ v) * 1099511628211ull; };
+  mix(uint64_t(image.width));
+  mix(uint64_t(image.height));
+  const size_t n = image.rgba.size();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, image.rgba.data() + i, 8);
+    mix(word);
+  }
+  for (; i < n; ++i) mix(image.rgba[i]);
+  for (const Entry& e : entries_)
+    if (e.hash == hash && e.image->width == image.width && e.image->height == image.height &&
+        e.image->rgba == image.rgba)
+      return e.surface;
+  entries_.push_back({hash, &image, surface_from_rgba(image)});
+  return entries_.back().surface;
+}
 
 void draw_figure(DrawTarget& t, const Figure& f) {
   const FigureLayout L = layout_figure(f);

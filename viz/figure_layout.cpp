@@ -286,7 +286,7 @@ FigureGeometry figure_geometry(const Figure& figure, double dpi) {
   g.figure = figure;
   for (Panel& p : g.figure.panels)
     for (PlotItem& item : p.items)
-      if (auto* im = std::get_if<ImageLayer>(&item)) im->image = RgbaImage{};
+      if (auto* im = std::get_if<ImageLayer>(&item)) im->image.reset();
   return g;
 }
 

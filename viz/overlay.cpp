@@ -145,19 +145,41 @@ RgbaImage overlay_map(const RgbaImage& image, const float* map, int rows, int co
 }
 
 Panel image_panel(RgbaImage picture, std::string title) {
+  return image_panel(std::make_shared<const RgbaImage>(std::move(picture)), std::move(title));
+}
+
+Panel image_panel(std::shared_ptr<const RgbaImage> picture, std::string title) {
   Panel p;
   p.image = true;
   p.title = std::move(title);
   p.x.show = p.y.show = false;
   p.x.min = p.y.min = 0;
-  p.x.max = picture.width;
-  p.y.max = picture.height;
+  p.x.max = picture ? picture->width : 0;
+  p.y.max = picture ? picture->height : 0;
   ImageLayer layer;
-  layer.x1 = picture.width;
-  layer.y1 = picture.height;
+  layer.x1 = p.x.max;
+  layer.y1 = p.y.max;
   layer.image = std::move(picture);
   p.items.emplace_back(std::move(layer));
   return p;
+}
+
+void add_map_layer(Panel& panel, const float* map, int rows, int cols, ValueRange range,
+                   const OverlayStyle& style) {
+  HeatmapLayer h;
+  h.rows = rows;
+  h.cols = cols;
+  h.values.assign(map, map + size_t(rows) * size_t(cols));
+  h.cmap = style.cmap;
+  h.vmin = range.lo;
+  h.vmax = range.hi;
+  h.upsample = style.upsample;
+  h.x0 = panel.x.min;
+  h.x1 = panel.x.max;
+  h.y0 = panel.y.min;
+  h.y1 = panel.y.max;
+  h.alpha = std::clamp(style.alpha, 0.0, 1.0);
+  panel.items.emplace_back(std::move(h));
 }
 
 void add_token_grid(Panel& panel, int rows, int cols, Color color, double width_pt) {

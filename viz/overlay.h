@@ -5,6 +5,7 @@
 // window grid and the query marker as outlines (add_token_grid, add_query_marker).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,8 +60,14 @@ RgbaImage overlay_map(const RgbaImage& image, const float* map, int rows, int co
 int upscale_factor(const RgbaImage& image, int min_side);
 
 // An image panel showing `picture` over data coordinates [0, w] x [0, h] (pixels of the
-// picture), no axes.
+// picture), no axes. Panels given the same shared picture draw (and embed) it once.
 Panel image_panel(RgbaImage picture, std::string title = "");
+Panel image_panel(std::shared_ptr<const RgbaImage> picture, std::string title = "");
+// A map over an image panel's whole picture, as a layer: the colour-mapped values with
+// the style's colormap, upsampling and alpha, blended when drawn (the same look as
+// overlay_map's blended picture, without a blended copy of the picture per panel).
+void add_map_layer(Panel& panel, const float* map, int rows, int cols, ValueRange range,
+                   const OverlayStyle& style);
 // Outlines of a cols x rows token grid over the whole picture of an image panel.
 void add_token_grid(Panel& panel, int rows, int cols, Color color = Color{1, 1, 1, 0.3},
                     double width_pt = 0.35);

@@ -42,7 +42,8 @@ cairo_surface_t* render_surface(const Figure& f, double dpi) {
   check(cairo_surface_status(s), "image surface");
   cairo_t* cr = cairo_create(s);
   cairo_scale(cr, dpi / 72.0, dpi / 72.0);
-  DrawTarget t{cr, false, dpi / 72.0};
+  ImageSurfaces images;
+  DrawTarget t{cr, false, dpi / 72.0, nullptr, &images};
   draw_figure(t, f);
   const cairo_status_t st = cairo_status(cr);
   cairo_destroy(cr);
@@ -89,7 +90,8 @@ std::string render_vector(const Figure& f, bool pdf) {
   }
   std::vector<DrawnText> texts;
   cairo_t* cr = cairo_create(s);
-  DrawTarget t{cr, true, 1.0, pdf ? nullptr : &texts};
+  ImageSurfaces images;
+  DrawTarget t{cr, true, 1.0, pdf ? nullptr : &texts, &images};
   draw_figure(t, f);
   const cairo_status_t st = cairo_status(cr);
   cairo_destroy(cr);

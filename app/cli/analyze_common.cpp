@@ -162,18 +162,31 @@ std::vector<std::string> analyse_images(session::AnalysisSession& session, model
                                         const c10::Device& device,
                                         const image::Preprocessing& preprocessing,
                                         const std::vector<ImageInput>& images, Progress& progress,
-                                        const InputSink& on_input) {
+                                        const InputSink& on_input, StageSeconds* stages) {
   std::vector<std::string> failed;
   const models::ForwardOptions options = session.settings().forward_options();
   at::NoGradGuard no_grad;
+  StageSeconds unused;
+  StageSeconds& times = stages ? *stages : unused;
+  auto mark = std::chrono::steady_clock::now();
+  const auto lap = [&mark](double& into) {
+    const auto now = std::chrono::steady_clock::now();
+    into += std::chrono::duration<double>(now - mark).count();
+    mark = now;
+  };
   for (size_t i = 0; i < images.size(); ++i) {
     const auto& im = images[i];
     try {
+      mark = std::chrono::steady_clock::now();
       const at::Tensor x = image::preprocess(io::load_rgb_image(im.path), preprocessing);
+      lap(times.images);
       const models::ForwardResult result = model.run(x.to(device), options);
+      lap(times.forward);
       session.add(im.tag, result);
       if (session.explains()) session.explain(im.tag, model, x.to(device));
       if (on_input) on_input(im, x);
+      lap(times.analyses);
+      ++times.count;
     } catch (const std::exception& e) {
       progress.break_line();
       std::fprintf(stderr, "attnlab: error: %s: %s (skipped)\n", im.path.c_str(), e.what());
@@ -183,6 +196,21 @@ std::vector<std::string> analyse_images(session::AnalysisSession& session, model
   }
   progress.finish();
   return failed;
+}
+
+nlohmann::json StageSeconds::to_json() const {
+  return {{"model", model},     {"images", images}, {"forward", forward},
+          {"analyses", analyses}, {"images_analysed", count}};
+}
+
+std::string StageSeconds::summary() const {
+  char buf[256];
+  const double n = double(std::max<int64_t>(1, count));
+  std::snprintf(buf, sizeof buf,
+                "model %.2f s, images %.2f s, forward %.2f s (%.3f s/image), analyses %.2f s "
+                "(%.3f s/image)",
+                model, images, forward, forward / n, analyses, analyses / n);
+  return buf;
 }
 
 nlohmann::json run_description(const GlobalOptions& g, const c10::Device& device,
@@ -222,7 +250,7 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
     const nlohmann::json step = session::checkpoint_step(path);
     series.add(int64_t(i), std::filesystem::path(path).filename().string(),
                step.is_number() ? step.get<int64_t>() : int64_t(i), session.tables());
-    nlohmann::json c = model.describe["checkpoint"];
+    nlohmann::json c = model.description()["checkpoint"];
     c["index"] = i;
     c["step"] = step;
     c["images_analysed"] = session.images();

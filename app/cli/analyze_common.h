@@ -52,13 +52,27 @@ class Progress {
 // Receives each analysed image's preprocessed input (1, 3, H, W) on the CPU.
 using InputSink = std::function<void(const ImageInput&, const at::Tensor&)>;
 
+// Where a run's time went (seconds, summed over the images): the sidecar's
+// "stage_seconds" and the line analyze prints, so that a slow run says why.
+struct StageSeconds {
+  double model = 0;     // building the model and loading its weights
+  double images = 0;    // decoding and preprocessing
+  double forward = 0;   // the forward passes, with the traces the analyses need
+  double analyses = 0;  // the analyses, with the arrays they write as they go
+  int64_t count = 0;    // images analysed
+  nlohmann::json to_json() const;
+  std::string summary() const;  // "model 0.05 s, forward 1.62 s (0.051 s/image), ..."
+};
+
 // Runs each image through the model and the session; a failing image (unreadable, wrong
 // size for the model, ...) is reported on stderr and skipped. Returns the failed paths.
+// `stages`, when given, receives the time of each stage.
 std::vector<std::string> analyse_images(session::AnalysisSession& session, models::Backbone& model,
                                         const c10::Device& device,
                                         const image::Preprocessing& preprocessing,
                                         const std::vector<ImageInput>& images, Progress& progress,
-                                        const InputSink& on_input = nullptr);
+                                        const InputSink& on_input = nullptr,
+                                        StageSeconds* stages = nullptr);
 
 // The statistics of every checkpoint of a training series, in order: each table of the
 // session becomes "<name>_series" with checkpoint_index, checkpoint and step columns first.

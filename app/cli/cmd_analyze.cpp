@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "app/cli/analyze_common.h"
+#include "core/analysis/background_writer.h"
 #include "core/analysis/output_folder.h"
 #include "core/io/tensor_file.h"
 #include "core/runtime/device.h"
@@ -38,6 +39,8 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
   const c10::Device device = runtime::select_device(g.device);
   const auto t0 = std::chrono::steady_clock::now();
   ReadyModel model = load_ready_model(req.model, device);
+  StageSeconds stages;
+  stages.model = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // A names file must name the model's classes (checked before anything is written).
   nlohmann::json names_record = nullptr;
   if (!req.model.class_names.empty()) {
@@ -46,24 +49,29 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
     names_record = {{"file", req.model.class_names_path}, {"classes", classes}};
   }
   analysis::OutputFolder folder(req.out, req.model.tag);
+  analysis::BackgroundWriter writer(folder);  // the arrays reach the disk while images run
   session::AnalysisSession session(req.settings,
-                                   [&](const analysis::Array& a) { folder.write_array(a); });
+                                   [&](const analysis::Array& a) { writer.write_array(a); });
   Progress progress("analyze", static_cast<int64_t>(req.images.size()));
   const std::vector<std::string> failed =
-      analyse_images(session, *model.model, device, req.model.preprocessing, req.images, progress);
+      analyse_images(session, *model.model, device, req.model.preprocessing, req.images, progress,
+                     nullptr, &stages);
+  writer.finish();
   if (session.images() == 0) throw std::runtime_error("no image could be analysed");
 
   for (const auto& t : session.tables()) folder.write_table(t);
   for (const auto& a : session.arrays()) folder.write_array(a);
   nlohmann::json sidecar = run_description(g, device, req.settings);
-  sidecar["model"] = model.describe;
+  sidecar["model"] = model.description();
   sidecar["class_names"] = names_record;
   sidecar["images"] = images_json(req.images, failed);
   sidecar["layers"] = session.layers_json();
   sidecar["warnings"] = session.warnings();
   sidecar["skipped"] = session.skipped();
   sidecar["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  sidecar["stage_seconds"] = stages.to_json();
   const std::string sidecar_path = folder.write_sidecar(sidecar);
+  std::fprintf(stderr, "analyze: %s\n", stages.summary().c_str());
   for (const auto& w : session.warnings())
     std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
   for (const auto& note : session.skipped()) std::fprintf(stderr, "attnlab: %s\n", note.c_str());

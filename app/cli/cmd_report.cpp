@@ -23,6 +23,7 @@
 
 #include "app/cli/report_index.h"
 #include "app/cli/report_costs.h"
+#include "app/cli/report_figures.h"
 #include "app/cli/report_options.h"
 #include "app/cli/report_run.h"
 #include "app/session/analysis_registry.h"
@@ -174,31 +175,16 @@ int cmd_report(Args args, const GlobalOptions& g) {
   };
   if (!wanted("complexity")) cost.complexity_scales.clear();
   if (!wanted("attention_bench")) cost.bench = false;
+  // The analyses' figures are drawn side by side; the cost figures, which count and time
+  // with LibTorch, after them one at a time.
+  const size_t parallel_jobs = jobs.size();
   for (auto& job : cost_figure_jobs(cost_models, cost, device, stats_dir, errors))
     jobs.push_back(std::move(job));
   IndexPage page;
-  Progress progress("report: figures", int64_t(jobs.size()), "figure");
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    const session::FigureJob& job = jobs[i];
-    try {
-      const viz::CaptionedFigure cf = job.build();
-      IndexEntry e{job.kind, job.stem, cf.caption, {}};
-      for (const auto f : formats) {
-        viz::write_figure(
-            cf.figure,
-            (fs::path(out) / "figures" / (job.stem + "." + viz::figure_format_name(f))).string(), f,
-            dpi);
-        e.formats.push_back(viz::figure_format_name(f));
-      }
-      page.figures.push_back(std::move(e));
-    } catch (const std::exception& e) {
-      progress.break_line();
-      std::fprintf(stderr, "attnlab: error: figure %s: %s (skipped)\n", job.stem.c_str(), e.what());
-      errors.push_back("figure " + job.stem + ": " + e.what());
-    }
-    progress.update(int64_t(i + 1), job.stem);
-  }
-  progress.finish();
+  FigureStageResult figures =
+      write_report_figures(jobs, parallel_jobs, formats, (fs::path(out) / "figures").string(), dpi);
+  page.figures = std::move(figures.written);
+  errors.insert(errors.end(), figures.errors.begin(), figures.errors.end());
 
   page.title = demo ? "attnlab report — the model zoo on the demo images" : "attnlab report";
   std::string model_names;

@@ -9,6 +9,7 @@
 
 #include "app/session/input_picture.h"
 #include "app/session/predictions.h"
+#include "core/analysis/background_writer.h"
 #include "core/analysis/output_folder.h"
 
 namespace attnlab::cli {
@@ -21,9 +22,12 @@ ModelResults run_report_model(const ModelChoice& choice, const std::vector<Image
   r.name = choice.tag;
   r.preprocessing = choice.preprocessing.describe();
   ReadyModel model = load_ready_model(choice, device);
+  StageSeconds stages;
+  stages.model = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   analysis::OutputFolder folder(stats_dir, choice.tag);
+  analysis::BackgroundWriter writer(folder);  // the arrays reach the disk while images run
   session::AnalysisSession session(settings, [&](const analysis::Array& a) {
-    folder.write_array(a);
+    writer.write_array(a);
     r.arrays.push_back(a);
   });
   Progress progress("report: " + choice.tag, int64_t(images.size()));
@@ -31,7 +35,9 @@ ModelResults run_report_model(const ModelChoice& choice, const std::vector<Image
       session, *model.model, device, choice.preprocessing, images, progress,
       [&](const ImageInput& im, const at::Tensor& x) {
         r.images.push_back({im.tag, session::input_picture(x, choice.preprocessing)});
-      });
+      },
+      &stages);
+  writer.finish();
   if (session.images() == 0) throw std::runtime_error("no image could be analysed");
   r.tables = session.tables();
   for (const auto& t : r.tables) folder.write_table(t);
@@ -44,12 +50,13 @@ ModelResults run_report_model(const ModelChoice& choice, const std::vector<Image
                                              model.config.value("num_classes", int64_t{1000}));
   r.warnings = session.warnings();
   nlohmann::json sidecar = run;
-  sidecar["model"] = model.describe;
+  sidecar["model"] = model.description();
   sidecar["layers"] = r.layers;
   sidecar["warnings"] = r.warnings;
   sidecar["failed_images"] = r.failed_images;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   sidecar["seconds"] = r.seconds;
+  sidecar["stage_seconds"] = stages.to_json();
   folder.write_sidecar(sidecar);
   return r;
 }

@@ -201,11 +201,20 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& devic
     r.describe["weights"] = "random initialisation (no checkpoint), at::manual_seed(0)";
   } else {
     r.describe["checkpoint"] = {{"path", std::filesystem::absolute(choice.checkpoint).string()},
-                                {"sha256", analysis::sha256_file(choice.checkpoint)},
+                                {"sha256", nullptr},
                                 {"bytes", std::filesystem::file_size(choice.checkpoint)},
                                 {"container_key", choice.key}};
+    r.checkpoint_sha256 =
+        std::async(std::launch::async, analysis::sha256_file, choice.checkpoint).share();
   }
   return r;
+}
+
+nlohmann::json ReadyModel::description() const {
+  nlohmann::json d = describe;
+  if (checkpoint_sha256.valid() && d["checkpoint"].is_object())
+    d["checkpoint"]["sha256"] = checkpoint_sha256.get();
+  return d;
 }
 
 }  // namespace attnlab::session

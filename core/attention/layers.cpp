@@ -1,5 +1,6 @@
 // LinearLayer, Conv2dLayer and LayerNormLayer.
 #include "core/attention/layers.h"
+#include "core/nn/initial_values.h"
 
 #include <ATen/ATen.h>
 
@@ -9,8 +10,7 @@ namespace attnlab::attention {
 namespace {
 
 at::Tensor uniform(at::IntArrayRef shape, int64_t fan_in) {
-  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-  return at::empty(shape, at::kFloat).uniform_(-bound, bound);
+  return nn::initial_uniform(shape, 1.0 / std::sqrt(static_cast<double>(fan_in)));
 }
 
 }  // namespace

@@ -41,6 +41,7 @@
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
 #include "core/runtime/mac_counter.h"
+#include "core/nn/initial_values.h"
 
 namespace attnlab::attention {
 
@@ -195,7 +196,7 @@ class SwinAttention : public AttentionMechanism {
     const int64_t side = 2 * window_ - 1;
     // Registered in the reference's order; the table as its trunc_normal(std 0.02).
     table_ = register_parameter("relative_position_bias_table",
-                                at::randn({side * side, c.heads}).mul_(0.02));
+                                nn::initial_normal({side * side, c.heads}, 0.02));
     index_ = register_buffer("relative_position_index", swin_relative_position_index(window_));
     qkv_ = add_layer<LinearLayer>(*this, "qkv", c.dim, 3 * c.dim, c.flag("qkv_bias"));
     proj_ = add_layer<LinearLayer>(*this, "proj", c.dim, c.dim, true);

@@ -45,13 +45,15 @@ CaptionedFigure head_maps_figure(const RgbaImage& picture, const analysis::Array
   Figure f;
   f.font_pt = 7;
   f.panels.push_back(input_panel(picture, style, first.rows, first.cols, cell_on(query, first)));
+  const auto background = map_background(picture, style);  // one picture for every panel
   for (int64_t k = 0; k < h; ++k) {
     const MapSlice s = map_slice(heads, k);
-    f.panels.push_back(overlay_panel(picture, s, slice_range(s, style, shared), style,
+    f.panels.push_back(overlay_panel(background, s, slice_range(s, style, shared), style,
                                      cell_on(query, s), "head " + std::to_string(k)));
   }
-  f.panels.push_back(overlay_panel(picture, mean_slice, slice_range(mean_slice, style, shared),
-                                   style, cell_on(query, mean_slice), "mean of heads"));
+  f.panels.push_back(overlay_panel(background, mean_slice,
+                                   slice_range(mean_slice, style, shared), style,
+                                   cell_on(query, mean_slice), "mean of heads"));
   const int n = int(f.panels.size());
   f.cols = std::clamp(n, 1, std::max(1, max_cols));
   f.width_in = f.cols <= 4 ? kColumnWidthIn * f.cols / 4.0 + 0.2 : kPageWidthIn;
@@ -87,6 +89,7 @@ CaptionedFigure layers_heads_figure(const RgbaImage& picture, const std::vector<
   f.cols = cols;
   for (int c = 0; c < cols; ++c) f.col_labels.push_back("head " + std::to_string(c));
   int rows_grid = 0, cols_grid = 0;
+  const auto background = map_background(picture, small);  // one picture for all panels
   for (const auto& l : layers) {
     f.row_labels.push_back(l.layer);
     for (int c = 0; c < cols; ++c) {
@@ -101,7 +104,7 @@ CaptionedFigure layers_heads_figure(const RgbaImage& picture, const std::vector<
       rows_grid = s.rows;
       cols_grid = s.cols;
       f.panels.push_back(overlay_panel(
-          picture, s, slice_range(s, small), small,
+          background, s, slice_range(s, small), small,
           query.cell ? std::optional<GridCell>(
                            map_cell(*query.cell, query.ref_rows, query.ref_cols, s.rows, s.cols))
                      : std::nullopt,

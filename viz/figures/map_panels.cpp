@@ -32,10 +32,15 @@ GridCell map_cell(GridCell q, int ref_rows, int ref_cols, int rows, int cols) {
                   std::min(cols - 1, int((q.col + 0.5) * cols / ref_cols))};
 }
 
+std::shared_ptr<const RgbaImage> map_background(const RgbaImage& picture, const MapStyle& style) {
+  return std::make_shared<const RgbaImage>(style.overlay.grey_background ? greyscale(picture)
+                                                                         : picture);
+}
+
 Panel input_panel(const RgbaImage& picture, const MapStyle& style, int rows, int cols,
                   std::optional<GridCell> query, std::string title) {
-  Panel p = image_panel(scale_image_nearest(picture, upscale_factor(picture, style.min_side)),
-                        std::move(title));
+  (void)style;  // the picture is drawn as it is; its pixels stay blocks when enlarged
+  Panel p = image_panel(picture, std::move(title));
   if (rows > 0 && cols > 0) {
     add_token_grid(p, rows, cols, Color{1, 1, 1, 0.25}, 0.3);
     if (query) add_query_marker(p, rows, cols, query->row, query->col);
@@ -43,14 +48,18 @@ Panel input_panel(const RgbaImage& picture, const MapStyle& style, int rows, int
   return p;
 }
 
-Panel overlay_panel(const RgbaImage& picture, MapSlice map, ValueRange range, const MapStyle& style,
-                    std::optional<GridCell> query, std::string title) {
-  const RgbaImage big = scale_image_nearest(picture, upscale_factor(picture, style.min_side));
-  Panel p = image_panel(overlay_map(big, map.data, map.rows, map.cols, range, style.overlay),
-                        std::move(title));
+Panel overlay_panel(std::shared_ptr<const RgbaImage> background, MapSlice map, ValueRange range,
+                    const MapStyle& style, std::optional<GridCell> query, std::string title) {
+  Panel p = image_panel(std::move(background), std::move(title));
+  add_map_layer(p, map.data, map.rows, map.cols, range, style.overlay);
   if (style.token_grid) add_token_grid(p, map.rows, map.cols);
   if (query) add_query_marker(p, map.rows, map.cols, query->row, query->col);
   return p;
+}
+
+Panel overlay_panel(const RgbaImage& picture, MapSlice map, ValueRange range, const MapStyle& style,
+                    std::optional<GridCell> query, std::string title) {
+  return overlay_panel(map_background(picture, style), map, range, style, query, std::move(title));
 }
 
 ValueRange slice_range(MapSlice map, const MapStyle& style, ValueRange shared) {

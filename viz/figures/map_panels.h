@@ -3,6 +3,7 @@
 // and the sentence that states the drawing settings in a caption.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -15,7 +16,9 @@ namespace attnlab::viz {
 struct MapStyle {
   OverlayStyle overlay;  // viridis, alpha 0.6, bilinear, over greyscale
   MapNormalisation norm = MapNormalisation::MinMax;
-  int min_side = 224;       // small pictures are enlarged (pixel replication) to this size
+  // Pictures smaller than this are enlarged (pixel replication) where a figure needs
+  // pixels (anchor labels); map panels draw the picture itself with sharp pixels.
+  int min_side = 224;
   bool token_grid = false;  // outline every token (useful for coarse grids)
 };
 
@@ -37,7 +40,15 @@ GridCell map_cell(GridCell q, int ref_rows, int ref_cols, int rows, int cols);
 // The picture alone, with the query cell outlined when given.
 Panel input_panel(const RgbaImage& picture, const MapStyle& style, int rows, int cols,
                   std::optional<GridCell> query, std::string title = "input");
-// The map over the picture, drawn with `range`; the query outlined when given.
+// What maps are drawn over under the style: the picture, or its greyscale copy. Build it
+// once per figure and give it to every overlay panel: the file then embeds it once.
+std::shared_ptr<const RgbaImage> map_background(const RgbaImage& picture, const MapStyle& style);
+// The map over the background (a layer blended when drawn: the picture stays one shared
+// image, the map stays at token resolution), drawn with `range`; the query outlined when
+// given.
+Panel overlay_panel(std::shared_ptr<const RgbaImage> background, MapSlice map, ValueRange range,
+                    const MapStyle& style, std::optional<GridCell> query, std::string title);
+// The same over map_background(picture, style), for a figure with one map.
 Panel overlay_panel(const RgbaImage& picture, MapSlice map, ValueRange range, const MapStyle& style,
                     std::optional<GridCell> query, std::string title);
 // The range a map is drawn with under the style's normalisation (`shared` for Shared).

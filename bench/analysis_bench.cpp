@@ -31,6 +31,18 @@ void BM_Forward(benchmark::State& state) {
 }
 BENCHMARK(BM_Forward)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The forward pass the analyses need (attention traces and module outputs), against
+// BM_Forward: what recording costs.
+void BM_ForwardWithTraces(benchmark::State& state) {
+  at::NoGradGuard no_grad;
+  auto model = bench::preset_model("deit_small_patch16_224");
+  const at::Tensor x = at::randn({1, 3, 224, 224});
+  const auto o = settings_for("maps,rank,spectra").forward_options();
+  model->run(x, o);
+  for (auto _ : state) benchmark::DoNotOptimize(model->run(x, o).logits);
+}
+BENCHMARK(BM_ForwardWithTraces)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 void BM_ForwardAndAllAnalyses(benchmark::State& state) {
   at::NoGradGuard no_grad;
   auto model = bench::preset_model("deit_small_patch16_224");

@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "core/io/text.h"
-#include "core/runtime/threads.h"
 
 namespace attnlab::session {
 
@@ -136,8 +135,6 @@ void AnalysisSession::add(const std::string& image_tag, const models::ForwardRes
                               {"window_shift", l.trace->window_shift}});
   }
   at::NoGradGuard no_grad;
-  // The per-image analyses are many small matrices: one thread is faster (threads.h).
-  const runtime::SingleThreadScope one_thread;
   for (const AnalysisInfo& a : analyses()) {
     if (!a.add || !settings_.analyses.count(a.name)) continue;
     const std::vector<SessionLayer> usable = offering(layers, a.needs);

@@ -51,12 +51,12 @@ def peer(n, figures):
     shutil.rmtree(out, ignore_errors=True)
     return ['/usr/bin/python3', a.peer] + files(sets[n]) + ['--out', out] + ([] if figures else ['--no-figures'])
 
-def ours(n, figures):
+def ours(n, figures, formats='png,pdf'):
     out = os.path.join(work, 'attnlab_out')
     shutil.rmtree(out, ignore_errors=True)
     if figures:
         return [a.attnlab, 'report', '--models', 'deit_small_patch16_224', '--random-init', '--images', sets[n],
-                '--out', out] + ANALYSES + ['--formats', 'png,pdf', '--dpi', '100']
+                '--out', out] + ANALYSES + ['--formats', formats, '--dpi', '100']
     return [a.attnlab, 'analyze'] + MODEL + ['--images', sets[n], '--out', out] + ANALYSES
 
 def timed(cmd):
@@ -124,7 +124,7 @@ for n in sorted(stages):
 
 # Figure sizes: the peer's query figure against attnlab's layers x heads figure (72 panels).
 subprocess.run(peer(1, True), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-subprocess.run(ours(1, True)[:-2] + ['--formats', 'png,pdf,svg', '--dpi', '100'], stdout=subprocess.DEVNULL,
+subprocess.run(ours(1, True, 'png,pdf,svg'), stdout=subprocess.DEVNULL,
                stderr=subprocess.DEVNULL, check=True)
 po = os.path.join(work, 'peer_out')
 oo = os.path.join(work, 'attnlab_out', 'figures')

@@ -187,6 +187,7 @@ at::Tensor AttentionTrace::apply_transposed(int64_t b, int64_t head, const at::T
 
 at::Tensor AttentionTrace::head_output(int64_t b, int64_t head) const {
   check_batch_head(b, head);
+  if (head_outputs.defined()) return head_outputs[b][head];
   const HeadGroup& g = group_of(head);
   const int64_t hg = head - g.first_head;
   const at::Tensor v = g.v[b][hg];  // already in the head's key space

@@ -93,6 +93,10 @@ class AttentionTrace {
   // matrix of its rows the layer's output was computed from, with autograd history (and
   // the other tensors of the trace keep theirs). Empty otherwise.
   std::vector<at::Tensor> explicit_rows;
+  // The layer's attention output per head before the heads are merged, (B, heads, N, d) on
+  // the layer's tokens, when the mechanism computed it that way anyway (softmax); then
+  // head_output reads it instead of recomputing rows · v. Undefined otherwise.
+  at::Tensor head_outputs;
   // What the trace offers beyond rows (core/attention/capabilities.h), as its mechanism's
   // MechanismInfo declares; set by init_trace.
   std::vector<std::string> capabilities;

@@ -50,6 +50,7 @@ class SoftmaxAttention : public AttentionMechanism {
       trace->scale = scale_;
       trace->groups.push_back(all_heads_group(*trace, heads, q, k, v));
       if (wants_explicit(request)) out = explicit_mix(*trace);
+      trace->head_outputs = trace->keep(out);  // rank's output features, already computed
       request->trace = std::move(trace);
     }
     return (*proj_)(merge_heads(out));

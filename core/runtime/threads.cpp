@@ -31,12 +31,4 @@ int current_threads() {
   return at::get_num_threads();
 }
 
-SingleThreadScope::SingleThreadScope() : before_(at::get_num_threads()) {
-  if (before_ != 1) at::set_num_threads(1);
-}
-
-SingleThreadScope::~SingleThreadScope() {
-  if (before_ != 1) at::set_num_threads(before_);
-}
-
 }  // namespace attnlab::runtime

@@ -203,6 +203,13 @@ at::Tensor AnalysisSession::add_spectrum(const analysis::ResultKey& key,
   return spectra_[name].add(features);
 }
 
+void AnalysisSession::add_spectrum(const analysis::ResultKey& key,
+                                   const analysis::SpectrumParts& parts) {
+  const std::string name = analysis::format_result_key(key);
+  if (!spectra_.count(name)) spectra_order_.push_back(key);
+  spectra_[name].add(parts);
+}
+
 std::vector<analysis::Table> AnalysisSession::tables() const {
   std::vector<analysis::Table> out;
   for (const auto& name : table_order_) out.push_back(tables_.at(name).result());

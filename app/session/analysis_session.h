@@ -100,6 +100,8 @@ class AnalysisSession {
   // key with part "log_amplitude" and with part "radial" (returns the features'
   // high-frequency ratios (B, C), computed with the spectrum);
   at::Tensor add_spectrum(const analysis::ResultKey& key, const at::Tensor& features);
+  // the same from spectra already computed (analysis::spectrum_parts of the features);
+  void add_spectrum(const analysis::ResultKey& key, const analysis::SpectrumParts& parts);
   // a problem on some layer or image (each message once).
   void warn(const std::string& message);
 

@@ -17,6 +17,8 @@
 #include <tuple>
 #include <utility>
 
+#include "core/runtime/small_tasks.h"
+
 namespace attnlab::analysis {
 namespace {
 
@@ -76,11 +78,40 @@ void spread_of(const at::Tensor& sigma, RankStats& s) {
   s.stable_rank = sum_sq / (max * max);
 }
 
-// Descending singular values of each matrix of the stack as float64 on the CPU, (n, min(m, k)).
-at::Tensor singular_values(const at::Tensor& stack) {
-  if (std::min(stack.size(1), stack.size(2)) == 0)
-    return at::zeros({stack.size(0), 0}, at::kDouble);
-  return at::linalg_svdvals(stack).to(at::kCPU, at::kDouble).contiguous();
+// Descending singular values of each matrix of the stack (n, m, k), (n, min(m, k)) float64
+// on the CPU: in the stack's own dtype (`native`, as torch.linalg.matrix_rank computes them)
+// and, for a float32 stack, of the values in float64 (`precise`; the same tensor for a
+// float64 stack). On the CPU every SVD is a small task on a single-threaded BLAS, side by
+// side (runtime/small_tasks.h); each is the LAPACK call a batched svdvals makes for it.
+struct SingularValues {
+  at::Tensor native, precise;
+};
+
+SingularValues singular_values(const at::Tensor& stack) {
+  const int64_t n = stack.size(0), r = std::min(stack.size(1), stack.size(2));
+  const bool is_double = c10::toRealValueType(stack.scalar_type()) == at::kDouble;
+  const auto as_double = [](const at::Tensor& t) {
+    return t.to(c10::isComplexType(t.scalar_type()) ? at::kComplexDouble : at::kDouble);
+  };
+  if (r == 0) {
+    const at::Tensor none = at::zeros({n, 0}, at::kDouble);
+    return {none, none};
+  }
+  if (!stack.device().is_cpu()) {  // one batched call each on the device
+    const at::Tensor native = at::linalg_svdvals(stack).to(at::kCPU, at::kDouble).contiguous();
+    return {native, is_double ? native
+                              : at::linalg_svdvals(as_double(stack)).to(at::kCPU).contiguous()};
+  }
+  at::Tensor native = at::empty({n, r}, at::kDouble);
+  at::Tensor precise = is_double ? native : at::empty({n, r}, at::kDouble);
+  runtime::for_each_small_task(is_double ? n : 2 * n, [&](int64_t t) {
+    const int64_t i = t % n;
+    if (t < n)
+      native[i].copy_(at::linalg_svdvals(stack[i]));
+    else
+      precise[i].copy_(at::linalg_svdvals(as_double(stack[i])));
+  });
+  return {native, precise};
 }
 
 // (heads, ...) stacked head outputs of one image: the rows·v features of every head.
@@ -141,12 +172,8 @@ std::vector<RankStats> rank_statistics(const at::Tensor& matrices, const RankOpt
   if (stack.numel() > 0 && !at::isfinite(stack).all().item<bool>())
     throw std::invalid_argument("rank_statistics: the matrices hold NaN or Inf values");
 
-  const at::Tensor native = singular_values(stack);
   const bool is_double = c10::toRealValueType(type) == at::kDouble;
-  const at::Tensor precise =
-      is_double
-          ? native
-          : singular_values(stack.to(c10::isComplexType(type) ? at::kComplexDouble : at::kDouble));
+  const auto [native, precise] = singular_values(stack);
   const double rtol = options.rtol > 0.0 ? options.rtol : static_cast<double>(std::max(m, k)) * eps;
   const double noise = 2.0 * std::sqrt(static_cast<double>(std::max(m, k))) * eps_data;
   std::vector<RankStats> out;

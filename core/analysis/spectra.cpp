@@ -134,14 +134,18 @@ SpectrumParts spectrum_parts(const at::Tensor& bhwc) {
 }
 
 at::Tensor SpectrumAccumulator::add(const at::Tensor& bhwc) {
-  const SpectrumParts parts = spectrum_parts(bhwc);
+  SpectrumParts parts = spectrum_parts(bhwc);
+  add(parts);
+  return parts.high_frequency_ratio;
+}
+
+void SpectrumAccumulator::add(const SpectrumParts& parts) {
   const at::Tensor logs = parts.log_amplitude.to(at::kCPU, at::kDouble);  // (B, C, H, W)
   const at::IntArrayRef chw = logs.sizes().slice(1);
   if (sum_log_.defined() && !sum_log_.sizes().equals(chw))
-    throw std::invalid_argument("SpectrumAccumulator: features of shape " +
-                                shape_str(bhwc.sizes()) +
-                                " give spectra (C, H, W) = " + shape_str(chw) +
-                                ", but the accumulated ones are " + shape_str(sum_log_.sizes()));
+    throw std::invalid_argument("SpectrumAccumulator: features give spectra (C, H, W) = " +
+                                shape_str(chw) + ", but the accumulated ones are " +
+                                shape_str(sum_log_.sizes()));
   const at::Tensor& hf = parts.high_frequency_ratio;
   if (!sum_log_.defined()) {
     sum_log_ = at::zeros(chw, at::kDouble);
@@ -149,8 +153,7 @@ at::Tensor SpectrumAccumulator::add(const at::Tensor& bhwc) {
   }
   sum_log_ += logs.sum(0);
   sum_hf_ += hf.sum(0);
-  images_ += bhwc.size(0);
-  return hf;
+  images_ += logs.size(0);
 }
 
 Spectrum SpectrumAccumulator::result() const {

@@ -51,6 +51,8 @@ class SpectrumAccumulator {
   // callers tabulate per image without a second transform. Throws std::invalid_argument
   // on a shape change (and then adds nothing).
   at::Tensor add(const at::Tensor& bhwc);
+  // The same with the parts already computed (spectrum_parts of the features).
+  void add(const SpectrumParts& parts);
   Spectrum result() const;
   int64_t images() const { return images_; }
 

@@ -6,6 +6,7 @@
 
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/spectra.h"
+#include "core/runtime/small_tasks.h"
 #include "viz/figures/hilo_spectra.h"
 
 namespace attnlab::session {
@@ -20,10 +21,16 @@ void add_spectra(ImageStep& s) {
   analysis::Table channels =
       make_table("spectra_channels", "high-frequency energy ratio per layer, branch and channel",
                  {"layer", "path", "branch", "channel", "high_frequency_ratio"}, 4);
+  struct Features {
+    const SessionLayer* layer;
+    std::string branch;
+    at::Tensor bhwc;  // (1, H, W, C)
+  };
+  std::vector<Features> features;
   for (const auto& l : s.layers) {
     const auto& lay = l.trace->layout;
-    attention::AttentionTrace::NamedTensors features = l.trace->branch_outputs();  // (1,H,W,C)
-    if (features.empty()) {
+    attention::AttentionTrace::NamedTensors branches = l.trace->branch_outputs();  // (1,H,W,C)
+    if (branches.empty()) {
       auto it = s.result.outputs.find("out." + l.path);
       if (it == s.result.outputs.end()) {
         s.session.warn("spectra: no recorded output for " + l.path);
@@ -34,17 +41,25 @@ void add_spectra(ImageStep& s) {
         t = t.permute({0, 2, 3, 1});  // NCHW (RAVLT) -> NHWC
       else
         t = t.slice(1, lay.num_prefix()).reshape({t.size(0), lay.height, lay.width, t.size(-1)});
-      features.emplace_back("output", t);
+      branches.emplace_back("output", t);
     }
-    for (const auto& [branch, f] : features) {
-      const at::Tensor hf = s.session.add_spectrum({"spectra", "", l.index, "", branch, ""}, f)[0]
-                                .to(at::kCPU, at::kDouble)
-                                .contiguous();
-      summary.add_row({l.index, l.path, branch, hf.size(0), hf.mean().item<double>()});
-      const double* ratio = hf.data_ptr<double>();  // (C,): one row per channel, no per-item op
-      for (int64_t c = 0; c < hf.size(0); ++c)
-        channels.add_row({l.index, l.path, branch, c, ratio[c]});
-    }
+    for (auto& [branch, f] : branches) features.push_back({&l, branch, f});
+  }
+  // The transforms side by side, one layer per task (small GEMMs: runtime/small_tasks.h);
+  // the sums and tables after them, in layer order.
+  std::vector<analysis::SpectrumParts> parts(features.size());
+  runtime::for_each_small_task(int64_t(features.size()), [&](int64_t i) {
+    parts[size_t(i)] = analysis::spectrum_parts(features[size_t(i)].bhwc);
+  });
+  for (size_t i = 0; i < features.size(); ++i) {
+    const SessionLayer& l = *features[i].layer;
+    const std::string& branch = features[i].branch;
+    s.session.add_spectrum({"spectra", "", l.index, "", branch, ""}, parts[i]);
+    const at::Tensor hf = parts[i].high_frequency_ratio[0].to(at::kCPU, at::kDouble).contiguous();
+    summary.add_row({l.index, l.path, branch, hf.size(0), hf.mean().item<double>()});
+    const double* ratio = hf.data_ptr<double>();  // (C,): one row per channel, no per-item op
+    for (int64_t c = 0; c < hf.size(0); ++c)
+      channels.add_row({l.index, l.path, branch, c, ratio[c]});
   }
   s.session.accumulate(summary);
   s.session.accumulate(channels);

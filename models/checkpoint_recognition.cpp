@@ -12,6 +12,7 @@
 #include <set>
 
 #include "core/io/text.h"
+#include "core/nn/initial_values.h"
 #include "models/backbone.h"
 #include "models/model_registry.h"
 #include "models/presets.h"
@@ -34,6 +35,7 @@ ShapeMap config_shapes(const Json& config) {
   }
   at::NoGradGuard no_grad;
   ShapeMap s;
+  const nn::WeightsToBeLoaded shapes_only;  // only the shapes are read: no random values
   const auto model = make_backbone(config);
   for (const auto& p : model->named_parameters()) s[p.key()] = p.value().sizes().vec();
   for (const auto& b : model->named_buffers()) s[b.key()] = b.value().sizes().vec();

@@ -2,6 +2,9 @@
 #include "app/session/model_source.h"
 
 #include <ATen/ATen.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -204,8 +207,12 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& devic
                                 {"sha256", nullptr},
                                 {"bytes", std::filesystem::file_size(choice.checkpoint)},
                                 {"container_key", choice.key}};
-    r.checkpoint_sha256 =
-        std::async(std::launch::async, analysis::sha256_file, choice.checkpoint).share();
+    // At the lowest priority: the forward passes keep both cores, and the hash fills the
+    // time they leave (it competed with the first forward pass for a core otherwise).
+    r.checkpoint_sha256 = std::async(std::launch::async, [path = choice.checkpoint] {
+                            ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 19);
+                            return analysis::sha256_file(path);
+                          }).share();
   }
   return r;
 }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <random>
 #include <sstream>
 
@@ -32,6 +33,23 @@ TEST(Sha256, StandardVectors) {
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   const std::string million(1000000, 'a');
   EXPECT_EQ(sha256_hex(million.data(), million.size()),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+// The SHA instructions (when this CPU has them) and the portable code agree on every
+// length around the block and padding boundaries, and on a few MB of random bytes.
+TEST(Sha256, ShaInstructionsAndPortableCodeAgree) {
+  if (!sha256_extensions_available()) std::cout << "[sha256] this CPU has no SHA instructions\n";
+  std::mt19937 rng(9);
+  std::string bytes(size_t(3) << 20, '\0');
+  for (char& c : bytes) c = static_cast<char>(rng());
+  for (size_t n : {size_t(0), size_t(1), size_t(55), size_t(56), size_t(63), size_t(64),
+                   size_t(65), size_t(127), size_t(128), size_t(1000), bytes.size()})
+    EXPECT_EQ(sha256_hex(bytes.data(), n, Sha256Code::Fastest),
+              sha256_hex(bytes.data(), n, Sha256Code::Portable))
+        << n;
+  const std::string million(1000000, 'a');
+  EXPECT_EQ(sha256_hex(million.data(), million.size(), Sha256Code::Portable),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 

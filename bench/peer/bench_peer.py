@@ -30,7 +30,7 @@ sources = [os.path.join(a.assets, 'photos', 'chelsea.png'), os.path.join(a.asset
            os.path.join(a.assets, 'demo.png'),
            os.path.join(a.assets, 'fashion-mnist', sorted(os.listdir(os.path.join(a.assets, 'fashion-mnist')))[0])]
 sets = {}
-for n, copies in ((1, 1), (4, 1), (32, 8)):
+for n, copies in ((1, 1), (4, 1), (8, 2), (32, 8)):
     d = os.path.join(work, f'images{n}')
     os.makedirs(d, exist_ok=True)
     chosen = sources[:1] if n == 1 else sources
@@ -73,6 +73,7 @@ def timed(cmd):
 
 cases = [('compute, 1 image', 1, False), ('compute, 4 images', 4, False), ('end to end with PNG+PDF figures, 4 images', 4, True),
          ('end to end, 4 images, attnlab without its MAC-count figure', 4, 'no-macs')]
+cases += [('compute, 8 images', 8, False)]
 if not a.skip_32:
     cases += [('compute, 32 images', 32, False), ('end to end with PNG+PDF figures, 32 images', 32, True)]
 times = {c[0]: {'peer': [], 'attnlab': []} for c in cases}
@@ -117,6 +118,10 @@ if not a.skip_32:
         per[tool + 'fig'] = (med(times['end to end with PNG+PDF figures, 32 images'][tool]) -
                              med(times['end to end with PNG+PDF figures, 4 images'][tool])) / 28
     row('end to end per image (32 − 4 images) / 28', per['peerfig'], per['attnlabfig'])
+for name, n, figures in cases:
+    if not figures:
+        p, o = med(times[name]['peer']), med(times[name]['attnlab'])
+        print(f'| images/s, {name} (whole process) | {n / p:.2f} | {n / o:.2f} | {p / o:.2f}× |')
 fixed_ours = med(times['compute, 1 image']['attnlab']) - per['attnlab']
 print(f'| fixed cost (1 image − per image) | {med(times["compute, 1 image"]["peer"]) - per["peer"]:.3f} s | {fixed_ours:.3f} s | |')
 print(f'| `attnlab info` (loading LibTorch) | | {med(info):.3f} s | |')

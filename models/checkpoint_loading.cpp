@@ -70,7 +70,10 @@ void load_checkpoint(torch::nn::Module& model, const std::string& path, const st
 }
 
 LoadedModel load_model(Json config, const std::string& path, const std::string& key) {
-  CheckpointWeights w = read_checkpoint_weights(path, key);
+  return load_model(std::move(config), read_checkpoint_weights(path, key));
+}
+
+LoadedModel load_model(Json config, CheckpointWeights w) {
   if (get_string(config, "arch", "model", "") == "litv2") {
     // Weights that do not even have LITv2's attention keys cannot be fitted; the strict
     // load below then names every key that does not fit, which says more.

@@ -44,5 +44,7 @@ struct LoadedModel {
   CheckpointWeights weights_info;  // path, container key, recognised family (no tensors)
 };
 LoadedModel load_model(nlohmann::json config, const std::string& path, const std::string& key = "");
+// The same from weights already read (read_checkpoint_weights), without reading the file.
+LoadedModel load_model(nlohmann::json config, CheckpointWeights weights);
 
 }  // namespace attnlab::models

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
 #include <vector>
 
 #include "app/session/predictions.h"
@@ -41,10 +42,11 @@ CheckpointConfig checkpoint_config(const std::string& checkpoint, const std::str
     if (models::is_hf_config(j))
       return {models::config_from_hf(j), "", "read " + hf.string() + " (transformers config)"};
   }
-  const models::CheckpointWeights w = models::read_checkpoint_weights(checkpoint, key);
+  auto w = std::make_shared<models::CheckpointWeights>(
+      models::read_checkpoint_weights(checkpoint, key));
   const models::Recognition r =
-      models::recognise_weights(models::shapes_of(w.tensors), w.architecture, checkpoint);
-  CheckpointConfig found{r.config, r.exact ? r.preset : "", r.summary()};
+      models::recognise_weights(models::shapes_of(w->tensors), w->architecture, checkpoint);
+  CheckpointConfig found{r.config, r.exact ? r.preset : "", r.summary(), std::move(w)};
   if (metadata_names.is_array()) found.config["class_names"] = metadata_names;
   return found;
 }
@@ -100,6 +102,7 @@ ModelChoice choose_model(const ModelRequest& request) {
     CheckpointConfig found = checkpoint_config(c.checkpoint, c.preset, config_path, c.key);
     c.config = std::move(found.config);
     c.recognition = found.recognition;
+    c.read_weights = std::move(found.weights);
     if (!found.recognition.empty()) c.preset = found.preset;
   } else {
     c.config = config_path.empty() ? models::find_preset(c.preset).config
@@ -155,6 +158,7 @@ ModelRequest model_entry_request(const std::string& entry, const std::string& pr
 
 ModelChoice with_checkpoint(ModelChoice base, const std::string& checkpoint) {
   base.checkpoint = checkpoint;
+  base.read_weights.reset();  // another file's tensors
   base.random_init = false;
   base.tag = std::filesystem::path(checkpoint).stem().string();
   return base;
@@ -167,7 +171,12 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& devic
     r.model = models::make_backbone(choice.config);
     r.config = choice.config;
   } else {
-    models::LoadedModel m = models::load_model(choice.config, choice.checkpoint, choice.key);
+    // The tensors recognition read, once, when they are this file's; else the file.
+    const auto& read = choice.read_weights;
+    models::LoadedModel m =
+        read && read->path == choice.checkpoint && !read->tensors.empty()
+            ? models::load_model(choice.config, std::exchange(*read, models::CheckpointWeights{}))
+            : models::load_model(choice.config, choice.checkpoint, choice.key);
     r.model = m.model;
     r.config = m.config;
   }

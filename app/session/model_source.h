@@ -16,6 +16,7 @@
 
 #include "core/image/preprocess.h"
 #include "models/backbone.h"
+#include "models/checkpoint_loading.h"
 
 namespace attnlab::session {
 
@@ -56,6 +57,11 @@ struct ModelChoice {
   // or the config read from its shapes and what was assumed); "" when it was not needed.
   std::string recognition;
   std::vector<int64_t> input_size;  // {H, W} when --img-size changed it
+  // The checkpoint's tensors as recognition read them (null when it did not need to): the
+  // first load_chosen_model of this checkpoint takes them instead of parsing the file a
+  // second time, and leaves the pointer empty of tensors (copies of this choice share it;
+  // a later load reads the file).
+  std::shared_ptr<models::CheckpointWeights> read_weights;
 };
 
 // The class names of a loaded model with `classes` classes: the user's file (which must
@@ -72,6 +78,7 @@ struct CheckpointConfig {
   nlohmann::json config;
   std::string preset;       // the preset given or recognised exactly; "" otherwise
   std::string recognition;  // Recognition::summary() when recognised; "" otherwise
+  std::shared_ptr<models::CheckpointWeights> weights;  // when recognition read them
 };
 CheckpointConfig checkpoint_config(const std::string& checkpoint, const std::string& preset,
                                    const std::string& config_path, const std::string& key = "");

@@ -26,16 +26,17 @@ std::string family_of(const std::string& arch) {
 
 CheckpointWeights read_checkpoint_weights(const std::string& path, const std::string& key) {
   io::TensorFile file = io::read_tensor_file(path);
-  const std::string architecture = summarize_checkpoint(file).architecture;
+  const std::string architecture = checkpoint_architecture(file);
   io::StateDict sd = io::extract_state_dict(std::move(file), key);
   CheckpointWeights w;
   w.path = path;
   w.architecture = architecture;
   w.source_key = sd.source_key;
-  for (const auto& entry : sd.tensors) {
-    at::Tensor t = io::to_torch(entry.tensor);
+  for (size_t i = 0; i < sd.tensors.size(); ++i) {
+    const std::string name = sd.tensors.entries()[i].name;
+    at::Tensor t = io::to_torch(sd.tensors.take(i));  // takes the bytes over, no copy
     if (t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16) t = t.to(at::kFloat);
-    w.tensors[entry.name] = t;
+    w.tensors[name] = t;
   }
   if (is_hf_vit_layout(w.tensors)) {  // a transformers ViT/DeiT: timm's keys from here on
     w.tensors = hf_vit_to_timm(std::move(w.tensors));
@@ -49,9 +50,10 @@ namespace {
 
 // Strict load with the refusal message naming the file and, when the keys look like
 // another family than the model's, saying so first.
-void load_weights(torch::nn::Module& model, const CheckpointWeights& w) {
+// The module takes the tensors over (nn::load_state of an rvalue): w.tensors is left empty.
+void load_weights(torch::nn::Module& model, CheckpointWeights&& w) {
   try {
-    nn::load_state(model, w.tensors);
+    nn::load_state(model, std::move(w.tensors));
   } catch (const nn::StateLoadError& e) {
     std::string where = w.path + (w.source_key.empty() ? "" : " ['" + w.source_key + "']");
     const auto* backbone = dynamic_cast<const Backbone*>(&model);
@@ -87,7 +89,7 @@ LoadedModel load_model(Json config, CheckpointWeights w) {
     const nn::WeightsToBeLoaded no_random_values;  // the strict load sets every one
     loaded.model = make_backbone(config);
   }
-  load_weights(*loaded.model, w);
+  load_weights(*loaded.model, std::move(w));
   loaded.model->eval();
   loaded.config = std::move(config);
   w.tensors.clear();

@@ -46,6 +46,18 @@ std::string guess_architecture(const Names& t) {
 
 }  // namespace
 
+std::string checkpoint_architecture(const io::TensorFile& file) {
+  io::StateDictView view;
+  try {
+    view = io::view_state_dict(file);
+  } catch (const io::IoError&) {
+    return "unknown";
+  }
+  std::vector<std::string> names;
+  for (const auto& entry : view.entries) names.push_back(entry.second);
+  return guess_architecture(names);
+}
+
 CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
   CheckpointSummary s;
   s.path = file.path;

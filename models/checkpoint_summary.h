@@ -28,4 +28,8 @@ struct CheckpointSummary {
 
 CheckpointSummary summarize_checkpoint(const io::TensorFile& file);
 
+// Only the architecture family, from the key names (no pass over the values, which the
+// summary's NaN scan makes): what loading needs to word its refusals.
+std::string checkpoint_architecture(const io::TensorFile& file);
+
 }  // namespace attnlab::models

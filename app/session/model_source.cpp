@@ -14,6 +14,7 @@
 #include "app/session/predictions.h"
 #include "core/analysis/export.h"
 #include "core/io/tensor_file.h"
+#include "core/io/torch_bridge.h"
 #include "models/checkpoint_loading.h"
 #include "models/checkpoint_recognition.h"
 #include "models/hf_layout.h"
@@ -26,12 +27,12 @@ CheckpointConfig checkpoint_config(const std::string& checkpoint, const std::str
                                    const std::string& config_path, const std::string& key) {
   if (!config_path.empty() && !preset.empty())
     throw ModelChoiceError("give either --config or --preset, not both");
-  if (!config_path.empty()) return {models::config_from_file(config_path), "", ""};
-  if (!preset.empty()) return {models::find_preset(preset).config, preset, ""};
+  if (!config_path.empty()) return {models::config_from_file(config_path), "", "", nullptr};
+  if (!preset.empty()) return {models::find_preset(preset).config, preset, "", nullptr};
   nlohmann::json metadata_names;  // class names a config-less file's metadata may carry
   {
     const io::TensorFile f = io::read_tensor_file(checkpoint);
-    if (f.metadata.count("arch")) return {models::config_from_metadata(f.metadata), "", ""};
+    if (f.metadata.count("arch")) return {models::config_from_metadata(f.metadata), "", "", nullptr};
     if (auto it = f.metadata.find("class_names"); it != f.metadata.end())
       metadata_names = nlohmann::json::parse(it->second, nullptr, false);
   }
@@ -40,7 +41,8 @@ CheckpointConfig checkpoint_config(const std::string& checkpoint, const std::str
   if (std::filesystem::is_regular_file(hf)) {
     nlohmann::json j = nlohmann::json::parse(std::ifstream(hf), nullptr, false);
     if (models::is_hf_config(j))
-      return {models::config_from_hf(j), "", "read " + hf.string() + " (transformers config)"};
+      return {models::config_from_hf(j), "", "read " + hf.string() + " (transformers config)",
+              nullptr};
   }
   auto w = std::make_shared<models::CheckpointWeights>(
       models::read_checkpoint_weights(checkpoint, key));
@@ -185,10 +187,9 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& devic
   {
     at::NoGradGuard no_grad;
     for (const auto& p : r.model->named_parameters())
-      if (!at::isfinite(p.value()).all().item<bool>()) non_finite.push_back(p.key());
+      if (io::has_non_finite(p.value())) non_finite.push_back(p.key());
     for (const auto& b : r.model->named_buffers())
-      if (b.value().is_floating_point() && !at::isfinite(b.value()).all().item<bool>())
-        non_finite.push_back(b.key());
+      if (io::has_non_finite(b.value())) non_finite.push_back(b.key());
   }
   if (!non_finite.empty())
     r.warnings.push_back(std::to_string(non_finite.size()) +

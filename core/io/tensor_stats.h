@@ -22,6 +22,8 @@ TensorStats compute_stats(const RawTensor& t);
 // True if a floating-point tensor holds a NaN or an infinity; stops at the first one.
 // Integer tensors never do. Cheaper than compute_stats when only this is asked.
 bool has_non_finite(const RawTensor& t);
+// The same for `count` elements of `dtype` at `data` (any alignment).
+bool has_non_finite(DType dtype, const uint8_t* data, size_t count);
 
 // Exact conversions of the 16-bit float formats.
 float half_to_float(uint16_t h);

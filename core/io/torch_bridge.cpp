@@ -1,8 +1,12 @@
 #include "core/io/torch_bridge.h"
 
+#include "core/io/tensor_stats.h"
+
 #include <ATen/ATen.h>
 
 #include <cstring>
+#include <utility>
+#include <vector>
 #include <stdexcept>
 
 namespace attnlab::io {
@@ -68,6 +72,27 @@ at::Tensor to_torch(const RawTensor& t) {
                                 std::to_string(out.nbytes()));
   if (!t.bytes.empty()) std::memcpy(out.data_ptr(), t.bytes.data(), t.bytes.size());
   return out;
+}
+
+at::Tensor to_torch(RawTensor&& t) {
+  const at::ScalarType type = to_scalar_type(t.dtype);
+  const int64_t expected = t.numel() * int64_t(c10::elementSize(type));
+  // Empty or inconsistent tensors take the copying path (which names the inconsistency).
+  if (t.bytes.empty() || int64_t(t.bytes.size()) != expected) return to_torch(std::as_const(t));
+  auto* owner = new std::vector<uint8_t>(std::move(t.bytes));
+  const std::vector<int64_t> shape = std::move(t.shape);
+  t = RawTensor{};
+  return at::from_blob(
+      owner->data(), shape, [owner](void*) { delete owner; }, at::TensorOptions().dtype(type));
+}
+
+bool has_non_finite(const at::Tensor& t) {
+  if (!t.is_floating_point() || t.numel() == 0) return false;
+  if (t.device().is_cpu() && t.is_contiguous() && t.layout() == at::kStrided) {
+    const DType dtype = from_scalar_type(t.scalar_type());
+    return has_non_finite(dtype, static_cast<const uint8_t*>(t.data_ptr()), size_t(t.numel()));
+  }
+  return !at::isfinite(t).all().item<bool>();
 }
 
 RawTensor from_torch(const at::Tensor& t) {

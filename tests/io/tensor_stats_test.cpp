@@ -52,6 +52,39 @@ TEST(TensorStats, HasNonFiniteAgreesWithStats) {
     EXPECT_EQ(has_non_finite(f32(v)), compute_stats(f32(v)).has_non_finite());
 }
 
+// The scan reads exponent bits a block of 4096 elements at a time: a non-finite value
+// anywhere (first element, a block's last, the tensor's last) is found in every float
+// dtype, and the largest finite values of each are not taken for one.
+TEST(TensorStats, HasNonFiniteInEveryFloatDtypeAndPosition) {
+  struct Case {
+    DType dtype;
+    uint64_t largest_finite, inf, nan;
+  };
+  const Case cases[] = {{DType::F32, 0xFF7FFFFFu, 0x7F800000u, 0xFFC00001u},
+                        {DType::F16, 0xFBFFu, 0xFC00u, 0x7E00u},
+                        {DType::BF16, 0x7F7Fu, 0xFF80u, 0x7FC1u},
+                        {DType::F64, 0x7FEFFFFFFFFFFFFFull, 0xFFF0000000000000ull,
+                         0x7FF8000000000001ull}};
+  const size_t n = 3 * 4096 + 17;
+  for (const auto& c : cases) {
+    const size_t w = dtype_size(c.dtype);
+    RawTensor t;
+    t.dtype = c.dtype;
+    t.shape = {int64_t(n)};
+    t.bytes.assign(n * w, 0);
+    const auto put = [&](size_t i, uint64_t bits) { std::memcpy(t.bytes.data() + i * w, &bits, w); };
+    for (size_t i = 0; i < n; i += 7) put(i, c.largest_finite);
+    EXPECT_FALSE(has_non_finite(t)) << dtype_name(c.dtype);
+    for (const size_t at : {size_t{0}, size_t{4095}, size_t{4096}, n - 1})
+      for (const uint64_t bad : {c.inf, c.nan}) {
+        RawTensor u = t;
+        std::memcpy(u.bytes.data() + at * w, &bad, w);
+        EXPECT_TRUE(has_non_finite(u)) << dtype_name(c.dtype) << " at " << at;
+        EXPECT_EQ(compute_stats(u).nan + compute_stats(u).inf, 1) << dtype_name(c.dtype);
+      }
+  }
+}
+
 TEST(TensorStats, IntegerAndEmpty) {
   RawTensor t;
   t.dtype = DType::I64;

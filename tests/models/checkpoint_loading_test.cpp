@@ -63,6 +63,47 @@ TEST(CheckpointLoading, HalfPrecisionWeightsLoadIntoFloat32) {
   }
 }
 
+// Loading from a map that is handed over: each parameter takes over its tensor's memory
+// instead of a copy (the weights exist once), except where it cannot — a non-contiguous
+// tensor, or a storage already taken by another parameter (tying the two would let one's
+// training change the other) — where it copies. The model computes what a copying load
+// gives, and the map is left empty.
+TEST(CheckpointLoading, AHandedOverMapIsAdoptedWhereItCanBeAndCopiedElsewhere) {
+  const nn::TensorMap weights = models::read_checkpoint_weights(fixture("deit_mini.pth")).tensors;
+  const auto config = models::config_from_file(fixture("deit_mini.config.json"));
+  nn::TensorMap handed;
+  for (const auto& [k, v] : weights) handed[k] = v.clone();
+  const std::string transposed = "head.weight", tied = "blocks.0.attn.proj.bias",
+                    tied_to = "blocks.0.mlp.fc2.bias";
+  handed[transposed] = weights.at(transposed).t().contiguous().t();  // not contiguous
+  ASSERT_FALSE(handed[transposed].is_contiguous());
+  handed[tied_to] = handed[tied];  // two keys, one storage (both biases of dim)
+  std::map<std::string, const void*> memory;
+  for (const auto& [k, v] : handed) memory[k] = v.data_ptr();
+
+  auto copied = models::make_backbone(config);
+  nn::load_state(*copied, handed);  // a const map: copies
+  auto adopted = models::make_backbone(config);
+  nn::load_state(*adopted, std::move(handed));
+  EXPECT_TRUE(handed.empty());
+  int shared = 0;
+  for (const auto& p : adopted->named_parameters()) {
+    const bool same_memory = p.value().data_ptr() == memory.at(p.key());
+    if (p.key() == transposed) {
+      EXPECT_FALSE(same_memory) << p.key();
+    }
+    shared += same_memory;
+    EXPECT_TRUE(at::equal(p.value(), copied->named_parameters()[p.key()])) << p.key();
+  }
+  EXPECT_NE(adopted->named_parameters()[tied].data_ptr(),
+            adopted->named_parameters()[tied_to].data_ptr());
+  EXPECT_EQ(shared, int(adopted->named_parameters().size()) - 2);
+  const at::Tensor x = at::randn({1, 3, 224, 224});
+  adopted->eval(), copied->eval();
+  at::NoGradGuard no_grad;
+  EXPECT_TRUE(at::equal(adopted->run(x).logits, copied->run(x).logits));
+}
+
 TEST(CheckpointLoading, RefusalsNameEveryMissingUnexpectedAndMisShapedKey) {
   auto weights = models::read_checkpoint_weights(fixture("deit_mini.safetensors")).tensors;
   weights.erase("blocks.1.norm2.bias");

@@ -48,8 +48,9 @@ TEST(InitialValues, RandomInitialisationIsSeededAndUnchanged) {
   const auto b = models::make_backbone(deit_mini_config());
   for (const auto& p : a->named_parameters()) {
     EXPECT_TRUE(at::equal(p.value(), b->named_parameters()[p.key()])) << p.key();
-    if (p.key().find("weight") != std::string::npos && p.key().find("norm") == std::string::npos)
+    if (p.key().find("weight") != std::string::npos && p.key().find("norm") == std::string::npos) {
       EXPECT_GT(p.value().abs().max().item<double>(), 0.0) << p.key();
+    }
   }
 }
 

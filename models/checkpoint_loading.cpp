@@ -25,7 +25,11 @@ std::string family_of(const std::string& arch) {
 }  // namespace
 
 CheckpointWeights read_checkpoint_weights(const std::string& path, const std::string& key) {
-  io::TensorFile file = io::read_tensor_file(path);
+  return read_checkpoint_weights(io::read_tensor_file(path), key);
+}
+
+CheckpointWeights read_checkpoint_weights(io::TensorFile&& file, const std::string& key) {
+  const std::string path = file.path;
   const std::string architecture = checkpoint_architecture(file);
   io::StateDict sd = io::extract_state_dict(std::move(file), key);
   CheckpointWeights w;

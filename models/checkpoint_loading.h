@@ -12,6 +12,10 @@
 
 #include "core/nn/state_loading.h"
 
+namespace attnlab::io {
+struct TensorFile;
+}
+
 namespace torch::nn {
 class Module;
 }
@@ -27,6 +31,8 @@ struct CheckpointWeights {
 };
 
 CheckpointWeights read_checkpoint_weights(const std::string& path, const std::string& key = "");
+// The same from a file already parsed (io::read_tensor_file of `file.path`), which it takes.
+CheckpointWeights read_checkpoint_weights(io::TensorFile&& file, const std::string& key = "");
 
 // read_checkpoint_weights + strict nn::load_state; the error message names the file and,
 // when the keys look like another family than the model's, says so first.

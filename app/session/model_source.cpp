@@ -30,12 +30,11 @@ CheckpointConfig checkpoint_config(const std::string& checkpoint, const std::str
   if (!config_path.empty()) return {models::config_from_file(config_path), "", "", nullptr};
   if (!preset.empty()) return {models::find_preset(preset).config, preset, "", nullptr};
   nlohmann::json metadata_names;  // class names a config-less file's metadata may carry
-  {
-    const io::TensorFile f = io::read_tensor_file(checkpoint);
-    if (f.metadata.count("arch")) return {models::config_from_metadata(f.metadata), "", "", nullptr};
-    if (auto it = f.metadata.find("class_names"); it != f.metadata.end())
-      metadata_names = nlohmann::json::parse(it->second, nullptr, false);
-  }
+  io::TensorFile file = io::read_tensor_file(checkpoint);  // parsed once: recognition reuses it
+  if (file.metadata.count("arch"))
+    return {models::config_from_metadata(file.metadata), "", "", nullptr};
+  if (auto it = file.metadata.find("class_names"); it != file.metadata.end())
+    metadata_names = nlohmann::json::parse(it->second, nullptr, false);
   // A transformers model folder: its config.json beside the weights.
   const std::filesystem::path hf = std::filesystem::path(checkpoint).parent_path() / "config.json";
   if (std::filesystem::is_regular_file(hf)) {
@@ -45,7 +44,7 @@ CheckpointConfig checkpoint_config(const std::string& checkpoint, const std::str
               nullptr};
   }
   auto w = std::make_shared<models::CheckpointWeights>(
-      models::read_checkpoint_weights(checkpoint, key));
+      models::read_checkpoint_weights(std::move(file), key));
   const models::Recognition r =
       models::recognise_weights(models::shapes_of(w->tensors), w->architecture, checkpoint);
   CheckpointConfig found{r.config, r.exact ? r.preset : "", r.summary(), std::move(w)};

@@ -31,6 +31,18 @@ void BM_Forward(benchmark::State& state) {
 }
 BENCHMARK(BM_Forward)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The plain forward pass of a batch of B images, per image (items/s): what batching the
+// images through the model could gain over BM_Forward.
+void BM_ForwardBatch(benchmark::State& state) {
+  at::NoGradGuard no_grad;
+  auto model = bench::preset_model("deit_small_patch16_224");
+  const at::Tensor x = at::randn({state.range(0), 3, 224, 224});
+  model->run(x);
+  for (auto _ : state) benchmark::DoNotOptimize(model->run(x).logits);
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_ForwardBatch)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // The forward pass the analyses need (attention traces and module outputs), against
 // BM_Forward: what recording costs.
 void BM_ForwardWithTraces(benchmark::State& state) {
@@ -43,11 +55,13 @@ void BM_ForwardWithTraces(benchmark::State& state) {
 }
 BENCHMARK(BM_ForwardWithTraces)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-void BM_ForwardAndAllAnalyses(benchmark::State& state) {
+// One image through the forward with traces and the analyses (`all`, or the notebook
+// peer's maps, rank and spectra): against BM_Forward, what the analyses cost per image.
+void BM_ForwardAndAnalyses(benchmark::State& state, const std::string& analyses) {
   at::NoGradGuard no_grad;
   auto model = bench::preset_model("deit_small_patch16_224");
   const at::Tensor x = at::randn({1, 3, 224, 224});
-  const auto s = settings_for("all");
+  const auto s = settings_for(analyses);
   model->run(x, s.forward_options());
   for (auto _ : state) {
     session::AnalysisSession session(s, nullptr);
@@ -55,7 +69,12 @@ void BM_ForwardAndAllAnalyses(benchmark::State& state) {
     benchmark::DoNotOptimize(session.images());
   }
 }
-BENCHMARK(BM_ForwardAndAllAnalyses)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_ForwardAndAnalyses, all, std::string("all"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_ForwardAndAnalyses, maps_rank_spectra, std::string("maps,rank,spectra"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_OneAnalysis(benchmark::State& state, const std::string& analysis) {
   at::NoGradGuard no_grad;

@@ -61,6 +61,7 @@ session::AnalysisSettings take_analysis_settings(Args& args, const std::string& 
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--analyses: ") + e.what());
   }
+  st.images_per_forward = args.take_positive_int("--batch", 1);
   const std::string query = args.take_option("--query");
   if (!query.empty()) {
     const auto comma = query.find(',');
@@ -174,25 +175,66 @@ std::vector<std::string> analyse_images(session::AnalysisSession& session, model
     into += std::chrono::duration<double>(now - mark).count();
     mark = now;
   };
-  for (size_t i = 0; i < images.size(); ++i) {
-    const auto& im = images[i];
-    try {
-      mark = std::chrono::steady_clock::now();
-      const at::Tensor x = image::preprocess(io::load_rgb_image(im.path), preprocessing);
-      lap(times.images);
-      const models::ForwardResult result = model.run(x.to(device), options);
-      lap(times.forward);
-      session.add(im.tag, result);
-      if (session.explains()) session.explain(im.tag, model, x.to(device));
-      if (on_input) on_input(im, x);
-      lap(times.analyses);
-      ++times.count;
-    } catch (const std::exception& e) {
-      progress.break_line();
-      std::fprintf(stderr, "attnlab: error: %s: %s (skipped)\n", im.path.c_str(), e.what());
-      failed.push_back(im.path);
+  const auto fail = [&](const ImageInput& im, const std::string& why) {
+    progress.break_line();
+    std::fprintf(stderr, "attnlab: error: %s: %s (skipped)\n", im.path.c_str(), why.c_str());
+    failed.push_back(im.path);
+  };
+  const size_t per_forward = size_t(std::max<int64_t>(1, session.settings().images_per_forward));
+  size_t done = 0;
+  for (size_t first = 0; first < images.size(); first += per_forward) {
+    // Read and preprocess a batch; an unreadable image is skipped, the others go on. Images
+    // of another size than the batch's first (a model without a fixed crop) go alone.
+    mark = std::chrono::steady_clock::now();
+    std::vector<const ImageInput*> batch;
+    std::vector<at::Tensor> inputs;
+    for (size_t i = first; i < std::min(images.size(), first + per_forward); ++i) {
+      try {
+        inputs.push_back(image::preprocess(io::load_rgb_image(images[i].path), preprocessing));
+        batch.push_back(&images[i]);
+      } catch (const std::exception& e) {
+        fail(images[i], e.what());
+        progress.update(static_cast<int64_t>(++done), images[i].tag);
+      }
     }
-    progress.update(static_cast<int64_t>(i + 1), im.tag);
+    lap(times.images);
+    std::vector<std::vector<size_t>> groups;  // indices into batch, one forward each
+    for (size_t i = 0; i < batch.size(); ++i) {
+      auto same = std::find_if(groups.begin(), groups.end(), [&](const std::vector<size_t>& g) {
+        return inputs[g.front()].sizes().equals(inputs[i].sizes());
+      });
+      if (same == groups.end()) groups.push_back({i});
+      else same->push_back(i);
+    }
+    for (const auto& group : groups) {
+      std::vector<at::Tensor> xs;
+      for (const size_t i : group) xs.push_back(inputs[i]);
+      try {
+        mark = std::chrono::steady_clock::now();
+        const at::Tensor x = (xs.size() == 1 ? xs.front() : at::cat(xs)).to(device);
+        const models::ForwardResult result = model.run(x, options);
+        lap(times.forward);
+        for (size_t j = 0; j < group.size(); ++j) {
+          const ImageInput& im = *batch[group[j]];
+          try {
+            mark = std::chrono::steady_clock::now();
+            session.add(im.tag, result, int64_t(j));
+            if (session.explains()) session.explain(im.tag, model, x.narrow(0, int64_t(j), 1));
+            if (on_input) on_input(im, xs[j]);
+            lap(times.analyses);
+            ++times.count;
+          } catch (const std::exception& e) {
+            fail(im, e.what());
+          }
+          progress.update(static_cast<int64_t>(++done), im.tag);
+        }
+      } catch (const std::exception& e) {  // the forward itself: every image of the group
+        for (const size_t i : group) {
+          fail(*batch[i], e.what());
+          progress.update(static_cast<int64_t>(++done), batch[i]->tag);
+        }
+      }
+    }
   }
   progress.finish();
   return failed;
@@ -223,7 +265,7 @@ nlohmann::json run_description(const GlobalOptions& g, const c10::Device& device
           {"threads", runtime::current_threads()},
           {"requested_threads", g.threads},
           {"dtype", "float32"},
-          {"batch", "one image per forward"},
+          {"images_per_forward", settings.images_per_forward},
           {"settings", settings.to_json()}};
 }
 

@@ -190,7 +190,7 @@ std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQue
     if (trace.layout.tokens() > settings.map_max_tokens) continue;  // as the maps analysis
     const int64_t token = q.token_in(trace.layout);
     if (token < 0) continue;  // a layer without this prefix token
-    const session::LayerQueryMaps maps = session::layer_query_maps(trace, token);
+    const session::LayerQueryMaps maps = session::layer_query_maps(trace, 0, token);
     out->heads[i] = session::to_array(maps.map.grid, "heads", {"head", "y", "x"});
     out->fused[i] = session::to_array(maps.fused, "fused", {"fusion", "y", "x"});
   }
@@ -218,7 +218,7 @@ std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const 
   for (const auto& t : forward.traces) chain.push_back(t.trace.get());
   at::NoGradGuard no_grad;
   try {
-    const session::QueryRollout r = session::rollout_of_query(chain, settings);
+    const session::QueryRollout r = session::rollout_of_query(chain, 0, settings);
     out->map = session::to_array(r.grid, "rollout", {"y", "x"});
     if (!r.query.prefix.empty()) {
       out->answered.prefix = r.query.prefix;

@@ -33,12 +33,15 @@ struct SessionLayer {
 
 // What an analysis step sees of one image: the settings, the image's tag, the selected
 // layers whose traces offer everything the analysis needs (never empty), the forward
-// result, and the session to hand its results to (emit, accumulate, add_sum, ...).
+// result, the image's index `b` in that result's batch (the traces' and outputs' first
+// axis: a batch of images goes through the model at once), and the session to hand its
+// results to (emit, accumulate, add_sum, ...).
 struct ImageStep {
   const AnalysisSettings& settings;
   const std::string& image;
   const std::vector<SessionLayer>& layers;
   const models::ForwardResult& result;
+  int64_t b;
   AnalysisSession& session;
 };
 

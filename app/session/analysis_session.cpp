@@ -118,9 +118,14 @@ std::vector<SessionLayer> offering(const std::vector<SessionLayer>& layers,
 
 }  // namespace
 
-void AnalysisSession::add(const std::string& image_tag, const models::ForwardResult& result) {
-  if (!result.logits.defined() || result.logits.size(0) != 1)
-    throw std::invalid_argument("AnalysisSession::add takes the result of one image (batch 1)");
+void AnalysisSession::add(const std::string& image_tag, const models::ForwardResult& result,
+                          int64_t b) {
+  if (!result.logits.defined() || b < 0 || b >= result.logits.size(0))
+    throw std::invalid_argument("AnalysisSession::add: image " + std::to_string(b) +
+                                " of a forward result of " +
+                                std::to_string(result.logits.defined() ? result.logits.size(0)
+                                                                       : 0) +
+                                " image(s)");
   const std::vector<SessionLayer> layers = select_layers(result);
   if (layers_json_.is_null()) {
     layers_json_ = nlohmann::json::array();
@@ -142,7 +147,7 @@ void AnalysisSession::add(const std::string& image_tag, const models::ForwardRes
       skip(a.name + ": skipped, no analysed layer offers " + text::join(a.needs));
       continue;
     }
-    ImageStep step{settings_, image_tag, usable, result, *this};
+    ImageStep step{settings_, image_tag, usable, result, b, *this};
     guarded(a.name, [&] { a.add(step); });
   }
   ++images_;
@@ -194,13 +199,6 @@ void AnalysisSession::add_sum(const std::string& name, const std::string& captio
                                      std::to_string(v.numel()) + " values)");
   it->second.total += v;
   ++it->second.count;
-}
-
-at::Tensor AnalysisSession::add_spectrum(const analysis::ResultKey& key,
-                                         const at::Tensor& features) {
-  const std::string name = analysis::format_result_key(key);
-  if (!spectra_.count(name)) spectra_order_.push_back(key);
-  return spectra_[name].add(features);
 }
 
 void AnalysisSession::add_spectrum(const analysis::ResultKey& key,

@@ -49,6 +49,11 @@ struct AnalysisSettings {
   std::string gradcam_target;
   analysis::GradCamOptions gradcam;
 
+  // Images per forward pass in the CLI's image loop (analyze, report, analyze-series): a
+  // batch goes through the model at once and each of its images through the analyses. The
+  // results do not depend on it beyond float rounding (GEMMs of another size).
+  int64_t images_per_forward = 1;
+
   // The forward options these analyses need (traces; layer outputs for spectra).
   models::ForwardOptions forward_options() const;
   nlohmann::json to_json() const;  // every setting, for the sidecar
@@ -61,10 +66,11 @@ class AnalysisSession {
  public:
   AnalysisSession(AnalysisSettings settings, ArraySink sink);
 
-  // Adds one image's forward result (batch 1, run with settings.forward_options()).
-  // `image_tag` names its arrays. Throws std::runtime_error when the model has no
-  // attention layer or a requested layer index does not exist.
-  void add(const std::string& image_tag, const models::ForwardResult& result);
+  // Adds image `b` of a forward result (run with settings.forward_options() on a batch of
+  // images). `image_tag` names its arrays. Throws std::runtime_error when the model has no
+  // attention layer or a requested layer index does not exist, std::invalid_argument when
+  // b is outside the batch.
+  void add(const std::string& image_tag, const models::ForwardResult& result, int64_t b = 0);
 
   // The class-specific explanations of one image (gradcam, gradrollout): each runs its own
   // forward with autograd on `model` for the preprocessed image (1, 3, H, W), on the
@@ -96,11 +102,9 @@ class AnalysisSession {
   // a tensor averaged over the images into an array `name`;
   void add_sum(const std::string& name, const std::string& caption,
                const std::vector<std::string>& axes, const at::Tensor& value);
-  // features (1, H, W, C) whose spectra are averaged over the images into two arrays, the
-  // key with part "log_amplitude" and with part "radial" (returns the features'
-  // high-frequency ratios (B, C), computed with the spectrum);
-  at::Tensor add_spectrum(const analysis::ResultKey& key, const at::Tensor& features);
-  // the same from spectra already computed (analysis::spectrum_parts of the features);
+  // the spectra of one image's features (analysis::spectrum_parts of (1, H, W, C)),
+  // averaged over the images into two arrays, the key with part "log_amplitude" and with
+  // part "radial";
   void add_spectrum(const analysis::ResultKey& key, const analysis::SpectrumParts& parts);
   // a problem on some layer or image (each message once).
   void warn(const std::string& message);

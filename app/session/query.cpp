@@ -47,8 +47,8 @@ Query resolve_query(const AnalysisSettings& s, const attention::TokenLayout& fir
   return q;
 }
 
-LayerQueryMaps layer_query_maps(const attention::AttentionTrace& trace, int64_t token) {
-  LayerQueryMaps out{analysis::query_map(trace, 0, token), {}};
+LayerQueryMaps layer_query_maps(const attention::AttentionTrace& trace, int64_t b, int64_t token) {
+  LayerQueryMaps out{analysis::query_map(trace, b, token), {}};
   out.fused = at::stack({analysis::fuse_heads(out.map.grid, analysis::HeadFusion::Mean),
                          analysis::fuse_heads(out.map.grid, analysis::HeadFusion::Max),
                          analysis::fuse_heads(out.map.grid, analysis::HeadFusion::Min)});
@@ -56,13 +56,13 @@ LayerQueryMaps layer_query_maps(const attention::AttentionTrace& trace, int64_t 
 }
 
 QueryRollout rollout_of_query(const std::vector<const attention::AttentionTrace*>& chain,
-                              const AnalysisSettings& settings) {
+                              int64_t b, const AnalysisSettings& settings) {
   QueryRollout out;
   out.query = rollout_query(settings, chain.front()->layout, chain.back()->layout);
   const int64_t token = out.query.token_in(chain.back()->layout);
   if (token < 0)
     throw attention::TraceQueryError("the last layer has no " + out.query.prefix + " token");
-  out.result = analysis::rollout_query(chain, 0, token, settings.rollout);
+  out.result = analysis::rollout_query(chain, b, token, settings.rollout);
   const attention::TokenLayout& l = out.result.layout;
   out.grid = out.result.weights.slice(0, l.num_prefix()).reshape({l.height, l.width});
   return out;

@@ -33,16 +33,17 @@ Query resolve_query(const AnalysisSettings& settings, const attention::TokenLayo
 Query rollout_query(const AnalysisSettings& settings, const attention::TokenLayout& first,
                     const attention::TokenLayout& last);
 
-// One layer's maps of a query token: the query map (per head on the layer's grid, and the
+// One layer's maps of a query token in image b of the traced batch: the query map (per head on the layer's grid, and the
 // weights on prefix tokens) and its head fusions (3, H, W: mean, max, min). What the maps
 // analysis writes and what the GUI shows for a click.
 struct LayerQueryMaps {
   analysis::QueryMap map;
   at::Tensor fused;
 };
-LayerQueryMaps layer_query_maps(const attention::AttentionTrace& trace, int64_t token);
+LayerQueryMaps layer_query_maps(const attention::AttentionTrace& trace, int64_t b, int64_t token);
 
-// The rollout of the settings' rollout query through `chain` (first layer first), and
+// The rollout of the settings' rollout query through `chain` (first layer first) for
+// image b of the traced batch, and
 // its weights on the first layer's grid (H, W). Throws attention::TraceQueryError when
 // the last layer has no such prefix token. What the rollout analysis writes and what the
 // GUI shows.
@@ -52,7 +53,7 @@ struct QueryRollout {
   at::Tensor grid;
 };
 QueryRollout rollout_of_query(const std::vector<const attention::AttentionTrace*>& chain,
-                              const AnalysisSettings& settings);
+                              int64_t b, const AnalysisSettings& settings);
 
 // The rollout's switches as captions state them: "mean head fusion, residual 0.50, discard
 // ratio 0.00, rows renormalised" (the report's and the GUI's rollout figures).

@@ -9,7 +9,7 @@ the two tools (peer, attnlab, peer, ...) so that a machine's drift hits both, an
 gives medians with the ratio peer / attnlab (> 1: attnlab is faster).
 
 Usage: bench_peer.py --attnlab build/app/attnlab --peer ../shared/peers/notebook_workflow.py
-                     [--repeats 3] [--work DIR] [--skip-32]
+                     [--repeats 3] [--work DIR] [--skip-32] [--checkpoint FILE.pth]
 Not part of CI: it takes minutes and needs python3-torch, -torchvision, -matplotlib
 (scripts/bench_peer.sh installs them)."""
 import argparse, json, os, platform, shutil, statistics, subprocess, sys, tempfile, time
@@ -21,6 +21,9 @@ ap.add_argument('--assets', default=os.path.join(os.path.dirname(__file__), '..'
 ap.add_argument('--repeats', type=int, default=3)
 ap.add_argument('--work', default='')
 ap.add_argument('--skip-32', action='store_true')
+# A real checkpoint (e.g. timm's deit_small_patch16_224 .pth): attnlab's fixed cost with it,
+# opened with no flags (`analyze --model FILE`: recognition, then the load).
+ap.add_argument('--checkpoint', default='')
 a = ap.parse_args()
 
 work = a.work or tempfile.mkdtemp(prefix='bench_peer_')
@@ -79,6 +82,8 @@ if not a.skip_32:
 times = {c[0]: {'peer': [], 'attnlab': []} for c in cases}
 info = []
 stages = {}
+batched = []     # attnlab, 32 images, --batch 8 (the notebook has no batching)
+checkpoint = []  # attnlab, 1 image, --model CHECKPOINT
 for rep in range(a.repeats):
     for name, n, figures in cases:
         times[name]['peer'].append(timed(peer(n, figures))[0])
@@ -87,6 +92,13 @@ for rep in range(a.repeats):
         if not figures:  # where attnlab's time went, from its own stage timer
             sidecar = [f for f in os.listdir(os.path.join(work, 'attnlab_out')) if f.endswith('_settings.json')]
             stages.setdefault(n, []).append(json.load(open(os.path.join(work, 'attnlab_out', sidecar[0])))['stage_seconds'])
+    if not a.skip_32:
+        batched.append(timed(ours(32, False) + ['--batch', '8'])[0])
+    if a.checkpoint:
+        out = os.path.join(work, 'attnlab_out')
+        shutil.rmtree(out, ignore_errors=True)
+        checkpoint.append(timed([a.attnlab, 'analyze', '--model', a.checkpoint, '--images', sets[1],
+                                 '--out', out] + ANALYSES)[0])
     info.append(timed([a.attnlab, 'info'])[0])
     print(f'repeat {rep + 1}/{a.repeats} done', file=sys.stderr)
 
@@ -126,6 +138,14 @@ fixed_ours = med(times['compute, 1 image']['attnlab']) - per['attnlab']
 print(f'| fixed cost (1 image − per image) | {med(times["compute, 1 image"]["peer"]) - per["peer"]:.3f} s | {fixed_ours:.3f} s | |')
 print(f'| `attnlab info` (loading LibTorch) | | {med(info):.3f} s | |')
 print(f'| attnlab fixed cost beyond `info` | | {fixed_ours - med(info):.3f} s | |')
+if checkpoint:
+    print(f'| attnlab, 1 image, `--model {os.path.basename(a.checkpoint)}` | | {med(checkpoint):.3f} s | |')
+    print(f'| attnlab fixed cost beyond `info` with that checkpoint | | '
+          f'{med(checkpoint) - per["attnlab"] - med(info):.3f} s | |')
+if batched:
+    p = med(times['compute, 32 images']['peer'])
+    print(f'| compute, 32 images, attnlab `--batch 8` | {p:.3f} s | {med(batched):.3f} s | {p / med(batched):.2f}× |')
+    print(f'| images/s, 32 images, attnlab `--batch 8` (whole process) | {32 / p:.2f} | {32 / med(batched):.2f} | |')
 for n in sorted(stages):
     s = stages[n]
     f = med([x['forward'] for x in s]) / n

@@ -182,15 +182,19 @@ class CastlingAttention : public AttentionMechanism {
 }  // namespace
 
 MaskStatistics castling_mask_statistics(const AttentionTrace& trace, double threshold,
-                                        int64_t chunk_rows) {
+                                        int64_t chunk_rows, int64_t image) {
   const CastlingTrace& t = as_castling(trace, "castling_mask_statistics");
   if (chunk_rows < 1)
     throw TraceQueryError("castling mask statistics: chunk_rows must be >= 1, got " +
                           std::to_string(chunk_rows));
+  if (image >= t.batch)
+    throw TraceQueryError("castling mask statistics: image " + std::to_string(image) +
+                          " of a batch of " + std::to_string(t.batch));
+  const int64_t first = image < 0 ? 0 : image, last = image < 0 ? t.batch : image + 1;
   const int64_t n = t.q_raw.size(2);
   // Counts stay on the trace's device until the end: one host transfer, not one per chunk.
   at::Tensor counts = at::zeros({t.heads}, t.q_raw.options().dtype(at::kLong));
-  for (int64_t b = 0; b < t.batch; ++b) {
+  for (int64_t b = first; b < last; ++b) {
     const at::Tensor q = t.q_raw[b], k = t.k_raw[b];  // (h, N, d)
     for (int64_t r0 = 0; r0 < n; r0 += chunk_rows) {
       at::Tensor s = branch_scores(q.slice(1, r0, std::min(n, r0 + chunk_rows)), k, t.scale);
@@ -200,7 +204,7 @@ MaskStatistics castling_mask_statistics(const AttentionTrace& trace, double thre
   at::Tensor host = counts.cpu();
   MaskStatistics stats;
   stats.threshold = threshold;
-  stats.entries_per_head = t.batch * n * n;
+  stats.entries_per_head = (last - first) * n * n;
   for (int64_t h = 0; h < t.heads; ++h) {
     stats.above_per_head.push_back(host[h].item<int64_t>());
     stats.above_total += stats.above_per_head.back();

@@ -35,10 +35,12 @@ struct MaskStatistics {
 // Query rows per chunk: peak memory is heads × chunk_rows × N scores of one image.
 constexpr int64_t kDefaultMaskChunkRows = 256;
 
-// Count S > threshold for every head of every image of a castling trace. Throws
-// TraceQueryError for a trace of another mechanism or chunk_rows < 1.
+// Count S > threshold for every head of every image of a castling trace (of image `image`
+// of the batch alone when image >= 0). Throws TraceQueryError for a trace of another
+// mechanism, chunk_rows < 1 or an image outside the batch.
 MaskStatistics castling_mask_statistics(const AttentionTrace& trace, double threshold,
-                                        int64_t chunk_rows = kDefaultMaskChunkRows);
+                                        int64_t chunk_rows = kDefaultMaskChunkRows,
+                                        int64_t image = -1);
 
 // The "threshold" option of the layer that produced a castling trace, and whether its
 // masked softmax branch was part of the output (the layer was in training mode).

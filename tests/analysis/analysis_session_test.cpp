@@ -4,6 +4,10 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+
 #include "app/session/analysis_session.h"
 #include "models/checkpoint_loading.h"
 #include "models/model_config.h"
@@ -88,7 +92,7 @@ TEST(AnalysisSession, ArraysReachTheSinkPerImageAndStateDoesNotGrow) {
   EXPECT_TRUE(session.warnings().empty());
 }
 
-TEST(AnalysisSession, RefusesBatchesAndUnknownNames) {
+TEST(AnalysisSession, RefusesImagesOutsideTheBatchAndUnknownNames) {
   EXPECT_THROW(attnlab::session::parse_analyses("maps,nope"), std::invalid_argument);
   EXPECT_EQ(attnlab::session::parse_analyses("all").size(),
             attnlab::session::analysis_names().size());
@@ -97,8 +101,65 @@ TEST(AnalysisSession, RefusesBatchesAndUnknownNames) {
   s.analyses = {"locality"};
   AnalysisSession session(s, nullptr);
   at::NoGradGuard no_grad;
-  EXPECT_THROW(session.add("b", model->run(at::randn({2, 3, 224, 224}), s.forward_options())),
-               std::invalid_argument);
+  const auto result = model->run(at::randn({2, 3, 224, 224}), s.forward_options());
+  EXPECT_THROW(session.add("b", result, 2), std::invalid_argument);
+  EXPECT_THROW(session.add("b", result, -1), std::invalid_argument);
+  EXPECT_EQ(session.images(), 0);
+}
+
+// Images analysed out of one batched forward give what each gives through a forward of
+// its own: the same arrays and the same mean/std tables. Not bit for bit: the batch's
+// GEMMs are blocked differently, so floats agree to rounding (relative 1e-4, far above
+// float32 rounding of these sums, far below any real difference). Integer cells (ranks,
+// counts) agree exactly: a rank would change only with a singular value within rounding
+// of its tolerance.
+TEST(AnalysisSession, ImagesOfABatchGiveWhatEachGivesAlone) {
+  auto model = deit_mini();
+  AnalysisSettings s;
+  s.analyses = attnlab::session::parse_analyses("maps,rollout,rank,spectra,locality");
+  at::manual_seed(3);
+  const at::Tensor images = at::randn({3, 3, 224, 224});
+  std::map<std::string, attnlab::analysis::Array> alone_arrays, batch_arrays;
+  AnalysisSession alone(s, [&](const auto& a) { alone_arrays[a.name] = a; });
+  AnalysisSession batched(s, [&](const auto& a) { batch_arrays[a.name] = a; });
+  at::NoGradGuard no_grad;
+  const auto together = model->run(images, s.forward_options());
+  for (int64_t b = 0; b < 3; ++b) {
+    const std::string tag = "image" + std::to_string(b);
+    alone.add(tag, model->run(images.narrow(0, b, 1), s.forward_options()));
+    batched.add(tag, together, b);
+  }
+  const auto close = [](double x, double y) {
+    return std::abs(x - y) <= 1e-4 * std::max({1.0, std::abs(x), std::abs(y)});
+  };
+  ASSERT_EQ(batch_arrays.size(), alone_arrays.size());
+  EXPECT_GE(batch_arrays.size(), 3u * 6u);  // per image: maps of 2 layers and more
+  for (const auto& [name, a] : alone_arrays) {
+    ASSERT_TRUE(batch_arrays.count(name)) << name;
+    const auto& b = batch_arrays.at(name);
+    ASSERT_EQ(a.shape, b.shape) << name;
+    for (size_t i = 0; i < a.data.size(); ++i)
+      ASSERT_TRUE(close(a.data[i], b.data[i])) << name << "[" << i << "]: " << a.data[i]
+                                               << " vs " << b.data[i];
+  }
+  const auto tables_alone = alone.tables(), tables_batch = batched.tables();
+  ASSERT_EQ(tables_alone.size(), tables_batch.size());
+  for (size_t t = 0; t < tables_alone.size(); ++t) {
+    const Table &x = tables_alone[t], &y = tables_batch[t];
+    ASSERT_EQ(x.name, y.name);
+    ASSERT_EQ(x.rows.size(), y.rows.size()) << x.name;
+    for (size_t r = 0; r < x.rows.size(); ++r)
+      for (size_t c = 0; c < x.rows[r].size(); ++c) {
+        const auto &u = x.rows[r][c], &v = y.rows[r][c];
+        ASSERT_EQ(int(u.kind), int(v.kind)) << x.name;
+        if (u.kind == attnlab::analysis::Cell::Kind::Real)
+          EXPECT_TRUE(close(u.r, v.r)) << x.name << " row " << r << " column " << x.columns[c]
+                                       << ": " << u.r << " vs " << v.r;
+        else
+          EXPECT_EQ(u.str(), v.str()) << x.name << " row " << r << " column " << x.columns[c];
+      }
+  }
+  EXPECT_EQ(alone.arrays().size(), batched.arrays().size());
 }
 
 }  // namespace

@@ -6,7 +6,10 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -302,6 +305,61 @@ TEST(AnalyzeCli, ABadImageIsSkippedAndTheRestWritten) {
   EXPECT_EQ(side["images"][1]["status"], "analysed");
   check_folder(out, "deit_mini");
   fs::remove_all(out);
+  fs::remove(bad);
+}
+
+// --batch 3: the images go through the model three at a time, a bad one among them is
+// skipped alone, and the statistics and maps are those of one image per forward (to
+// float rounding: the batch's GEMMs are blocked differently).
+TEST(AnalyzeCli, BatchedImagesGiveWhatOneImagePerForwardGives) {
+  const std::string bad = attnlab::testing::unique_temp_path("broken.png");
+  std::ofstream(bad) << "not a png";
+  const std::string photos = std::string(ATTNLAB_SOURCE_DIR) + "/assets/photos/";
+  const std::string images = " --images " + photos + "chelsea.png " + bad + " " + demo_image() +
+                             " " + photos + "coffee.png";
+  std::map<int, std::string> outs;
+  for (const int batch : {1, 3}) {
+    outs[batch] = attnlab::testing::unique_temp_path("batch" + std::to_string(batch));
+    const auto r = run_cli("analyze --model " + parity_dir() + "/deit_mini.safetensors" + images +
+                           " --out " + outs[batch] + " --analyses maps,locality,rank --batch " +
+                           std::to_string(batch));
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("broken.png"), std::string::npos) << r.out;
+    const nlohmann::json side = read_json(outs[batch] + "/deit_mini__settings.json");
+    EXPECT_EQ(side["images_per_forward"], batch) << side.dump(1);
+    const char* expected[] = {"analysed", "failed", "analysed", "analysed"};
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(side["images"][i]["status"], expected[i]) << i;
+    check_folder(outs[batch], "deit_mini");
+  }
+  const auto close = [](double x, double y) {
+    return std::abs(x - y) <= 1e-4 * std::max({1.0, std::abs(x), std::abs(y)});
+  };
+  for (const char* table : {"locality_heads", "rank_heads", "maps_prefix"}) {
+    const auto a = attnlab::analysis::read_table_csv(outs[1] + "/deit_mini__" + table + ".csv");
+    const auto b = attnlab::analysis::read_table_csv(outs[3] + "/deit_mini__" + table + ".csv");
+    ASSERT_EQ(a.rows.size(), b.rows.size()) << table;
+    for (size_t r = 0; r < a.rows.size(); ++r)
+      for (size_t c = 0; c < a.rows[r].size(); ++c) {
+        const auto &u = a.rows[r][c], &v = b.rows[r][c];
+        if (u.kind == attnlab::analysis::Cell::Kind::Real)
+          EXPECT_TRUE(close(u.r, v.r)) << table << " " << a.columns[c] << ": " << u.r << " vs "
+                                       << v.r;
+        else
+          EXPECT_EQ(u.str(), v.str()) << table << " " << a.columns[c];
+      }
+  }
+  size_t maps = 0;
+  for (const auto& f : fs::recursive_directory_iterator(outs[1])) {
+    if (f.path().extension() != ".npy") continue;
+    const fs::path other = outs[3] / fs::relative(f.path(), outs[1]);
+    ASSERT_TRUE(fs::exists(other)) << other;
+    const auto a = attnlab::io::read_npy(f.path().string()), b = attnlab::io::read_npy(other);
+    const at::Tensor x = attnlab::io::to_torch(a), y = attnlab::io::to_torch(b);
+    EXPECT_TRUE(at::allclose(x, y, 1e-4, 1e-5)) << f.path();
+    ++maps;
+  }
+  EXPECT_GT(maps, 3u);
+  for (const auto& [batch, out] : outs) fs::remove_all(out);
   fs::remove(bad);
 }
 

@@ -179,6 +179,19 @@ TEST(CastlingMaskStatistics, EqualADirectCountOfScoresAboveThresholdForAnyChunkS
         EXPECT_DOUBLE_EQ(stats.overall_fraction(),
                          static_cast<double>(total) / static_cast<double>(2 * batch * n * n));
       }
+      // One image of the batch alone: its own counts, which add up to the batch's.
+      int64_t summed = 0;
+      for (int64_t b = 0; b < batch; ++b) {
+        const auto one = attention::castling_mask_statistics(
+            *trace, eps, attention::kDefaultMaskChunkRows, b);
+        EXPECT_EQ(one.entries_per_head, n * n);
+        EXPECT_EQ(one.above_total, (s[b] > eps).sum().item<int64_t>()) << "image " << b;
+        summed += one.above_total;
+      }
+      EXPECT_EQ(summed, total);
+      EXPECT_THROW(attention::castling_mask_statistics(*trace, eps,
+                                                       attention::kDefaultMaskChunkRows, batch),
+                   attention::TraceQueryError);
     }
   }
 }

@@ -25,7 +25,7 @@ void add_anchors(ImageStep& s) {
       make_table("anchors_usage", "anchor usage Δ_m / N per layer, head and anchor",
                  {"layer", "path", "head", "anchor", "usage"}, 4);
   for (const auto& l : s.layers) {
-    const auto a = analysis::anchor_assignment(*l.trace, 0);
+    const auto a = analysis::anchor_assignment(*l.trace, s.b);
     const auto& lay = l.trace->layout;
     const int64_t p = lay.num_prefix(), heads_n = a.hard.size(0);
     const at::Tensor grid_hard = at::cat({a.hard, a.fused_hard.unsqueeze(0)})

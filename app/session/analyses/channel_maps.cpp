@@ -18,10 +18,10 @@ namespace {
 
 constexpr const char* kName = "channel_maps";
 
-// The (heads, d, d) maps of image 0, which a trace offering "channel map" holds among its
+// The (heads, d, d) maps of image b, which a trace offering "channel map" holds among its
 // rank matrices under the name "channel_map" (core/attention/capabilities.h).
-at::Tensor channel_maps_of(const attention::AttentionTrace& trace) {
-  for (const auto& m : trace.rank_matrices(0))
+at::Tensor channel_maps_of(const attention::AttentionTrace& trace, int64_t b) {
+  for (const auto& m : trace.rank_matrices(b))
     if (m.name == "channel_map") return m.matrices;
   throw attention::TraceQueryError("the " + trace.mechanism +
                                    " trace offers a channel map but holds no \"channel_map\" "
@@ -36,7 +36,7 @@ void add_channel_maps(ImageStep& s) {
       "(uniform: log d), max_weight = the largest entry",
       {"layer", "path", "head", "dim", "diagonal", "entropy", "max_weight"}, 4);
   for (const auto& l : s.layers) {
-    const at::Tensor a = channel_maps_of(*l.trace).detach().to(at::kCPU, at::kDouble);
+    const at::Tensor a = channel_maps_of(*l.trace, s.b).detach().to(at::kCPU, at::kDouble);
     analysis::ResultKey key{kName, s.image, l.index, "", "", "map"};
     s.session.emit(to_array(a, analysis::format_result_key(key),
                             {"head", "out_channel", "in_channel"},

@@ -18,7 +18,7 @@ void add_locality(ImageStep& s) {
       make_table("locality_layers", "mean attention distance (patches) per layer, mean over heads",
                  {"layer", "path", "mechanism", "grid", "mean_distance"}, 4);
   for (const auto& l : s.layers) {
-    const at::Tensor d = analysis::mean_attention_distance(*l.trace, 0);
+    const at::Tensor d = analysis::mean_attention_distance(*l.trace, s.b);
     const std::string grid = grid_text(l.trace->layout);
     for (int64_t h = 0; h < d.size(0); ++h)
       heads.add_row({l.index, l.path, l.trace->mechanism, grid, h, d[h].item<double>()});

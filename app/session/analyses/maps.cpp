@@ -36,7 +36,7 @@ void add_maps(ImageStep& s) {
       s.session.warn("maps: layer " + std::to_string(l.index) + " has no " + q.prefix + " token");
       continue;
     }
-    const LayerQueryMaps maps = layer_query_maps(*l.trace, token);
+    const LayerQueryMaps maps = layer_query_maps(*l.trace, s.b, token);
     const analysis::QueryMap& m = maps.map;
     analysis::ResultKey key{"maps", s.image, l.index, q.tag, "", "heads"};
     s.session.emit(to_array(m.grid, analysis::format_result_key(key), {"head", "y", "x"},
@@ -54,7 +54,7 @@ void add_maps(ImageStep& s) {
   const SessionLayer& last = s.layers.back();
   for (const auto& name : last.trace->layout.prefix) {
     if (name == q.prefix) continue;  // already written as the query's own maps
-    const analysis::QueryMap m = analysis::prefix_token_map(*last.trace, 0, name);
+    const analysis::QueryMap m = analysis::prefix_token_map(*last.trace, s.b, name);
     const analysis::ResultKey key{"maps", s.image, last.index, name, "", "heads"};
     s.session.emit(to_array(m.grid, analysis::format_result_key(key), {"head", "y", "x"},
                             "attention of the " + name + " token over the " +

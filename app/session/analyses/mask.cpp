@@ -21,7 +21,8 @@ void add_mask(ImageStep& s) {
   for (const auto& l : s.layers) {
     const double thr = s.settings.mask_threshold < 0 ? attention::castling_threshold(*l.trace)
                                                      : s.settings.mask_threshold;
-    const auto st = attention::castling_mask_statistics(*l.trace, thr);
+    const auto st = attention::castling_mask_statistics(*l.trace, thr,
+                                                      attention::kDefaultMaskChunkRows, s.b);
     for (size_t h = 0; h < st.above_per_head.size(); ++h)
       t.add_row({l.index, l.path, std::to_string(h), thr, st.fraction(int64_t(h)),
                  st.above_per_head[h], st.entries_per_head});

@@ -38,7 +38,7 @@ void add_rank(ImageStep& s) {
        "precision_tolerance_rel"},
       4);
   for (const auto& l : s.layers) {
-    for (const auto& subject : analysis::rank_subjects(*l.trace, 0)) {
+    for (const auto& subject : analysis::rank_subjects(*l.trace, s.b)) {
       const auto stats = analysis::rank_statistics(subject.matrices, s.settings.rank);
       const int64_t rows = subject.matrices.size(-2), cols = subject.matrices.size(-1);
       // Sums over heads of: rank, precision rank, effective, stable, the two flags, and the

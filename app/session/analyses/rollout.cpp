@@ -15,7 +15,7 @@ void add_rollout(ImageStep& s) {
   std::vector<const attention::AttentionTrace*> chain;
   for (const auto& l : s.layers) chain.push_back(l.trace);
   // The cls row unless the user asked for a query (then that query, in the last layer).
-  const QueryRollout qr = rollout_of_query(chain, s.settings);
+  const QueryRollout qr = rollout_of_query(chain, s.b, s.settings);
   const Query& q = qr.query;
   const analysis::RolloutResult& r = qr.result;
   const int64_t p = r.layout.num_prefix();

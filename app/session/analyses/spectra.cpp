@@ -24,12 +24,12 @@ void add_spectra(ImageStep& s) {
   struct Features {
     const SessionLayer* layer;
     std::string branch;
-    at::Tensor bhwc;  // (1, H, W, C)
+    at::Tensor bhwc;  // (1, H, W, C): image b
   };
   std::vector<Features> features;
   for (const auto& l : s.layers) {
     const auto& lay = l.trace->layout;
-    attention::AttentionTrace::NamedTensors branches = l.trace->branch_outputs();  // (1,H,W,C)
+    attention::AttentionTrace::NamedTensors branches = l.trace->branch_outputs();  // (B,H,W,C)
     if (branches.empty()) {
       auto it = s.result.outputs.find("out." + l.path);
       if (it == s.result.outputs.end()) {
@@ -43,7 +43,7 @@ void add_spectra(ImageStep& s) {
         t = t.slice(1, lay.num_prefix()).reshape({t.size(0), lay.height, lay.width, t.size(-1)});
       branches.emplace_back("output", t);
     }
-    for (auto& [branch, f] : branches) features.push_back({&l, branch, f});
+    for (auto& [branch, f] : branches) features.push_back({&l, branch, f.narrow(0, s.b, 1)});
   }
   // The transforms side by side, one layer per task (small GEMMs: runtime/small_tasks.h);
   // the sums and tables after them, in layer order.

@@ -117,9 +117,10 @@ AnalyzeRequest take_analyze_request(Args& args, bool series) {
     }
     Args first(model_args);
     r.model = take_model_choice(first);
+    r.model.hash_checkpoint = true;  // each checkpoint's, as with_checkpoint takes it
     r.model.tag = std::filesystem::path(r.checkpoints.front()).stem().string() + "_series";
   } else {
-    r.model = take_model_choice(args);
+    r.model = take_model_choice(args, /*hash_checkpoint=*/true);
   }
   std::vector<std::string> images = args.take_list("--images");
   r.out = args.take_option("--out");

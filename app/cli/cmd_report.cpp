@@ -116,6 +116,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
       if (random_init) request.random_init = true;
       request.img_size = img_size;
       if (!pos_interpolation.empty()) request.pos_interpolation = pos_interpolation;
+      request.hash_checkpoint = true;  // for the model's sidecar
       ModelChoice c = choose_request(request);
       if (!class_names.empty()) {
         c.class_names = class_names;
@@ -143,6 +144,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
       {
         Args one({"--model", series_files.front()});
         base = take_model_choice(one);
+        base.hash_checkpoint = true;  // each checkpoint's, as with_checkpoint takes it
       }
       session::SeriesResults s;
       s.name = fs::path(series_files.front()).parent_path().filename().string();

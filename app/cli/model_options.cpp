@@ -35,8 +35,9 @@ std::vector<int64_t> parse_img_size(const std::string& text) {
   return hw;
 }
 
-ModelChoice take_model_choice(Args& args) {
+ModelChoice take_model_choice(Args& args, bool hash_checkpoint) {
   session::ModelRequest r;
+  r.hash_checkpoint = hash_checkpoint;
   r.model = args.take_option("--model");
   r.preset = args.take_option("--preset");
   r.config_path = args.take_option("--config");

@@ -17,7 +17,8 @@ using session::with_checkpoint;
 // "384" → {384, 384}; "224,320" or "224x320" → {224, 320}. UsageError otherwise.
 std::vector<int64_t> parse_img_size(const std::string& text);
 // Takes the options above from `args`. Throws UsageError for contradictory or missing ones.
-ModelChoice take_model_choice(Args& args);
+// hash_checkpoint: the command writes the checkpoint's SHA-256 (ModelRequest).
+ModelChoice take_model_choice(Args& args, bool hash_checkpoint = false);
 // session::config_for_checkpoint, its errors as UsageError.
 nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
                                      const std::string& config_path, const std::string& key = "");

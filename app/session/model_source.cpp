@@ -57,6 +57,20 @@ nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::s
   return checkpoint_config(checkpoint, preset, config_path, key).config;
 }
 
+namespace {
+
+// The SHA-256 of `path` on a thread of its own at the lowest priority: the forward passes
+// keep both cores, and the hash fills the time they leave (at normal priority it competed
+// with the first forward pass for a core).
+std::shared_future<std::string> hash_in_background(const std::string& path) {
+  return std::async(std::launch::async, [path] {
+           ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 19);
+           return analysis::sha256_file(path);
+         }).share();
+}
+
+}  // namespace
+
 ModelChoice choose_model(const ModelRequest& request) {
   ModelChoice c;
   c.model_arg = request.model;
@@ -99,7 +113,10 @@ ModelChoice choose_model(const ModelRequest& request) {
         "to analyse untrained weights)");
   if (c.random_init && c.preset.empty() && config_path.empty())
     throw ModelChoiceError("--random-init needs a config: --model PRESET or --config JSON");
+  c.hash_checkpoint = request.hash_checkpoint;
   if (!c.checkpoint.empty()) {
+    // Before the file is parsed: the hash runs on the core the parser leaves idle.
+    if (c.hash_checkpoint) c.checkpoint_sha256 = hash_in_background(c.checkpoint);
     CheckpointConfig found = checkpoint_config(c.checkpoint, c.preset, config_path, c.key);
     c.config = std::move(found.config);
     c.recognition = found.recognition;
@@ -160,6 +177,8 @@ ModelRequest model_entry_request(const std::string& entry, const std::string& pr
 ModelChoice with_checkpoint(ModelChoice base, const std::string& checkpoint) {
   base.checkpoint = checkpoint;
   base.read_weights.reset();  // another file's tensors
+  base.checkpoint_sha256 = base.hash_checkpoint ? hash_in_background(checkpoint)
+                                                : std::shared_future<std::string>();
   base.random_init = false;
   base.tag = std::filesystem::path(checkpoint).stem().string();
   return base;
@@ -216,12 +235,9 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& devic
                                 {"sha256", nullptr},
                                 {"bytes", std::filesystem::file_size(choice.checkpoint)},
                                 {"container_key", choice.key}};
-    // At the lowest priority: the forward passes keep both cores, and the hash fills the
-    // time they leave (it competed with the first forward pass for a core otherwise).
-    r.checkpoint_sha256 = std::async(std::launch::async, [path = choice.checkpoint] {
-                            ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 19);
-                            return analysis::sha256_file(path);
-                          }).share();
+    r.checkpoint_sha256 = choice.checkpoint_sha256.valid()
+                              ? choice.checkpoint_sha256
+                              : hash_in_background(choice.checkpoint);
   }
   return r;
 }

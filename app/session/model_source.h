@@ -38,6 +38,9 @@ struct ModelRequest {
   std::string class_names_path;   // a names file (predictions.h: read_class_names); "": none
   std::vector<int64_t> img_size;  // {H, W} to run at (--img-size); empty: the model's own
   std::string pos_interpolation = "bicubic";  // a ViT's pos_embed resampling at img_size
+  // The run writes the checkpoint's SHA-256 (a sidecar): hash the file from the moment it
+  // is named, so the hash runs beside the parsing instead of beside the forward passes.
+  bool hash_checkpoint = false;
 };
 
 struct ModelChoice {
@@ -62,6 +65,10 @@ struct ModelChoice {
   // second time, and leaves the pointer empty of tensors (copies of this choice share it;
   // a later load reads the file).
   std::shared_ptr<models::CheckpointWeights> read_weights;
+  // ModelRequest::hash_checkpoint, and the hash of `checkpoint` it started (taken over by
+  // load_chosen_model; with_checkpoint starts the next file's).
+  bool hash_checkpoint = false;
+  std::shared_future<std::string> checkpoint_sha256;
 };
 
 // The class names of a loaded model with `classes` classes: the user's file (which must
@@ -104,8 +111,8 @@ struct ReadyModel {
   // Problems with the weights to say loudly (also in describe["warnings"]): tensors holding
   // NaN or Inf, whose outputs will not be finite.
   std::vector<std::string> warnings;
-  // The checkpoint's SHA-256, hashed on a thread of its own from the moment the model is
-  // loaded (hashing 88 MB takes ~0.15 s, which the run's first images hide).
+  // The checkpoint's SHA-256, hashed on a thread of its own at the lowest priority from
+  // the moment the model was chosen (ModelRequest::hash_checkpoint) or else loaded.
   std::shared_future<std::string> checkpoint_sha256;
 
   // `describe` with the checkpoint's sha256 filled in (waits for the hash): for sidecars.

@@ -288,7 +288,10 @@ TEST(AnalyzeCli, SeriesKeepsCheckpointOrder) {
   EXPECT_NEAR(t.rows[0].at(t.column("mean_distance_mean")).number(),
               t.rows[2].at(t.column("mean_distance_mean")).number(), 1e-6);
   const nlohmann::json side = read_json(out + "/deit_mini_series__settings.json");
-  EXPECT_EQ(side["checkpoints"].size(), 2u);
+  ASSERT_EQ(side["checkpoints"].size(), 2u);
+  // Each checkpoint's own hash (each is hashed from the moment the series reaches it).
+  EXPECT_EQ(side["checkpoints"][0]["sha256"], attnlab::analysis::sha256_file(a));
+  EXPECT_EQ(side["checkpoints"][1]["sha256"], attnlab::analysis::sha256_file(b));
   fs::remove_all(out);
 }
 

@@ -22,44 +22,50 @@ session::AnalysisSettings settings_for(const std::string& analyses) {
   return s;
 }
 
-void BM_Forward(benchmark::State& state) {
-  at::NoGradGuard no_grad;
-  auto model = bench::preset_model("deit_small_patch16_224");
-  const at::Tensor x = at::randn({1, 3, 224, 224});
-  model->run(x);
-  for (auto _ : state) benchmark::DoNotOptimize(model->run(x).logits);
-}
-BENCHMARK(BM_Forward)->Unit(benchmark::kMillisecond)->UseRealTime();
+constexpr const char* kModel = "deit_small_patch16_224";
 
-// The plain forward pass of a batch of B images, per image (items/s): what batching the
-// images through the model could gain over BM_Forward.
-void BM_ForwardBatch(benchmark::State& state) {
+// Times `model->run(x, options)` after one untimed warm-up; items are images.
+void time_forward(benchmark::State& state, const at::Tensor& x,
+                  const models::ForwardOptions& options) {
   at::NoGradGuard no_grad;
-  auto model = bench::preset_model("deit_small_patch16_224");
-  const at::Tensor x = at::randn({state.range(0), 3, 224, 224});
-  model->run(x);
-  for (auto _ : state) benchmark::DoNotOptimize(model->run(x).logits);
-  state.SetItemsProcessed(state.iterations() * state.range(0));
+  auto model = bench::preset_model(kModel);
+  model->run(x, options);
+  for (auto _ : state) benchmark::DoNotOptimize(model->run(x, options).logits);
+  state.SetItemsProcessed(state.iterations() * x.size(0));
 }
-BENCHMARK(BM_ForwardBatch)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// One traced forward of a random image: what the single-analysis benchmarks work on.
+models::ForwardResult traced_image(const models::ForwardOptions& options) {
+  at::NoGradGuard no_grad;
+  return bench::preset_model(kModel)->run(at::randn({1, 3, 224, 224}), options);
+}
+
+models::ForwardOptions attention_traces() {
+  models::ForwardOptions o;
+  o.trace_attention = true;
+  return o;
+}
+
+// The plain forward pass of a batch of B images (B = 1: the baseline of every ratio here);
+// per image, items/s: what batching the images through the model gains.
+void BM_Forward(benchmark::State& state) {
+  time_forward(state, at::randn({state.range(0), 3, 224, 224}), {});
+}
+BENCHMARK(BM_Forward)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The forward pass the analyses need (attention traces and module outputs), against
-// BM_Forward: what recording costs.
+// BM_Forward/1: what recording costs.
 void BM_ForwardWithTraces(benchmark::State& state) {
-  at::NoGradGuard no_grad;
-  auto model = bench::preset_model("deit_small_patch16_224");
-  const at::Tensor x = at::randn({1, 3, 224, 224});
-  const auto o = settings_for("maps,rank,spectra").forward_options();
-  model->run(x, o);
-  for (auto _ : state) benchmark::DoNotOptimize(model->run(x, o).logits);
+  time_forward(state, at::randn({1, 3, 224, 224}),
+               settings_for("maps,rank,spectra").forward_options());
 }
 BENCHMARK(BM_ForwardWithTraces)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // One image through the forward with traces and the analyses (`all`, or the notebook
-// peer's maps, rank and spectra): against BM_Forward, what the analyses cost per image.
+// peer's maps, rank and spectra): against BM_Forward/1, what the analyses cost per image.
 void BM_ForwardAndAnalyses(benchmark::State& state, const std::string& analyses) {
   at::NoGradGuard no_grad;
-  auto model = bench::preset_model("deit_small_patch16_224");
+  auto model = bench::preset_model(kModel);
   const at::Tensor x = at::randn({1, 3, 224, 224});
   const auto s = settings_for(analyses);
   model->run(x, s.forward_options());
@@ -78,9 +84,8 @@ BENCHMARK_CAPTURE(BM_ForwardAndAnalyses, maps_rank_spectra, std::string("maps,ra
 
 void BM_OneAnalysis(benchmark::State& state, const std::string& analysis) {
   at::NoGradGuard no_grad;
-  auto model = bench::preset_model("deit_small_patch16_224");
   const auto s = settings_for(analysis);
-  const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), s.forward_options());
+  const models::ForwardResult r = traced_image(s.forward_options());
   for (auto _ : state) {
     session::AnalysisSession session(s, nullptr);
     session.add("image", r);
@@ -105,10 +110,7 @@ BENCHMARK_CAPTURE(BM_OneAnalysis, locality, std::string("locality"))
 
 void BM_QueryOverview(benchmark::State& state) {
   at::NoGradGuard no_grad;
-  auto model = bench::preset_model("deit_small_patch16_224");
-  models::ForwardOptions o;
-  o.trace_attention = true;
-  const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), o);
+  const models::ForwardResult r = traced_image(attention_traces());
   std::vector<const attention::AttentionTrace*> layers;
   for (const auto& t : r.traces) layers.push_back(t.trace.get());
   analysis::GridQuery q{7, 7, 14, 14};
@@ -121,10 +123,7 @@ BENCHMARK(BM_QueryOverview)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_RankAllHeads(benchmark::State& state) {
   at::NoGradGuard no_grad;
-  auto model = bench::preset_model("deit_small_patch16_224");
-  models::ForwardOptions o;
-  o.trace_attention = true;
-  const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), o);
+  const models::ForwardResult r = traced_image(attention_traces());
   for (auto _ : state) {
     int64_t total = 0;
     for (const auto& t : r.traces)  // 12 layers × 6 heads of (197 × 64) output features
@@ -138,10 +137,7 @@ BENCHMARK(BM_RankAllHeads)->Unit(benchmark::kMillisecond)->UseRealTime();
 // The SVD part of the above alone: rank statistics of the 72 stored head outputs.
 void BM_RankStatisticsOfStoredHeads(benchmark::State& state) {
   at::NoGradGuard no_grad;
-  auto model = bench::preset_model("deit_small_patch16_224");
-  models::ForwardOptions o;
-  o.trace_attention = true;
-  const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), o);
+  const models::ForwardResult r = traced_image(attention_traces());
   std::vector<at::Tensor> stacks;
   for (const auto& t : r.traces)
     for (const auto& subject : analysis::rank_subjects(*t.trace, 0))

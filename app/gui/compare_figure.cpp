@@ -27,10 +27,10 @@ struct Input {
   int window = 0, shift = 0;
 };
 
-// The figure of `models` (workspace indices, each with a map) with `options`.
-// `min_side`: pictures are enlarged to at least this (the report's 224, more when zoomed).
+// The figure of `models` (workspace indices, each with a map) with `options`. The panels
+// draw each picture once at its own pixels, sharp however far the view is zoomed.
 FigureJob figure_job(const GuiState& state, const std::vector<int>& models,
-                     const viz::CompareOptions& options, int min_side = 224) {
+                     const viz::CompareOptions& options) {
   std::vector<Input> inputs;
   viz::MapQuery fq;
   for (int k : models) {
@@ -50,7 +50,6 @@ FigureJob figure_job(const GuiState& state, const std::vector<int>& models,
   viz::MapStyle style;
   style.overlay = state.view.style;
   style.norm = state.view.norm;
-  style.min_side = min_side;
   return [inputs = std::move(inputs), fq, style, options,
           title = map_view(state).title(fq.label)](std::string*) {
     std::vector<viz::ModelMap> maps;
@@ -138,13 +137,13 @@ FigureJob single_map_figure_job(const GuiState& state) {
   o.input_panel = false;
   const ViewState& v = state.view;
   const double z = std::max(1.0f, v.zoom);
-  if (z > 1) {  // the zoomed part, drawn from a picture enlarged as much (crisp when zoomed)
+  if (z > 1) {  // the zoomed part
     o.view_x0 = v.pan_x;
     o.view_y0 = v.pan_y;
     o.view_x1 = std::min(1.0, double(v.pan_x) + 1.0 / z);
     o.view_y1 = std::min(1.0, double(v.pan_y) + 1.0 / z);
   }
-  return figure_job(state, {state.view.model}, o, int(std::min(2048.0, 224 * z)));
+  return figure_job(state, {state.view.model}, o);
 }
 
 std::string single_map_figure_key(const GuiState& state) {

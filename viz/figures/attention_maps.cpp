@@ -44,7 +44,7 @@ CaptionedFigure head_maps_figure(const RgbaImage& picture, const analysis::Array
   }
   Figure f;
   f.font_pt = 7;
-  f.panels.push_back(input_panel(picture, style, first.rows, first.cols, cell_on(query, first)));
+  f.panels.push_back(input_panel(picture, first.rows, first.cols, cell_on(query, first)));
   const auto background = map_background(picture, style);  // one picture for every panel
   for (int64_t k = 0; k < h; ++k) {
     const MapSlice s = map_slice(heads, k);
@@ -82,14 +82,12 @@ CaptionedFigure layers_heads_figure(const RgbaImage& picture, const std::vector<
     heads = std::max(heads, map_count(*l.heads));
   }
   const int cols = int(std::min<int64_t>(heads, std::max(1, max_heads)));
-  MapStyle small = style;
-  small.min_side = std::min(style.min_side, 112);
   Figure f;
   f.font_pt = 7;
   f.cols = cols;
   for (int c = 0; c < cols; ++c) f.col_labels.push_back("head " + std::to_string(c));
   int rows_grid = 0, cols_grid = 0;
-  const auto background = map_background(picture, small);  // one picture for all panels
+  const auto background = map_background(picture, style);  // one picture for all panels
   for (const auto& l : layers) {
     f.row_labels.push_back(l.layer);
     for (int c = 0; c < cols; ++c) {
@@ -104,7 +102,7 @@ CaptionedFigure layers_heads_figure(const RgbaImage& picture, const std::vector<
       rows_grid = s.rows;
       cols_grid = s.cols;
       f.panels.push_back(overlay_panel(
-          background, s, slice_range(s, small), small,
+          background, s, slice_range(s, style), style,
           query.cell ? std::optional<GridCell>(
                            map_cell(*query.cell, query.ref_rows, query.ref_cols, s.rows, s.cols))
                      : std::nullopt,
@@ -118,7 +116,7 @@ CaptionedFigure layers_heads_figure(const RgbaImage& picture, const std::vector<
   CaptionedFigure out{std::move(f), ""};
   out.caption = "Attention of " + query.label + " in every layer (rows) and head (columns) of " +
                 model + " over the " + std::to_string(rows_grid) + "\u00d7" +
-                std::to_string(cols_grid) + " token grid; " + describe_style(small) +
+                std::to_string(cols_grid) + " token grid; " + describe_style(style) +
                 (query.cell ? "; the red square marks the query." : ".");
   return out;
 }

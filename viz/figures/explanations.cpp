@@ -26,14 +26,13 @@ CaptionedFigure explanation_grid_figure(const std::vector<ExplanationImage>& ima
     throw std::invalid_argument(what + " figure: needs at least one image and one model");
   MapStyle st = style;
   st.norm = MapNormalisation::MinMax;
-  st.min_side = std::min(style.min_side, 160);
   Figure f;
   f.font_pt = 7;
   f.cols = int(images.size());
   f.row_labels.push_back("input");
   for (const auto& im : images) {
     if (!im.picture) throw std::invalid_argument(what + " figure: no picture for " + im.name);
-    f.panels.push_back(input_panel(*im.picture, st, 0, 0, std::nullopt, im.name));
+    f.panels.push_back(input_panel(*im.picture, 0, 0, std::nullopt, im.name));
   }
   std::string grids;
   for (const auto& row : rows) {

@@ -37,9 +37,8 @@ std::shared_ptr<const RgbaImage> map_background(const RgbaImage& picture, const 
                                                                          : picture);
 }
 
-Panel input_panel(const RgbaImage& picture, const MapStyle& style, int rows, int cols,
-                  std::optional<GridCell> query, std::string title) {
-  (void)style;  // the picture is drawn as it is; its pixels stay blocks when enlarged
+Panel input_panel(const RgbaImage& picture, int rows, int cols, std::optional<GridCell> query,
+                  std::string title) {
   Panel p = image_panel(picture, std::move(title));
   if (rows > 0 && cols > 0) {
     add_token_grid(p, rows, cols, Color{1, 1, 1, 0.25}, 0.3);

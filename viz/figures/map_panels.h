@@ -16,9 +16,6 @@ namespace attnlab::viz {
 struct MapStyle {
   OverlayStyle overlay;  // viridis, alpha 0.6, bilinear, over greyscale
   MapNormalisation norm = MapNormalisation::MinMax;
-  // Pictures smaller than this are enlarged (pixel replication) where a figure needs
-  // pixels (anchor labels); map panels draw the picture itself with sharp pixels.
-  int min_side = 224;
   bool token_grid = false;  // outline every token (useful for coarse grids)
 };
 
@@ -37,9 +34,10 @@ struct GridCell {
 // The query cell (given on a ref_rows x ref_cols grid) on a rows x cols grid, by area.
 GridCell map_cell(GridCell q, int ref_rows, int ref_cols, int rows, int cols);
 
-// The picture alone, with the query cell outlined when given.
-Panel input_panel(const RgbaImage& picture, const MapStyle& style, int rows, int cols,
-                  std::optional<GridCell> query, std::string title = "input");
+// The picture alone (drawn as it is: its pixels stay blocks when enlarged), with the
+// rows x cols token grid and the query cell outlined when given.
+Panel input_panel(const RgbaImage& picture, int rows, int cols, std::optional<GridCell> query,
+                  std::string title = "input");
 // What maps are drawn over under the style: the picture, or its greyscale copy. Build it
 // once per figure and give it to every overlay panel: the file then embeds it once.
 std::shared_ptr<const RgbaImage> map_background(const RgbaImage& picture, const MapStyle& style);

@@ -129,7 +129,7 @@ CaptionedFigure model_compare_figure(const RgbaImage& picture, const std::vector
   f.font_pt = 7;
   f.title = what;
   if (options.input_panel)
-    f.panels.push_back(input_panel(picture_of(0), st, slices[0].rows, slices[0].cols,
+    f.panels.push_back(input_panel(picture_of(0), slices[0].rows, slices[0].cols,
                                    query_on(slices[0])));
   bool any_signed = false;
   for (size_t i = 0; i < maps.size(); ++i) {

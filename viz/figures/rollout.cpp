@@ -17,7 +17,7 @@ CaptionedFigure rollout_figure(const RgbaImage& picture, const analysis::Array& 
   f.cols = 3;
   f.width_in = kColumnWidthIn + 0.4;
   f.title = model + " \u2014 rollout of " + query.label;
-  f.panels.push_back(input_panel(picture, style, m.rows, m.cols, cell));
+  f.panels.push_back(input_panel(picture, m.rows, m.cols, cell));
   f.panels.push_back(overlay_panel(picture, m, range, style, cell, "rollout"));
   Panel heat;
   heat.title = "map";

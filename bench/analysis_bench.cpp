@@ -107,6 +107,9 @@ BENCHMARK_CAPTURE(BM_OneAnalysis, spectra, std::string("spectra"))
 BENCHMARK_CAPTURE(BM_OneAnalysis, locality, std::string("locality"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysis, entropy, std::string("entropy"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_QueryOverview(benchmark::State& state) {
   at::NoGradGuard no_grad;

@@ -20,7 +20,8 @@
   X(anchors)                \
   X(mask)                   \
   X(channel_maps)           \
-  X(locality)
+  X(locality)               \
+  X(entropy)
 // clang-format on
 
 namespace attnlab::session {

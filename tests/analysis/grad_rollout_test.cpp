@@ -56,7 +56,7 @@ TEST(ClassExplanations, ConcentrateWhereTheClassScoreLooks) {
     torch::NoGradGuard no_grad;
     for (auto& p : model->named_parameters())
       if (p.key() == "pos_embed" ||
-          p.key().size() > 5 && p.key().rfind(".bias") == p.key().size() - 5)
+          (p.key().size() > 5 && p.key().rfind(".bias") == p.key().size() - 5))
         p.value().zero_();
   }
   at::Tensor image = at::zeros({1, 3, 32, 32});
@@ -121,7 +121,9 @@ TEST(ClassExplanations, FamiliesWithTheirOwnSkeletons) {
     const at::Tensor image = at::randn({1, 3, 32, 32});
     const auto r = attnlab::models::run_grad_rollout(*model, image);
     expect_sound(r.map, 4, 4);
-    if (arch == "anchor_deit_distilled") EXPECT_EQ(r.readout, "mean of the cls and dist rows");
+    if (arch == "anchor_deit_distilled") {
+      EXPECT_EQ(r.readout, "mean of the cls and dist rows");
+    }
     EXPECT_EQ(attnlab::models::run_grad_cam(*model, image).map.sizes(), (at::IntArrayRef{4, 4}));
   }
 }

@@ -10,6 +10,7 @@
 
 #include "viz/figures/anchors.h"
 #include "viz/figures/castling_mask.h"
+#include "viz/figures/entropy.h"
 #include "viz/figures/hilo_spectra.h"
 #include "viz/figures/locality.h"
 #include "viz/figures/rank.h"
@@ -317,6 +318,57 @@ TEST(LocalityFigure, DotsPerHeadAndLayerMeans) {
   Table bad = locality_table(1);
   bad.columns[5] = "distance";
   expect_invalid([&] { locality_figure({{"m", bad}}); }, "mean_distance_mean");
+}
+
+// A model with signed rows (negative distances) is left out when others remain, and the
+// others keep the colours they have in every figure of the same models.
+TEST(LocalityFigure, ALeftOutModelKeepsTheOthersColours) {
+  Table signed_rows = locality_table(1);
+  signed_rows.rows[0][5] = analysis::Cell(-4.0);
+  const CaptionedFigure r = locality_figure(
+      {{"softmax", locality_table(1)}, {"castling", signed_rows}, {"rala", locality_table(3)}});
+  const auto means = labelled(r.figure.panels[0]);
+  ASSERT_EQ(means.size(), 2u);
+  EXPECT_EQ(means[1]->label, "rala");
+  const Color third = cycle_color(2);
+  EXPECT_EQ(means[1]->color.r, third.r);
+  EXPECT_EQ(means[1]->color.g, third.g);
+  EXPECT_EQ(means[1]->color.b, third.b);
+  EXPECT_NE(r.caption.find("left out: castling"), std::string::npos) << r.caption;
+}
+
+Table entropy_table(double base, double signed_rows) {
+  Table t = table("entropy_heads",
+                  {"layer", "path", "mechanism", "head", "keys", "normalised_entropy_mean",
+                   "normalised_entropy_std", "signed_rows_mean", "signed_rows_std", "images"},
+                  5);
+  for (int l = 0; l < 3; ++l)
+    for (int h = 0; h < 2; ++h)
+      t.add_row({l, "b", "m", h, 197, base + 0.1 * (l + h), 0.01, signed_rows, 0.0, 4});
+  return t;
+}
+
+TEST(EntropyFigure, NormalisedEntropyPerHeadAndSignedModelsNamed) {
+  const CaptionedFigure r =
+      entropy_figure({{"softmax", entropy_table(0.5, 0)}, {"castling", entropy_table(0.9, 1)}});
+  ASSERT_EQ(r.figure.panels.size(), 1u);
+  const Panel& p = r.figure.panels[0];
+  EXPECT_EQ(p.x.label, "layer");
+  EXPECT_NE(p.y.label.find("ln K"), std::string::npos);
+  const auto means = labelled(p);
+  ASSERT_EQ(means.size(), 2u);
+  EXPECT_EQ(means[0]->label, "softmax");
+  ASSERT_EQ(means[0]->y.size(), 3u);
+  EXPECT_NEAR(means[0]->y[0], 0.55, 1e-12);  // heads 0.5 and 0.6
+  EXPECT_NEAR(means[1]->y[2], 1.15, 1e-12);  // layer 2 of castling: 1.1 and 1.2
+  EXPECT_NE(r.caption.find("castling: rows with negative weights"), std::string::npos)
+      << r.caption;
+  EXPECT_EQ(r.caption.find("softmax: rows"), std::string::npos) << r.caption;
+  expect_renders(r.figure);
+  expect_invalid([] { entropy_figure({}); }, "no model");
+  Table bad = entropy_table(0.5, 0);
+  bad.columns[5] = "entropy";
+  expect_invalid([&] { entropy_figure({{"m", bad}}); }, "normalised_entropy_mean");
 }
 
 TEST(CastlingMaskFigure, OneLinePerLayerAlongSteps) {

@@ -1,0 +1,72 @@
+// entropy: how spread each head's attention is — per layer and head the mean over queries
+// of the row entropy H (nats), H / ln K and the effective support exp(H)
+// (core/analysis/entropy.h). Figure: every model's heads per layer, one dot each; the
+// GUI's Entropy tab compares every open model.
+#include <ATen/ATen.h>
+
+#include "app/session/analyses/step_helpers.h"
+#include "core/analysis/entropy.h"
+#include "viz/figures/entropy.h"
+
+namespace attnlab::session {
+namespace {
+
+void add_entropy(ImageStep& s) {
+  analysis::Table heads = make_table(
+      "entropy_heads",
+      "attention entropy per head: mean over every query of the row entropy H (nats), H / ln K "
+      "over the head's K keys, the effective support exp(H), and whether rows held negative "
+      "weights (1: entropy of |row| / sum |row|)",
+      {"layer", "path", "mechanism", "head", "keys", "entropy", "normalised_entropy", "support",
+       "signed_rows"},
+      5);
+  analysis::Table layers = make_table(
+      "entropy_layers", "attention entropy per layer, mean over heads (as entropy_heads)",
+      {"layer", "path", "mechanism", "entropy", "normalised_entropy", "support"}, 3);
+  for (const auto& l : s.layers) {
+    const analysis::AttentionEntropy e = analysis::attention_entropy(*l.trace, s.b);
+    const double is_signed = e.signed_rows ? 1.0 : 0.0;
+    for (int64_t h = 0; h < e.entropy.size(0); ++h)
+      heads.add_row({l.index, l.path, l.trace->mechanism, h, e.keys[size_t(h)],
+                     e.entropy[h].item<double>(), e.normalised[h].item<double>(),
+                     e.support[h].item<double>(), is_signed});
+    layers.add_row({l.index, l.path, l.trace->mechanism, e.entropy.mean().item<double>(),
+                    e.normalised.mean().item<double>(), e.support.mean().item<double>()});
+  }
+  s.session.accumulate(heads);
+  s.session.accumulate(layers);
+}
+
+std::vector<std::pair<std::string, analysis::Table>> entropy_tables(
+    const std::vector<ModelResults>& models) {
+  std::vector<std::pair<std::string, analysis::Table>> tables;
+  for (const auto& m : models)
+    if (const analysis::Table* t = m.table("entropy_heads")) tables.emplace_back(m.name, *t);
+  return tables;
+}
+
+}  // namespace
+
+AnalysisInfo entropy_analysis() {
+  AnalysisInfo info;
+  info.name = "entropy";
+  info.summary = "attention entropy per head (H, H / ln K, effective support exp(H))";
+  info.tables = {"entropy_heads", "entropy_layers"};
+  info.in_image_analysis = true;
+  info.add = add_entropy;
+  info.figure_kinds = {{"entropy", "Attention entropy per head"}};
+  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
+    auto tables = entropy_tables(in.models);
+    if (!tables.empty())
+      jobs.push_back({"entropy", "entropy", [tables] { return viz::entropy_figure(tables); }});
+  };
+  info.tab = AnalysisTab{"entropy",
+                         "Entropy",
+                         true,
+                         false,
+                         [](const TabInputs& in) { return viz::entropy_figure(entropy_tables(in.models)); },
+                         ""};
+  return info;
+}
+
+}  // namespace attnlab::session

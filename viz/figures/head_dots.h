@@ -1,0 +1,37 @@
+// A per-head statistic against layer depth, for several models on one panel (the ViT
+// paper's Fig. 7 right layout): one dot per head, the mean over heads as a line, one colour
+// per model, models offset slightly along x within a layer. The locality and entropy
+// figures draw their panels with it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/analysis/table.h"
+#include "viz/figures/figure_common.h"
+
+namespace attnlab::viz {
+
+// One model's entry: its name (the legend) and its per-head table (columns layer, head and
+// the statistic; "grid" collected for the caption when present).
+using ModelTable = std::pair<std::string, analysis::Table>;
+
+struct HeadDots {
+  Panel panel;                     // x: layer, y: the statistic; axes fitted
+  std::vector<std::string> grids;  // the tables' distinct "grid" cells, in order
+};
+
+// The panel of `column` for `models`, model i in colour cycle_color(colours[i]) (default:
+// i; a caller leaving some models out passes their original indices, so every model keeps
+// its colour). Throws std::invalid_argument naming `who` for a missing column, an empty
+// table or no finite value at all.
+HeadDots head_dots(const std::vector<ModelTable>& models, const std::string& column,
+                   const std::string& y_label, const std::string& who,
+                   const std::vector<int>& colours = {});
+
+// "a, b and c".
+std::string name_list(const std::vector<std::string>& names);
+
+}  // namespace attnlab::viz

@@ -6,6 +6,7 @@
 #   rank/       KV-buffer and output-feature rank: softmax, linear, RALA (finding b)
 #   castling/   Castling's auxiliary-mask share along its training series (finding c)
 #   anchor/     anchor assignments, usage and spatial coherence        (finding d)
+#   entropy/    attention entropy of softmax, linear, Castling, FLatten, HiLo (finding e)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${ATTNLAB_BIN:-$root/build/app/attnlab}"
@@ -24,3 +25,7 @@ done
   --images "$images" --analyses mask --out "$out/castling"
 "$bin" "${threads[@]}" analyze --model "$zoo/anchor.safetensors" --images "$images" \
   --analyses anchors --out "$out/anchor"
+for m in softmax linear castling flatten hilo; do
+  "$bin" "${threads[@]}" analyze --model "$zoo/$m.safetensors" --images "$images" \
+    --analyses entropy --out "$out/entropy"
+done

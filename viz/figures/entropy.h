@@ -9,15 +9,11 @@
 #include <vector>
 
 #include "core/analysis/table.h"
-#include "viz/figures/figure_common.h"
+#include "viz/figures/head_dots.h"
 
 namespace attnlab::viz {
 
-struct EntropyFigureOptions {
-  double width_in = kColumnWidthIn;
-  double height_in = 2.1;
-  double font_pt = 7;
-};
+using EntropyFigureOptions = HeadDotsFigureOptions;
 
 // One entry per model: its name and its "entropy_heads" table (columns layer, head,
 // normalised_entropy_mean; keys_mean, support_mean and signed_rows_mean used in the

@@ -18,6 +18,13 @@ namespace attnlab::viz {
 // the statistic; "grid" collected for the caption when present).
 using ModelTable = std::pair<std::string, analysis::Table>;
 
+// The size of such a figure: one column wide.
+struct HeadDotsFigureOptions {
+  double width_in = kColumnWidthIn;
+  double height_in = 2.1;
+  double font_pt = 7;
+};
+
 struct HeadDots {
   Panel panel;                     // x: layer, y: the statistic; axes fitted
   std::vector<std::string> grids;  // the tables' distinct "grid" cells, in order

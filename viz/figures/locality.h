@@ -9,15 +9,11 @@
 #include <vector>
 
 #include "core/analysis/table.h"
-#include "viz/figures/figure_common.h"
+#include "viz/figures/head_dots.h"
 
 namespace attnlab::viz {
 
-struct LocalityFigureOptions {
-  double width_in = kColumnWidthIn;
-  double height_in = 2.1;
-  double font_pt = 7;
-};
+using LocalityFigureOptions = HeadDotsFigureOptions;
 
 // One entry per model: its name (legend) and its "locality_heads" table (columns layer,
 // head, mean_distance_mean; grid used in the caption when present). Models are spread a

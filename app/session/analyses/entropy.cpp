@@ -37,14 +37,6 @@ void add_entropy(ImageStep& s) {
   s.session.accumulate(layers);
 }
 
-std::vector<std::pair<std::string, analysis::Table>> entropy_tables(
-    const std::vector<ModelResults>& models) {
-  std::vector<std::pair<std::string, analysis::Table>> tables;
-  for (const auto& m : models)
-    if (const analysis::Table* t = m.table("entropy_heads")) tables.emplace_back(m.name, *t);
-  return tables;
-}
-
 }  // namespace
 
 AnalysisInfo entropy_analysis() {
@@ -56,16 +48,16 @@ AnalysisInfo entropy_analysis() {
   info.add = add_entropy;
   info.figure_kinds = {{"entropy", "Attention entropy per head"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    auto tables = entropy_tables(in.models);
+    auto tables = model_tables(in.models, "entropy_heads");
     if (!tables.empty())
       jobs.push_back({"entropy", "entropy", [tables] { return viz::entropy_figure(tables); }});
   };
-  info.tab = AnalysisTab{"entropy",
-                         "Entropy",
-                         true,
-                         false,
-                         [](const TabInputs& in) { return viz::entropy_figure(entropy_tables(in.models)); },
-                         ""};
+  info.tab = AnalysisTab{
+      "entropy", "Entropy", true, false,
+      [](const TabInputs& in) {
+        return viz::entropy_figure(model_tables(in.models, "entropy_heads"));
+      },
+      ""};
   return info;
 }
 

@@ -28,15 +28,6 @@ void add_locality(ImageStep& s) {
   s.session.accumulate(summary);
 }
 
-// Every model's "locality_heads" table, by model name (the models without one left out).
-std::vector<std::pair<std::string, analysis::Table>> locality_tables(
-    const std::vector<ModelResults>& models) {
-  std::vector<std::pair<std::string, analysis::Table>> tables;
-  for (const auto& m : models)
-    if (const analysis::Table* t = m.table("locality_heads")) tables.emplace_back(m.name, *t);
-  return tables;
-}
-
 }  // namespace
 
 AnalysisInfo locality_analysis() {
@@ -48,7 +39,7 @@ AnalysisInfo locality_analysis() {
   info.add = add_locality;
   info.figure_kinds = {{"locality", "Mean attention distance per head"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    auto tables = locality_tables(in.models);
+    auto tables = model_tables(in.models, "locality_heads");
     if (!tables.empty())
       jobs.push_back({"locality", "locality", [tables] { return viz::locality_figure(tables); }});
   };
@@ -57,7 +48,7 @@ AnalysisInfo locality_analysis() {
       "Locality",
       true,
       false,
-      [](const TabInputs& in) { return viz::locality_figure(locality_tables(in.models)); },
+      [](const TabInputs& in) { return viz::locality_figure(model_tables(in.models, "locality_heads")); },
       ""};
   return info;
 }

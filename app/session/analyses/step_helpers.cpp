@@ -3,6 +3,14 @@
 
 namespace attnlab::session {
 
+std::vector<std::pair<std::string, analysis::Table>> model_tables(
+    const std::vector<ModelResults>& models, const std::string& name) {
+  std::vector<std::pair<std::string, analysis::Table>> tables;
+  for (const auto& m : models)
+    if (const analysis::Table* t = m.table(name)) tables.emplace_back(m.name, *t);
+  return tables;
+}
+
 analysis::Table make_table(std::string name, std::string caption, std::vector<std::string> columns,
                            size_t keys) {
   analysis::Table t;

@@ -20,6 +20,11 @@ analysis::Table make_table(std::string name, std::string caption, std::vector<st
 // "14x14"
 std::string grid_text(const attention::TokenLayout& layout);
 
+// Every model's table `name` with the model's name, for the figures that compare models
+// (the models without one left out).
+std::vector<std::pair<std::string, analysis::Table>> model_tables(
+    const std::vector<ModelResults>& models, const std::string& name);
+
 // A figure's description of a query tag ("q7-7" on the first layer's grid -> a cell;
 // prefix tokens such as "cls" have none).
 viz::MapQuery figure_query(const std::string& tag, int ref_rows, int ref_cols);

@@ -3,7 +3,8 @@
 // traces + AnalysisSession::add with "all"), each analysis alone on a stored forward
 // result, one query's maps in all 12 layers × 6 heads, rank statistics of every head; and
 // a 100-image set through deit_tiny with every analysis (images/s). Arrays go to a sink
-// that drops them (file writing is not timed). Results: docs/BENCHMARKS.md.
+// that drops them (file writing is not timed); the new analyses' time and peak memory on
+// deit_small and on ravlt_t (3136 tokens). Results: docs/BENCHMARKS.md.
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 
@@ -11,6 +12,7 @@
 #include "bench/preset_model.h"
 #include "core/analysis/attention_maps.h"
 #include "core/analysis/rank.h"
+#include "core/runtime/memory_probe.h"
 
 namespace {
 
@@ -108,6 +110,57 @@ BENCHMARK_CAPTURE(BM_OneAnalysis, locality, std::string("locality"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_OneAnalysis, entropy, std::string("entropy"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysis, map_rank, std::string("map_rank"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Issue 26's cost table: each new analysis alone on one stored image against the plain
+// forward of the same model in the same run, time and peak memory (counter peak_MiB: what
+// LibTorch allocates on the CPU while the step runs, beyond what was live before it), on
+// deit_small at 224 (197 tokens) and ravlt_t at 224 (3136 tokens in stage 1).
+void BM_CostForward(benchmark::State& state, const std::string& model_name) {
+  at::NoGradGuard no_grad;
+  auto model = bench::preset_model(model_name);
+  const at::Tensor x = at::randn({1, 3, 224, 224});
+  model->run(x);
+  runtime::CpuMemoryProbe probe;
+  for (auto _ : state) benchmark::DoNotOptimize(model->run(x).logits);
+  state.counters["peak_MiB"] = double(probe.peak_bytes() - probe.live_bytes()) / (1 << 20);
+}
+void BM_CostAnalysis(benchmark::State& state, const std::string& model_name,
+                     const std::string& analysis) {
+  at::NoGradGuard no_grad;
+  const auto s = settings_for(analysis);
+  const models::ForwardResult r =
+      bench::preset_model(model_name)->run(at::randn({1, 3, 224, 224}), s.forward_options());
+  runtime::CpuMemoryProbe probe;
+  for (auto _ : state) {
+    session::AnalysisSession session(s, [](const analysis::Array&) {});
+    session.add("image", r);
+    benchmark::DoNotOptimize(session.images());
+  }
+  state.counters["peak_MiB"] = double(probe.peak_bytes() - probe.live_bytes()) / (1 << 20);
+}
+BENCHMARK_CAPTURE(BM_CostForward, deit_small, std::string("deit_small_patch16_224"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostAnalysis, deit_small_map_rank, std::string("deit_small_patch16_224"),
+                  std::string("map_rank"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostAnalysis, deit_small_entropy, std::string("deit_small_patch16_224"),
+                  std::string("entropy"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostForward, ravlt_t, std::string("ravlt_t"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostAnalysis, ravlt_t_map_rank, std::string("ravlt_t"), std::string("map_rank"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostAnalysis, ravlt_t_entropy, std::string("ravlt_t"), std::string("entropy"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

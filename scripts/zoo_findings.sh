@@ -7,6 +7,7 @@
 #   castling/   Castling's auxiliary-mask share along its training series (finding c)
 #   anchor/     anchor assignments, usage and spatial coherence        (finding d)
 #   entropy/    attention entropy of softmax, linear, Castling, FLatten, HiLo (finding e)
+#   map_rank/   rank of the attention map itself, with the depthwise lifts  (finding f)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${ATTNLAB_BIN:-$root/build/app/attnlab}"
@@ -28,4 +29,8 @@ done
 for m in softmax linear castling flatten hilo; do
   "$bin" "${threads[@]}" analyze --model "$zoo/$m.safetensors" --images "$images" \
     --analyses entropy --out "$out/entropy"
+done
+for m in softmax linear flatten rala castling anchor; do
+  "$bin" "${threads[@]}" analyze --model "$zoo/$m.safetensors" --images "$images" \
+    --analyses map_rank --out "$out/map_rank"
 done

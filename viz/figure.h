@@ -139,7 +139,11 @@ struct Panel {
   bool image = false;
   Axis x, y;
   std::vector<PlotItem> items;
-  bool legend = false;                   // legend of the labelled series, top right inside the axes
+  bool legend = false;  // legend of the labelled series, in the corner inside the axes
+                        // that covers the fewest data points
+  // The legend right of the axes instead (the layout makes room for it): for more
+  // series than fit inside without hiding the data.
+  bool legend_outside = false;
   bool grid = false;                     // light lines at the ticks
   std::optional<ColorbarSpec> colorbar;  // a colorbar just right of this panel
 };

@@ -353,14 +353,14 @@ void draw_legend(DrawTarget& t, const style::Metrics& m, const Panel& p, const P
       entries.push_back({b->label, b->color, true, false});
   }
   if (entries.empty()) return;
-  const double fs = m.tick_pt * 0.95, row = fs * 1.3, sample = fs * 1.8;
-  double w = 0;
-  for (const auto& e : entries) w = std::max(w, text_width_pt(e.label, fs));
-  const double bw = m.pad + sample + m.pad * 0.6 + w + m.pad, bh = row * entries.size() + m.pad;
-  // matplotlib's loc="best", reduced to the four corners: the one covering fewest data points.
-  double x = 0, y = 0;
+  const LegendBox lb = legend_box(p, m.tick_pt);  // tick_pt is the figure font
+  const double fs = lb.font_pt, row = lb.row_pt, sample = lb.sample_pt;
+  const double bw = lb.w, bh = lb.h;
+  // Outside: right of the axes, at their top (the layout left room for it). Inside:
+  // matplotlib's loc="best", reduced to the four corners: the one covering fewest points.
+  double x = box.plot.x + box.plot.w + m.pad * 1.5, y = box.plot.y;
   size_t best = SIZE_MAX;
-  for (int corner = 0; corner < 4; ++corner) {
+  for (int corner = 0; corner < (p.legend_outside ? 0 : 4); ++corner) {
     const double cx =
         corner % 2 == 0 ? box.plot.x + box.plot.w - bw - m.pad * 0.5 : box.plot.x + m.pad * 0.5;
     const double cy =

@@ -135,6 +135,28 @@ double text_width_pt(const std::string& text, double size_pt, bool bold) {
   return e.x_advance;
 }
 
+LegendBox legend_box(const Panel& panel, double figure_font_pt) {
+  const style::Metrics m(figure_font_pt);
+  LegendBox box;
+  box.font_pt = m.tick_pt * 0.95;
+  box.row_pt = box.font_pt * 1.3;
+  box.sample_pt = box.font_pt * 1.8;
+  double widest = 0;
+  size_t rows = 0;
+  for (const auto& item : panel.items) {
+    const std::string* label = nullptr;
+    if (const auto* s = std::get_if<LineSeries>(&item)) label = &s->label;
+    if (const auto* b = std::get_if<BarSeries>(&item)) label = &b->label;
+    if (!label || label->empty()) continue;
+    widest = std::max(widest, text_width_pt(*label, box.font_pt));
+    ++rows;
+  }
+  if (rows == 0) return box;
+  box.w = m.pad + box.sample_pt + m.pad * 0.6 + widest + m.pad;
+  box.h = box.row_pt * double(rows) + m.pad;
+  return box;
+}
+
 Ticks axis_ticks(const Axis& axis) {
   Ticks t;
   if (!axis.ticks.empty()) {
@@ -189,7 +211,7 @@ FigureLayout layout_figure(const Figure& figure) {
   bool any_title = false, any_xshow = false, any_xlabel = false, any_yshow = false,
        any_ylabel = false;
   int title_lines = 1;  // a panel title may have a second line ("model\n[lo, hi]")
-  double ytick_w = 0, panel_cb = 0;
+  double ytick_w = 0, panel_cb = 0, legend_w = 0;
   for (size_t i = 0; i < n; ++i) {
     const Panel& p = figure.panels[i];
     L.panels[i].xticks = p.x.show ? axis_ticks(p.x) : Ticks{};
@@ -202,6 +224,8 @@ FigureLayout layout_figure(const Figure& figure) {
     any_ylabel |= p.y.show && !p.y.label.empty();
     ytick_w = std::max(ytick_w, max_label_width(L.panels[i].yticks, m.tick_pt));
     if (p.colorbar) panel_cb = std::max(panel_cb, colorbar_room(*p.colorbar, m));
+    if (p.legend && p.legend_outside)
+      legend_w = std::max(legend_w, legend_box(p, figure.font_pt).w + m.pad);
   }
   const double p_top =
       any_title ? m.line_h * 1.1 + (title_lines - 1) * m.line_h * 0.95 + m.pad * 0.4 : m.pad * 0.6;
@@ -209,7 +233,7 @@ FigureLayout layout_figure(const Figure& figure) {
                         (any_ylabel ? m.line_h + m.pad * 0.3 : 0);
   const double p_bottom = (any_xshow ? m.tick_len + 2 + m.line_h : m.pad * 0.6) +
                           (any_xlabel ? m.line_h + m.pad * 0.2 : 0);
-  const double p_right = panel_cb > 0 ? panel_cb + m.pad * 0.6 : m.pad * 0.6;
+  const double p_right = (panel_cb > 0 ? panel_cb + m.pad * 0.6 : m.pad * 0.6) + legend_w;
 
   double top = m.pad * 0.5, left = m.pad * 0.5, right = m.pad * 0.5;
   if (!figure.title.empty()) {

@@ -45,6 +45,14 @@ struct FigureLayout {
 // Text metrics used by the layout: the figure font (DejaVu Sans) at size_pt.
 double text_width_pt(const std::string& text, double size_pt, bool bold = false);
 
+// The legend box of a panel's labelled series: its size in points, and its rows' metrics
+// (font size, row height, the width of a line sample), shared by layout and drawing.
+struct LegendBox {
+  double w = 0, h = 0;  // 0 × 0 when no series is labelled
+  double font_pt = 0, row_pt = 0, sample_pt = 0;
+};
+LegendBox legend_box(const Panel& panel, double figure_font_pt);
+
 FigureLayout layout_figure(const Figure& figure);
 
 // The height at which every row of image panels fits its pictures without blank space

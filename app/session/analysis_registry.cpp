@@ -21,7 +21,8 @@
   X(mask)                   \
   X(channel_maps)           \
   X(locality)               \
-  X(entropy)
+  X(entropy)                \
+  X(map_rank)
 // clang-format on
 
 namespace attnlab::session {

@@ -195,6 +195,26 @@ std::vector<RankStats> rank_statistics(const at::Tensor& matrices, const RankOpt
   return out;
 }
 
+RankStats rank_statistics_of_spectrum(const at::Tensor& sigma, int64_t m, int64_t k,
+                                      at::ScalarType computed_in, const RankOptions& options) {
+  const double eps = std::max(epsilon_of(computed_in), epsilon_of(at::kFloat));
+  RankStats s;
+  s.sigma = std::get<0>(sigma.to(at::kCPU, at::kDouble).sort(0, /*descending=*/true)).contiguous();
+  s.sigma_native = s.sigma;
+  if (s.sigma.numel() > 0 && !at::isfinite(s.sigma).all().item<bool>())
+    throw std::invalid_argument("rank_statistics: the singular values hold NaN or Inf values");
+  const double max = s.sigma.numel() > 0 ? s.sigma.max().item<double>() : 0.0;
+  const double rtol = options.rtol > 0.0 ? options.rtol
+                                         : static_cast<double>(std::max(m, k)) *
+                                               epsilon_of(computed_in);
+  s.tolerance = options.atol > 0.0 ? options.atol : rtol * max;
+  std::tie(s.rank, s.rank_ambiguous) = count_above(s.sigma, s.tolerance);
+  s.precision_tolerance = 2.0 * std::sqrt(static_cast<double>(std::max(m, k))) * eps * max;
+  std::tie(s.precision_rank, s.precision_ambiguous) = count_above(s.sigma, s.precision_tolerance);
+  spread_of(s.sigma, s);
+  return s;
+}
+
 std::vector<RankSubject> rank_subjects(const attention::AttentionTrace& trace, int64_t b) {
   if (b < 0 || b >= trace.batch)
     throw attention::TraceQueryError("rank_subjects: image " + std::to_string(b) +

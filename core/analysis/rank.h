@@ -80,6 +80,12 @@ std::string rank_ambiguity_rule();
 // matrices: every rank 0.
 std::vector<RankStats> rank_statistics(const at::Tensor& matrices, const RankOptions& options = {});
 
+// The same statistics of an m×k matrix whose singular values are known already, e.g. from
+// its factors (core/analysis/map_rank.h): `sigma` float64 (any order, missing ones zero),
+// the matrix computed in `computed_in` (its ε sets both rules); sigma_native = sigma.
+RankStats rank_statistics_of_spectrum(const at::Tensor& sigma, int64_t m, int64_t k,
+                                      at::ScalarType computed_in, const RankOptions& options = {});
+
 struct RankSubject {
   std::string name;     // "kv", "kv_plain", "output", "output_gated"
   at::Tensor matrices;  // (heads, m, k)

@@ -24,12 +24,20 @@
 
 #include "core/attention/capabilities.h"
 #include "core/attention/layers.h"
+#include "core/attention/map_factors.h"
 #include "core/attention/registry.h"
 
 namespace attnlab::attention {
 namespace {
 
-class AnchorTrace : public AttentionTrace {
+class AnchorTrace : public AttentionTrace, public MapFactorSource {
+ public:
+  // S = (A·diag(Δ⁻¹))·Aᵀ: rank at most M, the number of anchors.
+  std::optional<MapFactors> map_factors(int64_t b, int64_t head) const override {
+    const at::Tensor a = internal("anchor.A")[b][head];  // (N, M)
+    return MapFactors{a * internal("anchor.delta_inv")[b][head], a};
+  }
+
  protected:
   at::Tensor compute_rows(int64_t b, const HeadGroup& g, int64_t h,
                           const at::Tensor& q_rows) const override {

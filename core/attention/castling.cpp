@@ -42,6 +42,7 @@
 #include "core/attention/capabilities.h"
 #include "core/attention/kernels.h"
 #include "core/attention/layers.h"
+#include "core/attention/map_factors.h"
 #include "core/attention/registry.h"
 
 namespace attnlab::attention {
@@ -59,12 +60,31 @@ at::Tensor masked(const at::Tensor& scores, double threshold) {
   return scores * (scores > threshold);
 }
 
-class CastlingTrace : public AttentionTrace {
+class CastlingTrace : public AttentionTrace, public MapFactorSource, public AddedMixingSource {
  public:
   double scale = 1.0;
   double threshold = 0.0;
   bool sparse_active = false;
   at::Tensor q_raw, k_raw;  // also internals castling.q / castling.k
+  at::Tensor dconv_weight;  // (h, 1, k, 1): one token-axis kernel per head
+
+  // A = (1/π)·Q̂K̂ᵀ + 0.5·I without the sparse branch (inference); with it, no factors.
+  std::optional<MapFactors> map_factors(int64_t b, int64_t head) const override {
+    if (sparse_active) return std::nullopt;
+    const HeadGroup& g = group_of(head);
+    return MapFactors{g.q[b][head - g.first_head] * kInvPi, g.k[b][head - g.first_head], 0.5};
+  }
+
+  // dconv along the flattened token axis (prefix tokens included): one band matrix per
+  // head, the same for all its channels. It is added after y is scaled to unit rows, so
+  // A + W is the mixing up to that per-token scale.
+  std::vector<at::Tensor> added_mixing(int64_t head,
+                                       const std::vector<int64_t>& channels) const override {
+    const at::Tensor band = conv_mixing_matrix(dconv_weight[head][0], layout.tokens(), 1,
+                                               (dconv_weight.size(2) - 1) / 2, 0);
+    return std::vector<at::Tensor>(channels.size(), band);
+  }
+  std::string added_mixing_name() const override { return "dconv"; }
 
   // The KV buffer k̂ᵀv: the group's k is k̂ (unit rows) and v is as projected, the buffer
   // the forward mixes.
@@ -165,6 +185,7 @@ class CastlingAttention : public AttentionMechanism {
       trace->internals["castling.q"] = trace->q_raw;
       trace->internals["castling.k"] = trace->k_raw;
       trace->internals["castling.dconv_v"] = trace->keep(dconv_v);
+      trace->dconv_weight = dconv_->weight.detach();
       if (keep_scores) trace->internals["castling.scores"] = trace->keep(scores);
       if (wants_explicit(request)) y = explicit_mix(*trace);
       request->trace = std::move(trace);

@@ -35,6 +35,7 @@
 
 #include "core/attention/capabilities.h"
 #include "core/attention/layers.h"
+#include "core/attention/map_factors.h"
 #include "core/attention/registry.h"
 
 namespace attnlab::attention {
@@ -47,8 +48,15 @@ at::Tensor normalise_rows(const at::Tensor& scores) {
   return scores / at::where(sums > 0, sums, at::ones_like(sums));
 }
 
-class EfficientVitTrace : public AttentionTrace {
+class EfficientVitTrace : public AttentionTrace, public MapFactorSource {
  public:
+  // Rows q_i·Kᵀ / (q_i·Σk), zero where that sum is 0: left = Q / den (0 there), right = K.
+  std::optional<MapFactors> map_factors(int64_t b, int64_t head) const override {
+    const HeadGroup& g = group_of(head);
+    const at::Tensor q = g.q[b][head - g.first_head], k = g.k[b][head - g.first_head];
+    const at::Tensor den = at::matmul(q, k.sum(0)).unsqueeze(1);
+    return MapFactors{q * at::where(den > 0, den.reciprocal(), at::zeros_like(den)), k};
+  }
   std::vector<RankMatrices> rank_matrices(int64_t b) const override {
     return {{"kv", internal("efficientvit.kv")[b]}};
   }

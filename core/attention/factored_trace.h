@@ -9,12 +9,18 @@
 #include <vector>
 
 #include "core/attention/attention_trace.h"
+#include "core/attention/map_factors.h"
 
 namespace attnlab::attention {
 
-class FactoredRowsTrace : public AttentionTrace {
+class FactoredRowsTrace : public AttentionTrace, public MapFactorSource {
  public:
   explicit FactoredRowsTrace(std::string kv_internal) : kv_internal_(std::move(kv_internal)) {}
+
+  std::optional<MapFactors> map_factors(int64_t b, int64_t head) const override {
+    const HeadGroup& g = group_of(head);
+    return MapFactors{g.q[b][head - g.first_head], g.k[b][head - g.first_head]};
+  }
 
   std::vector<RankMatrices> rank_matrices(int64_t b) const override {
     return {{"kv", internal(kv_internal_)[b]}};

@@ -36,6 +36,7 @@
 
 #include "core/attention/capabilities.h"
 #include "core/attention/layers.h"
+#include "core/attention/map_factors.h"
 #include "core/attention/registry.h"
 
 namespace attnlab::attention {
@@ -43,8 +44,27 @@ namespace {
 
 constexpr double kEps = 1e-6;  // the reference's, in the kernel and in the denominator
 
-class FlattenTrace : public AttentionTrace {
+class FlattenTrace : public AttentionTrace, public MapFactorSource, public AddedMixingSource {
  public:
+  at::Tensor dwc_weight;  // (d, 1, k, k), shared by the heads; undefined when sr_ratio > 1
+
+  // Rows φq_i·φKᵀ / (φq_i·Σφk): left = φQ / den, right = φK.
+  std::optional<MapFactors> map_factors(int64_t b, int64_t head) const override {
+    const HeadGroup& g = group_of(head);
+    const at::Tensor q = g.q[b][head - g.first_head], k = g.k[b][head - g.first_head];
+    return MapFactors{q / at::matmul(q, k.sum(0)).unsqueeze(1), k};
+  }
+
+  // The dwc on v: channel c's kernel, the same for every head.
+  std::vector<at::Tensor> added_mixing(int64_t, const std::vector<int64_t>& channels) const override {
+    std::vector<at::Tensor> out;
+    if (!dwc_weight.defined()) return out;
+    const int64_t pad = dwc_weight.size(-1) / 2;
+    for (int64_t c : channels)
+      out.push_back(conv_mixing_matrix(dwc_weight[c][0], layout.height, layout.width, pad, pad));
+    return out;
+  }
+  std::string added_mixing_name() const override { return "dwc"; }
   std::vector<RankMatrices> rank_matrices(int64_t b) const override {
     return {{"kv", internal("flatten.kv")[b]}};
   }
@@ -147,6 +167,7 @@ class FlattenAttention : public AttentionMechanism {
       trace->internals["flatten.kv"] = trace->keep(kv_mean);
       trace->internals["flatten.k_mean"] = trace->keep(k_mean);
       trace->internals["flatten.dwc_v"] = trace->keep(dwc_v);
+      if (sr_ == 1) trace->dwc_weight = dwc_->weight.detach();
       // The rows are normalised without the 1e-6; the forward's denominator has it.
       if (wants_explicit(request)) out = explicit_mix(*trace) * (den / (den + kEps));
       request->trace = std::move(trace);

@@ -38,6 +38,7 @@
 #include "core/attention/capabilities.h"
 #include "core/attention/kernels.h"
 #include "core/attention/layers.h"
+#include "core/attention/map_factors.h"
 #include "core/attention/registry.h"
 
 namespace attnlab::attention {
@@ -77,8 +78,14 @@ std::pair<at::Tensor, at::Tensor> feature_maps(Kernel kernel, const at::Tensor& 
   return {elu_feature(q), elu_feature(k)};
 }
 
-class LinearTrace : public AttentionTrace {
+class LinearTrace : public AttentionTrace, public MapFactorSource {
  public:
+  // Rows κq_i·κKᵀ / (κq_i·Σκk): left = κQ / den, right = κK.
+  std::optional<MapFactors> map_factors(int64_t b, int64_t head) const override {
+    const HeadGroup& g = group_of(head);
+    const at::Tensor q = g.q[b][head - g.first_head], k = g.k[b][head - g.first_head];
+    return MapFactors{q / safe_divisor(at::matmul(q, k.sum(0)).unsqueeze(1)), k};
+  }
   // The KV buffer Σκ(k)ᵀv the forward mixed with.
   std::vector<RankMatrices> rank_matrices(int64_t b) const override {
     return {{"kv", internal("linear.kv")[b]}};

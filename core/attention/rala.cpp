@@ -28,6 +28,7 @@
 
 #include "core/attention/capabilities.h"
 #include "core/attention/kernels.h"
+#include "core/attention/map_factors.h"
 #include "core/attention/ravlt_shell.h"
 #include "core/attention/registry.h"
 #include "core/attention/rope.h"
@@ -35,8 +36,32 @@
 namespace attnlab::attention {
 namespace {
 
-class RalaTrace : public AttentionTrace {
+class RalaTrace : public AttentionTrace, public MapFactorSource, public AddedMixingSource {
  public:
+  at::Tensor lepe_weight;  // (C, 1, 5, 5), channel = head·d + c
+
+  // Rows R(q_i)·R(K)ᵀ·diag(w) / (q_i·Σ_m w_m k_m + 1e-6): left = R(Q) / den, right = diag(w)·R(K).
+  std::optional<MapFactors> map_factors(int64_t b, int64_t head) const override {
+    const HeadGroup& g = group_of(head);
+    const at::Tensor w = internal("rala.w")[b][head];  // (L)
+    const at::Tensor q = g.q[b][head - g.first_head], k = g.k[b][head - g.first_head];
+    const at::Tensor denom = (at::matmul(q, at::matmul(w, k)) + 1e-6).unsqueeze(1);
+    const RopeTables rope = rope_tables(layout.height, layout.width, head_dim, k.options());
+    return MapFactors{apply_rope(q, rope) / denom, apply_rope(k, rope) * w.unsqueeze(1)};
+  }
+
+  // LePE: a 5×5 depthwise conv on v, its own kernel for every channel of every head.
+  std::vector<at::Tensor> added_mixing(int64_t head,
+                                       const std::vector<int64_t>& channels) const override {
+    std::vector<at::Tensor> out;
+    const int64_t pad = lepe_weight.size(-1) / 2;
+    for (int64_t c : channels)
+      out.push_back(conv_mixing_matrix(lepe_weight[head * head_dim + c][0], layout.height,
+                                       layout.width, pad, pad));
+    return out;
+  }
+  std::string added_mixing_name() const override { return "lepe"; }
+
   // The KV buffer Σα_j κ(k_j)ᵀv_j, the same without α, and after the output the gated
   // output y ⊙ o (rala.y already includes lepe(v): exactly the tensor the gate multiplies).
   std::vector<RankMatrices> rank_matrices(int64_t b) const override {
@@ -113,6 +138,7 @@ class RalaAttention : public AttentionMechanism {
       in["rala.kv_plain"] = trace->keep(at::matmul(k.transpose(-2, -1), p.v));
       in["rala.o"] = trace->keep(p.per_head(p.o_img));
       in["rala.lepe"] = trace->keep(p.per_head(p.lepe_img));
+      trace->lepe_weight = shell_.lepe_weight().detach();
       if (wants_explicit(request)) mixed = explicit_mix(*trace);
     }
     const at::Tensor y_img = p.to_image(mixed) + p.lepe_img;

@@ -32,6 +32,8 @@ class RavltShell {
   RavltParts split(const at::Tensor& tokens, const TokenLayout& layout) const;
   // proj(mixed_image) back to tokens (B, N, C).
   at::Tensor project(const RavltParts& parts, const at::Tensor& mixed_image) const;
+  // The 5×5 depthwise lepe conv's weight (C, 1, 5, 5), channel = head·d + c.
+  const at::Tensor& lepe_weight() const { return lepe_->weight; }
 
  private:
   int64_t heads_;

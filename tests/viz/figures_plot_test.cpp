@@ -13,7 +13,9 @@
 #include "viz/figures/entropy.h"
 #include "viz/figures/hilo_spectra.h"
 #include "viz/figures/locality.h"
+#include "viz/figures/map_rank.h"
 #include "viz/figures/rank.h"
+#include "viz/figure_layout.h"
 #include "viz/render.h"
 
 namespace attnlab::viz {
@@ -369,6 +371,65 @@ TEST(EntropyFigure, NormalisedEntropyPerHeadAndSignedModelsNamed) {
   Table bad = entropy_table(0.5, 0);
   bad.columns[5] = "entropy";
   expect_invalid([&] { entropy_figure({{"m", bad}}); }, "normalised_entropy_mean");
+}
+
+// A map_rank_heads table: 3 layers x 2 heads over 49 tokens; `rank` per head, and a
+// lifted rank when `mixing` is named.
+Table map_rank_table(const std::string& form, double rank, const std::string& mixing,
+                     double lifted) {
+  Table t = table("map_rank_heads",
+                  {"layer", "path", "mechanism", "head", "form", "mixing", "tokens_mean",
+                   "keys_mean", "bound_mean", "rank_mean", "lifted_rank_mean", "images"},
+                  6);
+  for (int l = 0; l < 3; ++l)
+    for (int h = 0; h < 2; ++h)
+      t.add_row({l, "b", "m", h, form, mixing, 49.0, 49.0, form == "factored" ? 8.0 : 49.0,
+                 rank + h, lifted, 2});
+  return t;
+}
+
+TEST(MapRankFigure, RankSharesWithLiftedSeriesAndBoundsNamed) {
+  const CaptionedFigure r = map_rank_figure(
+      {{"softmax", map_rank_table("explicit", 48, "", NAN)},
+       {"flatten", map_rank_table("factored", 7, "dwc", 49)}});
+  ASSERT_EQ(r.figure.panels.size(), 1u);
+  const Panel& p = r.figure.panels[0];
+  EXPECT_NE(p.y.label.find("min(N, K)"), std::string::npos);
+  const auto means = labelled(p);
+  ASSERT_EQ(means.size(), 3u);
+  EXPECT_EQ(means[0]->label, "softmax");
+  EXPECT_EQ(means[1]->label, "flatten");
+  EXPECT_EQ(means[2]->label, "flatten + dwc");
+  EXPECT_NEAR(means[0]->y[0], 48.5 / 49, 1e-12);  // heads 48 and 49
+  EXPECT_NEAR(means[1]->y[1], 7.5 / 49, 1e-12);
+  EXPECT_NEAR(means[2]->y[2], 1.0, 1e-12);
+  EXPECT_NE(r.caption.find("flatten ≤ 0.16"), std::string::npos) << r.caption;
+  EXPECT_NE(r.caption.find("flatten + dwc (dashed): rank of A + W_c"), std::string::npos)
+      << r.caption;
+  EXPECT_TRUE(means[2]->dashed);
+  EXPECT_FALSE(means[1]->dashed);
+  EXPECT_EQ(means[2]->color.r, means[1]->color.r);  // the model's own colour
+  expect_renders(r.figure);
+  // Many models: the legend moves right of the axes (the layout makes room for it, inside
+  // the figure) and the figure grows until every name fits.
+  std::vector<std::pair<std::string, Table>> many;
+  for (int m = 0; m < 8; ++m)
+    many.push_back({"model " + std::to_string(m), map_rank_table("factored", 5 + m, "dwc", 49)});
+  const CaptionedFigure crowded = map_rank_figure(many);
+  const Panel& cp = crowded.figure.panels[0];
+  EXPECT_TRUE(cp.legend_outside);
+  EXPECT_FALSE(p.legend_outside);
+  const FigureLayout inside = layout_figure(r.figure), outside = layout_figure(crowded.figure);
+  const LegendBox legend = legend_box(cp, crowded.figure.font_pt);
+  EXPECT_LT(outside.panels[0].plot.w + legend.w, outside.width_pt);
+  EXPECT_LT(outside.panels[0].plot.w, inside.panels[0].plot.w);
+  EXPECT_GE(outside.height_pt, legend.h);
+  EXPECT_GT(crowded.figure.height_in, r.figure.height_in);  // 16 legend rows
+  expect_renders(crowded.figure);
+  expect_invalid([] { map_rank_figure({}); }, "no model");
+  Table bad = map_rank_table("explicit", 10, "", NAN);
+  bad.columns[9] = "rank";
+  expect_invalid([&] { map_rank_figure({{"m", bad}}); }, "rank_mean");
 }
 
 TEST(CastlingMaskFigure, OneLinePerLayerAlongSteps) {

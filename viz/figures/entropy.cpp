@@ -26,7 +26,7 @@ CaptionedFigure entropy_figure(const std::vector<std::pair<std::string, analysis
   }
   Figure f;
   f.width_in = options.width_in;
-  f.height_in = options.height_in;
+  f.height_in = head_dots_height_in(dots.panel, options);
   f.font_pt = options.font_pt;
   f.panels = {dots.panel};
   std::string caption =

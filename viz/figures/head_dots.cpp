@@ -1,6 +1,8 @@
 // Per-head dots and per-layer mean lines against layer (see head_dots.h).
 #include "viz/figures/head_dots.h"
 
+#include "viz/figure_layout.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -18,6 +20,8 @@ HeadDots head_dots(const std::vector<ModelTable>& models, const std::string& col
   p.y.label = y_label;
   p.grid = true;
   p.legend = models.size() > 1;
+  // More than a few models would hide the dots under an inside legend.
+  p.legend_outside = models.size() > kMaxInsideLegend;
   std::vector<double> ys;
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   const double spread = models.size() > 1 ? std::min(0.5, 0.16 * double(models.size())) : 0.0;
@@ -70,9 +74,16 @@ HeadDots head_dots(const std::vector<ModelTable>& models, const std::string& col
   p.x.max = double(hi) + 0.5;
   for (int64_t l = lo; l <= hi; ++l) p.x.ticks.push_back(double(l));
   fit_axis(p.y, ys, true, 0.08);
-  // Room above the data for the legend (one line per model).
-  if (p.legend) p.y.max *= 1.0 + 0.09 * double(models.size());
+  // Room above the data for an inside legend (one line per model).
+  if (p.legend && !p.legend_outside) p.y.max *= 1.0 + 0.09 * double(models.size());
   return out;
+}
+
+double head_dots_height_in(const Panel& panel, const HeadDotsFigureOptions& options) {
+  if (!panel.legend || !panel.legend_outside) return options.height_in;
+  // The axes lose about 3.5 lines of the font to the x ticks, the x label and the margins.
+  const double needed_pt = legend_box(panel, options.font_pt).h + 3.5 * 1.25 * options.font_pt;
+  return std::max(options.height_in, needed_pt / 72.0);
 }
 
 std::string name_list(const std::vector<std::string>& names) {

@@ -25,6 +25,10 @@ struct HeadDotsFigureOptions {
   double font_pt = 7;
 };
 
+// Up to this many models the legend sits inside the axes (above the data); beyond, right
+// of them.
+inline constexpr size_t kMaxInsideLegend = 4;
+
 struct HeadDots {
   Panel panel;                     // x: layer, y: the statistic; axes fitted
   std::vector<std::string> grids;  // the tables' distinct "grid" cells, in order
@@ -37,6 +41,10 @@ struct HeadDots {
 HeadDots head_dots(const std::vector<ModelTable>& models, const std::string& column,
                    const std::string& y_label, const std::string& who,
                    const std::vector<int>& colours = {});
+
+// options.height_in, or taller when the panel's legend sits outside and has more rows than
+// that height leaves the axes (every model's name stays readable).
+double head_dots_height_in(const Panel& panel, const HeadDotsFigureOptions& options);
 
 // "a, b and c".
 std::string name_list(const std::vector<std::string>& names);

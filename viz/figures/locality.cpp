@@ -43,7 +43,7 @@ CaptionedFigure locality_figure(const std::vector<std::pair<std::string, analysi
 
   Figure f;
   f.width_in = options.width_in;
-  f.height_in = options.height_in;
+  f.height_in = head_dots_height_in(dots.panel, options);
   f.font_pt = options.font_pt;
   f.panels = {dots.panel};
   std::string grid_text;

@@ -154,6 +154,10 @@ BENCHMARK_CAPTURE(BM_CostAnalysis, deit_small_entropy, std::string("deit_small_p
                   std::string("entropy"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostAnalysis, deit_small_outliers, std::string("deit_small_patch16_224"),
+                  std::string("outliers"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_CostForward, ravlt_t, std::string("ravlt_t"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
@@ -161,6 +165,9 @@ BENCHMARK_CAPTURE(BM_CostAnalysis, ravlt_t_map_rank, std::string("ravlt_t"), std
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_CostAnalysis, ravlt_t_entropy, std::string("ravlt_t"), std::string("entropy"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostAnalysis, ravlt_t_outliers, std::string("ravlt_t"), std::string("outliers"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -8,6 +8,7 @@
 #   anchor/     anchor assignments, usage and spatial coherence        (finding d)
 #   entropy/    attention entropy of softmax, linear, Castling, FLatten, HiLo (finding e)
 #   map_rank/   rank of the attention map itself, with the depthwise lifts  (finding f)
+#   outliers/   high-norm outlier tokens and the attention they receive   (finding g)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${ATTNLAB_BIN:-$root/build/app/attnlab}"
@@ -33,4 +34,8 @@ done
 for m in softmax linear flatten rala castling anchor; do
   "$bin" "${threads[@]}" analyze --model "$zoo/$m.safetensors" --images "$images" \
     --analyses map_rank --out "$out/map_rank"
+done
+for m in softmax linear castling hilo rala anchor; do
+  "$bin" "${threads[@]}" analyze --model "$zoo/$m.safetensors" --images "$images" \
+    --analyses outliers --out "$out/outliers"
 done

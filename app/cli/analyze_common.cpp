@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -94,6 +95,9 @@ session::AnalysisSettings take_analysis_settings(Args& args, const std::string& 
   if (st.rank.rtol < 0 || st.rank.atol < 0)
     throw UsageError("--rank-rtol and --rank-atol must be >= 0");
   st.mask_threshold = args.take_real("--mask-threshold", -1.0);
+  st.outlier_factor = args.take_real("--outlier-factor", 10.0);
+  if (!(st.outlier_factor > 0) || !std::isfinite(st.outlier_factor))
+    throw UsageError("--outlier-factor must be > 0");
   const std::string cls = args.take_option("--class");
   if (!cls.empty()) st.explain_class = parse_index(cls, "--class");
   st.gradcam_target = args.take_option("--gradcam-target");

@@ -75,6 +75,7 @@ const std::vector<CommandSpec>& commands() {
       [--fusion mean|max|min] [--residual R] [--discard F] [--no-renormalize]   rollout
       [--rank-rtol X | --rank-atol X]   rank tolerance (default torch.linalg.matrix_rank's)
       [--mask-threshold E]    Castling mask threshold (default: the layer's own, 0.02)
+      [--outlier-factor K]    outlier tokens: norm above K x the median (default 10)
       [--batch N]             images per forward pass (default 1; on 2 CPU cores a batch
                               is no faster per image: docs/BENCHMARKS.md)
       [--preset P | --config JSON] [--checkpoint FILE] [--key K] [--random-init]

@@ -22,7 +22,8 @@
   X(channel_maps)           \
   X(locality)               \
   X(entropy)                \
-  X(map_rank)
+  X(map_rank)               \
+  X(outliers)
 // clang-format on
 
 namespace attnlab::session {

@@ -46,6 +46,7 @@ nlohmann::json AnalysisSettings::to_json() const {
                {"ambiguity", analysis::rank_ambiguity_rule()}};
   j["mask_threshold"] = mask_threshold < 0 ? nlohmann::json("each layer's own threshold option")
                                            : nlohmann::json(mask_threshold);
+  j["outlier_factor"] = outlier_factor;
   j["lofi_maps"] = "pooled keys' weights shared equally by the s x s tokens they pool";
   j["explained_class"] = explain_class < 0 ? nlohmann::json("each image's top-1 prediction")
                                            : nlohmann::json(explain_class);

@@ -42,6 +42,7 @@ struct AnalysisSettings {
   analysis::RolloutOptions rollout;
   analysis::RankOptions rank;
   double mask_threshold = -1.0;      // < 0: each castling layer's own threshold option
+  double outlier_factor = 10.0;      // outlier tokens: norm above this times the median
   int64_t map_max_tokens = 1 << 16;  // refuse per-image maps above this many tokens
   // Class-specific explanations: the class (-1: each image's top-1), Grad-CAM's target
   // module ("" = the model's default) and its switches.

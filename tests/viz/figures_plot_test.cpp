@@ -14,7 +14,9 @@
 #include "viz/figures/hilo_spectra.h"
 #include "viz/figures/locality.h"
 #include "viz/figures/map_rank.h"
+#include "viz/figures/outliers.h"
 #include "viz/figures/rank.h"
+#include "core/analysis/result_key.h"
 #include "viz/figure_layout.h"
 #include "viz/render.h"
 
@@ -525,6 +527,63 @@ TEST(AnchorFigure, MapsAndTokenShares) {
   Table bad = usage;
   bad.columns[4] = "usage";
   expect_invalid([&] { anchor_figure(arrays, "img7", grey_image(8), {bad}); }, "usage_mean");
+}
+
+Table outliers_table(double ratio, double mass, double prefix) {
+  Table t = table("outliers_layers",
+                  {"layer", "path", "mechanism", "factor_mean", "max_over_median_mean",
+                   "outlier_mass_mean", "prefix_mass_mean", "outlier_share_mean", "images"},
+                  3);
+  for (int l = 0; l < 3; ++l) t.add_row({l, "b", "m", 10.0, ratio * (l + 1), mass, prefix, 0.01, 2});
+  return t;
+}
+
+TEST(OutliersFigure, RatiosOnALogScaleBesideTheMassTheyReceive) {
+  const CaptionedFigure r = outliers_figure(
+      {{"softmax", outliers_table(4, 0.0, 0.1)}, {"linear", outliers_table(9, 0.3, NAN)}});
+  ASSERT_EQ(r.figure.panels.size(), 2u);
+  const Panel& ratio = r.figure.panels[0];
+  const Panel& mass = r.figure.panels[1];
+  EXPECT_TRUE(ratio.y.log);
+  EXPECT_GE(ratio.y.min, 1.0);
+  EXPECT_GE(ratio.y.max, 27.0);  // linear's layer 2
+  // Per model one ratio line, then the dashed threshold at 10.
+  const auto* threshold = std::get_if<LineSeries>(&ratio.items.back());
+  ASSERT_NE(threshold, nullptr);
+  EXPECT_TRUE(threshold->dashed);
+  EXPECT_EQ(threshold->y, (std::vector<double>{10, 10}));
+  // softmax: outlier and prefix mass; linear: no prefix line (NaN).
+  ASSERT_EQ(mass.items.size(), 3u);
+  EXPECT_TRUE(std::get<LineSeries>(mass.items[1]).dashed);
+  EXPECT_NEAR(std::get<LineSeries>(mass.items[2]).y[1], 0.3, 1e-12);
+  EXPECT_NE(r.caption.find("above 10× the median"), std::string::npos) << r.caption;
+  expect_renders(r.figure);
+  expect_invalid([] { outliers_figure({}); }, "no model");
+  Table bad = outliers_table(4, 0, 0);
+  bad.columns[4] = "ratio";
+  expect_invalid([&] { outliers_figure({{"m", bad}}); }, "max_over_median_mean");
+}
+
+TEST(OutliersFigure, PositionsOverThePictureOnASharedScale) {
+  // The analysis registry declares this shape (app/session/analyses/outliers.cpp); viz's
+  // tests do not link it.
+  analysis::register_result_key_shape("outliers", {true, true, false, false, true});
+  std::vector<Array> arrays;
+  for (int l = 0; l < 3; ++l) {
+    Array a = array("outliers__img__L0" + std::to_string(l) + "__norm", {4, 4}, {"y", "x"}, 1.0f);
+    a.data[5] = 12.0f + float(l);  // one outlier per layer
+    arrays.push_back(a);
+  }
+  arrays.push_back(array("outliers__other__L00__norm", {4, 4}, {"y", "x"}, 50.0f));
+  const CaptionedFigure r =
+      outlier_positions_figure(arrays, "img", grey_image(8), {outliers_table(4, 0, 0)});
+  ASSERT_EQ(r.figure.panels.size(), 3u);
+  ASSERT_TRUE(r.figure.colorbar.has_value());
+  EXPECT_NEAR(r.figure.colorbar->vmax, 14.0, 1e-6);  // the largest ratio of this image only
+  EXPECT_NE(r.figure.panels[2].title.find("1 > 10×"), std::string::npos) << r.figure.panels[2].title;
+  expect_renders(r.figure);
+  expect_invalid([&] { outlier_positions_figure(arrays, "none", grey_image(8), {}); },
+                 "outliers__none");
 }
 
 }  // namespace

@@ -1,0 +1,68 @@
+// Outlier tokens (see outliers.h): norms and thresholds in float64, the received
+// attention from one product Aᵀ·1 per head.
+#include "core/analysis/outliers.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace attnlab::analysis {
+
+at::Tensor block_tokens(const at::Tensor& output, int64_t b,
+                        const attention::TokenLayout& layout) {
+  const int64_t n = layout.tokens();
+  if (output.dim() == 3 && b < output.size(0) && output.size(1) == n)
+    return output[b].detach().to(at::kCPU, at::kDouble);
+  // NCHW: the grid's tokens row-major (such backbones have no prefix tokens).
+  if (output.dim() == 4 && b < output.size(0) && layout.num_prefix() == 0 &&
+      output.size(2) == layout.height && output.size(3) == layout.width)
+    return output[b].detach().flatten(1).t().to(at::kCPU, at::kDouble);
+  throw attention::TraceQueryError("outlier tokens: a block output of shape " +
+                                   std::to_string(output.dim()) + "-d does not hold image " +
+                                   std::to_string(b) + "'s " + std::to_string(n) + " tokens (" +
+                                   layout.describe() + ")");
+}
+
+LayerOutliers outlier_tokens(const at::Tensor& tokens, const attention::AttentionTrace& trace,
+                             int64_t b, double factor) {
+  if (!(factor > 0.0) || !std::isfinite(factor))
+    throw std::invalid_argument("outlier tokens: the factor must be > 0, got " +
+                                std::to_string(factor));
+  const int64_t n = trace.layout.tokens();
+  if (tokens.dim() != 2 || tokens.size(0) != n)
+    throw std::invalid_argument("outlier tokens: expected (" + std::to_string(n) +
+                                ", C) tokens for " + trace.layout.describe());
+  if (b < 0 || b >= trace.batch)
+    throw attention::TraceQueryError("outlier tokens: image " + std::to_string(b) +
+                                     " of a batch of " + std::to_string(trace.batch));
+  LayerOutliers out;
+  out.norms = tokens.to(at::kCPU, at::kDouble).norm(2, 1);
+  if (!at::isfinite(out.norms).all().item<bool>())
+    throw std::invalid_argument("outlier tokens: the block output holds NaN or Inf values");
+  // The lower median for an even count, as torch.median.
+  out.median = out.norms.median().item<double>();
+  out.max = out.norms.max().item<double>();
+  out.threshold = factor * out.median;
+  const auto* norm = out.norms.data_ptr<double>();
+  for (int64_t j = 0; j < n; ++j)
+    if (norm[j] > out.threshold) out.outliers.push_back(j);
+  out.outlier_share = double(out.outliers.size()) / double(n);
+
+  out.received = at::empty({trace.heads, n}, at::kDouble);
+  const int64_t prefix = trace.layout.num_prefix();
+  for (int64_t h = 0; h < trace.heads; ++h) {
+    const at::Tensor ones = at::ones({n}, trace.group_of(h).q.options());
+    const at::Tensor r = trace.apply_transposed(b, h, ones).to(at::kCPU, at::kDouble) / double(n);
+    out.received[h].copy_(r);
+    const auto* p = r.data_ptr<double>();
+    for (int64_t j : out.outliers) out.outlier_mass += p[j];
+    for (int64_t j = 0; j < prefix; ++j) out.prefix_mass += p[j];
+  }
+  out.outlier_mass /= double(trace.heads);
+  out.prefix_mass /= double(trace.heads);
+  return out;
+}
+
+}  // namespace attnlab::analysis

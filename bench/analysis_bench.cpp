@@ -158,6 +158,10 @@ BENCHMARK_CAPTURE(BM_CostAnalysis, deit_small_outliers, std::string("deit_small_
                   std::string("outliers"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostAnalysis, deit_small_cka, std::string("deit_small_patch16_224"),
+                  std::string("cka"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_CostForward, ravlt_t, std::string("ravlt_t"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
@@ -168,6 +172,9 @@ BENCHMARK_CAPTURE(BM_CostAnalysis, ravlt_t_entropy, std::string("ravlt_t"), std:
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_CostAnalysis, ravlt_t_outliers, std::string("ravlt_t"), std::string("outliers"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostAnalysis, ravlt_t_cka, std::string("ravlt_t"), std::string("cka"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -23,7 +23,8 @@
   X(locality)               \
   X(entropy)                \
   X(map_rank)               \
-  X(outliers)
+  X(outliers)               \
+  X(cka)
 // clang-format on
 
 namespace attnlab::session {

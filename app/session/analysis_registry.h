@@ -96,6 +96,10 @@ struct AnalysisInfo {
 
   // The compute step from one image's traces (null for a class-specific analysis).
   std::function<void(ImageStep&)> add;
+  // Tables that are a function of the image-averaged arrays rather than a mean of per-image
+  // tables (CKA: a ratio of mean HSICs). AnalysisSession::tables() appends them; an
+  // analysis with no such array yet returns none.
+  std::function<std::vector<analysis::Table>(const std::vector<analysis::Array>&)> derived_tables;
   // The class-specific step: needs the model and the image (null for the others).
   std::function<void(ExplainStep&)> explain;
 

@@ -212,6 +212,13 @@ void AnalysisSession::add_spectrum(const analysis::ResultKey& key,
 std::vector<analysis::Table> AnalysisSession::tables() const {
   std::vector<analysis::Table> out;
   for (const auto& name : table_order_) out.push_back(tables_.at(name).result());
+  std::vector<analysis::Array> means;  // only when some analysis derives tables from them
+  for (const auto& name : settings_.analyses) {
+    const AnalysisInfo* a = find_analysis(name);
+    if (!a || !a->derived_tables) continue;
+    if (means.empty()) means = arrays();
+    for (auto& t : a->derived_tables(means)) out.push_back(std::move(t));
+  }
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "viz/figures/entropy.h"
 #include "viz/figures/hilo_spectra.h"
 #include "viz/figures/locality.h"
+#include "viz/figures/cka.h"
 #include "viz/figures/map_rank.h"
 #include "viz/figures/outliers.h"
 #include "viz/figures/rank.h"
@@ -584,6 +585,32 @@ TEST(OutliersFigure, PositionsOverThePictureOnASharedScale) {
   expect_renders(r.figure);
   expect_invalid([&] { outlier_positions_figure(arrays, "none", grey_image(8), {}); },
                  "outliers__none");
+}
+
+TEST(CkaFigure, CkaFromTheMeanHsicOnOneScale) {
+  Array h = array("cka__hsic", {3, 3}, {"layer_a", "layer_b"}, 0.0f);
+  // Diagonal 4, 9, 0 (a layer with no variance), off-diagonal H_01 = 3: CKA 3 / √(4·9) = 0.5.
+  h.data = {4, 3, 1, 3, 9, 0, 1, 0, 0};
+  Array layers = array("cka__layers", {3}, {"layer"}, 0.0f);
+  layers.data = {2, 5, 7};
+  const std::vector<float> cka = cka_of_hsic(h);
+  EXPECT_FLOAT_EQ(cka[0], 1.0f);
+  EXPECT_FLOAT_EQ(cka[1], 0.5f);
+  EXPECT_TRUE(std::isnan(cka[2]));  // with the constant layer
+  EXPECT_TRUE(std::isnan(cka[8]));
+  const CaptionedFigure r = cka_figure({{"a", h, layers}, {"b", h, layers}});
+  ASSERT_EQ(r.figure.panels.size(), 2u);
+  ASSERT_TRUE(r.figure.colorbar.has_value());
+  EXPECT_EQ(r.figure.colorbar->vmax, 1.0);
+  EXPECT_EQ(r.figure.panels[0].x.tick_labels, (std::vector<std::string>{"2", "5", "7"}));
+  EXPECT_NE(r.caption.find("unbiased HSIC_1"), std::string::npos);
+  expect_renders(r.figure);
+  expect_invalid([] { cka_figure({}); }, "no model");
+  Array wrong = h;
+  wrong.shape = {9};
+  expect_invalid([&] { cka_figure({{"a", wrong, layers}}); }, "cka__hsic");
+  layers.data.pop_back();
+  expect_invalid([&] { cka_figure({{"a", h, layers}}); }, "layer list");
 }
 
 }  // namespace

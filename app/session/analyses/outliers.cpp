@@ -15,12 +15,6 @@
 namespace attnlab::session {
 namespace {
 
-// "blocks.3.attn" -> "blocks.3": the block whose output the backbone records.
-std::string block_of(const std::string& attention_path) {
-  const size_t dot = attention_path.rfind('.');
-  return dot == std::string::npos ? attention_path : attention_path.substr(0, dot);
-}
-
 void add_outliers(ImageStep& s) {
   const double factor = s.settings.outlier_factor;
   analysis::Table layers = make_table(

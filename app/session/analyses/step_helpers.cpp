@@ -43,4 +43,9 @@ std::string layer_label(int64_t layer) {
   return "layer " + std::to_string(layer);
 }
 
+std::string block_of(const std::string& attention_path) {
+  const size_t dot = attention_path.rfind('.');
+  return dot == std::string::npos ? attention_path : attention_path.substr(0, dot);
+}
+
 }  // namespace attnlab::session

@@ -30,5 +30,8 @@ std::vector<std::pair<std::string, analysis::Table>> model_tables(
 viz::MapQuery figure_query(const std::string& tag, int ref_rows, int ref_cols);
 // "layer 3"
 std::string layer_label(int64_t layer);
+// The block around an attention module, whose output the backbones record as
+// "out.<block>": "blocks.3.attn" -> "blocks.3".
+std::string block_of(const std::string& attention_path);
 
 }  // namespace attnlab::session

@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <set>
 
+#include "app/cli/report_cka.h"
 #include "app/cli/report_index.h"
 #include "app/cli/report_costs.h"
 #include "app/cli/report_figures.h"
@@ -110,6 +111,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
 
   std::vector<ModelResults> results;
   std::vector<CostModel> cost_models;  // what the cost figures count and measure
+  std::vector<ModelChoice> analysed;   // the models that worked, for CKA between models
   for (const auto& m : model_args) {
     try {  // a bad checkpoint (unreadable, foreign, wrong architecture) skips that model only
       session::ModelRequest request = session::model_entry_request(m);
@@ -124,6 +126,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
       }
       results.push_back(run_report_model(c, images, settings, device, stats_dir, run));
       cost_models.push_back({c.tag, request, models::config_mechanism(c.config)});
+      analysed.push_back(c);
       for (const auto& f : results.back().failed_images)
         errors.push_back(c.tag + ": image " + f + " could not be analysed");
     } catch (const std::exception& e) {
@@ -162,6 +165,25 @@ int cmd_report(Args args, const GlobalOptions& g) {
 
   fig.rollout_switches = session::describe_rollout(settings.rollout);
   std::vector<session::FigureJob> jobs = session::report_figure_jobs(results, series, fig);
+  // CKA between models: a pass of its own over the images (report_cka.h).
+  if (settings.analyses.count("cka") && analysed.size() >= 2) {
+    try {
+      CrossModelCka cka = cross_model_cka(analysed, images, device);
+      analysis::OutputFolder folder(stats_dir, "models");
+      folder.write_table(cka.table);
+      for (const auto& f : cka.failed)
+        errors.push_back("cka between models: image " + f + " could not be analysed");
+      // Beside the per-model CKA figure (the index lists figures in job order).
+      auto after = std::find_if(jobs.rbegin(), jobs.rend(),
+                                [](const session::FigureJob& j) { return j.kind == "cka"; });
+      jobs.insert(after.base(), {"cka", "cka__models", [pairs = std::move(cka.pairs)] {
+                                   return viz::cka_pairs_figure(pairs);
+                                 }});
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attnlab: error: %s (skipped)\n", e.what());
+      errors.push_back(e.what());
+    }
+  }
   // --figures: only these kinds; without it every kind but those written on request.
   std::set<std::string> on_request;
   for (const auto& k : session::figure_kinds())

@@ -50,7 +50,8 @@ TEST(ReportCli, DemoSubsetProducesEveryFigureKind) {
   const auto figs = figures_in(out);
   for (const char* kind :
        {"head_maps__", "layers_heads__", "rollout__", "compare__", "hilo_spectra__", "rank__",
-        "anchors__", "castling_mask__", "locality", "channel_maps__", "complexity__"}) {
+        "anchors__", "castling_mask__", "locality", "channel_maps__", "complexity__", "map_rank",
+        "outliers", "outlier_positions__", "cka", "cka__models", "entropy"}) {
     bool found = false;
     for (const auto& [stem, exts] : figs) {
       if (stem.rfind(kind, 0) != 0) continue;
@@ -105,6 +106,63 @@ TEST(ReportCli, ClsTokenModelsGetPrefixTokenMaps) {
   EXPECT_TRUE(figs.count("prefix_maps__cls__deit_mini__demo")) << r.out;
   EXPECT_TRUE(figs.count("rollout__deit_mini__demo"));  // the cls row's rollout
   EXPECT_FALSE(figs.count("compare__demo"));            // one model: nothing to compare
+}
+
+// CSV rows as cells (no quoting in these tables).
+std::vector<std::vector<std::string>> csv_rows(const fs::path& p) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(read_text(p));
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // CSV lines end in CRLF
+    std::vector<std::string> cells;
+    std::stringstream cs(line);
+    for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+// CKA between models: a model against itself gives its own CKA between layers (and 1 on
+// the diagonal); two models give every pair of their layers, in [0, 1].
+TEST(ReportCli, CkaBetweenModels) {
+  attnlab::testing::TempDir dir("report_cka");
+  const std::string zoo = std::string(ATTNLAB_SOURCE_DIR) + "/models/zoo/";
+  const std::string images = " --images " + asset("fashion-mnist/09-ankle-boot-00000.png") + " " +
+                             asset("fashion-mnist/00-t-shirt-top-00019.png");
+  const std::string out = dir.file("self");
+  auto r = run_cli("report --models " + zoo + "softmax.safetensors " + zoo +
+                   "softmax.safetensors" + images + " --analyses cka --complexity-scales none "
+                   "--formats png --dpi 60 --out " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto cross = csv_rows(fs::path(out) / "stats" / "models__cka_models.csv");
+  const auto own = csv_rows(fs::path(out) / "stats" / "softmax__cka_layers.csv");
+  ASSERT_EQ(cross.size(), 17u);  // header + 4 × 4 layers
+  ASSERT_EQ(own.size(), 17u);
+  EXPECT_EQ(cross[0], (std::vector<std::string>{"model_a", "layer_a", "model_b", "layer_b", "cka"}));
+  for (size_t i = 1; i < cross.size(); ++i) {
+    // Row order: layer_a then layer_b in both tables.
+    ASSERT_EQ(cross[i][1], own[i][0]);
+    ASSERT_EQ(cross[i][3], own[i][1]);
+    // One in float64 from the summed HSICs, the other through float32 mean arrays.
+    EXPECT_NEAR(std::stod(cross[i][4]), std::stod(own[i][3]), 1e-5) << i;
+    if (cross[i][1] == cross[i][3]) EXPECT_NEAR(std::stod(cross[i][4]), 1.0, 1e-9);
+  }
+  EXPECT_TRUE(figures_in(out).count("cka__models"));
+
+  const std::string two = dir.file("two");
+  r = run_cli("report --models " + zoo + "softmax.safetensors " + zoo + "hilo.safetensors" +
+              images + " --analyses cka --complexity-scales none --formats png --dpi 60 --out " +
+              two);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto pairs = csv_rows(fs::path(two) / "stats" / "models__cka_models.csv");
+  ASSERT_EQ(pairs.size(), 17u);
+  for (size_t i = 1; i < pairs.size(); ++i) {
+    EXPECT_EQ(pairs[i][0], "softmax");
+    EXPECT_EQ(pairs[i][2], "hilo");
+    const double v = std::stod(pairs[i][4]);
+    EXPECT_GT(v, -0.05) << i;  // unbiased: may dip just below 0, never far
+    EXPECT_LE(v, 1.0 + 1e-9) << i;
+  }
 }
 
 TEST(ReportCli, AModelConfigGivesTheUntrainedModel) {

@@ -29,6 +29,18 @@ struct CkaFigureOptions {
 // std::invalid_argument for no models or arrays of the wrong shape.
 CaptionedFigure cka_figure(const std::vector<CkaModel>& models, const CkaFigureOptions& options = {});
 
+// Between two models: CKA of every layer of model A (rows) with every layer of model B
+// (columns), row-major.
+struct CkaPair {
+  std::string model_a, model_b;
+  std::vector<int64_t> layers_a, layers_b;
+  std::vector<float> cka;
+};
+// One heatmap per pair on the same 0..1 scale. Throws std::invalid_argument for no pairs
+// or a pair whose values do not fill its layers.
+CaptionedFigure cka_pairs_figure(const std::vector<CkaPair>& pairs,
+                                 const CkaFigureOptions& options = {});
+
 // The CKA matrix of an HSIC matrix (L×L, row-major), as the figure draws it.
 std::vector<float> cka_of_hsic(const analysis::Array& hsic);
 

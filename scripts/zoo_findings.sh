@@ -9,6 +9,7 @@
 #   entropy/    attention entropy of softmax, linear, Castling, FLatten, HiLo (finding e)
 #   map_rank/   rank of the attention map itself, with the depthwise lifts  (finding f)
 #   outliers/   high-norm outlier tokens and the attention they receive   (finding g)
+#   cka/        linear CKA between layers, within and between models      (finding h)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${ATTNLAB_BIN:-$root/build/app/attnlab}"
@@ -39,3 +40,5 @@ for m in softmax linear castling hilo rala anchor; do
   "$bin" "${threads[@]}" analyze --model "$zoo/$m.safetensors" --images "$images" \
     --analyses outliers --out "$out/outliers"
 done
+"$bin" "${threads[@]}" report --models "$zoo"/{softmax,linear,castling,rala}.safetensors \
+  --images "$images" --analyses cka --complexity-scales none --formats png --out "$out/cka"

@@ -185,13 +185,19 @@ std::string figure_key(const GuiState& state, const session::AnalysisTab& tab, i
 
 void draw_figure_tab(const GuiState& state, TextureCache& cache, const TabEntry& tab) {
   const session::AnalysisTab& spec = *tab.analysis->tab;
+  // With the current model's training series analysed, the statistic over the series
+  // goes below the image's figure (the analysis's series figure).
+  const bool with_series = tab.analysis->series_figure && state.series.model == state.view.model &&
+                           !state.series.files.empty();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const int w = std::max(200, int(avail.x)), h = std::max(150, int(avail.y) - 40);
+  const int w = std::max(200, int(avail.x));
+  const int h = std::max(150, with_series ? int(avail.y) / 2 - 30 : int(avail.y) - 40);
   const std::string slot = "tab|" + tab.id, key = figure_key(state, spec, w, h);
   value_tooltip(
       show_figure(cache, slot, key, [&] { return tab_figure_job(state, tab.id); }, w, h));
   if (!spec.hint.empty() && cache.geometry(slot))
     ImGui::TextDisabled("%s  (hover: values; right click: copy)", spec.hint.c_str());
+  if (with_series) draw_series_figure(state, cache, *tab.analysis, w, h);
 }
 
 void draw_predictions_tab(const GuiState& state, ViewState& view) {

@@ -129,6 +129,19 @@ FigureJob series_tab_figure(const GuiState& state, const session::AnalysisInfo& 
   };
 }
 
+void draw_series_figure(const GuiState& state, TextureCache& cache,
+                        const session::AnalysisInfo& analysis, int w, int h) {
+  const session::SeriesResults series = series_results(state, analysis);
+  size_t rows = 0;
+  for (const auto& t : series.tables) rows += t.rows.size();
+  if (rows == 0) return;
+  ImGui::TextDisabled("over the training series (%s):", series.name.c_str());
+  const std::string slot = "series|" + analysis.name;
+  const std::string key = std::to_string(rows) + "|" + std::to_string(w) + "x" + std::to_string(h);
+  value_tooltip(show_figure(cache, slot, key, [&] { return series_tab_figure(state, analysis); },
+                            w, h));
+}
+
 void draw_series_tab(const GuiState& state, TextureCache& cache,
                      const session::AnalysisInfo& analysis) {
   const SeriesState& s = state.series;

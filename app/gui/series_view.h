@@ -25,6 +25,10 @@ session::SeriesResults series_results(const GuiState& state, const session::Anal
 // Its figure (AnalysisInfo::series_figure), as a job for the render worker or an export.
 FigureJob series_tab_figure(const GuiState& state, const session::AnalysisInfo& analysis);
 // The tab of a series analysis (TabKind::Series, e.g. Castling's mask).
+// The analysis's series figure at w × h under an image tab's figure, once the current
+// model's series has rows (nothing otherwise).
+void draw_series_figure(const GuiState& state, TextureCache& cache,
+                        const session::AnalysisInfo& analysis, int w, int h);
 void draw_series_tab(const GuiState& state, TextureCache& cache,
                      const session::AnalysisInfo& analysis);
 

@@ -51,7 +51,10 @@ TEST(ReportCli, DemoSubsetProducesEveryFigureKind) {
   for (const char* kind :
        {"head_maps__", "layers_heads__", "rollout__", "compare__", "hilo_spectra__", "rank__",
         "anchors__", "castling_mask__", "locality", "channel_maps__", "complexity__", "map_rank",
-        "outliers", "outlier_positions__", "cka", "cka__models", "entropy"}) {
+        "outliers", "outlier_positions__", "cka", "cka__models", "entropy",
+        // every per-layer statistic over Castling's checkpoint series, not only its mask
+        "entropy__castling_series", "map_rank__castling_series", "outliers__castling_series",
+        "locality__castling_series"}) {
     bool found = false;
     for (const auto& [stem, exts] : figs) {
       if (stem.rfind(kind, 0) != 0) continue;

@@ -17,6 +17,7 @@
 #include "viz/figures/map_rank.h"
 #include "viz/figures/outliers.h"
 #include "viz/figures/rank.h"
+#include "viz/figures/series_statistic.h"
 #include "core/analysis/result_key.h"
 #include "viz/figure_layout.h"
 #include "viz/render.h"
@@ -611,6 +612,33 @@ TEST(CkaFigure, CkaFromTheMeanHsicOnOneScale) {
   expect_invalid([&] { cka_figure({{"a", wrong, layers}}); }, "cka__hsic");
   layers.data.pop_back();
   expect_invalid([&] { cka_figure({{"a", h, layers}}); }, "layer list");
+}
+
+// A per-layer statistic over checkpoints: rows come in checkpoint order (here not in step
+// order), two heads per layer averaged, one line per layer in step order.
+TEST(SeriesStatisticFigure, OneLinePerLayerInStepOrder) {
+  Table t = table("entropy_heads_series",
+                  {"checkpoint_index", "checkpoint", "step", "layer", "head", "value_mean", "images"},
+                  5);
+  const int steps[3] = {200, 0, 100};
+  for (int k = 0; k < 3; ++k)
+    for (int l = 0; l < 2; ++l)
+      for (int h = 0; h < 2; ++h)
+        t.add_row({k, "c" + std::to_string(k), steps[k], l, h, 0.1 * steps[k] / 100 + l + h, 4});
+  const SeriesStatistic stat{"entropy_heads_series", "value_mean", "value", "A value"};
+  const CaptionedFigure r = series_statistic_figure({t}, stat);
+  ASSERT_EQ(r.figure.panels.size(), 1u);
+  const auto lines = labelled(r.figure.panels[0]);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1]->label, "layer 1");
+  EXPECT_EQ(lines[0]->x, (std::vector<double>{0, 100, 200}));
+  EXPECT_NEAR(lines[1]->y[2], 0.2 + 1 + 0.5, 1e-12);  // step 200, layer 1, heads 0 and 1
+  EXPECT_NE(r.caption.find("A value per layer against the training step"), std::string::npos);
+  expect_renders(r.figure);
+  expect_invalid([&] { series_statistic_figure({}, stat); }, "entropy_heads_series");
+  SeriesStatistic missing = stat;
+  missing.column = "other_mean";
+  expect_invalid([&] { series_statistic_figure({t}, missing); }, "other_mean");
 }
 
 }  // namespace

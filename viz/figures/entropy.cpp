@@ -24,11 +24,7 @@ CaptionedFigure entropy_figure(const std::vector<std::pair<std::string, analysis
     });
     if (any) signed_models.push_back(name);
   }
-  Figure f;
-  f.width_in = options.width_in;
-  f.height_in = head_dots_height_in(dots.panel, options);
-  f.font_pt = options.font_pt;
-  f.panels = {dots.panel};
+  const Figure f = head_dots_figure(dots, options);
   std::string caption =
       "Attention entropy H = −Σ_j p_ij·ln p_ij of each query's row over the head's K keys, "
       "divided by ln K (1: uniform over all keys, 0: all weight on one key), per head (dots, "

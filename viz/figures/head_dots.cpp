@@ -79,6 +79,15 @@ HeadDots head_dots(const std::vector<ModelTable>& models, const std::string& col
   return out;
 }
 
+Figure head_dots_figure(const HeadDots& dots, const HeadDotsFigureOptions& options) {
+  Figure f;
+  f.width_in = options.width_in;
+  f.height_in = head_dots_height_in(dots.panel, options);
+  f.font_pt = options.font_pt;
+  f.panels = {dots.panel};
+  return f;
+}
+
 double head_dots_height_in(const Panel& panel, const HeadDotsFigureOptions& options) {
   if (!panel.legend || !panel.legend_outside) return options.height_in;
   // The axes lose about 3.5 lines of the font to the x ticks, the x label and the margins.

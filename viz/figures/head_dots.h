@@ -42,6 +42,9 @@ HeadDots head_dots(const std::vector<ModelTable>& models, const std::string& col
                    const std::string& y_label, const std::string& who,
                    const std::vector<int>& colours = {});
 
+// The one-panel figure of `dots` at the options' width, font and height (below).
+Figure head_dots_figure(const HeadDots& dots, const HeadDotsFigureOptions& options);
+
 // options.height_in, or taller when the panel's legend sits outside and has more rows than
 // that height leaves the axes (every model's name stays readable).
 double head_dots_height_in(const Panel& panel, const HeadDotsFigureOptions& options);

@@ -41,11 +41,7 @@ CaptionedFigure locality_figure(const std::vector<std::pair<std::string, analysi
   HeadDots dots = head_dots(shown_models, "mean_distance_mean",
                             "mean attention distance (patches)", who, colours);
 
-  Figure f;
-  f.width_in = options.width_in;
-  f.height_in = head_dots_height_in(dots.panel, options);
-  f.font_pt = options.font_pt;
-  f.panels = {dots.panel};
+  const Figure f = head_dots_figure(dots, options);
   std::string grid_text;
   for (size_t i = 0; i < dots.grids.size(); ++i) grid_text += (i ? ", " : "") + dots.grids[i];
   std::string caption =

@@ -75,11 +75,7 @@ CaptionedFigure map_rank_figure(const std::vector<std::pair<std::string, analysi
   // head_dots adds two items per series (dots, then the mean line): a lifted map is drawn in
   // its model's colour with a dashed line.
   for (size_t i : lifted_series) std::get<LineSeries>(dots.panel.items[2 * i + 1]).dashed = true;
-  Figure f;
-  f.width_in = options.width_in;
-  f.height_in = head_dots_height_in(dots.panel, options);
-  f.font_pt = options.font_pt;
-  f.panels = {dots.panel};
+  const Figure f = head_dots_figure(dots, options);
   std::string caption =
       "Numerical rank of each head's attention map A (N queries × K keys; singular values above "
       "max(N, K)·ε·σ_max) divided by min(N, K), per head (dots, mean over images) and its mean "

@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include "app/session/analyses/step_helpers.h"
+#include "viz/figures/series_statistic.h"
 #include "core/analysis/entropy.h"
 #include "viz/figures/entropy.h"
 
@@ -45,6 +46,12 @@ AnalysisInfo entropy_analysis() {
   info.summary = "attention entropy per head (H, H / ln K, effective support exp(H))";
   info.tables = {"entropy_heads", "entropy_layers"};
   info.in_image_analysis = true;
+  info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.series_figure = [](const SeriesResults& s) {
+    return viz::series_statistic_figure(
+        s.tables, {"entropy_layers_series", "normalised_entropy_mean", "row entropy / ln K",
+                   "Attention entropy H / ln K (mean over heads and queries)"});
+  };
   info.add = add_entropy;
   info.figure_kinds = {{"entropy", "Attention entropy per head"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {

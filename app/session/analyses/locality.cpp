@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 
 #include "app/session/analyses/step_helpers.h"
+#include "viz/figures/series_statistic.h"
 #include "core/analysis/locality.h"
 #include "viz/figures/locality.h"
 
@@ -36,6 +37,12 @@ AnalysisInfo locality_analysis() {
   info.summary = "mean attention distance per head";
   info.tables = {"locality_heads", "locality_layers"};
   info.in_image_analysis = true;
+  info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.series_figure = [](const SeriesResults& s) {
+    return viz::series_statistic_figure(
+        s.tables, {"locality_layers_series", "mean_distance_mean", "mean attention distance (patches)",
+                   "Mean attention distance (mean over heads)"});
+  };
   info.add = add_locality;
   info.figure_kinds = {{"locality", "Mean attention distance per head"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "app/session/analyses/step_helpers.h"
+#include "viz/figures/series_statistic.h"
 #include "core/analysis/map_rank.h"
 #include "viz/figures/map_rank.h"
 
@@ -92,6 +93,12 @@ AnalysisInfo map_rank_analysis() {
       "depthwise mixing (dwc, LePE, dconv)";
   info.tables = {"map_rank_heads", "map_rank_layers"};
   info.in_image_analysis = true;
+  info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.series_figure = [](const SeriesResults& s) {
+    return viz::series_statistic_figure(
+        s.tables, {"map_rank_layers_series", "rank_mean", "map rank",
+                   "Numerical rank of the attention map (mean over heads; max(N, K)·ε·σ_max rule)"});
+  };
   info.add = add_map_rank;
   info.figure_kinds = {{"map_rank", "Attention-map rank per head"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "app/session/analyses/step_helpers.h"
+#include "viz/figures/series_statistic.h"
 #include "core/analysis/outliers.h"
 #include "viz/figures/outliers.h"
 
@@ -66,6 +67,12 @@ AnalysisInfo outliers_analysis() {
   info.key_shape = analysis::ResultKeyShape{true, true, false, false, true};
   info.needs_outputs = true;
   info.in_image_analysis = true;
+  info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.series_figure = [](const SeriesResults& s) {
+    return viz::series_statistic_figure(
+        s.tables, {"outliers_layers_series", "max_over_median_mean", "max norm / median",
+                   "The largest token norm of the block output over the median norm"});
+  };
   info.add = add_outliers;
   info.figure_kinds = {{"outliers", "Outlier tokens: norms and the attention they receive"},
                        {"outlier_positions", "Outlier tokens over the picture"}};

@@ -135,10 +135,15 @@ int cmd_report(Args args, const GlobalOptions& g) {
     }
   }
   std::optional<session::SeriesResults> series;
-  // The analyses measured over a checkpoint series (the registry's series analyses).
-  std::set<std::string> series_analyses;
+  // The analyses measured over a checkpoint series: the registry's series analyses among
+  // those asked for, or all of them when none was asked for.
+  std::set<std::string> series_analyses, every_series_analysis;
   for (const auto& a : session::analyses())
-    if (a.series) series_analyses.insert(a.name);
+    if (a.series) {
+      every_series_analysis.insert(a.name);
+      if (settings.analyses.count(a.name)) series_analyses.insert(a.name);
+    }
+  if (series_analyses.empty()) series_analyses = every_series_analysis;
   if (!series_files.empty() && !series_analyses.empty()) {
     try {
       session::AnalysisSettings ss = settings;

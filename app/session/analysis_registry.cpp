@@ -115,9 +115,16 @@ std::vector<FigureJob> report_figure_jobs(const std::vector<ModelResults>& model
   const ReportInputs in{models, series, options};
   for (const auto& a : analyses())
     if (a.report_figures) a.report_figures(in, jobs);
+  // A series figure for each series analysis that ran over the series (its tables are there).
+  const auto ran_over_series = [&](const AnalysisInfo& a) {
+    for (const auto& name : a.tables)
+      for (const auto& t : series->tables)
+        if (t.name == name + "_series") return true;
+    return false;
+  };
   if (series)
     for (const auto& a : analyses())
-      if (a.series && a.series_figure) {
+      if (a.series && a.series_figure && ran_over_series(a)) {
         const SeriesResults s = *series;
         const auto figure = a.series_figure;
         const std::string kind = a.figure_kinds.empty() ? a.name : a.figure_kinds.front().id;

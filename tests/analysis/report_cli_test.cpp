@@ -54,7 +54,7 @@ TEST(ReportCli, DemoSubsetProducesEveryFigureKind) {
         "outliers", "outlier_positions__", "cka", "cka__models", "entropy",
         // every per-layer statistic over Castling's checkpoint series, not only its mask
         "entropy__castling_series", "map_rank__castling_series", "outliers__castling_series",
-        "locality__castling_series"}) {
+        "locality__castling_series", "rank__castling_series", "hilo_spectra__castling_series"}) {
     bool found = false;
     for (const auto& [stem, exts] : figs) {
       if (stem.rfind(kind, 0) != 0) continue;

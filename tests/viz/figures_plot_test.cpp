@@ -635,6 +635,14 @@ TEST(SeriesStatisticFigure, OneLinePerLayerInStepOrder) {
   EXPECT_NEAR(lines[1]->y[2], 0.2 + 1 + 0.5, 1e-12);  // step 200, layer 1, heads 0 and 1
   EXPECT_NE(r.caption.find("A value per layer against the training step"), std::string::npos);
   expect_renders(r.figure);
+  // Split by a key column: one line per (layer, head), labelled with both.
+  SeriesStatistic split = stat;
+  split.split_by = "head";
+  const CaptionedFigure split_figure = series_statistic_figure({t}, split);
+  const auto split_lines = labelled(split_figure.figure.panels[0]);
+  ASSERT_EQ(split_lines.size(), 4u);
+  EXPECT_EQ(split_lines[3]->label, "layer 1 1");
+  EXPECT_NEAR(split_lines[3]->y[0], 2.0, 1e-12);  // step 0, layer 1, head 1
   expect_invalid([&] { series_statistic_figure({}, stat); }, "entropy_heads_series");
   SeriesStatistic missing = stat;
   missing.column = "other_mean";

@@ -16,14 +16,16 @@ CaptionedFigure series_statistic_figure(const std::vector<analysis::Table>& tabl
   const Columns cols(t, who);
   for (const std::string& c : {std::string("step"), std::string("layer"), statistic.column})
     cols.index(c);
-  // layer -> step -> (sum, count): the mean over a layer's rows at each step.
-  std::map<int64_t, std::map<double, std::pair<double, int>>> lines;
+  if (!statistic.split_by.empty()) cols.index(statistic.split_by);
+  // (layer, split value) -> step -> (sum, count): the mean over a line's rows at each step.
+  std::map<std::pair<int64_t, std::string>, std::map<double, std::pair<double, int>>> lines;
   std::vector<double> ys, steps;
   for (const auto& row : t.rows) {
     const double layer = cols.number(row, "layer"), step = cols.number(row, "step");
     const double v = cols.number(row, statistic.column);
     if (!std::isfinite(layer) || !std::isfinite(step) || !std::isfinite(v)) continue;
-    auto& cell = lines[int64_t(std::llround(layer))][step];
+    const std::string part = statistic.split_by.empty() ? "" : cols.text(row, statistic.split_by);
+    auto& cell = lines[{int64_t(std::llround(layer)), part}][step];
     cell.first += v;
     cell.second += 1;
   }
@@ -37,12 +39,12 @@ CaptionedFigure series_statistic_figure(const std::vector<analysis::Table>& tabl
   p.legend = lines.size() > 1;
   p.legend_outside = lines.size() > 6;
   int i = 0;
-  for (const auto& [layer, by_step] : lines) {
+  for (const auto& [line, by_step] : lines) {
     LineSeries s;
     s.color = cycle_color(i++);
     s.markers = true;
     s.marker_pt = 2.6;
-    s.label = "layer " + std::to_string(layer);
+    s.label = "layer " + std::to_string(line.first) + (line.second.empty() ? "" : " " + line.second);
     for (const auto& [step, sum] : by_step) {  // std::map: in step order
       s.x.push_back(step);
       s.y.push_back(sum.first / sum.second);

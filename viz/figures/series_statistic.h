@@ -18,6 +18,9 @@ struct SeriesStatistic {
   std::string column;   // "normalised_entropy_mean"
   std::string y_label;  // "row entropy / ln K"
   std::string what;     // the caption's sentence on what the value is
+  // A key column whose values get lines of their own ("" = none): spectra's "branch",
+  // rank's "matrix"; the lines are labelled "layer 2 kv".
+  std::string split_by;
 };
 
 struct SeriesStatisticOptions {

@@ -8,6 +8,7 @@
 #include <array>
 
 #include "app/session/analyses/step_helpers.h"
+#include "viz/figures/series_statistic.h"
 #include "core/analysis/rank.h"
 #include "viz/figures/rank.h"
 
@@ -90,6 +91,12 @@ AnalysisInfo rank_analysis() {
   info.tables = {"rank_heads", "rank_layers"};
   info.arrays = {"rank_sigma__L<ll>__<matrix>"};
   info.in_image_analysis = true;
+  info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.series_figure = [](const SeriesResults& s) {
+    return viz::series_statistic_figure(
+        s.tables, {"rank_layers_series", "rank_mean", "numerical rank",
+                   "Numerical rank of each matrix kind (KV buffer, output, ...; mean over heads)", "matrix"});
+  };
   info.add = add_rank;
   info.figure_kinds = {{"rank", "Rank of the KV buffer and of the output"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {

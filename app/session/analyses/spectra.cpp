@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include "app/session/analyses/step_helpers.h"
+#include "viz/figures/series_statistic.h"
 #include "core/analysis/spectra.h"
 #include "core/runtime/small_tasks.h"
 #include "viz/figures/hilo_spectra.h"
@@ -83,6 +84,12 @@ AnalysisInfo spectra_analysis() {
   info.arrays = {"spectra__L<ll>__<branch>__log_amplitude|radial"};
   info.needs_outputs = true;  // layers without branch outputs read the module's output
   info.in_image_analysis = true;
+  info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.series_figure = [](const SeriesResults& s) {
+    return viz::series_statistic_figure(
+        s.tables, {"spectra_layers_series", "high_frequency_ratio_mean", "high-frequency energy ratio",
+                   "High-frequency energy ratio of each branch output (mean over channels)", "branch"});
+  };
   info.add = add_spectra;
   info.figure_kinds = {{"hilo_spectra", "HiLo Hi-Fi / Lo-Fi frequency spectra"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {

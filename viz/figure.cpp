@@ -12,10 +12,13 @@ Color color_hex(unsigned rgb, double alpha) {
 }
 
 Color cycle_color(int i) {
-  // tab10, matplotlib's default property cycle.
-  static const unsigned kTab10[10] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
-                                      0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
-  return color_hex(kTab10[((i % 10) + 10) % 10]);
+  // tab10, matplotlib's default property cycle; then tab20's light partners of the same ten
+  // hues, so the zoo's 14 models (and up to 20 series) keep distinct colours.
+  static const unsigned kTab20[20] = {
+      0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b, 0xe377c2,
+      0x7f7f7f, 0xbcbd22, 0x17becf, 0xaec7e8, 0xffbb78, 0x98df8a, 0xff9896,
+      0xc5b0d5, 0xc49c94, 0xf7b6d2, 0xc7c7c7, 0xdbdb8d, 0x9edae5};
+  return color_hex(kTab20[((i % 20) + 20) % 20]);
 }
 
 const char* upsample_name(Upsample u) {

@@ -30,7 +30,7 @@ struct Color {
 Color color_hex(unsigned rgb, double alpha = 1.0);  // 0xRRGGBB
 // matplotlib's default colour cycle (tab10): distinguishable, and the order readers of
 // papers are used to. i wraps around.
-Color cycle_color(int i);
+Color cycle_color(int i);  // tab10, then tab20's light partners: 20 distinct colours
 inline const Color kBlack{0, 0, 0, 1};
 inline const Color kWhite{1, 1, 1, 1};
 

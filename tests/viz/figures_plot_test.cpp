@@ -649,5 +649,15 @@ TEST(SeriesStatisticFigure, OneLinePerLayerInStepOrder) {
   expect_invalid([&] { series_statistic_figure({t}, missing); }, "other_mean");
 }
 
+// The series colours: 20 distinct ones (the zoo's 14 models each keep their own), then
+// the cycle repeats; negative indices wrap too.
+TEST(CycleColor, TwentyDistinctColoursThenTheCycle) {
+  const auto same = [](Color a, Color b) { return a.r == b.r && a.g == b.g && a.b == b.b; };
+  for (int i = 0; i < 20; ++i)
+    for (int j = i + 1; j < 20; ++j) EXPECT_FALSE(same(cycle_color(i), cycle_color(j))) << i << j;
+  EXPECT_TRUE(same(cycle_color(20), cycle_color(0)));
+  EXPECT_TRUE(same(cycle_color(-1), cycle_color(19)));
+}
+
 }  // namespace
 }  // namespace attnlab::viz

@@ -9,7 +9,6 @@
 
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/cka.h"
-#include "core/analysis/outliers.h"
 #include "core/image/preprocess.h"
 #include "core/io/image_io.h"
 
@@ -39,10 +38,7 @@ CrossModelCka cross_model_cka(const std::vector<ModelChoice>& choices,
         layers[m].clear();
         for (size_t l = 0; l < r.traces.size(); ++l) {
           const auto& t = r.traces[l];
-          const std::string block = "out." + session::block_of(t.path);
-          if (!r.outputs.count(block))
-            throw std::runtime_error(choices[m].tag + " recorded no " + block);
-          tokens.push_back(analysis::block_tokens(r.outputs.at(block), 0, t.trace->layout));
+          tokens.push_back(session::block_output_tokens(r, t.path, t.trace->layout, 0));
           layouts.push_back(t.trace->layout);
           layers[m].push_back(int64_t(l));
         }

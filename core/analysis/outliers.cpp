@@ -10,21 +10,6 @@
 
 namespace attnlab::analysis {
 
-at::Tensor block_tokens(const at::Tensor& output, int64_t b,
-                        const attention::TokenLayout& layout) {
-  const int64_t n = layout.tokens();
-  if (output.dim() == 3 && b < output.size(0) && output.size(1) == n)
-    return output[b].detach().to(at::kCPU, at::kDouble);
-  // NCHW: the grid's tokens row-major (such backbones have no prefix tokens).
-  if (output.dim() == 4 && b < output.size(0) && layout.num_prefix() == 0 &&
-      output.size(2) == layout.height && output.size(3) == layout.width)
-    return output[b].detach().flatten(1).t().to(at::kCPU, at::kDouble);
-  throw attention::TraceQueryError("outlier tokens: a block output of shape " +
-                                   std::to_string(output.dim()) + "-d does not hold image " +
-                                   std::to_string(b) + "'s " + std::to_string(n) + " tokens (" +
-                                   layout.describe() + ")");
-}
-
 LayerOutliers outlier_tokens(const at::Tensor& tokens, const attention::AttentionTrace& trace,
                              int64_t b, double factor) {
   if (!(factor > 0.0) || !std::isfinite(factor))

@@ -34,12 +34,6 @@ struct LayerOutliers {
   double outlier_mass = 0.0, prefix_mass = 0.0, outlier_share = 0.0;
 };
 
-// Image b's tokens of a recorded block output in layout order, (N, C) float64 on the CPU:
-// (B, N, C) as it is, NCHW (RAVLT) as its grid's row-major tokens. Throws
-// attention::TraceQueryError when the shape does not hold `layout`'s tokens.
-at::Tensor block_tokens(const at::Tensor& output, int64_t b,
-                        const attention::TokenLayout& layout);
-
 // Throws std::invalid_argument for factor <= 0, tokens that are not (N, C) with the
 // trace's N, or non-finite norms; attention::TraceQueryError for an image outside the batch.
 LayerOutliers outlier_tokens(const at::Tensor& tokens, const attention::AttentionTrace& trace,

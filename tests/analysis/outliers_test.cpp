@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 
+#include "app/session/analyses/step_helpers.h"
 #include "app/session/analysis_registry.h"
 #include "app/session/analysis_session.h"
 #include "core/analysis/outliers.h"
@@ -101,11 +102,11 @@ TEST(OutlierTokens, UniformAttentionGivesOutliersTheirShare) {
 TEST(OutlierTokens, BlockOutputsInBothLayoutsAndBadInput) {
   const TokenLayout l = attention::grid_layout(3, 4);
   const at::Tensor bnc = at::randn({2, 12, 5});
-  EXPECT_LE(max_abs_diff(analysis::block_tokens(bnc, 1, l), bnc[1].to(at::kDouble)), 0.0);
+  EXPECT_LE(max_abs_diff(session::block_tokens(bnc, 1, l), bnc[1].to(at::kDouble)), 0.0);
   const at::Tensor nchw = bnc.transpose(1, 2).reshape({2, 5, 3, 4});
-  EXPECT_LE(max_abs_diff(analysis::block_tokens(nchw, 1, l), bnc[1].to(at::kDouble)), 0.0);
-  EXPECT_THROW(analysis::block_tokens(at::randn({2, 11, 5}), 0, l), attention::TraceQueryError);
-  EXPECT_THROW(analysis::block_tokens(bnc, 2, l), attention::TraceQueryError);
+  EXPECT_LE(max_abs_diff(session::block_tokens(nchw, 1, l), bnc[1].to(at::kDouble)), 0.0);
+  EXPECT_THROW(session::block_tokens(at::randn({2, 11, 5}), 0, l), attention::TraceQueryError);
+  EXPECT_THROW(session::block_tokens(bnc, 2, l), attention::TraceQueryError);
   auto t = traced("linear", l);
   EXPECT_THROW(analysis::outlier_tokens(at::randn({12, 5}), *t, 0, 0.0), std::invalid_argument);
   EXPECT_THROW(analysis::outlier_tokens(at::randn({11, 5}), *t, 0), std::invalid_argument);

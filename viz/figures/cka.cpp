@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "viz/figure_layout.h"
+#include "viz/figures/head_dots.h"  // name_list
 
 namespace attnlab::viz {
 
@@ -112,11 +113,8 @@ CaptionedFigure cka_figure(const std::vector<CkaModel>& models, const CkaFigureO
   f.colorbar = ColorbarSpec{options.cmap, 0, 1, "linear CKA"};
   f.height_in = 2.4 * double(f.rows()) + 0.3;
   f.height_in = fitted_height_in(f);
-  std::string list;
-  for (size_t i = 0; i < names.size(); ++i)
-    list += (i ? (i + 1 == names.size() ? " and " : ", ") : "") + names[i];
   const std::string caption =
-      "Linear CKA between every pair of layers of " + list +
+      "Linear CKA between every pair of layers of " + name_list(names) +
       " (row and column: the traced layer, its block's output), from the unbiased HSIC_1 of the "
       "layers' token Grams averaged over the images, each image a minibatch of its grid tokens "
       "(Nguyen et al. 2021's estimator; hierarchical stages pooled onto the coarsest grid). 1: "

@@ -16,12 +16,6 @@
 namespace attnlab::viz {
 namespace {
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 // One model's values of `column` per layer (rows in layer order, NaN kept out).
 LineSeries layer_line(const Columns& cols, const std::string& column, Color color) {
   LineSeries s;
@@ -122,7 +116,7 @@ CaptionedFigure outliers_figure(const std::vector<std::pair<std::string, analysi
       "Outlier tokens per layer for " + name_list(names) +
       ". Left: the largest token norm of the block's output divided by the median norm (log "
       "scale); tokens above " +
-      (std::isfinite(factor) ? number(factor) : std::string("K")) +
+      (std::isfinite(factor) ? format_number(factor) : std::string("K")) +
       "× the median (dashed) are outliers. Right, in the same colours: the attention they receive in that layer "
       "(solid: mean over heads of the summed column means of A, their share of all attention "
       "when rows sum to 1)";
@@ -174,8 +168,8 @@ CaptionedFigure outlier_positions_figure(const std::vector<analysis::Array>& ima
       peak = std::max(peak, double(s.data[i]));
       above += std::isfinite(factor) && s.data[i] > factor;
     }
-    std::string title = "layer " + std::to_string(layer) + "\nmax " + number(std::round(peak * 10) / 10) + "×";
-    if (std::isfinite(factor)) title += ", " + std::to_string(above) + " > " + number(factor) + "×";
+    std::string title = "layer " + std::to_string(layer) + "\nmax " + format_number(peak, 2) + "×";
+    if (std::isfinite(factor)) title += ", " + std::to_string(above) + " > " + format_number(factor) + "×";
     f.panels.push_back(overlay_panel(background, s, range, style, std::nullopt, title));
   }
   f.colorbar = ColorbarSpec{style.overlay.cmap, range.lo, range.hi, "norm / median"};
@@ -183,7 +177,7 @@ CaptionedFigure outlier_positions_figure(const std::vector<analysis::Array>& ima
   std::string caption =
       "Token norms of each block's output over the picture (" + image_tag +
       "), divided by the layer's median norm, one shared scale from 0 to the largest ratio; " +
-      (std::isfinite(factor) ? "tokens above " + number(factor) + "× are outliers (counted in "
+      (std::isfinite(factor) ? "tokens above " + format_number(factor) + "× are outliers (counted in "
                                                                 "each title); "
                              : std::string()) +
       "prefix tokens are not on the grid (their norms are in the statistics tables). " +

@@ -8,7 +8,6 @@
 
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/cka.h"
-#include "core/analysis/outliers.h"
 #include "viz/figures/cka.h"
 
 namespace attnlab::session {
@@ -22,10 +21,7 @@ void add_cka(ImageStep& s) {
   std::vector<attention::TokenLayout> layouts;
   std::vector<double> indices;
   for (const auto& l : s.layers) {
-    const auto it = s.result.outputs.find("out." + block_of(l.path));
-    if (it == s.result.outputs.end())
-      throw attention::TraceQueryError("cka: no recorded output of the block around " + l.path);
-    tokens.push_back(analysis::block_tokens(it->second, s.b, l.trace->layout));
+    tokens.push_back(block_output_tokens(s.result, l.path, l.trace->layout, s.b));
     layouts.push_back(l.trace->layout);
     indices.push_back(double(l.index));
   }

@@ -29,15 +29,9 @@ void add_outliers(ImageStep& s) {
        "outliers", "outlier_share", "outlier_mass", "prefix_mass", "prefix_norm_over_median"},
       3);
   for (const auto& l : s.layers) {
-    const std::string block = "out." + block_of(l.path);
-    const auto it = s.result.outputs.find(block);
-    if (it == s.result.outputs.end()) {
-      s.session.warn("outliers: no recorded output " + block + " for " + l.path);
-      continue;
-    }
     const auto& lay = l.trace->layout;
     const analysis::LayerOutliers o = analysis::outlier_tokens(
-        analysis::block_tokens(it->second, s.b, lay), *l.trace, s.b, factor);
+        block_output_tokens(s.result, l.path, lay, s.b), *l.trace, s.b, factor);
     const int64_t p = lay.num_prefix();
     const double none = std::numeric_limits<double>::quiet_NaN();
     const double prefix_norm = p > 0 ? o.norms.slice(0, 0, p).mean().item<double>() / o.median

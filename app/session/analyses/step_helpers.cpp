@@ -1,6 +1,8 @@
 // Shared pieces of the analyses; see step_helpers.h.
 #include "app/session/analyses/step_helpers.h"
 
+#include <ATen/ATen.h>
+
 namespace attnlab::session {
 
 std::vector<std::pair<std::string, analysis::Table>> model_tables(
@@ -46,6 +48,32 @@ std::string layer_label(int64_t layer) {
 std::string block_of(const std::string& attention_path) {
   const size_t dot = attention_path.rfind('.');
   return dot == std::string::npos ? attention_path : attention_path.substr(0, dot);
+}
+
+at::Tensor block_tokens(const at::Tensor& output, int64_t b,
+                        const attention::TokenLayout& layout) {
+  const int64_t n = layout.tokens();
+  if (output.dim() == 3 && b < output.size(0) && output.size(1) == n)
+    return output[b].detach().to(at::kCPU, at::kDouble);
+  // NCHW: the grid's tokens row-major (such backbones have no prefix tokens).
+  if (output.dim() == 4 && b < output.size(0) && layout.num_prefix() == 0 &&
+      output.size(2) == layout.height && output.size(3) == layout.width)
+    return output[b].detach().flatten(1).t().to(at::kCPU, at::kDouble);
+  throw attention::TraceQueryError("a block output of shape " +
+                                   std::to_string(output.dim()) + "-d does not hold image " +
+                                   std::to_string(b) + "'s " + std::to_string(n) + " tokens (" +
+                                   layout.describe() + ")");
+}
+
+at::Tensor block_output_tokens(const models::ForwardResult& result,
+                               const std::string& attention_path,
+                               const attention::TokenLayout& layout, int64_t b) {
+  const std::string name = "out." + block_of(attention_path);
+  const auto it = result.outputs.find(name);
+  if (it == result.outputs.end())
+    throw attention::TraceQueryError("no recorded output " + name + " of the block around " +
+                                     attention_path);
+  return block_tokens(it->second, b, layout);
 }
 
 }  // namespace attnlab::session

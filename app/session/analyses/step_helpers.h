@@ -33,5 +33,15 @@ std::string layer_label(int64_t layer);
 // The block around an attention module, whose output the backbones record as
 // "out.<block>": "blocks.3.attn" -> "blocks.3".
 std::string block_of(const std::string& attention_path);
+// Image b's tokens of a recorded block output in layout order, (N, C) float64 on the CPU:
+// (B, N, C) as it is, NCHW (RAVLT) as its grid's row-major tokens. Throws
+// attention::TraceQueryError when the shape does not hold `layout`'s tokens.
+at::Tensor block_tokens(const at::Tensor& output, int64_t b, const attention::TokenLayout& layout);
+// The tokens of the block around the traced layer at `attention_path` (the residual stream
+// after it), from a forward that recorded outputs (ForwardOptions::record_outputs): what
+// outliers and CKA read. Throws attention::TraceQueryError when that output is missing.
+at::Tensor block_output_tokens(const models::ForwardResult& result,
+                               const std::string& attention_path,
+                               const attention::TokenLayout& layout, int64_t b);
 
 }  // namespace attnlab::session

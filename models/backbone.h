@@ -31,6 +31,9 @@ struct ForwardOptions {
   // state-dict path ("blocks.11.norm1", "blocks.3", "layers.3"); "" for none.
   std::string gradient_target;
   at::Tensor target_offset;  // added to that output when defined (finite-difference checks)
+  // The target stays in the graph (ForwardResult::target is the output itself, not a cut
+  // copy): gradients of it with respect to the input (effective receptive field).
+  bool target_in_graph = false;
 };
 
 struct LayerTrace {
@@ -43,7 +46,7 @@ struct ForwardResult {
   std::vector<LayerTrace> traces;             // in forward order
   std::map<std::string, at::Tensor> outputs;  // fixture-style names, see above
   // With ForwardOptions::gradient_target: that module's output as the forward went on
-  // from it (a leaf that requires grad, in the module's own layout: B×N×C with prefix
+  // from it (a leaf that requires grad unless target_in_graph, in the module's own layout: B×N×C with prefix
   // tokens first, or NCHW for RAVLT); undefined when no module has that path.
   at::Tensor target;
 };
@@ -78,6 +81,7 @@ class ForwardRecorder {
   // the logits with respect to that activation can be taken (ForwardResult::target).
   at::Tensor tap(const std::string& path, const at::Tensor& t) {
     if (options_.gradient_target.empty() || path != options_.gradient_target) return t;
+    if (options_.target_in_graph) return result_.target = t;
     at::Tensor leaf = t.detach();
     if (options_.target_offset.defined()) leaf = leaf + options_.target_offset.to(leaf.options());
     result_.target = leaf.requires_grad_(true);

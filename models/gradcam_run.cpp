@@ -15,28 +15,6 @@ int64_t numbered(const std::string& name, const std::regex& pattern) {
   return std::regex_match(name, m, pattern) ? std::stoll(m[1].str()) : -1;
 }
 
-// The traced layout of the tapped output: the trace of an attention module inside the
-// target (its block, or its stage's last block) whose token count matches; else any
-// traced layout with that many tokens (a stage output after its downsampling).
-attention::TokenLayout layout_of(const ForwardResult& r, const std::string& target,
-                                 int64_t tokens) {
-  const std::string block = target.size() > 6 && target.compare(target.size() - 6, 6, ".norm1") == 0
-                                ? target.substr(0, target.size() - 6)
-                                : target;
-  const attention::TokenLayout* inside = nullptr;
-  const attention::TokenLayout* any = nullptr;
-  for (const auto& t : r.traces) {
-    const auto& l = t.trace->layout;
-    if (l.tokens() != tokens) continue;
-    if (t.path.rfind(block + ".", 0) == 0) inside = &l;
-    if (!any) any = &l;
-  }
-  if (inside) return *inside;
-  if (any) return *any;
-  throw ModelError("grad-cam: the output of " + target + " has " + std::to_string(tokens) +
-                   " tokens, but no traced attention layer has that grid");
-}
-
 }  // namespace
 
 int64_t explained_class(const at::Tensor& logits, int64_t requested, const std::string& who) {
@@ -58,6 +36,25 @@ std::string default_gradcam_target(Backbone& model) {
   if (last_stage >= 0) return "layers." + std::to_string(last_stage);
   if (last_block >= 0) return "blocks." + std::to_string(last_block) + ".norm1";
   throw ModelError("grad-cam: " + model.arch() + " has neither stages nor blocks to explain");
+}
+
+attention::TokenLayout tapped_output_layout(const ForwardResult& r, const std::string& target,
+                                 int64_t tokens) {
+  const std::string block = target.size() > 6 && target.compare(target.size() - 6, 6, ".norm1") == 0
+                                ? target.substr(0, target.size() - 6)
+                                : target;
+  const attention::TokenLayout* inside = nullptr;
+  const attention::TokenLayout* any = nullptr;
+  for (const auto& t : r.traces) {
+    const auto& l = t.trace->layout;
+    if (l.tokens() != tokens) continue;
+    if (t.path.rfind(block + ".", 0) == 0) inside = &l;
+    if (!any) any = &l;
+  }
+  if (inside) return *inside;
+  if (any) return *any;
+  throw ModelError("the output of " + target + " has " + std::to_string(tokens) +
+                   " tokens, but no traced attention layer has that grid");
 }
 
 GradCamResult run_grad_cam(Backbone& model, const at::Tensor& image,
@@ -88,7 +85,7 @@ GradCamResult run_grad_cam(Backbone& model, const at::Tensor& image,
     act = act.flatten(1).transpose(0, 1);
     g = g.flatten(1).transpose(0, 1);
   }
-  out.layout = layout_of(r, out.target, act.size(0));
+  out.layout = tapped_output_layout(r, out.target, act.size(0));
   out.activation = act.contiguous();
   out.gradient = g.contiguous();
   out.map = analysis::grad_cam(out.activation, out.gradient, out.layout, request.cam);

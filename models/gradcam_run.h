@@ -40,6 +40,13 @@ int64_t explained_class(const at::Tensor& logits, int64_t requested, const std::
 // The default Grad-CAM target of `model` (from its module names).
 std::string default_gradcam_target(Backbone& model);
 
+// The traced layout of a tapped module output with `tokens` tokens: the trace of an
+// attention module inside `target` (its block, or its stage's last block) whose token
+// count matches; else any traced layout with that many tokens (a stage output after its
+// downsampling). Throws ModelError when no traced layer has that grid.
+attention::TokenLayout tapped_output_layout(const ForwardResult& r, const std::string& target,
+                                            int64_t tokens);
+
 // image: (1, 3, H, W), preprocessed. Throws ModelError for an unknown target path, a
 // class out of range, or a target whose output matches no traced layer's grid.
 GradCamResult run_grad_cam(Backbone& model, const at::Tensor& image,

@@ -96,6 +96,8 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
   session::AnalysisSession session(settings,
                                    [&](const analysis::Array& a) { out->arrays.push_back(a); });
   session.add(kImageTag, *forward);
+  // The image analyses that need the model (erf: a backward pass to the pixels).
+  if (session.explains()) session.explain(kImageTag, *model.ready.model, x);
   out->tables = session.tables();
   for (const auto& a : session.arrays()) out->arrays.push_back(a);
   for (size_t i = 0; i < forward->traces.size(); ++i) {

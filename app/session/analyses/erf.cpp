@@ -1,0 +1,141 @@
+// erf: the effective receptive field of one output token (default: the centre of the last
+// block's / stage's grid) — per image the gradient of the token's summed features with
+// respect to the input pixels (models/erf_run.h), Σ_rgb |∂/∂I| normalised to sum 1 and
+// averaged over the images; from that mean map (core/analysis/erf.h) the radial profile
+// and the area and radius holding --erf-percent (20, 50, 99) % of the contribution.
+// Needs the model and the image (its own forward and backward pass). Figure: each model's
+// map with the token and those radii, and the cumulative share against the radius.
+#include <ATen/ATen.h>
+
+#include "app/session/analyses/step_helpers.h"
+#include "core/analysis/erf.h"
+#include "models/erf_run.h"
+#include "viz/figures/erf.h"
+
+namespace attnlab::session {
+namespace {
+
+const analysis::ResultKey kMapKey{"erf", "", -1, "", "", "map"};
+const analysis::ResultKey kSetupKey{"erf", "", -1, "", "", "setup"};
+
+analysis::Table areas_table(const std::string& name, const std::string& caption,
+                            const analysis::ErfSummary& s) {
+  analysis::Table t = make_table(name, caption,
+                                 {"percent", "pixels", "area_share", "side_px", "radius_px"}, 1);
+  for (const auto& a : s.areas)
+    t.add_row({a.fraction * 100, a.pixels, a.area_share, a.side_px, a.radius_px});
+  return t;
+}
+
+void explain_erf(ExplainStep& s) {
+  const models::ErfRequest q{"", s.settings.erf_token_y, s.settings.erf_token_x};
+  const models::ErfResult r = models::run_erf(s.model, s.input, q);
+  const double total = r.map.sum().item<double>();
+  if (!(total > 0) || !std::isfinite(total))
+    throw models::ModelError("erf: the gradient of " + r.target + "'s token with respect to "
+                             "the input is " + (total == 0 ? "zero" : "not finite"));
+  const at::Tensor share = r.map / total;
+  s.session.add_sum(analysis::format_result_key(kMapKey),
+                    "effective receptive field of token (" + std::to_string(r.token_y) + ", " +
+                        std::to_string(r.token_x) + ") of " + r.target + "'s " +
+                        grid_text(r.layout) + " grid: sum over RGB of |d(sum_c z_c)/d pixel|, "
+                        "each image's map normalised to sum 1, averaged over the images",
+                    {"y", "x"}, share);
+  // What the derived tables and the figure need beside the map (the same for every image,
+  // so its mean is itself): the token's centre in pixels, its cell, and the fractions.
+  std::vector<double> setup{r.centre_y, r.centre_x, double(r.token_y), double(r.token_x)};
+  for (const double f : s.settings.erf_fractions) setup.push_back(f);
+  s.session.add_sum(analysis::format_result_key(kSetupKey),
+                    "erf: the token's centre in input pixels (y, x), its grid cell (y, x), "
+                    "then the fractions whose area is reported",
+                    {"value"}, at::tensor(setup, at::kDouble));
+  const analysis::ErfSummary one =
+      analysis::erf_summary(share, r.centre_y, r.centre_x, s.settings.erf_fractions);
+  s.session.accumulate(areas_table(
+      "erf_images",
+      "each image's own effective receptive field of " + r.target + "'s token (" +
+          std::to_string(r.token_y) + ", " + std::to_string(r.token_x) +
+          "): the fewest pixels holding percent % of the contribution, as a share of the "
+          "image and the side of a square, and the radius around the token's centre holding it",
+      one));
+}
+
+std::vector<analysis::Table> erf_tables(const std::vector<analysis::Array>& means) {
+  const analysis::Array *map = nullptr, *setup = nullptr;
+  for (const auto& a : means) {
+    if (a.name == analysis::format_result_key(kMapKey)) map = &a;
+    if (a.name == analysis::format_result_key(kSetupKey)) setup = &a;
+  }
+  if (!map || !setup || setup->data.size() < 5) return {};
+  const at::Tensor m = at::tensor(std::vector<double>(map->data.begin(), map->data.end()))
+                           .reshape({map->shape[0], map->shape[1]});
+  const std::vector<double> fractions(setup->data.begin() + 4, setup->data.end());
+  const analysis::ErfSummary s = analysis::erf_summary(m, setup->data[0], setup->data[1], fractions);
+  analysis::Table areas = areas_table(
+      "erf",
+      "effective receptive field of the image-averaged map (erf__map): the fewest pixels "
+      "holding percent % of the contribution, as a share of the image and the side of a "
+      "square, and the smallest radius (whole pixels) around the token's centre holding it",
+      s);
+  analysis::Table profile = make_table(
+      "erf_profile",
+      "radial profile of the image-averaged effective receptive field around the token's "
+      "centre, by distance rounded to whole pixels: the mean share of the contribution per "
+      "pixel at that radius, and the share within it",
+      {"radius_px", "share_per_pixel", "cumulative"}, 1);
+  for (size_t r = 0; r < s.profile.size(); ++r)
+    profile.add_row({int64_t(r), s.profile[r], s.cumulative[r]});
+  return {areas, profile};
+}
+
+// The figure's view of one model's results (nullopt when it has no erf arrays).
+std::optional<viz::ErfModel> erf_model(const ModelResults& m) {
+  const analysis::Array* map = m.array(kMapKey);
+  const analysis::Array* setup = m.array(kSetupKey);
+  if (!map || !setup || setup->data.size() < 4) return std::nullopt;
+  viz::ErfModel e{m.name, *map, setup->data[0], setup->data[1], {}, {}};
+  if (const analysis::Table* t = m.table("erf"))
+    for (const auto& row : t->rows)
+      e.radii.push_back({row[t->column("percent")].number(), row[t->column("radius_px")].number()});
+  if (const analysis::Table* t = m.table("erf_profile"))
+    for (const auto& row : t->rows) e.cumulative.push_back(row[t->column("cumulative")].number());
+  return e;
+}
+
+}  // namespace
+
+AnalysisInfo erf_analysis() {
+  AnalysisInfo info;
+  info.name = "erf";
+  info.summary =
+      "effective receptive field of an output token (gradient to the input pixels): map, "
+      "radial profile, area and radius holding 20/50/99 %";
+  info.tables = {"erf", "erf_profile", "erf_images"};
+  info.arrays = {"erf__map", "erf__setup"};
+  info.key_shape = analysis::ResultKeyShape{false, false, false, false, true};
+  info.in_image_analysis = true;
+  info.opt_in = true;  // a backward pass to the pixels per image: named, or in the GUI
+  info.explain = explain_erf;
+  info.derived_tables = erf_tables;
+  info.figure_kinds = {{"erf", "Effective receptive field"}};
+  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
+    std::vector<viz::ErfModel> models;
+    for (const auto& m : in.models)
+      if (auto e = erf_model(m)) models.push_back(*e);
+    if (!models.empty())
+      jobs.push_back({"erf", "erf", [models] { return viz::erf_figure(models); }});
+  };
+  info.tab = AnalysisTab{"erf",
+                         "ERF",
+                         false,
+                         false,
+                         [](const TabInputs& in) {
+                           const auto e = erf_model(in.models.front());
+                           if (!e) throw std::invalid_argument("no receptive field for this model");
+                           return viz::erf_figure({*e});
+                         },
+                         "This image's receptive field; attnlab report averages an image set."};
+  return info;
+}
+
+}  // namespace attnlab::session

@@ -26,6 +26,7 @@
 #include "core/attention/layers.h"
 #include "core/attention/map_factors.h"
 #include "core/attention/registry.h"
+#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
@@ -58,8 +59,13 @@ class AnchorTrace : public AttentionTrace, public MapFactorSource {
   }
 };
 
-class AnchorAttention : public AttentionMechanism {
+class AnchorAttention : public AttentionMechanism, public HeadOutputSource {
  public:
+  std::vector<HeadColumns> head_columns() const override {
+    // One head has no output projection (the reference drops it): nothing to zero it in.
+    if (config().heads <= 1) return {};
+    return head_major_columns("to_out.0.weight", config().heads, config().head_dim());
+  }
   explicit AnchorAttention(const MechanismConfig& c) : AttentionMechanism("anchor", c) {
     const int64_t d = c.head_dim();
     const int64_t anchors = c.int_option("anchors");

@@ -44,6 +44,7 @@
 #include "core/attention/layers.h"
 #include "core/attention/map_factors.h"
 #include "core/attention/registry.h"
+#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
@@ -128,8 +129,11 @@ const CastlingTrace& as_castling(const AttentionTrace& trace, const char* what) 
   return *t;
 }
 
-class CastlingAttention : public AttentionMechanism {
+class CastlingAttention : public AttentionMechanism, public HeadOutputSource {
  public:
+  std::vector<HeadColumns> head_columns() const override {
+    return head_major_columns("proj.weight", config().heads, config().head_dim());
+  }
   explicit CastlingAttention(const MechanismConfig& c) : AttentionMechanism("castling", c) {
     const int64_t kernel = c.int_option("kernel");
     if (kernel < 1 || kernel % 2 == 0)

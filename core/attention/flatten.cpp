@@ -38,6 +38,7 @@
 #include "core/attention/layers.h"
 #include "core/attention/map_factors.h"
 #include "core/attention/registry.h"
+#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
@@ -86,8 +87,11 @@ class FlattenTrace : public AttentionTrace, public MapFactorSource, public Added
   }
 };
 
-class FlattenAttention : public AttentionMechanism {
+class FlattenAttention : public AttentionMechanism, public HeadOutputSource {
  public:
+  std::vector<HeadColumns> head_columns() const override {
+    return head_major_columns("proj.weight", config().heads, config().head_dim());
+  }
   explicit FlattenAttention(const MechanismConfig& c) : AttentionMechanism("flatten", c) {
     const int64_t kernel = c.int_option("kernel_size");
     if (kernel % 2 == 0)

@@ -39,6 +39,7 @@
 #include "core/attention/kernels.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
+#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
@@ -101,8 +102,16 @@ class HiLoTrace : public AttentionTrace {
   }
 };
 
-class HiLoAttention : public AttentionMechanism {
+class HiLoAttention : public AttentionMechanism, public HeadOutputSource {
  public:
+  std::vector<HeadColumns> head_columns() const override {
+    // The trace numbers the Hi-Fi heads first, then the Lo-Fi heads; each branch merges
+    // its own heads head-major into its own projection.
+    const int64_t d = config().head_dim();
+    std::vector<HeadColumns> out = head_major_columns("h_proj.weight", hifi_heads_, d);
+    for (const auto& c : head_major_columns("l_proj.weight", lofi_heads_, d)) out.push_back(c);
+    return out;
+  }
   explicit HiLoAttention(const MechanismConfig& c) : AttentionMechanism("hilo", c) {
     window_ = c.int_option("window");
     lofi_heads_ = lofi_head_count(c);

@@ -40,6 +40,7 @@
 #include "core/attention/layers.h"
 #include "core/attention/map_factors.h"
 #include "core/attention/registry.h"
+#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
@@ -110,8 +111,11 @@ class LinearTrace : public AttentionTrace, public MapFactorSource {
   }
 };
 
-class LinearAttention : public AttentionMechanism {
+class LinearAttention : public AttentionMechanism, public HeadOutputSource {
  public:
+  std::vector<HeadColumns> head_columns() const override {
+    return head_major_columns("proj.weight", config().heads, config().head_dim());
+  }
   explicit LinearAttention(const MechanismConfig& c) : AttentionMechanism("linear", c) {
     qkv_ = add_layer<LinearLayer>(*this, "qkv", c.dim, 3 * c.dim, c.flag("qkv_bias"));
     proj_ = add_layer<LinearLayer>(*this, "proj", c.dim, c.dim, true);

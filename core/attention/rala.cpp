@@ -32,6 +32,7 @@
 #include "core/attention/ravlt_shell.h"
 #include "core/attention/registry.h"
 #include "core/attention/rope.h"
+#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
@@ -99,8 +100,11 @@ class RalaTrace : public AttentionTrace, public MapFactorSource, public AddedMix
   }
 };
 
-class RalaAttention : public AttentionMechanism {
+class RalaAttention : public AttentionMechanism, public HeadOutputSource {
  public:
+  std::vector<HeadColumns> head_columns() const override {
+    return head_major_columns("proj.weight", config().heads, config().head_dim());
+  }
   explicit RalaAttention(const MechanismConfig& c)
       : AttentionMechanism("rala", c), shell_(*this, c, "rala") {}
 

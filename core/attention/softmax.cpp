@@ -12,6 +12,7 @@
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
 #include "core/attention/softmax_trace.h"
+#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
@@ -31,8 +32,11 @@ class SoftmaxTrace : public SoftmaxRowsTrace {
   }
 };
 
-class SoftmaxAttention : public AttentionMechanism {
+class SoftmaxAttention : public AttentionMechanism, public HeadOutputSource {
  public:
+  std::vector<HeadColumns> head_columns() const override {
+    return head_major_columns("proj.weight", config().heads, config().head_dim());
+  }
   explicit SoftmaxAttention(const MechanismConfig& c) : AttentionMechanism("softmax", c) {
     qkv_ = add_layer<LinearLayer>(*this, "qkv", c.dim, 3 * c.dim, c.flag("qkv_bias"));
     proj_ = add_layer<LinearLayer>(*this, "proj", c.dim, c.dim, true);

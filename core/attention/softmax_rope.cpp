@@ -22,12 +22,16 @@
 #include "core/attention/registry.h"
 #include "core/attention/rope.h"
 #include "core/attention/softmax_trace.h"
+#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
 
-class SoftmaxRopeAttention : public AttentionMechanism {
+class SoftmaxRopeAttention : public AttentionMechanism, public HeadOutputSource {
  public:
+  std::vector<HeadColumns> head_columns() const override {
+    return head_major_columns("proj.weight", config().heads, config().head_dim());
+  }
   explicit SoftmaxRopeAttention(const MechanismConfig& c)
       : AttentionMechanism("softmax_rope", c), shell_(*this, c, "softmax_rope") {
     scale_ = 1.0 / std::sqrt(static_cast<double>(c.head_dim()));

@@ -25,12 +25,16 @@
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
 #include "core/attention/softmax_trace.h"
+#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
 
-class SpatialReductionAttention : public AttentionMechanism {
+class SpatialReductionAttention : public AttentionMechanism, public HeadOutputSource {
  public:
+  std::vector<HeadColumns> head_columns() const override {
+    return head_major_columns("proj.weight", config().heads, config().head_dim());
+  }
   explicit SpatialReductionAttention(const MechanismConfig& c) : AttentionMechanism("sra", c) {
     const bool bias = c.flag("qkv_bias");
     ratio_ = c.int_option("sr_ratio");

@@ -40,6 +40,7 @@
 #include "core/attention/capabilities.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
+#include "core/attention/head_outputs.h"
 #include "core/runtime/mac_counter.h"
 #include "core/nn/initial_values.h"
 
@@ -184,8 +185,11 @@ class SwinTrace : public AttentionTrace {
   }
 };
 
-class SwinAttention : public AttentionMechanism {
+class SwinAttention : public AttentionMechanism, public HeadOutputSource {
  public:
+  std::vector<HeadColumns> head_columns() const override {
+    return head_major_columns("proj.weight", config().heads, config().head_dim());
+  }
   explicit SwinAttention(const MechanismConfig& c) : AttentionMechanism("swin", c) {
     window_ = c.int_option("window");
     shift_ = c.int_option("shift");

@@ -27,6 +27,7 @@
 #include "core/attention/capabilities.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
+#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
@@ -61,8 +62,11 @@ at::Tensor normalise_over_tokens(const at::Tensor& x) {
   return x / x.norm(2, /*dim=*/-2, /*keepdim=*/true).clamp_min(kNormalizeEps);
 }
 
-class CrossCovarianceAttention : public AttentionMechanism {
+class CrossCovarianceAttention : public AttentionMechanism, public HeadOutputSource {
  public:
+  std::vector<HeadColumns> head_columns() const override {
+    return head_major_columns("proj.weight", config().heads, config().head_dim());
+  }
   explicit CrossCovarianceAttention(const MechanismConfig& c) : AttentionMechanism("xca", c) {
     temperature_ = register_parameter("temperature", at::ones({c.heads, 1, 1}));
     qkv_ = add_layer<LinearLayer>(*this, "qkv", c.dim, 3 * c.dim, c.flag("qkv_bias"));

@@ -13,6 +13,7 @@
 #include <map>
 #include <sstream>
 
+#include "app/cli/report_cka.h"
 #include "app/session/checkpoint_series.h"
 #include "core/io/image_io.h"
 #include "core/io/tensor_file.h"
@@ -98,6 +99,31 @@ session::AnalysisSettings take_analysis_settings(Args& args, const std::string& 
   st.outlier_factor = args.take_real("--outlier-factor", 10.0);
   if (!(st.outlier_factor > 0) || !std::isfinite(st.outlier_factor))
     throw UsageError("--outlier-factor must be > 0");
+  const std::string erf_token = args.take_option("--erf-token");
+  if (!erf_token.empty()) {
+    const auto comma = erf_token.find(',');
+    if (comma == std::string::npos) throw UsageError("--erf-token wants y,x (output grid row, column)");
+    st.erf_token_y = parse_index(erf_token.substr(0, comma), "--erf-token");
+    st.erf_token_x = parse_index(erf_token.substr(comma + 1), "--erf-token");
+  }
+  const std::string fractions = args.take_option("--erf-percent");
+  if (!fractions.empty()) {
+    st.erf_fractions.clear();
+    std::stringstream list(fractions);
+    for (std::string item; std::getline(list, item, ',');) {
+      double percent = 0;
+      try {
+        size_t used = 0;
+        percent = std::stod(item, &used);
+        if (used != item.size()) throw std::invalid_argument(item);
+      } catch (const std::exception&) {
+        throw UsageError("--erf-percent wants numbers such as 20,50,99, not '" + item + "'");
+      }
+      if (!(percent > 0 && percent <= 100))
+        throw UsageError("--erf-percent: each value must lie in (0, 100], not " + item);
+      st.erf_fractions.push_back(percent / 100);
+    }
+  }
   const std::string cls = args.take_option("--class");
   if (!cls.empty()) st.explain_class = parse_index(cls, "--class");
   st.gradcam_target = args.take_option("--gradcam-target");
@@ -105,7 +131,7 @@ session::AnalysisSettings take_analysis_settings(Args& args, const std::string& 
   return st;
 }
 
-AnalyzeRequest take_analyze_request(Args& args, bool series) {
+AnalyzeRequest take_analyze_request(Args& args, bool series, const std::string& default_analyses) {
   AnalyzeRequest r;
   if (series) {
     r.checkpoints = args.take_list("--checkpoints");
@@ -124,11 +150,13 @@ AnalyzeRequest take_analyze_request(Args& args, bool series) {
     r.model.hash_checkpoint = true;  // each checkpoint's, as with_checkpoint takes it
     r.model.tag = std::filesystem::path(r.checkpoints.front()).stem().string() + "_series";
   } else {
-    r.model = take_model_choice(args, /*hash_checkpoint=*/true);
+    r.model_request = take_model_request(args, /*hash_checkpoint=*/true);
+    r.model = choose_request(r.model_request);
   }
   std::vector<std::string> images = args.take_list("--images");
   r.out = args.take_option("--out");
-  r.settings = take_analysis_settings(args, series ? "mask,rank,locality" : "all");
+  r.settings = take_analysis_settings(
+      args, !default_analyses.empty() ? default_analyses : series ? "mask,rank,locality" : "all");
   const auto rest = args.positionals();
   images.insert(images.end(), rest.begin(), rest.end());
   if (images.empty()) throw UsageError("name the images: --images FILES|DIR");
@@ -283,6 +311,7 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
                             const session::AnalysisSettings& settings, const c10::Device& device) {
   SeriesResult out;
   session::SeriesTables series;  // every checkpoint's rows, table by table
+  std::vector<int64_t> steps;
   for (size_t i = 0; i < checkpoints.size(); ++i) {
     const std::string& path = checkpoints[i];
     std::fprintf(stderr, "series: checkpoint %zu/%zu %s\n", i + 1, checkpoints.size(),
@@ -295,8 +324,9 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
     out.any_failed = out.any_failed || !failed.empty();
     if (session.images() == 0) throw std::runtime_error("no image could be analysed with " + path);
     const nlohmann::json step = session::checkpoint_step(path);
-    series.add(int64_t(i), std::filesystem::path(path).filename().string(),
-               step.is_number() ? step.get<int64_t>() : int64_t(i), session.tables());
+    steps.push_back(step.is_number() ? step.get<int64_t>() : int64_t(i));
+    series.add(int64_t(i), std::filesystem::path(path).filename().string(), steps.back(),
+               session.tables());
     nlohmann::json c = model.description()["checkpoint"];
     c["index"] = i;
     c["step"] = step;
@@ -305,6 +335,17 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
     for (const auto& w : session.warnings())
       if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
         out.warnings.push_back(w);
+  }
+  if (settings.analyses.count("cka") && checkpoints.size() > 1) {
+    // CKA of every layer with the same layer of the final checkpoint: one pass with every
+    // checkpoint loaded, their layers in one joint HSIC matrix (report_cka.h).
+    std::vector<ModelChoice> choices;
+    for (const auto& path : checkpoints) choices.push_back(with_checkpoint(base, path));
+    const JointHsic joint = joint_hsic(choices, images, device, "series: cka to the final checkpoint");
+    const auto tables = session::cka_final_tables(joint.sum, joint.images);
+    for (size_t i = 0; i < checkpoints.size(); ++i)
+      series.add(int64_t(i), std::filesystem::path(checkpoints[i]).filename().string(), steps[i],
+                 {tables[i]});
   }
   out.tables = series.tables();
   return out;

@@ -17,6 +17,7 @@ namespace attnlab::cli {
 
 struct AnalyzeRequest {
   ModelChoice model;
+  session::ModelRequest model_request;  // what `model` was resolved from (not a series)
   std::vector<std::string> checkpoints;  // analyze-series only
   std::vector<ImageInput> images;
   std::string out;
@@ -27,8 +28,9 @@ struct AnalyzeRequest {
 // switches); `default_analyses` when --analyses is absent.
 session::AnalysisSettings take_analysis_settings(Args& args, const std::string& default_analyses);
 
-// Parses the model, image, output and analysis options (see `attnlab --help`).
-AnalyzeRequest take_analyze_request(Args& args, bool series);
+// Parses the model, image, output and analysis options (see `attnlab --help`);
+// `default_analyses` when --analyses is absent ("": analyze's all, analyze-series' own).
+AnalyzeRequest take_analyze_request(Args& args, bool series, const std::string& default_analyses = "");
 
 // "name: [12/100] image.png  3.4 img/s  ETA 26 s" on stderr; rewritten in place on a
 // terminal, one line per second otherwise.

@@ -63,6 +63,8 @@ int cmd_analyze(Args args, const GlobalOptions& g);
 int cmd_analyze_series(Args args, const GlobalOptions& g);
 int cmd_train(Args args, const GlobalOptions& g);
 int cmd_eval(Args args, const GlobalOptions& g);
+int cmd_head_importance(Args args, const GlobalOptions& g);
+int cmd_analyze_sizes(Args args, const GlobalOptions& g);
 int cmd_export_samples(Args args, const GlobalOptions& g);
 int cmd_zoo(Args args, const GlobalOptions& g);
 int cmd_report(Args args, const GlobalOptions& g);

@@ -20,7 +20,11 @@ std::string analyses_option_help() {
     }
     line += word;
   }
-  return out + line + " (default all)\n";
+  std::string opt_in;
+  for (const auto& a : session::analyses())
+    if (a.opt_in) opt_in += (opt_in.empty() ? "" : ", ") + a.name;
+  out += line + " (default all";
+  return out + (opt_in.empty() ? ")\n" : "\n" + indent + "but " + opt_in + ": name them)\n");
 }
 
 }  // namespace
@@ -76,6 +80,9 @@ const std::vector<CommandSpec>& commands() {
       [--rank-rtol X | --rank-atol X]   rank tolerance (default torch.linalg.matrix_rank's)
       [--mask-threshold E]    Castling mask threshold (default: the layer's own, 0.02)
       [--outlier-factor K]    outlier tokens: norm above K x the median (default 10)
+      [--erf-token y,x]       erf: output token on the last block's/stage's grid (centre)
+      [--erf-percent LIST]    erf: shares of the contribution whose area is reported
+                              (default 20,50,99)
       [--batch N]             images per forward pass (default 1; on 2 CPU cores a batch
                               is no faster per image: docs/BENCHMARKS.md)
       [--preset P | --config JSON] [--checkpoint FILE] [--key K] [--random-init]
@@ -87,6 +94,14 @@ const std::vector<CommandSpec>& commands() {
        R"(  analyze-series --checkpoints FILES... --images FILES|DIR --out DIR [options as analyze]
                                             the statistics of each checkpoint in order
                                             (default mask,rank,locality: Castling Fig. 6)
+)"},
+      {"analyze-sizes", cmd_analyze_sizes,
+       R"(  analyze-sizes --model M --img-sizes 224,288,384 --images FILES|DIR --out DIR
+      [options as analyze]                  the statistics at each input size (default
+                                            the series analyses: entropy, map_rank,
+                                            locality, rank, outliers, spectra) as
+                                            <table>_sizes CSV/JSON and figures against
+                                            the size; "sizes": tokens and s/image
 )"},
       {"report", cmd_report,
        R"(  report --models M1 M2... --images FILES|DIR --out DIR   every paper figure (maps, rollout,
@@ -130,6 +145,13 @@ const std::vector<CommandSpec>& commands() {
       {"eval", cmd_eval,
        R"(  eval --model CHECKPOINT|PRESET --dataset fashion-mnist:test [--limit N]
                                             classification accuracy in percent
+)"},
+      {"head-importance", cmd_head_importance,
+       R"(  head-importance --model M --dataset folder:DIR|fashion-mnist:test --out DIR
+      [--limit N] [--batch B]               every head switched off alone on a labelled
+                                            set (first N = 100 images, B = 25 a batch):
+                                            probability drop, loss rise, accuracy change
+                                            per head; tables and layers x heads figures
 )"},
       {"export-samples", cmd_export_samples,
        R"(  export-samples --dataset SPEC --out DIR [--per-class N]

@@ -35,7 +35,7 @@ std::vector<int64_t> parse_img_size(const std::string& text) {
   return hw;
 }
 
-ModelChoice take_model_choice(Args& args, bool hash_checkpoint) {
+session::ModelRequest take_model_request(Args& args, bool hash_checkpoint) {
   session::ModelRequest r;
   r.hash_checkpoint = hash_checkpoint;
   r.model = args.take_option("--model");
@@ -51,11 +51,11 @@ ModelChoice take_model_choice(Args& args, bool hash_checkpoint) {
     if (r.img_size.empty()) throw UsageError("--pos-interpolation goes with --img-size");
     r.pos_interpolation = interp;
   }
-  try {
-    return said_recognition(session::choose_model(r));
-  } catch (const session::ModelChoiceError& e) {
-    throw UsageError(e.what());
-  }
+  return r;
+}
+
+ModelChoice take_model_choice(Args& args, bool hash_checkpoint) {
+  return choose_request(take_model_request(args, hash_checkpoint));
 }
 
 nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,

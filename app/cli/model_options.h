@@ -16,6 +16,9 @@ using session::with_checkpoint;
 
 // "384" → {384, 384}; "224,320" or "224x320" → {224, 320}. UsageError otherwise.
 std::vector<int64_t> parse_img_size(const std::string& text);
+// The options above as a request, not yet resolved (a resolution sweep resolves it once
+// per input size).
+session::ModelRequest take_model_request(Args& args, bool hash_checkpoint = false);
 // Takes the options above from `args`. Throws UsageError for contradictory or missing ones.
 // hash_checkpoint: the command writes the checkpoint's SHA-256 (ModelRequest).
 ModelChoice take_model_choice(Args& args, bool hash_checkpoint = false);

@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <ATen/core/Tensor.h>
+
 #include "app/cli/analyze_common.h"
+#include "app/session/cka_series.h"
 #include "core/analysis/table.h"
 #include "viz/figures/cka.h"
 
@@ -24,6 +27,18 @@ struct CrossModelCka {
   int64_t images = 0;
   std::vector<std::string> failed;     // images left out (unreadable, or a model failed)
 };
+
+// The joint HSIC_1 matrix of every traced layer of every model (model by model, layers
+// in forward order), summed over the images that worked for every model.
+struct JointHsic {
+  session::JointLayerHsic sum;  // its matrix summed over the images
+  int64_t images = 0;
+  std::vector<std::string> failed;
+};
+// `label` names the pass in progress and error lines. Throws std::runtime_error when no
+// image works for every model.
+JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<ImageInput>& images,
+                     const c10::Device& device, const std::string& label);
 
 // Throws std::runtime_error when no image works for every model.
 CrossModelCka cross_model_cka(const std::vector<ModelChoice>& choices,

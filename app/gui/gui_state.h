@@ -199,6 +199,9 @@ struct SeriesState {
   std::vector<std::string> files;
   std::vector<int64_t> steps;  // -1 until analysed
   std::vector<std::shared_ptr<const ImageAnalysis>> analyses;
+  // Tables that compare the checkpoints, per checkpoint, computed once all are analysed
+  // (cka_final: CKA of each layer with the final checkpoint's); empty until then.
+  std::vector<std::vector<analysis::Table>> across;
   int shown = -1;  // the checkpoint standing in for the model in every view (-1: none)
   bool loading = false;
 };

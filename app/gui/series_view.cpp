@@ -8,6 +8,7 @@
 #include "app/gui/figure_view.h"
 #include "app/gui/workspace.h"
 #include "app/session/checkpoint_series.h"
+#include "app/session/cka_series.h"
 #include "models/zoo.h"
 
 namespace fs = std::filesystem;
@@ -36,12 +37,14 @@ void load_series(GuiState& state, ComputeWorker& worker) {
   const std::string image = state.images[size_t(i)].path;
   worker.submit("series of " + state.models[size_t(m)].info.name,
                 [files, image, m](JobContext& ctx) {
+                  std::vector<std::shared_ptr<const ImageAnalysis>> done;
                   for (size_t k = 0; k < files.size(); ++k) {
                     if (ctx.cancelled()) return;
                     ctx.progress(int64_t(k), int64_t(files.size()));
                     try {
                       auto model = load_model(files[k], nullptr);
                       auto a = analyse_image(*model, image);
+                      done.push_back(a);
                       const nlohmann::json step = session::checkpoint_step(files[k]);
                       const int64_t st = step.is_number() ? step.get<int64_t>() : int64_t(k);
                       ctx.post([m, k, a, st](GuiState& g) {
@@ -57,8 +60,23 @@ void load_series(GuiState& state, ComputeWorker& worker) {
                       });
                     }
                   }
-                  ctx.post([m](GuiState& g) {
-                    if (g.series.model == m) g.series.loading = false;
+                  // Every checkpoint against the final one, on this image (cka_series.h).
+                  std::vector<std::vector<analysis::Table>> across;
+                  if (done.size() == files.size() && done.size() > 1) {
+                    std::vector<const models::ForwardResult*> forwards;
+                    for (const auto& a : done) forwards.push_back(a->forward.get());
+                    try {
+                      for (auto& t : session::cka_final_tables(session::joint_layer_hsic(forwards), 1))
+                        across.push_back({std::move(t)});
+                    } catch (const std::exception& e) {
+                      const std::string what = std::string("cka to the final checkpoint: ") + e.what();
+                      ctx.post([what](GuiState& g) { g.status.notice = "series: " + what; });
+                    }
+                  }
+                  ctx.post([m, across](GuiState& g) {
+                    if (g.series.model != m) return;
+                    g.series.loading = false;
+                    g.series.across = across;
                   });
                 });
 }
@@ -103,10 +121,13 @@ session::SeriesResults series_results(const GuiState& state,
                  : "series";
   // The analysis's tables over the checkpoints, as analyze-series writes them.
   session::SeriesTables tables;
-  for (size_t k = 0; k < s.analyses.size(); ++k)
-    if (s.analyses[k])
-      tables.add(int64_t(k), fs::path(s.files[k]).filename().string(), s.steps[k],
-                 s.analyses[k]->tables, analysis.tables);
+  for (size_t k = 0; k < s.analyses.size(); ++k) {
+    if (!s.analyses[k]) continue;
+    std::vector<analysis::Table> of_k = s.analyses[k]->tables;
+    if (k < s.across.size()) of_k.insert(of_k.end(), s.across[k].begin(), s.across[k].end());
+    tables.add(int64_t(k), fs::path(s.files[k]).filename().string(), s.steps[k], of_k,
+               analysis.tables);
+  }
   out.tables = tables.tables();
   return out;
 }

@@ -24,7 +24,9 @@
   X(entropy)                \
   X(map_rank)               \
   X(outliers)               \
-  X(cka)
+  X(cka)                    \
+  X(erf)                    \
+  X(heads)
 // clang-format on
 
 namespace attnlab::session {
@@ -83,7 +85,8 @@ std::set<std::string> parse_analyses(const std::string& list) {
   for (std::string item; std::getline(in, item, ',');) {
     if (item.empty()) continue;
     if (item == "all") {
-      out.insert(known.begin(), known.end());
+      for (const auto& a : analyses())
+        if (!a.opt_in) out.insert(a.name);
       continue;
     }
     if (std::find(known.begin(), known.end(), item) == known.end()) {

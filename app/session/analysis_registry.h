@@ -93,6 +93,9 @@ struct AnalysisInfo {
   // The GUI runs it with every image analysis (cheap statistics its tab reads); maps and
   // rollout are answered per query from the traces instead, explanations on request.
   bool in_image_analysis = false;
+  // Not part of "all" (analyze's and report's default): it costs passes of its own per
+  // image far beyond the forward (heads: one forward per head), so it runs when named.
+  bool opt_in = false;
 
   // The compute step from one image's traces (null for a class-specific analysis).
   std::function<void(ImageStep&)> add;
@@ -120,7 +123,8 @@ const AnalysisInfo* find_analysis(const std::string& name);
 // throws std::invalid_argument for an empty or taken name. Call before the analyses run.
 void register_analysis(AnalysisInfo info);
 
-// Parses "maps,rank" (or "all"); throws std::invalid_argument naming unknown ones.
+// Parses "maps,rank" (or "all": every analysis but the opt-in ones, which are named);
+// throws std::invalid_argument naming unknown ones.
 std::set<std::string> parse_analyses(const std::string& list);
 
 // Every report figure kind, in the order the index shows them (registry order, each kind

@@ -47,6 +47,9 @@ nlohmann::json AnalysisSettings::to_json() const {
   j["mask_threshold"] = mask_threshold < 0 ? nlohmann::json("each layer's own threshold option")
                                            : nlohmann::json(mask_threshold);
   j["outlier_factor"] = outlier_factor;
+  j["erf_token"] = erf_token_y < 0 ? nlohmann::json("the centre of the output grid")
+                                   : nlohmann::json({erf_token_y, erf_token_x});
+  j["erf_fractions"] = erf_fractions;
   j["lofi_maps"] = "pooled keys' weights shared equally by the s x s tokens they pool";
   j["explained_class"] = explain_class < 0 ? nlohmann::json("each image's top-1 prediction")
                                            : nlohmann::json(explain_class);
@@ -137,6 +140,7 @@ void AnalysisSession::add(const std::string& image_tag, const models::ForwardRes
                               {"heads", l.trace->heads},
                               {"head_dim", l.trace->head_dim},
                               {"layout", l.trace->layout.describe()},
+                              {"tokens", l.trace->layout.tokens()},
                               {"window", l.trace->window},
                               {"window_shift", l.trace->window_shift}});
   }
@@ -269,7 +273,7 @@ void AnalysisSession::explain(const std::string& image_tag, models::Backbone& mo
     ExplainStep step{settings_, image_tag, model, image, *this, t};
     guarded(a.name, [&] { a.explain(step); });
   }
-  accumulate(t);
+  if (!t.rows.empty()) accumulate(t);  // only erf ran: no class was explained
 }
 
 }  // namespace attnlab::session

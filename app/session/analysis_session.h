@@ -49,6 +49,10 @@ struct AnalysisSettings {
   int64_t explain_class = -1;
   std::string gradcam_target;
   analysis::GradCamOptions gradcam;
+  // Effective receptive field: the output token on the last block's / stage's grid (-1:
+  // its centre) and the shares of the contribution whose area is reported.
+  int64_t erf_token_y = -1, erf_token_x = -1;
+  std::vector<double> erf_fractions{0.2, 0.5, 0.99};
 
   // Images per forward pass in the CLI's image loop (analyze, report, analyze-series): a
   // batch goes through the model at once and each of its images through the analyses. The

@@ -18,9 +18,9 @@ void SeriesTables::add(int64_t index, const std::string& file, int64_t step,
     if (it == series_.end()) {
       order_.push_back(t.name);
       analysis::Table s;
-      s.name = t.name + "_series";
-      s.caption = t.caption + "; one block of rows per checkpoint, in the order given";
-      s.columns = {"checkpoint_index", "checkpoint", "step"};
+      s.name = t.name + suffix_;
+      s.caption = t.caption + "; one block of rows per " + block_ + ", in the order given";
+      s.columns = lead_;
       s.columns.insert(s.columns.end(), t.columns.begin(), t.columns.end());
       s.key_columns = t.key_columns + 3;
       it = series_.emplace(t.name, std::move(s)).first;

@@ -18,6 +18,11 @@ namespace attnlab::session {
 // report's --series, the GUI's series view).
 class SeriesTables {
  public:
+  SeriesTables() = default;
+  // Another kind of series: a resolution sweep's {"size_index", "input", "img_size"},
+  // "_sizes", "input size". The third column is the numeric x the figures use.
+  SeriesTables(std::vector<std::string> lead, std::string suffix, std::string block)
+      : lead_(std::move(lead)), suffix_(std::move(suffix)), block_(std::move(block)) {}
   // Adds checkpoint `index` (file name `file`, training `step`) with its tables; `only`,
   // when non-empty, keeps just the tables of those names.
   void add(int64_t index, const std::string& file, int64_t step,
@@ -26,6 +31,8 @@ class SeriesTables {
   std::vector<analysis::Table> tables() const;
 
  private:
+  std::vector<std::string> lead_{"checkpoint_index", "checkpoint", "step"};
+  std::string suffix_ = "_series", block_ = "checkpoint";
   std::vector<std::string> order_;
   std::map<std::string, analysis::Table> series_;
 };

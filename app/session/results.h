@@ -46,10 +46,15 @@ struct ModelResults {
       const std::string& analysis, const std::string& image = "") const;
 };
 
-// A checkpoint series' statistics (report --series): "<table>_series" tables.
+// A checkpoint series' statistics (report --series): "<table>_series" tables, their x
+// the training step. A resolution sweep (analyze-sizes) is read the same way: its tables
+// are "<table>_sizes" and their x the input size.
 struct SeriesResults {
   std::string name;  // e.g. "castling_series"
   std::vector<analysis::Table> tables;
+  std::string suffix = "_series";     // of the table names
+  std::string x_column = "step";      // the column the figures put on x
+  std::string x_label = "training step";
 };
 
 // Which map of the query the map figures show, as the GUI's map controls say it (attnlab

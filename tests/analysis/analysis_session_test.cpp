@@ -94,8 +94,13 @@ TEST(AnalysisSession, ArraysReachTheSinkPerImageAndStateDoesNotGrow) {
 
 TEST(AnalysisSession, RefusesImagesOutsideTheBatchAndUnknownNames) {
   EXPECT_THROW(attnlab::session::parse_analyses("maps,nope"), std::invalid_argument);
+  // "all" is every analysis but the opt-in ones (erf, heads), which run when named.
+  size_t opt_in = 0;
+  for (const auto& a : attnlab::session::analyses()) opt_in += a.opt_in;
+  EXPECT_GT(opt_in, 0u);
   EXPECT_EQ(attnlab::session::parse_analyses("all").size(),
-            attnlab::session::analysis_names().size());
+            attnlab::session::analysis_names().size() - opt_in);
+  EXPECT_EQ(attnlab::session::parse_analyses("all,heads").count("heads"), 1u);
   auto model = deit_mini();
   AnalysisSettings s;
   s.analyses = {"locality"};

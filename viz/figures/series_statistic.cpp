@@ -14,14 +14,14 @@ CaptionedFigure series_statistic_figure(const std::vector<analysis::Table>& tabl
   const std::string who = "series figure of " + statistic.column;
   const analysis::Table& t = find_table(tables, statistic.table, who);
   const Columns cols(t, who);
-  for (const std::string& c : {std::string("step"), std::string("layer"), statistic.column})
+  for (const std::string& c : {options.x_column, std::string("layer"), statistic.column})
     cols.index(c);
   if (!statistic.split_by.empty()) cols.index(statistic.split_by);
   // (layer, split value) -> step -> (sum, count): the mean over a line's rows at each step.
   std::map<std::pair<int64_t, std::string>, std::map<double, std::pair<double, int>>> lines;
   std::vector<double> ys, steps;
   for (const auto& row : t.rows) {
-    const double layer = cols.number(row, "layer"), step = cols.number(row, "step");
+    const double layer = cols.number(row, "layer"), step = cols.number(row, options.x_column);
     const double v = cols.number(row, statistic.column);
     if (!std::isfinite(layer) || !std::isfinite(step) || !std::isfinite(v)) continue;
     const std::string part = statistic.split_by.empty() ? "" : cols.text(row, statistic.split_by);
@@ -33,7 +33,7 @@ CaptionedFigure series_statistic_figure(const std::vector<analysis::Table>& tabl
     throw std::invalid_argument(who + ": table \"" + t.name + "\" has no finite " +
                                 statistic.column);
   Panel p;
-  p.x.label = "training step";
+  p.x.label = options.x_label;
   p.y.label = statistic.y_label;
   p.grid = true;
   p.legend = lines.size() > 1;
@@ -61,7 +61,7 @@ CaptionedFigure series_statistic_figure(const std::vector<analysis::Table>& tabl
   f.height_in = options.height_in;
   f.font_pt = options.font_pt;
   f.panels = {p};
-  const std::string caption = statistic.what + " per layer against the training step, mean "
+  const std::string caption = statistic.what + " per layer against the " + options.x_label + ", mean "
                               "over the analysed images (and over the heads or matrices a "
                               "layer has), from " + t.name + ".";
   return {f, caption};

@@ -24,12 +24,14 @@ struct SeriesStatistic {
 };
 
 struct SeriesStatisticOptions {
+  std::string x_column = "step";  // a resolution sweep: "img_size"
+  std::string x_label = "training step";
   double width_in = kColumnWidthIn;
   double height_in = 2.2;
   double font_pt = 7;
 };
 
-// Throws std::invalid_argument when the table is missing, lacks step, layer or the column,
+// Throws std::invalid_argument when the table is missing, lacks x_column, layer or the column,
 // or has no finite value.
 CaptionedFigure series_statistic_figure(const std::vector<analysis::Table>& tables,
                                         const SeriesStatistic& statistic,

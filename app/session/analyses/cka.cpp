@@ -68,11 +68,19 @@ AnalysisInfo cka_analysis() {
   AnalysisInfo info;
   info.name = "cka";
   info.summary = "linear CKA between every pair of layers (unbiased minibatch HSIC)";
-  info.tables = {"cka_layers"};
+  info.tables = {"cka_layers", "cka_final"};  // cka_final: over a series only
   info.arrays = {"cka__hsic", "cka__layers"};
   info.key_shape = analysis::ResultKeyShape{false, false, false, false, true};
   info.needs_outputs = true;
   info.in_image_analysis = true;
+  // Over a series: each layer's CKA with the same layer of the final checkpoint
+  // (analyse_series' own pass: every checkpoint on the same images).
+  info.series = true;
+  info.series_figure = [](const SeriesResults& s) {
+    return series_statistic(s, {"cka_final_series", "cka", "CKA to the final checkpoint",
+                                "Linear CKA of each layer with the same layer of the final "
+                                "checkpoint"});
+  };
   info.add = add_cka;
   info.derived_tables = cka_tables;
   info.figure_kinds = {{"cka", "Linear CKA between layers"}};

@@ -48,8 +48,8 @@ AnalysisInfo entropy_analysis() {
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.series_figure = [](const SeriesResults& s) {
-    return viz::series_statistic_figure(
-        s.tables, {"entropy_layers_series", "normalised_entropy_mean", "row entropy / ln K",
+    return series_statistic(
+        s, {"entropy_layers_series", "normalised_entropy_mean", "row entropy / ln K",
                    "Attention entropy H / ln K (mean over heads and queries)"});
   };
   info.add = add_entropy;

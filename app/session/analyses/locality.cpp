@@ -39,8 +39,8 @@ AnalysisInfo locality_analysis() {
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.series_figure = [](const SeriesResults& s) {
-    return viz::series_statistic_figure(
-        s.tables, {"locality_layers_series", "mean_distance_mean", "mean attention distance (patches)",
+    return series_statistic(
+        s, {"locality_layers_series", "mean_distance_mean", "mean attention distance (patches)",
                    "Mean attention distance (mean over heads)"});
   };
   info.add = add_locality;

@@ -95,8 +95,8 @@ AnalysisInfo map_rank_analysis() {
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.series_figure = [](const SeriesResults& s) {
-    return viz::series_statistic_figure(
-        s.tables, {"map_rank_layers_series", "rank_mean", "map rank",
+    return series_statistic(
+        s, {"map_rank_layers_series", "rank_mean", "map rank",
                    "Numerical rank of the attention map (mean over heads; max(N, K)·ε·σ_max rule)"});
   };
   info.add = add_map_rank;

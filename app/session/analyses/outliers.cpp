@@ -63,8 +63,8 @@ AnalysisInfo outliers_analysis() {
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.series_figure = [](const SeriesResults& s) {
-    return viz::series_statistic_figure(
-        s.tables, {"outliers_layers_series", "max_over_median_mean", "max norm / median",
+    return series_statistic(
+        s, {"outliers_layers_series", "max_over_median_mean", "max norm / median",
                    "The largest token norm of the block output over the median norm"});
   };
   info.add = add_outliers;

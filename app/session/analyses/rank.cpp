@@ -93,8 +93,8 @@ AnalysisInfo rank_analysis() {
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.series_figure = [](const SeriesResults& s) {
-    return viz::series_statistic_figure(
-        s.tables, {"rank_layers_series", "rank_mean", "numerical rank",
+    return series_statistic(
+        s, {"rank_layers_series", "rank_mean", "numerical rank",
                    "Numerical rank of each matrix kind (KV buffer, output, ...; mean over heads)", "matrix"});
   };
   info.add = add_rank;

@@ -86,8 +86,8 @@ AnalysisInfo spectra_analysis() {
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.series_figure = [](const SeriesResults& s) {
-    return viz::series_statistic_figure(
-        s.tables, {"spectra_layers_series", "high_frequency_ratio_mean", "high-frequency energy ratio",
+    return series_statistic(
+        s, {"spectra_layers_series", "high_frequency_ratio_mean", "high-frequency energy ratio",
                    "High-frequency energy ratio of each branch output (mean over channels)", "branch"});
   };
   info.add = add_spectra;

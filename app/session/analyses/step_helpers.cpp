@@ -76,4 +76,15 @@ at::Tensor block_output_tokens(const models::ForwardResult& result,
   return block_tokens(it->second, b, layout);
 }
 
+viz::CaptionedFigure series_statistic(const SeriesResults& series, viz::SeriesStatistic statistic) {
+  const std::string from = "_series";
+  if (statistic.table.size() > from.size() &&
+      statistic.table.compare(statistic.table.size() - from.size(), from.size(), from) == 0)
+    statistic.table = statistic.table.substr(0, statistic.table.size() - from.size()) + series.suffix;
+  viz::SeriesStatisticOptions options;
+  options.x_column = series.x_column;
+  options.x_label = series.x_label;
+  return viz::series_statistic_figure(series.tables, statistic, options);
+}
+
 }  // namespace attnlab::session

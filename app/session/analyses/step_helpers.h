@@ -11,6 +11,7 @@
 #include "core/analysis/table.h"
 #include "core/attention/token_layout.h"
 #include "viz/figures/attention_maps.h"
+#include "viz/figures/series_statistic.h"
 
 namespace attnlab::session {
 
@@ -43,5 +44,10 @@ at::Tensor block_tokens(const at::Tensor& output, int64_t b, const attention::To
 at::Tensor block_output_tokens(const models::ForwardResult& result,
                                const std::string& attention_path,
                                const attention::TokenLayout& layout, int64_t b);
+
+// A per-layer statistic of a series (viz::series_statistic_figure), `statistic.table`
+// named with the "_series" suffix; read from `series`' own tables (a sweep's "_sizes"),
+// its x axis.
+viz::CaptionedFigure series_statistic(const SeriesResults& series, viz::SeriesStatistic statistic);
 
 }  // namespace attnlab::session

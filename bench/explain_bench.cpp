@@ -2,12 +2,14 @@
 // one isotropic and two hierarchical presets at 224 (random weights, eval, batch 1):
 // Grad-CAM (a traced forward with the target tapped, one backward pass) and gradient
 // rollout (every layer through its explicit attention form, one backward pass, the
-// rollout). Results and ratios: docs/BENCHMARKS.md.
+// rollout), and the effective receptive field (a traced forward with the input requiring
+// grad, one backward pass to the pixels). Results and ratios: docs/BENCHMARKS.md.
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 
 #include "bench/preset_model.h"
 #include "models/grad_rollout_run.h"
+#include "models/erf_run.h"
 #include "models/gradcam_run.h"
 
 namespace {
@@ -36,6 +38,13 @@ void BM_GradRollout(benchmark::State& state, const std::string& preset) {
   for (auto _ : state) benchmark::DoNotOptimize(models::run_grad_rollout(*model, x).map);
 }
 
+void BM_Erf(benchmark::State& state, const std::string& preset) {
+  auto model = bench::preset_model(preset);
+  const at::Tensor x = at::randn({1, 3, 224, 224});
+  models::run_erf(*model, x);
+  for (auto _ : state) benchmark::DoNotOptimize(models::run_erf(*model, x).map);
+}
+
 #define ATTNLAB_EXPLAIN_BENCH(fn)                                          \
   BENCHMARK_CAPTURE(fn, deit_small, std::string("deit_small_patch16_224")) \
       ->Unit(benchmark::kMillisecond)                                      \
@@ -50,6 +59,7 @@ void BM_GradRollout(benchmark::State& state, const std::string& preset) {
 ATTNLAB_EXPLAIN_BENCH(BM_Forward)
 ATTNLAB_EXPLAIN_BENCH(BM_GradCam)
 ATTNLAB_EXPLAIN_BENCH(BM_GradRollout)
+ATTNLAB_EXPLAIN_BENCH(BM_Erf)
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "core/attention/registry.h"
@@ -76,7 +77,7 @@ TEST(Zoo, DemoIsTheIndexInRegistryOrder) {
   std::vector<std::string> expected = zoo_mechanisms();
   expected.insert(std::find(expected.begin(), expected.end(), "swin") + 1, "swin_backbone");
   EXPECT_EQ(names, expected);
-  EXPECT_EQ(demo.series, (std::vector<std::string>{"castling"}));
+  EXPECT_EQ(demo.series, (std::vector<std::string>{"castling", "linear"}));
   const fs::path empty = fs::temp_directory_path() / "attnlab_zoo_demo_empty";
   fs::create_directories(empty);
   try {
@@ -125,26 +126,32 @@ TEST(Zoo, EvalOnTheFirstThousandTestImagesGivesTheRecordedNumber) {
   }
 }
 
-TEST(Zoo, CastlingSeriesHasTenOrMoreCheckpointsFromStepZeroInOrder) {
+// Castling's series (its Fig. 6: every 90 steps) and linear attention's (every 180 steps,
+// a re-run of the zoo's recipe on another machine: issue 26): from step 0 to the model's
+// last step, in order, each checkpoint a loadable model of the model's config.
+TEST(Zoo, SeriesRunFromStepZeroToTheEndInOrder) {
   const nlohmann::json index = zoo_index();
-  const nlohmann::json* castling = nullptr;
-  for (const auto& s : index["series"])
-    if (s["name"] == "castling") castling = &s;
-  ASSERT_NE(castling, nullptr);
-  const auto& cps = (*castling)["checkpoints"];
-  ASSERT_GE(cps.size(), 10u);
-  EXPECT_EQ(cps.front()["step"].get<int64_t>(), 0);
-  for (size_t i = 1; i < cps.size(); ++i)
-    EXPECT_GT(cps[i]["step"].get<int64_t>(), cps[i - 1]["step"].get<int64_t>());
-  int64_t final_steps = 0;
-  for (const auto& m : index["models"])
-    if (m["name"] == "castling") final_steps = m["steps"].get<int64_t>();
-  EXPECT_EQ(cps.back()["step"].get<int64_t>(), final_steps);
-  // Each checkpoint is a loadable model of the same config.
-  const Json config =
-      config_from_metadata(io::read_safetensors(kZoo + "/castling.safetensors").metadata);
-  for (const auto& cp : cps)
-    EXPECT_NO_THROW(load_model(config, kZoo + "/" + cp["file"].get<std::string>()));
+  std::map<std::string, size_t> at_least{{"castling", 10}, {"linear", 6}};
+  for (const auto& [name, count] : at_least) {
+    SCOPED_TRACE(name);
+    const nlohmann::json* series = nullptr;
+    for (const auto& s : index["series"])
+      if (s["name"] == name) series = &s;
+    ASSERT_NE(series, nullptr);
+    const auto& cps = (*series)["checkpoints"];
+    ASSERT_GE(cps.size(), count);
+    EXPECT_EQ(cps.front()["step"].get<int64_t>(), 0);
+    for (size_t i = 1; i < cps.size(); ++i)
+      EXPECT_GT(cps[i]["step"].get<int64_t>(), cps[i - 1]["step"].get<int64_t>());
+    int64_t final_steps = 0;
+    for (const auto& m : index["models"])
+      if (m["name"] == name) final_steps = m["steps"].get<int64_t>();
+    EXPECT_EQ(cps.back()["step"].get<int64_t>(), final_steps);
+    const Json config =
+        config_from_metadata(io::read_safetensors(kZoo + "/" + name + ".safetensors").metadata);
+    for (const auto& cp : cps)
+      EXPECT_NO_THROW(load_model(config, kZoo + "/" + cp["file"].get<std::string>()));
+  }
 }
 
 TEST(Zoo, TotalSizeIsAtMostFortyMegabytes) {

@@ -10,6 +10,12 @@
 #   map_rank/   rank of the attention map itself, with the depthwise lifts  (finding f)
 #   outliers/   high-norm outlier tokens and the attention they receive   (finding g)
 #   cka/        linear CKA between layers, within and between models      (finding h)
+#   erf/        effective receptive field of the centre token             (finding i)
+#   heads/      head importance by ablation on 1000 test images          (finding j)
+#   sizes/      statistics at 28, 42 and 56 pixels (a resolution sweep)  (finding k)
+#   series_cka/ CKA of each Castling checkpoint to the final one         (finding l)
+#   linear_series/ entropy, map rank and CKA to the final checkpoint along linear
+#               attention's training series                              (finding l)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${ATTNLAB_BIN:-$root/build/app/attnlab}"
@@ -42,3 +48,18 @@ for m in softmax linear castling hilo rala anchor; do
 done
 "$bin" "${threads[@]}" report --models "$zoo"/{softmax,linear,castling,rala}.safetensors \
   --images "$images" --analyses cka --complexity-scales none --formats png --out "$out/cka"
+"$bin" "${threads[@]}" report --models "$zoo"/{softmax,linear,castling,hilo,rala,swin,flatten,anchor}.safetensors \
+  --images "$images" --analyses erf --figures erf --complexity-scales none --formats png,svg \
+  --out "$out/erf"
+for m in softmax linear castling hilo rala flatten anchor swin xca sra; do
+  "$bin" "${threads[@]}" head-importance --model "$zoo/$m.safetensors" \
+    --dataset fashion-mnist:test --limit 1000 --batch 250 --out "$out/heads"
+done
+for m in softmax linear rala hilo; do
+  "$bin" "${threads[@]}" analyze-sizes --model "$zoo/$m.safetensors" --img-sizes 28,42,56 \
+    --images "$images" --out "$out/sizes"
+done
+"$bin" "${threads[@]}" analyze-series --checkpoints "$zoo"/castling_series/step_*.safetensors \
+  --images "$images" --analyses cka --out "$out/series_cka"
+"$bin" "${threads[@]}" analyze-series --checkpoints "$zoo"/linear_series/step_*.safetensors \
+  --images "$images" --analyses entropy,map_rank,cka --out "$out/linear_series"

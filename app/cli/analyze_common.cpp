@@ -148,7 +148,15 @@ AnalyzeRequest take_analyze_request(Args& args, bool series, const std::string& 
     Args first(model_args);
     r.model = take_model_choice(first);
     r.model.hash_checkpoint = true;  // each checkpoint's, as with_checkpoint takes it
-    r.model.tag = std::filesystem::path(r.checkpoints.front()).stem().string() + "_series";
+    // Named after the series folder when it is one ("castling_series/step_000000..."),
+    // else after the first checkpoint.
+    const std::filesystem::path first_file(r.checkpoints.front());
+    const std::string folder = first_file.parent_path().filename().string();
+    const std::string suffix = "_series";
+    r.model.tag = folder.size() > suffix.size() &&
+                          folder.compare(folder.size() - suffix.size(), suffix.size(), suffix) == 0
+                      ? folder
+                      : first_file.stem().string() + suffix;
   } else {
     r.model_request = take_model_request(args, /*hash_checkpoint=*/true);
     r.model = choose_request(r.model_request);

@@ -15,7 +15,8 @@ int cmd_analyses(Args args, const GlobalOptions&) {
     std::printf("%s — %s\n", a.name.c_str(), a.summary.c_str());
     std::printf("  needs: %s%s\n",
                 a.needs.empty() ? "any attention layer" : text::join(a.needs).c_str(),
-                a.explain ? " (and the model: its own forward and backward pass)" : "");
+                a.explain ? " (and the model: passes of its own)" : "");
+    if (a.opt_in) std::printf("  not in \"all\": runs when named\n");
     std::vector<std::string> writes = a.tables;
     writes.insert(writes.end(), a.arrays.begin(), a.arrays.end());
     if (!writes.empty()) std::printf("  writes: %s\n", text::join(writes, "; ").c_str());

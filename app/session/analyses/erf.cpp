@@ -7,6 +7,8 @@
 // map with the token and those radii, and the cumulative share against the radius.
 #include <ATen/ATen.h>
 
+#include <cmath>
+
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/erf.h"
 #include "models/erf_run.h"
@@ -69,7 +71,10 @@ std::vector<analysis::Table> erf_tables(const std::vector<analysis::Array>& mean
   if (!map || !setup || setup->data.size() < 5) return {};
   const at::Tensor m = at::tensor(std::vector<double>(map->data.begin(), map->data.end()))
                            .reshape({map->shape[0], map->shape[1]});
-  const std::vector<double> fractions(setup->data.begin() + 4, setup->data.end());
+  // Stored as float32: back to the fractions asked for (percentages to 1e-4).
+  std::vector<double> fractions;
+  for (auto it = setup->data.begin() + 4; it != setup->data.end(); ++it)
+    fractions.push_back(std::round(double(*it) * 1e6) / 1e6);
   const analysis::ErfSummary s = analysis::erf_summary(m, setup->data[0], setup->data[1], fractions);
   analysis::Table areas = areas_table(
       "erf",

@@ -71,7 +71,7 @@ TEST(SeriesCka, EveryCheckpointIsComparedWithTheFinalOne) {
                          series + "step_000937.safetensors --analyses cka --images " + kImages +
                          " --out " + out);
   ASSERT_EQ(r.code, 0) << r.out;
-  const auto t = read_table_csv(out + "/step_000000_series__cka_final_series.csv");
+  const auto t = read_table_csv(out + "/castling_series__cka_final_series.csv");
   ASSERT_EQ(t.rows.size(), 3u * 4u);
   for (const auto& row : t.rows) {
     const double cka = row[t.column("cka")].number();

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "viz/figure_layout.h"
+#include "viz/figures/head_dots.h"  // kMaxInsideLegend
 
 namespace attnlab::viz {
 namespace {
@@ -88,11 +89,17 @@ Panel cumulative_panel(const std::vector<ErfModel>& models, const std::vector<do
     level.color = cycle_color(int(i) + 2);
     level.width_pt = 0.6;
     level.dashed = true;
-    level.label = format_number(percents[i]) + " %";
     p.items.emplace_back(std::move(level));
+    TextLabel text;  // the share beside its line, the circles' colour (not in the legend)
+    text.x = reach;
+    text.y = percents[i] / 100;
+    text.text = format_number(percents[i]) + " % ";
+    text.anchor = TextLabel::Anchor::Right;
+    text.color = cycle_color(int(i) + 2);
+    p.items.emplace_back(std::move(text));
   }
-  p.legend = true;
-  p.legend_outside = models.size() + percents.size() > 6;
+  p.legend = models.size() > 1;
+  p.legend_outside = models.size() > kMaxInsideLegend;
   p.grid = true;
   return p;
 }
@@ -110,8 +117,8 @@ CaptionedFigure erf_figure(const std::vector<ErfModel>& models, const ErfFigureO
   for (const auto& m : models) f.panels.push_back(map_panel(m, options));
   f.panels.push_back(cumulative_panel(models, percents));
   f.colorbar = ColorbarSpec{options.cmap, -options.decades, 0, "log10 contribution / max"};
-  f.height_in = 2.3 * double(f.rows()) + 0.3;
-  f.height_in = fitted_height_in(f);
+  f.height_in = 2.6 * double(f.rows()) + 0.3;
+  fit_height_to_images(f);  // map rows without blank space; the plot's row keeps its height
   std::string shares;
   for (const double p : percents) shares += (shares.empty() ? "" : ", ") + format_number(p);
   const std::string caption =

@@ -93,6 +93,8 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
   at::NoGradGuard no_grad;
   auto forward = std::make_shared<models::ForwardResult>(model.ready.model->run(x, fo));
   if (forward->traces.empty()) throw std::runtime_error("the model has no attention layer to show");
+  for (const auto& a : session::analyses())  // those that run only on small enough models
+    if (a.in_image_analysis_if && a.in_image_analysis_if(*forward)) settings.analyses.insert(a.name);
   session::AnalysisSession session(settings,
                                    [&](const analysis::Array& a) { out->arrays.push_back(a); });
   session.add(kImageTag, *forward);

@@ -93,6 +93,9 @@ struct AnalysisInfo {
   // The GUI runs it with every image analysis (cheap statistics its tab reads); maps and
   // rollout are answered per query from the traces instead, explanations on request.
   bool in_image_analysis = false;
+  // Or only when this says the model is small enough to run it with every image (heads:
+  // one forward per head); null: as in_image_analysis says.
+  std::function<bool(const models::ForwardResult&)> in_image_analysis_if;
   // Not part of "all" (analyze's and report's default): it costs passes of its own per
   // image far beyond the forward (heads: one forward per head), so it runs when named.
   bool opt_in = false;

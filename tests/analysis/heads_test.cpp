@@ -179,3 +179,23 @@ TEST(HeadAblation, TheSessionTabulatesEveryHeadAndTheFigureDrawsIt) {
   ASSERT_EQ(fig.figure.panels.size(), 1u);
   EXPECT_THROW(attnlab::viz::head_importance_figure({}), std::invalid_argument);
 }
+
+TEST(HeadAblation, TheGuiRunsItOnlyForSmallModels) {
+  const attnlab::session::AnalysisInfo* heads = attnlab::session::find_analysis("heads");
+  ASSERT_NE(heads, nullptr);
+  ASSERT_TRUE(heads->in_image_analysis_if);
+  EXPECT_TRUE(heads->opt_in);
+  attnlab::models::ForwardOptions traced;
+  traced.trace_attention = true;
+  const at::NoGradGuard no_grad;
+  // 2 layers x 2 heads on 16 tokens: 64 head-tokens.
+  EXPECT_TRUE(heads->in_image_analysis_if(tiny_vit()->run(at::randn({1, 3, 32, 32}), traced)));
+  // DeiT-Tiny at 224: 12 x 3 heads on 197 tokens (7092 > 4096): left to the command line.
+  at::manual_seed(0);
+  auto deit = attnlab::models::make_backbone({{"arch", "vit"},   {"img_size", 224},
+                                              {"patch_size", 16}, {"embed_dim", 192},
+                                              {"depth", 12},      {"num_heads", 3},
+                                              {"num_classes", 10}});
+  deit->eval();
+  EXPECT_FALSE(heads->in_image_analysis_if(deit->run(at::randn({1, 3, 224, 224}), traced)));
+}

@@ -3,7 +3,7 @@
 // model's predicted class probability recorded, with whether the top-1 survives; one
 // plain forward per head and image. The loss on a labelled set is `attnlab
 // head-importance --dataset` (the analyses see no labels). Figure: layers × heads heatmap
-// of the mean drop per model.
+// of the mean drop per model; the GUI's Heads tab for small models (kGuiHeadTokens).
 #include <ATen/ATen.h>
 
 #include "app/session/analyses/step_helpers.h"
@@ -36,6 +36,17 @@ void explain_heads(ExplainStep& s) {
   s.session.accumulate(t);
 }
 
+// The GUI ablates the heads with every image only up to this many head-tokens (Σ heads ×
+// the first layer's tokens): the zoo's models (8 heads × 196 tokens: 9 forwards of a few
+// ms) but not a DeiT-S at 224 (72 × 197: 73 forwards, about 4 s per image here).
+constexpr int64_t kGuiHeadTokens = 4096;
+
+int64_t head_tokens(const models::ForwardResult& r) {
+  int64_t heads = 0;
+  for (const auto& t : r.traces) heads += t.trace->heads;
+  return r.traces.empty() ? 0 : heads * r.traces.front().trace->layout.tokens();
+}
+
 }  // namespace
 
 AnalysisInfo heads_analysis() {
@@ -48,12 +59,33 @@ AnalysisInfo heads_analysis() {
   info.opt_in = true;  // one forward per head and image
   info.explain = explain_heads;
   info.figure_kinds = {{"head_importance", "Head importance by ablation"}};
+  info.in_image_analysis_if = [](const models::ForwardResult& r) {
+    return head_tokens(r) <= kGuiHeadTokens;
+  };
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
     auto tables = model_tables(in.models, "head_importance");
     if (!tables.empty())
       jobs.push_back({"head_importance", "head_importance",
                       [tables] { return viz::head_importance_figure(tables); }});
   };
+  info.tab = AnalysisTab{
+      "heads",
+      "Heads",
+      false,
+      false,
+      [](const TabInputs& in) {
+        const ModelResults& m = in.models.front();
+        const analysis::Table* t = m.table("head_importance");
+        if (!t)
+          throw std::invalid_argument(
+              "the GUI ablates the heads of models with at most " +
+              std::to_string(kGuiHeadTokens) +
+              " head-tokens (heads x tokens); for this model run attnlab head-importance or "
+              "report --analyses heads");
+        return viz::head_importance_figure({{m.name, *t}});
+      },
+      "Each head switched off alone on this image; attnlab head-importance adds the loss and "
+      "accuracy on a labelled set."};
   return info;
 }
 

@@ -55,6 +55,19 @@ std::vector<int64_t> parse_layers(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// "y,x" (a cell of `grid`) into y and x; UsageError naming `option` otherwise.
+void parse_cell(const std::string& text, const std::string& option, const std::string& grid,
+                int64_t& y, int64_t& x) {
+  const auto comma = text.find(',');
+  if (comma == std::string::npos) throw UsageError(option + " wants y,x (" + grid + " row, column)");
+  y = parse_index(text.substr(0, comma), option);
+  x = parse_index(text.substr(comma + 1), option);
+}
+
+}  // namespace
+
 session::AnalysisSettings take_analysis_settings(Args& args, const std::string& default_analyses) {
   session::AnalysisSettings st;
   const std::string analyses = args.take_option("--analyses");
@@ -65,12 +78,7 @@ session::AnalysisSettings take_analysis_settings(Args& args, const std::string& 
   }
   st.images_per_forward = args.take_positive_int("--batch", 1);
   const std::string query = args.take_option("--query");
-  if (!query.empty()) {
-    const auto comma = query.find(',');
-    if (comma == std::string::npos) throw UsageError("--query wants y,x (grid row, column)");
-    st.query_y = parse_index(query.substr(0, comma), "--query");
-    st.query_x = parse_index(query.substr(comma + 1), "--query");
-  }
+  if (!query.empty()) parse_cell(query, "--query", "grid", st.query_y, st.query_x);
   const std::string token = args.take_option("--query-token");
   if (!token.empty()) {
     if (!query.empty()) throw UsageError("give --query y,x or --query-token N, not both");
@@ -100,12 +108,8 @@ session::AnalysisSettings take_analysis_settings(Args& args, const std::string& 
   if (!(st.outlier_factor > 0) || !std::isfinite(st.outlier_factor))
     throw UsageError("--outlier-factor must be > 0");
   const std::string erf_token = args.take_option("--erf-token");
-  if (!erf_token.empty()) {
-    const auto comma = erf_token.find(',');
-    if (comma == std::string::npos) throw UsageError("--erf-token wants y,x (output grid row, column)");
-    st.erf_token_y = parse_index(erf_token.substr(0, comma), "--erf-token");
-    st.erf_token_x = parse_index(erf_token.substr(comma + 1), "--erf-token");
-  }
+  if (!erf_token.empty())
+    parse_cell(erf_token, "--erf-token", "output grid", st.erf_token_y, st.erf_token_x);
   const std::string fractions = args.take_option("--erf-percent");
   if (!fractions.empty()) {
     st.erf_fractions.clear();

@@ -23,13 +23,6 @@
 namespace attnlab::cli {
 namespace {
 
-void check_classes(const std::string& spec, int64_t dataset_classes, const ReadyModel& ready) {
-  const int64_t classes = ready.config.value("num_classes", int64_t{1000});
-  if (dataset_classes > classes)
-    throw std::runtime_error(spec + " has " + std::to_string(dataset_classes) +
-                             " classes; the model predicts " + std::to_string(classes));
-}
-
 void print_accuracy(const training::Accuracy& acc, const std::string& spec, int limit,
                     int64_t considered) {
   std::string notes;
@@ -57,7 +50,7 @@ int cmd_eval(Args args, const GlobalOptions& g) {
     // Listed before the model loads, so a wrong path fails at once.
     const data::FolderListing listing = data::list_image_folder(folder);
     const ReadyModel ready = load_ready_model(choice, device);
-    check_classes(spec, static_cast<int64_t>(listing.class_names.size()), ready);
+    check_dataset_classes(spec, static_cast<int64_t>(listing.class_names.size()), ready);
     const int64_t n = limit > 0 ? std::min<int64_t>(limit, int64_t(listing.files.size()))
                                 : int64_t(listing.files.size());
     std::fprintf(stderr, "eval: %lld images in %zu classes, preprocessing: %s\n",
@@ -78,13 +71,7 @@ int cmd_eval(Args args, const GlobalOptions& g) {
   }
 
   const ReadyModel ready = load_ready_model(choice, device);
-  const int size = static_cast<int>(ready.config.value("img_size", 224));
-  const data::ImageDataset set = data::load_dataset(spec, size);
-  if (set.images.size(2) != size || set.images.size(3) != size)
-    throw std::runtime_error(spec + " holds " + std::to_string(set.images.size(3)) + "×" +
-                             std::to_string(set.images.size(2)) + " images; the model takes " +
-                             std::to_string(size) + "×" + std::to_string(size));
-  check_classes(spec, set.classes(), ready);
+  const data::ImageDataset set = load_dataset_for(spec, ready);
   const training::Accuracy acc = training::evaluate(
       *ready.model, set, data::normalisation_of(choice.preprocessing), limit, batch);
   print_accuracy(acc, spec, limit, acc.total);

@@ -64,29 +64,18 @@ int cmd_head_importance(Args args, const GlobalOptions& g) {
   if (!args.positionals().empty()) throw UsageError("head-importance takes no positional arguments");
 
   const c10::Device device = runtime::select_device(g.device);
-  // The set is listed (a folder) or read (Fashion-MNIST) before the model loads, so a
-  // wrong path fails at once.
+  // A folder is listed before the model loads, so a wrong path fails at once; an
+  // in-memory set is read at the model's input size.
   const std::string folder = data::folder_of_spec(spec);
   data::FolderListing listing;
   data::ImageDataset set;
   if (!folder.empty()) listing = data::list_image_folder(folder);
   const ReadyModel ready = load_ready_model(choice, device);
-  const int64_t classes = ready.config.value("num_classes", int64_t{1000});
-  if (folder.empty()) {
-    const int size = int(ready.config.value("img_size", 224));
-    set = data::load_dataset(spec, size);
-    if (set.images.size(2) != size || set.images.size(3) != size)
-      throw std::runtime_error(spec + " holds " + std::to_string(set.images.size(3)) + "x" +
-                               std::to_string(set.images.size(2)) + " images; the model takes " +
-                               std::to_string(size) + "x" + std::to_string(size) +
-                               " (a folder:DIR set is resized by the model's preprocessing)");
-  }
+  if (folder.empty())
+    set = load_dataset_for(spec, ready);
+  else
+    check_dataset_classes(spec, int64_t(listing.class_names.size()), ready);
   const int64_t available = folder.empty() ? set.size() : int64_t(listing.files.size());
-  const int64_t dataset_classes =
-      folder.empty() ? set.classes() : int64_t(listing.class_names.size());
-  if (dataset_classes > classes)
-    throw std::runtime_error(spec + " has " + std::to_string(dataset_classes) +
-                             " classes; the model predicts " + std::to_string(classes));
   const int64_t n = std::min(limit, available);
 
   const models::AblationPlan plan = models::plan_head_ablation(*ready.model);

@@ -94,4 +94,23 @@ ModelChoice model_entry_choice(const std::string& entry, const std::string& pres
   }
 }
 
+void check_dataset_classes(const std::string& spec, int64_t dataset_classes, const ReadyModel& ready) {
+  const int64_t classes = ready.config.value("num_classes", int64_t{1000});
+  if (dataset_classes > classes)
+    throw std::runtime_error(spec + " has " + std::to_string(dataset_classes) +
+                             " classes; the model predicts " + std::to_string(classes));
+}
+
+data::ImageDataset load_dataset_for(const std::string& spec, const ReadyModel& ready) {
+  const int size = static_cast<int>(ready.config.value("img_size", 224));
+  data::ImageDataset set = data::load_dataset(spec, size);
+  if (set.images.size(2) != size || set.images.size(3) != size)
+    throw std::runtime_error(spec + " holds " + std::to_string(set.images.size(3)) + "×" +
+                             std::to_string(set.images.size(2)) + " images; the model takes " +
+                             std::to_string(size) + "×" + std::to_string(size) +
+                             " (a folder:DIR set is resized by the model's preprocessing)");
+  check_dataset_classes(spec, set.classes(), ready);
+  return set;
+}
+
 }  // namespace attnlab::cli

@@ -7,6 +7,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/session/model_source.h"
+#include "core/data/image_dataset.h"
 
 namespace attnlab::cli {
 
@@ -30,6 +31,12 @@ nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::s
 ModelChoice choose_request(const session::ModelRequest& request);
 // session::load_chosen_model, its warnings (non-finite weights) said on stderr.
 ReadyModel load_ready_model(const ModelChoice& choice, const c10::Device& device);
+// A labelled set's class count against the model's (num_classes): std::runtime_error
+// naming `spec` when the set has more classes than the model predicts.
+void check_dataset_classes(const std::string& spec, int64_t dataset_classes, const ReadyModel& ready);
+// An in-memory labelled set (fashion-mnist:...) for the model: read at its img_size, its
+// images' size and classes checked; std::runtime_error naming the mismatch otherwise.
+data::ImageDataset load_dataset_for(const std::string& spec, const ReadyModel& ready);
 // session::model_entry_choice, its errors as UsageError.
 ModelChoice model_entry_choice(const std::string& entry, const std::string& preset = "");
 

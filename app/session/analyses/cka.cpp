@@ -77,7 +77,7 @@ AnalysisInfo cka_analysis() {
   // (analyse_series' own pass: every checkpoint on the same images).
   info.series = true;
   info.series_figure = [](const SeriesResults& s) {
-    return series_statistic(s, {"cka_final_series", "cka", "CKA to the final checkpoint",
+    return series_statistic(s, {"cka_final", "cka", "CKA to the final checkpoint",
                                 "Linear CKA of each layer with the same layer of the final "
                                 "checkpoint"});
   };

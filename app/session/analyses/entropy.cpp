@@ -49,7 +49,7 @@ AnalysisInfo entropy_analysis() {
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
-        s, {"entropy_layers_series", "normalised_entropy_mean", "row entropy / ln K",
+        s, {"entropy_layers", "normalised_entropy_mean", "row entropy / ln K",
                    "Attention entropy H / ln K (mean over heads and queries)"});
   };
   info.add = add_entropy;

@@ -40,7 +40,7 @@ AnalysisInfo locality_analysis() {
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
-        s, {"locality_layers_series", "mean_distance_mean", "mean attention distance (patches)",
+        s, {"locality_layers", "mean_distance_mean", "mean attention distance (patches)",
                    "Mean attention distance (mean over heads)"});
   };
   info.add = add_locality;

@@ -96,7 +96,7 @@ AnalysisInfo map_rank_analysis() {
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
-        s, {"map_rank_layers_series", "rank_mean", "map rank",
+        s, {"map_rank_layers", "rank_mean", "map rank",
                    "Numerical rank of the attention map (mean over heads; max(N, K)·ε·σ_max rule)"});
   };
   info.add = add_map_rank;

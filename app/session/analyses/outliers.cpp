@@ -64,7 +64,7 @@ AnalysisInfo outliers_analysis() {
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
-        s, {"outliers_layers_series", "max_over_median_mean", "max norm / median",
+        s, {"outliers_layers", "max_over_median_mean", "max norm / median",
                    "The largest token norm of the block output over the median norm"});
   };
   info.add = add_outliers;

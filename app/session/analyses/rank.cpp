@@ -94,7 +94,7 @@ AnalysisInfo rank_analysis() {
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
-        s, {"rank_layers_series", "rank_mean", "numerical rank",
+        s, {"rank_layers", "rank_mean", "numerical rank",
                    "Numerical rank of each matrix kind (KV buffer, output, ...; mean over heads)", "matrix"});
   };
   info.add = add_rank;

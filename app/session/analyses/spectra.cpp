@@ -87,7 +87,7 @@ AnalysisInfo spectra_analysis() {
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
-        s, {"spectra_layers_series", "high_frequency_ratio_mean", "high-frequency energy ratio",
+        s, {"spectra_layers", "high_frequency_ratio_mean", "high-frequency energy ratio",
                    "High-frequency energy ratio of each branch output (mean over channels)", "branch"});
   };
   info.add = add_spectra;

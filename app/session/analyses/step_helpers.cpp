@@ -77,10 +77,7 @@ at::Tensor block_output_tokens(const models::ForwardResult& result,
 }
 
 viz::CaptionedFigure series_statistic(const SeriesResults& series, viz::SeriesStatistic statistic) {
-  const std::string from = "_series";
-  if (statistic.table.size() > from.size() &&
-      statistic.table.compare(statistic.table.size() - from.size(), from.size(), from) == 0)
-    statistic.table = statistic.table.substr(0, statistic.table.size() - from.size()) + series.suffix;
+  statistic.table += series.suffix;
   viz::SeriesStatisticOptions options;
   options.x_column = series.x_column;
   options.x_label = series.x_label;

@@ -45,9 +45,9 @@ at::Tensor block_output_tokens(const models::ForwardResult& result,
                                const std::string& attention_path,
                                const attention::TokenLayout& layout, int64_t b);
 
-// A per-layer statistic of a series (viz::series_statistic_figure), `statistic.table`
-// named with the "_series" suffix; read from `series`' own tables (a sweep's "_sizes"),
-// its x axis.
+// A per-layer statistic of a series (viz::series_statistic_figure): `statistic.table` is
+// the per-checkpoint table's name ("entropy_layers"), read as `series`' own table (its
+// suffix: "_series", a sweep's "_sizes") against its x axis.
 viz::CaptionedFigure series_statistic(const SeriesResults& series, viz::SeriesStatistic statistic);
 
 }  // namespace attnlab::session

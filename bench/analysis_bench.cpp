@@ -13,6 +13,8 @@
 #include "core/analysis/attention_maps.h"
 #include "core/analysis/rank.h"
 #include "core/runtime/memory_probe.h"
+#include "models/erf_run.h"
+#include "models/head_ablation.h"
 
 namespace {
 
@@ -143,6 +145,49 @@ void BM_CostAnalysis(benchmark::State& state, const std::string& model_name,
   }
   state.counters["peak_MiB"] = double(probe.peak_bytes() - probe.live_bytes()) / (1 << 20);
 }
+// The two opt-in analyses run the model themselves: ERF one forward with autograd and a
+// backward to the pixels, heads one (resumed) forward per head, so each is timed with its
+// forwards, against the plain forward above.
+void BM_CostErf(benchmark::State& state, const std::string& model_name) {
+  auto model = bench::preset_model(model_name);
+  const at::Tensor x = at::randn({1, 3, 224, 224});
+  models::run_erf(*model, x);
+  runtime::CpuMemoryProbe probe;
+  for (auto _ : state) benchmark::DoNotOptimize(models::run_erf(*model, x).map);
+  state.counters["peak_MiB"] = double(probe.peak_bytes() - probe.live_bytes()) / (1 << 20);
+}
+// resume: each ablated forward starts at the ablated layer's block (as shipped); the
+// baseline without it runs every ablated forward from the images.
+void BM_CostHeads(benchmark::State& state, const std::string& model_name, bool resume) {
+  auto model = bench::preset_model(model_name);
+  const at::Tensor x = at::randn({1, 3, 224, 224});
+  const models::AblationPlan plan = models::plan_head_ablation(*model);
+  runtime::CpuMemoryProbe probe;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(
+        models::ablate_heads(*model, plan, x, at::Tensor(), {}, resume).probability);
+  state.counters["peak_MiB"] = double(probe.peak_bytes() - probe.live_bytes()) / (1 << 20);
+  state.counters["heads"] = double(plan.heads());
+}
+BENCHMARK_CAPTURE(BM_CostErf, deit_small, std::string("deit_small_patch16_224"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostHeads, deit_small, std::string("deit_small_patch16_224"), true)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostHeads, deit_small_from_images, std::string("deit_small_patch16_224"),
+                  false)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostErf, ravlt_t, std::string("ravlt_t"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostHeads, ravlt_t, std::string("ravlt_t"), true)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_CostHeads, ravlt_t_from_images, std::string("ravlt_t"), false)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_CostForward, deit_small, std::string("deit_small_patch16_224"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

@@ -16,6 +16,29 @@ std::string block_path(const std::string& attn_path) {
 
 }  // namespace
 
+bool ForwardRecorder::enter_block(const std::string& path, at::Tensor& x, int64_t* height,
+                                  int64_t* width) {
+  if (skipping_) {
+    if (path != options_.resume->block) return false;
+    const BlockInput& from = *options_.resume;
+    if (!from.input.defined())
+      throw ModelError("resumed forward: no input recorded for " + path);
+    x = from.input;
+    if (height) *height = from.height;
+    if (width) *width = from.width;
+    skipping_ = false;
+  }
+  if (options_.record_block_inputs)
+    result_.block_inputs.push_back(
+        {path, x.detach(), height ? *height : 0, width ? *width : 0});
+  return true;
+}
+
+void ForwardRecorder::check_resumed() const {
+  if (skipping_)
+    throw ModelError("resumed forward: the model has no block '" + options_.resume->block + "'");
+}
+
 at::Tensor ForwardRecorder::attend(attention::AttentionMechanism& attn, const std::string& path,
                                    const at::Tensor& tokens, const attention::TokenLayout& layout) {
   if (!tracing() && !recording()) return attn.forward(tokens, layout);

@@ -23,6 +23,14 @@
 
 namespace attnlab::models {
 
+// A block's input as it entered the block; height and width are the token grid of the
+// hierarchical families' B×N×C tokens (0 where the tensor carries its grid: ViT, NCHW).
+struct BlockInput {
+  std::string block;  // state-dict path, "blocks.5", "layers.2.blocks.1"
+  at::Tensor input;
+  int64_t height = 0, width = 0;
+};
+
 struct ForwardOptions {
   bool trace_attention = false;   // keep every attention layer's AttentionTrace
   attention::TraceOptions trace;  // passed to each traced layer
@@ -34,7 +42,14 @@ struct ForwardOptions {
   // The target stays in the graph (ForwardResult::target is the output itself, not a cut
   // copy): gradients of it with respect to the input (effective receptive field).
   bool target_in_graph = false;
+  // Keep each block's input (ForwardResult::block_inputs), for resumed forwards.
+  bool record_block_inputs = false;
+  // Resume part-way: the blocks before this one are skipped (with the stem and the
+  // downsamplings between them) and the forward starts at `resume->block` from its
+  // recorded input. Head ablation reruns only the blocks from the ablated one on.
+  const BlockInput* resume = nullptr;
 };
+
 
 struct LayerTrace {
   std::string path;  // state-dict path of the attention module, e.g. "blocks.3.attn"
@@ -49,6 +64,7 @@ struct ForwardResult {
   // from it (a leaf that requires grad unless target_in_graph, in the module's own layout: B×N×C with prefix
   // tokens first, or NCHW for RAVLT); undefined when no module has that path.
   at::Tensor target;
+  std::vector<BlockInput> block_inputs;  // with ForwardOptions::record_block_inputs, in order
 };
 
 // Bad model configuration (unknown arch, inconsistent sizes, ...).
@@ -68,13 +84,13 @@ class Backbone : public torch::nn::Module {
 class ForwardRecorder {
  public:
   ForwardRecorder(const ForwardOptions& options, ForwardResult& result)
-      : options_(options), result_(result) {}
+      : options_(options), result_(result), skipping_(options.resume != nullptr) {}
   bool tracing() const { return options_.trace_attention; }
   bool recording() const { return options_.record_outputs; }
   const attention::TraceOptions& trace_options() const { return options_.trace; }
   // Stores `t` (detached) under "<kind>.<path>" when recording.
   void output(const std::string& kind, const std::string& path, const at::Tensor& t) {
-    if (recording()) result_.outputs[kind + "." + path] = t.detach();
+    if (recording() && !skipping_) result_.outputs[kind + "." + path] = t.detach();
   }
   // The forward continues with what this returns: `t`, or at the module named by
   // gradient_target a copy cut from the graph that requires grad, so that gradients of
@@ -87,6 +103,16 @@ class ForwardRecorder {
     result_.target = leaf.requires_grad_(true);
     return result_.target;
   }
+  // True while a resumed forward has not reached its resume block: the backbone skips
+  // what it would compute (stem, blocks, downsamplings).
+  bool skipping() const { return skipping_; }
+  // At each block's entry, with the block's input `x` (and, for B×N×C tokens on a grid,
+  // the grid): false when the block is to be skipped; at the resume block, `x` and the
+  // grid become the recorded input. Records the input with record_block_inputs.
+  bool enter_block(const std::string& path, at::Tensor& x, int64_t* height = nullptr,
+                   int64_t* width = nullptr);
+  // After the last block: throws when a resumed forward never met its resume block.
+  void check_resumed() const;
   void trace(const std::string& path, std::shared_ptr<const attention::AttentionTrace> t) {
     if (tracing()) result_.traces.push_back({path, std::move(t)});
   }
@@ -98,6 +124,7 @@ class ForwardRecorder {
  private:
   const ForwardOptions& options_;
   ForwardResult& result_;
+  bool skipping_;
 };
 
 }  // namespace attnlab::models

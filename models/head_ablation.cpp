@@ -59,6 +59,17 @@ Outcome outcome(const at::Tensor& logits, const at::Tensor& predicted, const at:
   return o;
 }
 
+// The block holding the attention module at `path` ("blocks.5" for "blocks.5.attn"): the
+// longest recorded block path that prefixes it; null when none does.
+const BlockInput* enclosing_block(const std::vector<BlockInput>& inputs, const std::string& path) {
+  const BlockInput* found = nullptr;
+  for (const auto& in : inputs)
+    if (path.compare(0, in.block.size() + 1, in.block + ".") == 0 &&
+        (!found || in.block.size() > found->block.size()))
+      found = &in;
+  return found;
+}
+
 }  // namespace
 
 int64_t AblationPlan::heads() const {
@@ -85,7 +96,8 @@ AblationPlan plan_head_ablation(Backbone& model) {
 
 HeadAblationBatch ablate_heads(Backbone& model, const AblationPlan& plan, const at::Tensor& images,
                                const at::Tensor& labels,
-                               const std::function<void(int64_t, int64_t)>& on_head) {
+                               const std::function<void(int64_t, int64_t)>& on_head,
+                               bool resume) {
   if (plan.layers.empty())
     throw ModelError("head ablation: " + model.arch() + " has no attention layer whose heads " +
                      "can be switched off one at a time" +
@@ -98,7 +110,13 @@ HeadAblationBatch ablate_heads(Backbone& model, const AblationPlan& plan, const 
   for (const auto& p : model.named_parameters()) params[p.key()] = p.value();
 
   HeadAblationBatch out;
-  const at::Tensor base_logits = model.run(images).logits;
+  // The unablated forward keeps each block's input, so that each ablated forward starts
+  // at the ablated layer's block (the blocks before it see the same input either way);
+  // on average this halves the work of a plain ViT.
+  ForwardOptions record;
+  record.record_block_inputs = true;
+  const ForwardResult base_run = model.run(images, record);
+  const at::Tensor& base_logits = base_run.logits;
   const at::Tensor predicted = base_logits.argmax(-1);
   const Outcome base = outcome(base_logits, predicted, labels);
   out.predicted = predicted.cpu();
@@ -118,11 +136,13 @@ HeadAblationBatch ablate_heads(Backbone& model, const AblationPlan& plan, const 
   const int64_t total = plan.heads();
   for (int64_t l = 0; l < layers; ++l) {
     const AblatableLayer& layer = plan.layers[size_t(l)];
+    ForwardOptions resumed;
+    if (resume) resumed.resume = enclosing_block(base_run.block_inputs, layer.path);
     for (size_t h = 0; h < layer.heads.size(); ++h) {
       at::Tensor logits;
       {
         const ZeroedHead off(params, layer, layer.heads[h]);
-        logits = model.run(images).logits;
+        logits = model.run(images, resumed).logits;
       }
       const Outcome o = outcome(logits, predicted, labels);
       out.ablated_probability[l][int64_t(h)] = o.probability.cpu();

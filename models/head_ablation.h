@@ -45,9 +45,12 @@ struct HeadAblationBatch {
 };
 
 // images (B, 3, H, W) preprocessed; labels (B) int64 or undefined. on_head(done, total)
-// after each ablated head. Throws ModelError when the plan has no layer.
+// after each ablated head. Throws ModelError when the plan has no layer. `resume`: each
+// ablated forward starts at the ablated layer's block (false: from the images, the
+// baseline bench/analysis_bench.cpp compares with).
 HeadAblationBatch ablate_heads(Backbone& model, const AblationPlan& plan, const at::Tensor& images,
                                const at::Tensor& labels,
-                               const std::function<void(int64_t, int64_t)>& on_head = {});
+                               const std::function<void(int64_t, int64_t)>& on_head = {},
+                               bool resume = true);
 
 }  // namespace attnlab::models

@@ -140,8 +140,11 @@ class Litv2 : public Backbone {
     ForwardResult result;
     ForwardRecorder recorder(options, result);
     int64_t height = 0, width = 0;
-    at::Tensor x = (*patch_embed_)(images, height, width);
-    recorder.output("out", "patch_embed", x);
+    at::Tensor x;
+    if (!recorder.skipping()) {
+      x = (*patch_embed_)(images, height, width);
+      recorder.output("out", "patch_embed", x);
+    }
     x = run_stages(x, height, width, blocks_, downsamples_, recorder);
     result.logits = pooled_head(x, *norm_, head_, recorder);
     return result;

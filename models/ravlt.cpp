@@ -64,9 +64,13 @@ class RavltBackbone : public Backbone {
                        nn::shape_string(images.sizes()));
     ForwardResult result;
     ForwardRecorder recorder(options, result);
-    at::Tensor x = (*stem_)(images);
-    recorder.output("out", "patch_embed", x);
+    at::Tensor x;
+    if (!recorder.skipping()) {
+      x = (*stem_)(images);
+      recorder.output("out", "patch_embed", x);
+    }
     for (size_t i = 0; i < stages_.size(); ++i) x = (*stages_[i])(x, static_cast<int>(i), recorder);
+    recorder.check_resumed();
     x = (*proj_)(x);
     recorder.output("out", "proj", x);
     x = (*norm_)(x);

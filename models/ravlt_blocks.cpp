@@ -148,8 +148,11 @@ at::Tensor Stage::operator()(const at::Tensor& input, int index, ForwardRecorder
   check_rope_angle(index);
   const std::string path = "layers." + std::to_string(index);
   at::Tensor x = input;
-  for (size_t j = 0; j < blocks_.size(); ++j)
-    x = (*blocks_[j])(x, path + ".blocks." + std::to_string(j), index, recorder);
+  for (size_t j = 0; j < blocks_.size(); ++j) {
+    const std::string block = path + ".blocks." + std::to_string(j);
+    if (recorder.enter_block(block, x)) x = (*blocks_[j])(x, block, index, recorder);
+  }
+  if (recorder.skipping()) return x;  // a resumed forward starts at a later stage
   if (reduction_) {
     x = (*reduction_norm_)((*reduction_)(x));
     recorder.output("out", path + ".downsample", x);

@@ -2,7 +2,8 @@
 // the stage's grid, records its output, and hands over to its downsampling (which updates
 // the grid); then the final norm, mean pooling over tokens and the head. One place, so the
 // fixtures' names ("layers.i", "layers.i.downsample", "norm") and the Grad-CAM taps stay
-// the same for every family.
+// the same for every family. A resumed forward (ForwardOptions::resume) skips the stages
+// and downsamplings before its block.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -23,9 +24,13 @@ at::Tensor run_stages(at::Tensor x, int64_t height, int64_t width,
                       ForwardRecorder& recorder) {
   for (size_t i = 0; i < blocks.size(); ++i) {
     const std::string stage = "layers." + std::to_string(i);
-    const auto layout = attention::grid_layout(height, width, static_cast<int>(i));
-    for (size_t j = 0; j < blocks[i].size(); ++j)
-      x = blocks[i][j]->forward(x, layout, stage + ".blocks." + std::to_string(j), recorder);
+    for (size_t j = 0; j < blocks[i].size(); ++j) {
+      const std::string path = stage + ".blocks." + std::to_string(j);
+      if (!recorder.enter_block(path, x, &height, &width)) continue;
+      const auto layout = attention::grid_layout(height, width, static_cast<int>(i));
+      x = blocks[i][j]->forward(x, layout, path, recorder);
+    }
+    if (recorder.skipping()) continue;  // a resumed forward starts at a later stage
     if (downsamples[i]) {
       x = (*downsamples[i])(x, height, width);
       recorder.output("out", stage + ".downsample", x);
@@ -33,6 +38,7 @@ at::Tensor run_stages(at::Tensor x, int64_t height, int64_t width,
     recorder.output("out", stage, x);
     x = recorder.tap(stage, x);
   }
+  recorder.check_resumed();
   return x;
 }
 

@@ -144,9 +144,12 @@ class Swin : public Backbone {
                        nn::shape_string(images.sizes()));
     ForwardResult result;
     ForwardRecorder recorder(options, result);
-    at::Tensor x = (*patch_embed_)(images);
-    recorder.output("out", "patch_embed", x);
-    if (ape_.defined()) x = x + ape_;
+    at::Tensor x;
+    if (!recorder.skipping()) {
+      x = (*patch_embed_)(images);
+      recorder.output("out", "patch_embed", x);
+      if (ape_.defined()) x = x + ape_;
+    }
     x = run_stages(x, config_.grid(0), config_.grid(0), blocks_, downsamples_, recorder);
     result.logits = pooled_head(x, *norm_, head_, recorder);
     return result;

@@ -288,17 +288,14 @@ class VisionTransformer : public Backbone {
     check_images(images);
     ForwardResult result;
     ForwardRecorder recorder(options, result);
-    const int64_t batch = images.size(0);
-    at::Tensor x = (*patch_embed_)(images);
-    recorder.output("out", "patch_embed", x);
-    std::vector<at::Tensor> parts;
-    if (spec_.class_token) parts.push_back(cls_token_.expand({batch, -1, -1}));
-    if (spec_.distilled) parts.push_back(dist_token_.expand({batch, -1, -1}));
-    parts.push_back(x);
-    x = at::cat(parts, 1) + positions();
+    at::Tensor x;
+    if (!recorder.skipping()) x = embed(images, recorder);
     const attention::TokenLayout layout = spec_.layout();
-    for (size_t i = 0; i < blocks_.size(); ++i)
-      x = blocks_[i]->forward(x, layout, "blocks." + std::to_string(i), recorder);
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+      const std::string path = "blocks." + std::to_string(i);
+      if (recorder.enter_block(path, x)) x = blocks_[i]->forward(x, layout, path, recorder);
+    }
+    recorder.check_resumed();
     if (spec_.class_token) {
       x = (*norm_)(x);
       recorder.output("out", "norm", x);
@@ -316,6 +313,18 @@ class VisionTransformer : public Backbone {
   }
 
  private:
+  // Patch embedding, prefix tokens and positions: the first block's input.
+  at::Tensor embed(const at::Tensor& images, ForwardRecorder& recorder) {
+    const int64_t batch = images.size(0);
+    at::Tensor x = (*patch_embed_)(images);
+    recorder.output("out", "patch_embed", x);
+    std::vector<at::Tensor> parts;
+    if (spec_.class_token) parts.push_back(cls_token_.expand({batch, -1, -1}));
+    if (spec_.distilled) parts.push_back(dist_token_.expand({batch, -1, -1}));
+    parts.push_back(x);
+    return at::cat(parts, 1) + positions();
+  }
+
   void check_images(const at::Tensor& images) const {
     if (images.dim() != 4 || images.size(1) != 3 || images.size(2) != spec_.input_h ||
         images.size(3) != spec_.input_w) {

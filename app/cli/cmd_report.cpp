@@ -7,6 +7,7 @@
 //          [--compare-difference A,B] [--figures KIND,...] [--img-size H[,W]
 //          [--pos-interpolation bicubic|bicubic_antialias]] [analysis options as analyze]
 //          [--complexity-scales 1,2,3] [--bench [--bench-sides 14,28,56]]
+//          [--img-sizes S1,S2,...]   a resolution sweep of each model (size_sweep.h)
 //   (the figure options: report_options.h; they reproduce a GUI view, docs/GUI.md)
 //   (each M a checkpoint, or a model config .json for untrained weights)
 //   report --demo [--out DIR] [--images ...]   the zoo's six models, four demo images and
@@ -27,6 +28,7 @@
 #include "app/cli/report_figures.h"
 #include "app/cli/report_options.h"
 #include "app/cli/report_run.h"
+#include "app/cli/size_sweep.h"
 #include "app/session/analysis_registry.h"
 #include "app/session/cost_figures.h"
 #include "app/session/predictions.h"
@@ -76,6 +78,10 @@ int cmd_report(Args args, const GlobalOptions& g) {
   std::vector<int64_t> img_size;
   if (const std::string size = args.take_option("--img-size"); !size.empty())
     img_size = parse_img_size(size);
+  // A resolution sweep of each model: its over_sizes statistics at these sizes.
+  std::vector<int64_t> sweep_sizes;
+  if (const std::string sizes = args.take_option("--img-sizes"); !sizes.empty())
+    sweep_sizes = parse_img_sizes(sizes);
   std::string pos_interpolation = args.take_option("--pos-interpolation");
   if (!pos_interpolation.empty() && img_size.empty())
     throw UsageError("--pos-interpolation goes with --img-size");
@@ -112,6 +118,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
   std::vector<ModelResults> results;
   std::vector<CostModel> cost_models;  // what the cost figures count and measure
   std::vector<ModelChoice> analysed;   // the models that worked, for CKA between models
+  std::vector<session::ModelRequest> requests;  // of `analysed`, for the resolution sweeps
   for (const auto& m : model_args) {
     try {  // a bad checkpoint (unreadable, foreign, wrong architecture) skips that model only
       session::ModelRequest request = session::model_entry_request(m);
@@ -127,6 +134,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
       results.push_back(run_report_model(c, images, settings, device, stats_dir, run));
       cost_models.push_back({c.tag, request, models::config_mechanism(c.config)});
       analysed.push_back(c);
+      requests.push_back(request);
       for (const auto& f : results.back().failed_images)
         errors.push_back(c.tag + ": image " + f + " could not be analysed");
     } catch (const std::exception& e) {
@@ -168,8 +176,39 @@ int cmd_report(Args args, const GlobalOptions& g) {
     }
   }
 
+  // Each model's resolution sweep: the over_sizes analyses asked for (all of them when
+  // none is), at every size of --img-sizes (a model that cannot take one is reported).
+  std::vector<session::SeriesResults> sweeps;
+  if (!sweep_sizes.empty()) {
+    session::AnalysisSettings ss = settings;
+    ss.analyses.clear();
+    for (const auto& a : session::analyses())
+      if (a.over_sizes && settings.analyses.count(a.name)) ss.analyses.insert(a.name);
+    if (ss.analyses.empty())
+      for (const auto& a : session::analyses())
+        if (a.over_sizes) ss.analyses.insert(a.name);
+    for (size_t m = 0; m < analysed.size(); ++m) {
+      try {
+        session::ModelRequest r = requests[m];
+        r.img_size.clear();
+        SizeSweep sweep = analyse_sizes(r, analysed[m].tag, sweep_sizes, images, ss, device);
+        analysis::OutputFolder folder(stats_dir, analysed[m].tag + "_sizes");
+        for (const auto& t : sweep.results.tables) folder.write_table(t);
+        folder.write_table(sweep.costs);
+        if (sweep.any_failed)
+          errors.push_back(analysed[m].tag + ": an image failed in the resolution sweep");
+        sweeps.push_back(std::move(sweep.results));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "attnlab: error: resolution sweep of %s: %s (skipped)\n",
+                     analysed[m].tag.c_str(), e.what());
+        errors.push_back("resolution sweep of " + analysed[m].tag + ": " + e.what());
+      }
+    }
+  }
+
   fig.rollout_switches = session::describe_rollout(settings.rollout);
-  std::vector<session::FigureJob> jobs = session::report_figure_jobs(results, series, fig);
+  std::vector<session::FigureJob> jobs =
+      session::report_figure_jobs(results, series, fig, sweeps);
   // CKA between models: a pass of its own over the images (report_cka.h).
   if (settings.analyses.count("cka") && analysed.size() >= 2) {
     try {

@@ -129,6 +129,9 @@ const std::vector<CommandSpec>& commands() {
                                               input size (figure "complexity")
       [--bench [--bench-sides 14,28,56]]      measure one layer of each model's mechanism
                                               against softmax (figure "attention_bench")
+      [--img-sizes 224,288,384]               a resolution sweep of each model: the
+                                              statistics of analyze-sizes, figures against
+                                              the input size
       (File > Copy settings as command in the GUI writes these options for the view shown)
   report --demo [--out DIR] [--images ...]  the zoo's models on four demo images, and
                                             Castling's checkpoint series

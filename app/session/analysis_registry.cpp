@@ -113,26 +113,29 @@ std::vector<FigureKind> figure_kinds() {
 
 std::vector<FigureJob> report_figure_jobs(const std::vector<ModelResults>& models,
                                           const std::optional<SeriesResults>& series,
-                                          const FigureOptions& options) {
+                                          const FigureOptions& options,
+                                          const std::vector<SeriesResults>& sweeps) {
   std::vector<FigureJob> jobs;
   const ReportInputs in{models, series, options};
   for (const auto& a : analyses())
     if (a.report_figures) a.report_figures(in, jobs);
-  // A series figure for each series analysis that ran over the series (its tables are there).
-  const auto ran_over_series = [&](const AnalysisInfo& a) {
-    for (const auto& name : a.tables)
-      for (const auto& t : series->tables)
-        if (t.name == name + "_series") return true;
-    return false;
+  // A series figure for each series analysis that ran over the series or sweep (its
+  // tables are there).
+  const auto add_series_figures = [&](const SeriesResults& s, bool sweep) {
+    for (const auto& a : analyses()) {
+      if (!a.series || !a.series_figure || (sweep && !a.over_sizes)) continue;
+      const bool ran = std::any_of(a.tables.begin(), a.tables.end(), [&](const std::string& n) {
+        return std::any_of(s.tables.begin(), s.tables.end(),
+                           [&](const analysis::Table& t) { return t.name == n + s.suffix; });
+      });
+      if (!ran) continue;
+      const auto figure = a.series_figure;
+      const std::string kind = a.figure_kinds.empty() ? a.name : a.figure_kinds.front().id;
+      jobs.push_back({kind, kind + "__" + s.name, [s, figure] { return figure(s); }});
+    }
   };
-  if (series)
-    for (const auto& a : analyses())
-      if (a.series && a.series_figure && ran_over_series(a)) {
-        const SeriesResults s = *series;
-        const auto figure = a.series_figure;
-        const std::string kind = a.figure_kinds.empty() ? a.name : a.figure_kinds.front().id;
-        jobs.push_back({kind, kind + "__" + s.name, [s, figure] { return figure(s); }});
-      }
+  if (series) add_series_figures(*series, false);
+  for (const auto& s : sweeps) add_series_figures(s, true);
   // Order by kind as the index shows them, keeping the order within a kind.
   const std::vector<FigureKind> kinds = figure_kinds();
   const auto rank = [&](const std::string& id) {

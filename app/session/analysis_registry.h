@@ -90,6 +90,11 @@ struct AnalysisInfo {
   bool needs_outputs = false;
   // Over a training series it is what `report --series` and the GUI's series view measure.
   bool series = false;
+  // Its series figure reads a resolution sweep as well ("<table>_sizes" tables, x the input
+  // size: analyze-sizes, report --img-sizes, the GUI's size sweep): a statistic of one
+  // model's images, not of training (Castling's mask) nor of a series as a whole (CKA to
+  // the final checkpoint).
+  bool over_sizes = false;
   // The GUI runs it with every image analysis (cheap statistics its tab reads); maps and
   // rollout are answered per query from the traces instead, explanations on request.
   bool in_image_analysis = false;
@@ -133,9 +138,11 @@ std::set<std::string> parse_analyses(const std::string& list);
 // Every report figure kind, in the order the index shows them (registry order, each kind
 // once: gradcam and gradrollout share "explanations").
 std::vector<FigureKind> figure_kinds();
-// Every report figure the results allow, ordered by kind as figure_kinds().
+// Every report figure the results allow, ordered by kind as figure_kinds(); `sweeps` are
+// resolution sweeps (report --img-sizes, one per model), drawn by the over_sizes analyses.
 std::vector<FigureJob> report_figure_jobs(const std::vector<ModelResults>& models,
                                           const std::optional<SeriesResults>& series,
-                                          const FigureOptions& options);
+                                          const FigureOptions& options,
+                                          const std::vector<SeriesResults>& sweeps = {});
 
 }  // namespace attnlab::session

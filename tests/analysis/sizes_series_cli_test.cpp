@@ -1,7 +1,8 @@
 // The commands around issue 26's sweeps, end to end on the shipped zoo: analyze-sizes writes
 // each table once per input size with the size as its x, a "sizes" table with the tokens,
 // and the figures against the size; analyze-series with cka compares every checkpoint with
-// the final one (which is 1 with itself); head-importance on a labelled set writes one row
+// the final one (which is 1 with itself); report --img-sizes adds each model's sweep to
+// the report; head-importance on a labelled set writes one row
 // per head with the loss and accuracy columns. Usage errors exit 2 and write nothing.
 #include <gtest/gtest.h>
 
@@ -61,6 +62,35 @@ TEST(AnalyzeSizes, UsageErrorsWriteNothing) {
     EXPECT_EQ(r.code, 2) << extra << ": " << r.out;
     EXPECT_FALSE(fs::exists(out)) << extra;
   }
+}
+
+TEST(ReportSizes, EachModelsSweepGoesIntoTheReport) {
+  const std::string out = attnlab::testing::unique_temp_path("report_sizes");
+  const auto r = run_cli("--threads 2 report --models " + kZoo + "/softmax.safetensors " + kZoo +
+                         "/linear.safetensors --img-sizes 28,42 --analyses entropy,locality "
+                         "--figures entropy,locality --formats svg --complexity-scales none "
+                         "--images " + kImages + " --out " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const std::string model : {"softmax", "linear"}) {
+    const auto entropy =
+        read_table_csv(out + "/stats/" + model + "_sizes__entropy_layers_sizes.csv");
+    EXPECT_EQ(entropy.rows.size(), 2u * 4u) << model;  // 4 layers at each of the 2 sizes
+    const auto costs = read_table_csv(out + "/stats/" + model + "_sizes__sizes.csv");
+    EXPECT_EQ(column(costs, "img_size"), (std::vector<double>{28, 42})) << model;
+    for (const std::string kind : {"entropy", "locality"})
+      EXPECT_TRUE(fs::exists(out + "/figures/" + kind + "__" + model + "_sizes.svg"))
+          << model << " " << kind;
+  }
+  // A size a model cannot take is reported, and the rest of the report is still written.
+  const std::string bad = attnlab::testing::unique_temp_path("report_sizes_bad");
+  const auto b = run_cli("report --models " + kZoo + "/softmax.safetensors --img-sizes 28,29 "
+                         "--analyses entropy --figures entropy --formats svg "
+                         "--complexity-scales none --images " + kImages + " --out " + bad);
+  EXPECT_EQ(b.code, 1) << b.out;
+  EXPECT_NE(b.out.find("resolution sweep of softmax"), std::string::npos) << b.out;
+  EXPECT_TRUE(fs::exists(bad + "/index.html"));
+  fs::remove_all(out);
+  fs::remove_all(bad);
 }
 
 TEST(SeriesCka, EveryCheckpointIsComparedWithTheFinalOne) {

@@ -47,6 +47,7 @@ AnalysisInfo entropy_analysis() {
   info.tables = {"entropy_heads", "entropy_layers"};
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.over_sizes = true;  // and against the input size of a resolution sweep
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
         s, {"entropy_layers", "normalised_entropy_mean", "row entropy / ln K",

@@ -38,6 +38,7 @@ AnalysisInfo locality_analysis() {
   info.tables = {"locality_heads", "locality_layers"};
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.over_sizes = true;  // and against the input size of a resolution sweep
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
         s, {"locality_layers", "mean_distance_mean", "mean attention distance (patches)",

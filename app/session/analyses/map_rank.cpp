@@ -94,6 +94,7 @@ AnalysisInfo map_rank_analysis() {
   info.tables = {"map_rank_heads", "map_rank_layers"};
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.over_sizes = true;  // and against the input size of a resolution sweep
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
         s, {"map_rank_layers", "rank_mean", "map rank",

@@ -62,6 +62,7 @@ AnalysisInfo outliers_analysis() {
   info.needs_outputs = true;
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.over_sizes = true;  // and against the input size of a resolution sweep
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
         s, {"outliers_layers", "max_over_median_mean", "max norm / median",

@@ -92,6 +92,7 @@ AnalysisInfo rank_analysis() {
   info.arrays = {"rank_sigma__L<ll>__<matrix>"};
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.over_sizes = true;  // and against the input size of a resolution sweep
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
         s, {"rank_layers", "rank_mean", "numerical rank",

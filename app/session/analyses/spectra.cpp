@@ -85,6 +85,7 @@ AnalysisInfo spectra_analysis() {
   info.needs_outputs = true;  // layers without branch outputs read the module's output
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.over_sizes = true;  // and against the input size of a resolution sweep
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
         s, {"spectra_layers", "high_frequency_ratio_mean", "high-frequency energy ratio",

@@ -1,0 +1,86 @@
+// See size_sweep.h.
+#include "app/cli/size_sweep.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "app/cli/model_options.h"
+#include "app/session/analysis_registry.h"
+#include "app/session/checkpoint_series.h"
+#include "core/io/text.h"
+
+namespace attnlab::cli {
+
+std::vector<int64_t> parse_img_sizes(const std::string& text) {
+  std::vector<int64_t> sizes;
+  for (const auto& item : text::split(text)) {
+    const std::vector<int64_t> hw = parse_img_size(item);
+    if (hw[0] != hw[1]) throw UsageError("--img-sizes takes square sizes (got '" + item + "')");
+    sizes.push_back(hw[0]);
+  }
+  if (sizes.size() < 2) throw UsageError("--img-sizes wants two or more sizes, e.g. 224,288,384");
+  return sizes;
+}
+
+std::string size_sweep_analyses() {
+  std::string names;
+  for (const auto& a : session::analyses())
+    if (a.series && a.over_sizes) names += (names.empty() ? "" : ",") + a.name;
+  return names;
+}
+
+SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string& tag,
+                        const std::vector<int64_t>& sizes, const std::vector<ImageInput>& images,
+                        const session::AnalysisSettings& settings, const c10::Device& device) {
+  SizeSweep out;
+  session::SeriesTables sweep({"size_index", "input", "img_size"}, "_sizes", "input size");
+  out.costs.name = "sizes";
+  out.costs.caption = "each input size of the sweep: tokens of the first and last traced layer, "
+                      "images analysed, and the seconds per image of the forward with the "
+                      "analyses";
+  out.costs.columns = {"size_index",        "img_size", "first_layer_tokens",
+                       "last_layer_tokens", "images",   "seconds_per_image"};
+  out.costs.key_columns = 2;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    session::ModelRequest r = request;
+    r.img_size = {sizes[i], sizes[i]};
+    r.hash_checkpoint = i == 0;  // the same file at every size
+    const ModelChoice choice = choose_request(r);
+    std::fprintf(stderr, "%s: %lld x %lld (%zu/%zu)\n", tag.c_str(), (long long)sizes[i],
+                 (long long)sizes[i], i + 1, sizes.size());
+    ReadyModel model = load_ready_model(choice, device);
+    session::AnalysisSession session(settings, nullptr);  // statistics only
+    Progress progress("  images", static_cast<int64_t>(images.size()));
+    const auto t_size = std::chrono::steady_clock::now();
+    const auto failed =
+        analyse_images(session, *model.model, device, choice.preprocessing, images, progress);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_size).count();
+    out.any_failed = out.any_failed || !failed.empty();
+    if (session.images() == 0)
+      throw std::runtime_error("no image could be analysed at " + std::to_string(sizes[i]) + " px");
+    const std::string input = std::to_string(sizes[i]) + "x" + std::to_string(sizes[i]);
+    sweep.add(int64_t(i), input, sizes[i], session.tables());
+    const nlohmann::json layers = session.layers_json();
+    const auto tokens = [](const nlohmann::json& l) { return l.value("tokens", int64_t{0}); };
+    out.costs.add_row({int64_t(i), sizes[i], layers.empty() ? int64_t{0} : tokens(layers.front()),
+                       layers.empty() ? int64_t{0} : tokens(layers.back()), session.images(),
+                       seconds / double(session.images())});
+    out.per_size.push_back({{"img_size", sizes[i]}, {"layers", layers}, {"seconds", seconds},
+                            {"images_analysed", session.images()}});
+    for (const auto& w : session.warnings())
+      if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
+        out.warnings.push_back(w);
+  }
+  out.results.name = tag + "_sizes";
+  out.results.tables = sweep.tables();
+  out.results.suffix = "_sizes";
+  out.results.x_column = "img_size";
+  out.results.x_label = "input size (pixels)";
+  return out;
+}
+
+}  // namespace attnlab::cli

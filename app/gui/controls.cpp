@@ -10,6 +10,7 @@
 
 #include "app/gui/model_panel.h"
 #include "app/gui/series_view.h"
+#include "app/gui/size_sweep_view.h"
 #include "app/gui/workspace.h"
 
 namespace attnlab::gui {
@@ -228,6 +229,10 @@ void draw_sidebar(const GuiState& state, ViewState& view, FrameRequests& request
   if (!series_files_of(state, view.model).empty()) {
     ImGui::Separator();
     draw_series_controls(state, requests);
+  }
+  if (!state.models.empty()) {
+    ImGui::Separator();
+    draw_size_sweep_controls(state, view, requests);
   }
   ImGui::Separator();
   draw_images(state, view);

@@ -10,6 +10,7 @@
 #include "app/gui/figure_view.h"
 #include "app/gui/map_source.h"
 #include "app/gui/series_view.h"
+#include "app/gui/size_sweep_view.h"
 #include "app/gui/tab_table.h"
 #include "app/gui/workspace.h"
 #include "app/session/query.h"
@@ -189,15 +190,19 @@ void draw_figure_tab(const GuiState& state, TextureCache& cache, const TabEntry&
   // goes below the image's figure (the analysis's series figure).
   const bool with_series = tab.analysis->series_figure && state.series.model == state.view.model &&
                            !state.series.files.empty();
+  // And with a resolution sweep of it on this image, the statistic against the size.
+  const bool with_sweep = tab.analysis->over_sizes && has_size_sweep(state);
+  const int below = int(with_series) + int(with_sweep);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int w = std::max(200, int(avail.x));
-  const int h = std::max(150, with_series ? int(avail.y) / 2 - 30 : int(avail.y) - 40);
+  const int h = std::max(150, below ? int(avail.y) / (below + 1) - 30 : int(avail.y) - 40);
   const std::string slot = "tab|" + tab.id, key = figure_key(state, spec, w, h);
   value_tooltip(
       show_figure(cache, slot, key, [&] { return tab_figure_job(state, tab.id); }, w, h));
   if (!spec.hint.empty() && cache.geometry(slot))
     ImGui::TextDisabled("%s  (hover: values; right click: copy)", spec.hint.c_str());
   if (with_series) draw_series_figure(state, cache, *tab.analysis, w, h);
+  if (with_sweep) draw_size_sweep_figure(state, cache, *tab.analysis, w, h);
 }
 
 void draw_predictions_tab(const GuiState& state, ViewState& view) {

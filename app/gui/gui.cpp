@@ -34,6 +34,7 @@
 #include "app/gui/screenshot.h"
 #include "app/gui/script_runner.h"
 #include "app/gui/series_view.h"
+#include "app/gui/size_sweep_view.h"
 #include "app/gui/settings_store.h"
 #include "app/gui/theme.h"
 #include "app/gui/workspace.h"
@@ -173,6 +174,10 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   if (state.requests.load_series) {  // the sidebar's button or a script's load-series
     state.requests.load_series = false;
     load_series(state, compute);
+  }
+  if (state.requests.sweep_sizes) {  // the sidebar's Sweep sizes or a script's sweep-sizes
+    state.requests.sweep_sizes = false;
+    start_size_sweep(state, compute);
   }
   if (state.requests.count_complexity) {  // the Cost tab, when the open models changed
     state.requests.count_complexity = false;

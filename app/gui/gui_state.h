@@ -80,6 +80,7 @@ struct FrameRequests {
   std::string copy_command_to;  // and write it to this file too (script copy-command)
   bool cancel_jobs = false;     // the status bar's Cancel
   bool load_series = false;     // analyse the current model's training series (sidebar, script)
+  bool sweep_sizes = false;     // analyse the current image at the sweep's sizes (sidebar, script)
   bool count_complexity = false;  // count the open models' MACs (the Cost tab, when stale)
   bool run_bench = false;         // measure their mechanisms (the Cost tab's button, script)
   int show_checkpoint = -1;     // put this checkpoint of the series in its model's place
@@ -190,6 +191,10 @@ struct ViewState {
   // The Maps tab shows the picture the model saw (its preprocessing's output) without the
   // map, captioned with the preprocessing.
   bool show_input = false;
+  // The size sweep's list as typed (size_sweep_view.h), filled with a default for the
+  // model it names when another model is shown.
+  std::array<char, 128> sweep_sizes{};
+  int sweep_sizes_model = -1;
   ModelOptionsEdit model_edit;
 };
 
@@ -204,6 +209,16 @@ struct SeriesState {
   std::vector<std::vector<analysis::Table>> across;
   int shown = -1;  // the checkpoint standing in for the model in every view (-1: none)
   bool loading = false;
+};
+
+// A resolution sweep of the current model on one image (size_sweep_view.h): the model at
+// each input size of the list, the over_sizes statistics against the size.
+struct SizeSweepState {
+  int model = -1, image = -1, loads = -1;  // what it was run on (loads: the model's load)
+  std::vector<int64_t> sizes;               // of the run
+  std::vector<std::shared_ptr<const ImageAnalysis>> analyses;  // per size; null until done
+  bool running = false;
+  std::string error;  // why the last sweep stopped or a size failed
 };
 
 // The Cost tab (cost_view.h): the open models' MACs against input size and a measured
@@ -234,6 +249,7 @@ struct GuiState {
   ViewState view;
   FrameView frame;  // what the map view shows this frame (map_source.h: compute_frame_view)
   SeriesState series;
+  SizeSweepState sweep;
   CostState cost;
   TextureCache cache;
   DialogsState dialogs;

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 
+#include "app/gui/size_sweep_view.h"
+
 namespace attnlab::gui {
 namespace {
 
@@ -94,6 +96,20 @@ nlohmann::json model_info_json(const GuiState& state, int index) {
       top5.push_back({{"class", p.cls}, {"name", p.name}, {"probability", p.probability}});
   }
   j["top5"] = top5;
+  // Its resolution sweep (size_sweep_view.h): the sizes, those analysed, and the rows of
+  // each over_sizes statistic's tables against the size.
+  const SizeSweepState& sweep = state.sweep;
+  if (sweep.model == index) {
+    nlohmann::json analysed = nlohmann::json::array(), rows = nlohmann::json::object();
+    for (size_t k = 0; k < sweep.analyses.size(); ++k)
+      if (sweep.analyses[k]) analysed.push_back(sweep.sizes[k]);
+    for (const auto& a : session::analyses()) {
+      if (!a.over_sizes) continue;
+      for (const auto& t : size_sweep_results(state, a).tables) rows[t.name] = t.rows.size();
+    }
+    j["size_sweep"] = {{"sizes", sweep.sizes}, {"analysed", analysed}, {"running", sweep.running},
+                       {"error", sweep.error}, {"shown", has_size_sweep(state)}, {"rows", rows}};
+  }
   return j;
 }
 

@@ -10,6 +10,7 @@
 #include "app/gui/model_options.h"
 #include "app/gui/script_runner.h"
 #include "app/gui/series_view.h"
+#include "app/gui/size_sweep_view.h"
 #include "app/gui/workspace.h"
 #include "core/io/file_bytes.h"
 
@@ -265,6 +266,23 @@ const std::vector<ScriptCommandSpec> kCommands = {
      if (series_files_of(x.state, x.state.view.model).empty())
        return fail(x, c, "the current model has no checkpoint series beside it");
      x.runner.series_requested = true;
+     return true;
+   }},
+  {{"sweep-sizes", {{"S1,S2,...", ArgKind::Name}},
+    "analyse the current image with the current model at these input sizes (the sidebar's sweep)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     try {
+       parse_sweep_sizes(c.args[0]);
+     } catch (const std::exception& e) {
+       return fail(x, c, e.what());
+     }
+     if (x.state.models.empty() || x.state.images.empty())
+       return fail(x, c, "open a model and an image first");
+     ViewState& v = x.state.view;
+     v.sweep_sizes_model = v.model;  // the typed list stays for this model
+     v.sweep_sizes.fill('\0');
+     c.args[0].copy(v.sweep_sizes.data(), v.sweep_sizes.size() - 1);
+     x.state.requests.sweep_sizes = true;
      return true;
    }},
   {{"cost", {{"macs|latency|memory", ArgKind::Choice, {"macs", "latency", "memory"}}},

@@ -8,6 +8,7 @@
 # a truncated checkpoint and a checkpoint of no known architecture: each must show an
 # error, and the app must stay usable (a later screenshot of a working view); File > Open
 # through a stand-in desktop file chooser opens the file it picks.
+# Then the resolution sweep: the model at three input sizes, statistics against the size.
 # Finally reports the frame time measured while the worker ran jobs.
 # Usage: tests/gui/gui_script_e2e.sh <path/to/attnlab> <repo root>
 set -euo pipefail
@@ -85,6 +86,23 @@ grep -q "Multiply-accumulates of the whole forward" "$work/cost.log" || fail "th
 grep -q "Measured latency of one attention layer" "$work/cost.log" || fail "the latency export is not the bench figure"
 grep -q -- "--figures attention_bench --bench" "$work/cost.cmd" || fail "copy-command of the Cost tab: $(cat "$work/cost.cmd")"
 python3 "$root/tests/gui/png_checks.py" "$work" shot_cost_macs.png shot_cost_latency.png || fail "Cost tab screenshots"
+
+# The resolution sweep: the model at three input sizes on one image, the statistics
+# against the size under the Entropy and Map rank tabs.
+sed -e "s|@OUT@|$work|g" -e "s|@ZOO@|$root/models/zoo|g" -e "s|@ROOT@|$root|g" \
+  "$root/tests/gui/scripts/size_sweep.script" >"$work/sweep.script"
+timeout 400 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/sweep.script" \
+  >"$work/sweep.log" 2>&1 || { cat "$work/sweep.log" >&2; fail "the size sweep script exited with an error"; }
+python3 - "$work/sweep.json" <<'PY' || fail "size sweep state"
+import json, sys
+s = json.load(open(sys.argv[1]))["size_sweep"]
+def check(ok, what):
+    if not ok: sys.exit(f"gui_script_e2e: size sweep: {what}: {s}")
+check(s["sizes"] == [28, 42, 56] and s["analysed"] == [28, 42, 56], "every size analysed")
+check(s["shown"] and not s["running"] and s["error"] == "", "shown, finished, no error")
+check(s["rows"].get("entropy_layers_sizes") == 3 * 4, "one row per size and layer (4 layers)")
+PY
+python3 "$root/tests/gui/png_checks.py" "$work" shot_sweep_entropy.png shot_sweep_map_rank.png || fail "size sweep screenshots"
 
 grep -h "frame time while the worker was busy" "$work/tour.log" "$work/bad.log" >&2 || true
 echo "gui_script_e2e: PASS"

@@ -1,6 +1,7 @@
 // The `attnlab gui --script` parser: every command with good and bad arguments, quoting,
 // comments, and errors that point at the right file and line.
 #include "app/gui/gui_script.h"
+#include "app/gui/sweep_sizes.h"
 
 #include <gtest/gtest.h>
 
@@ -93,6 +94,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"export-panel out/panel.PDF", {"out/panel.PDF"}},
       {"export-stats out/stats", {"out/stats"}},
       {"load-series", {}},
+      {"sweep-sizes 28,42,56", {"28,42,56"}},
       {"cost macs", {"macs"}},
       {"cost latency", {"latency"}},
       {"cost memory", {"memory"}},
@@ -130,7 +132,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 48u);
+  EXPECT_EQ(script_command_names().size(), 49u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
@@ -347,6 +349,19 @@ TEST_F(LoadScriptTest, UnreadableFilesThrowRuntimeErrorNamingTheFile) {
 namespace {
 
 // The command table gives every command its help line, and the help lists them all.
+// The sidebar's size sweep list (size_sweep_view.h): two or more sizes in pixels; the
+// default is the model's size at 1, 1.5 and 2 times.
+TEST(SizeSweep, ParsesTheListAndRefusesBadOnes) {
+  EXPECT_EQ(attnlab::gui::parse_sweep_sizes("28,42,56"), (std::vector<int64_t>{28, 42, 56}));
+  EXPECT_EQ(attnlab::gui::parse_sweep_sizes(" 224 , 288 "), (std::vector<int64_t>{224, 288}));
+  for (const char* bad : {"", "28", "28,x", "28,0", "28,-4", "28,42.5", "28,99999"})
+    EXPECT_THROW(attnlab::gui::parse_sweep_sizes(bad), std::invalid_argument) << bad;
+  EXPECT_EQ(attnlab::gui::default_sweep_sizes({224, 224}), "224,336,448");
+  EXPECT_EQ(attnlab::gui::default_sweep_sizes({28, 28}), "28,42,56");
+  EXPECT_EQ(attnlab::gui::default_sweep_sizes({}), "");  // the image decides: no default
+  EXPECT_EQ(attnlab::gui::default_sweep_sizes({160, 192}), "");  // not square
+}
+
 TEST(GuiScript, EveryCommandHasItsHelpInTheTable) {
   const std::string help = attnlab::gui::script_help();
   for (const auto& syntax : attnlab::gui::script_syntax()) {

@@ -10,7 +10,8 @@
 //          [--img-sizes S1,S2,...]   a resolution sweep of each model (size_sweep.h)
 //   (the figure options: report_options.h; they reproduce a GUI view, docs/GUI.md)
 //   (each M a checkpoint, or a model config .json for untrained weights)
-//   report --demo [--out DIR] [--images ...]   the zoo's six models, four demo images and
+//   report --demo [--out DIR] [--images ...]   the zoo's models, four demo images, every
+//                                              analysis (the opt-in ERF and heads too) and
 //                                              Castling's checkpoint series
 // A model, image or figure that fails is reported (stderr and index.html) and the rest is
 // still written; the exit status is then 1. Every file is written atomically.
@@ -86,7 +87,13 @@ int cmd_report(Args args, const GlobalOptions& g) {
   if (!pos_interpolation.empty() && img_size.empty())
     throw UsageError("--pos-interpolation goes with --img-size");
   CostOptions cost = take_cost_options(args);
-  session::AnalysisSettings settings = take_analysis_settings(args, "all");
+  // The demo shows every analysis, the opt-in ones too (the zoo's models are small: ERF
+  // and one forward per head cost milliseconds there); otherwise "all".
+  std::string default_analyses = "all";
+  if (demo)
+    for (const auto& a : session::analyses())
+      if (a.opt_in) default_analyses += "," + a.name;
+  session::AnalysisSettings settings = take_analysis_settings(args, default_analyses);
   const auto rest = args.positionals();
   image_args.insert(image_args.end(), rest.begin(), rest.end());
 

@@ -133,7 +133,8 @@ const std::vector<CommandSpec>& commands() {
                                               statistics of analyze-sizes, figures against
                                               the input size
       (File > Copy settings as command in the GUI writes these options for the view shown)
-  report --demo [--out DIR] [--images ...]  the zoo's models on four demo images, and
+  report --demo [--out DIR] [--images ...]  the zoo's models on four demo images, every
+                                            analysis (erf and heads too), and
                                             Castling's checkpoint series
       (report and gui: a model M is a checkpoint, or a config .json = untrained weights)
 )"},

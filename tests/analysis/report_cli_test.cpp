@@ -52,6 +52,8 @@ TEST(ReportCli, DemoSubsetProducesEveryFigureKind) {
        {"head_maps__", "layers_heads__", "rollout__", "compare__", "hilo_spectra__", "rank__",
         "anchors__", "castling_mask__", "locality", "channel_maps__", "complexity__", "map_rank",
         "outliers", "outlier_positions__", "cka", "cka__models", "entropy",
+        // the opt-in analyses, which the demo runs too
+        "erf", "head_importance",
         // every per-layer statistic over Castling's checkpoint series, not only its mask
         "entropy__castling_series", "map_rank__castling_series", "outliers__castling_series",
         "locality__castling_series", "rank__castling_series", "hilo_spectra__castling_series"}) {

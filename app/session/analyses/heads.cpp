@@ -18,6 +18,7 @@ void explain_heads(ExplainStep& s) {
   for (const auto& u : plan.unsupported)
     s.session.warn("heads: " + u + " does not say where its heads enter its output "
                    "projection; its heads are not ablated");
+  if (plan.layers.empty()) return;  // nothing to ablate: the warnings say why, no table
   const models::HeadAblationBatch r = models::ablate_heads(s.model, plan, s.input, at::Tensor());
   analysis::Table t = make_table(
       "head_importance",

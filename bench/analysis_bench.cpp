@@ -13,7 +13,9 @@
 #include "core/analysis/attention_maps.h"
 #include "core/analysis/rank.h"
 #include "core/runtime/memory_probe.h"
+#include "core/analysis/faithfulness.h"
 #include "models/erf_run.h"
+#include "models/faithfulness_run.h"
 #include "models/head_ablation.h"
 
 namespace {
@@ -169,6 +171,21 @@ void BM_CostHeads(benchmark::State& state, const std::string& model_name, bool r
   state.counters["peak_MiB"] = double(probe.peak_bytes() - probe.live_bytes()) / (1 << 20);
   state.counters["heads"] = double(plan.heads());
 }
+// Faithfulness (issue 27): scoring one map of one image, the 3 × 21 perturbed forwards of
+// the deletion, insertion and negative perturbation curves at 5 % steps, batches of 32.
+void BM_CostFaithfulnessCurves(benchmark::State& state, const std::string& model_name) {
+  auto model = bench::preset_model(model_name);
+  const at::Tensor x = at::randn({1, 3, 224, 224});
+  const at::Tensor base = models::baseline_image(x, models::PerturbBaseline::Blur);
+  const at::Tensor map = analysis::random_map(14, 14, 1);
+  runtime::CpuMemoryProbe probe;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(models::perturbation_curves(*model, x, base, map, 0, 0).auc_deletion);
+  state.counters["peak_MiB"] = double(probe.peak_bytes() - probe.live_bytes()) / (1 << 20);
+}
+BENCHMARK_CAPTURE(BM_CostFaithfulnessCurves, deit_small, std::string("deit_small_patch16_224"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_CostErf, deit_small, std::string("deit_small_patch16_224"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

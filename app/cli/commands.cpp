@@ -157,6 +157,15 @@ const std::vector<CommandSpec>& commands() {
                                             probability drop, loss rise, accuracy change
                                             per head; tables and layers x heads figures
 )"},
+      {"faithfulness", cmd_faithfulness,
+       R"(  faithfulness --models M1 M2... --images FILES|DIR --out DIR
+      (or --dataset folder:DIR|fashion-mnist:test [--limit N]: labels)
+      [--maps cls,rollout,gradcam,gradrollout,random,centre]
+      [--step 0.05] [--baseline blur|mean|zeros] [--batch 32]
+      [--randomisation on|off] [--seed 1]   how faithful each relevance map is: deletion
+                                            and insertion curves, positive and negative
+                                            perturbation, model randomisation check
+)"},
       {"export-samples", cmd_export_samples,
        R"(  export-samples --dataset SPEC --out DIR [--per-class N]
                                             the first N images of each class as PNGs

@@ -181,13 +181,25 @@ at::Tensor carry_back(size_t count, at::Tensor v, const LayoutOf& layout_of,
 
 RolloutResult rollout_query(const std::vector<const AttentionTrace*>& layers, int64_t b,
                             int64_t query, const RolloutOptions& options) {
-  check_options(options);
   check_layers(layers, b);
   const TokenLayout& last = layers.back()->layout;
   if (query < 0 || query >= last.tokens())
     throw TraceQueryError("rollout query token " + std::to_string(query) +
                           " is out of range for the last layer (" + last.describe() + ", " +
                           std::to_string(last.tokens()) + " tokens)");
+  at::Tensor v = at::zeros({last.tokens()}, kF64);
+  v[query] = 1.0;
+  return rollout_of_readout(layers, b, v, options);
+}
+
+RolloutResult rollout_of_readout(const std::vector<const AttentionTrace*>& layers, int64_t b,
+                                 const at::Tensor& readout, const RolloutOptions& options) {
+  check_options(options);
+  check_layers(layers, b);
+  const TokenLayout& last = layers.back()->layout;
+  if (!readout.defined() || readout.dim() != 1 || readout.size(0) != last.tokens())
+    throw TraceQueryError("a rollout readout needs one weight per token of the last layer (" +
+                          std::to_string(last.tokens()) + ")");
   RolloutResult result;
   result.options = options;
   result.layout = layers.front()->layout;
@@ -195,10 +207,8 @@ RolloutResult rollout_query(const std::vector<const AttentionTrace*>& layers, in
   if (!result.implicit_path)
     check_explicit_size(layers, options.max_tokens, "with max/min fusion or discarding");
 
-  at::Tensor v = at::zeros({last.tokens()}, kF64);
-  v[query] = 1.0;
   result.weights = carry_back(
-      layers.size(), v, [&](size_t l) -> const TokenLayout& { return layers[l]->layout; },
+      layers.size(), readout.to(at::kCPU, at::kDouble), [&](size_t l) -> const TokenLayout& { return layers[l]->layout; },
       [&](size_t l, const at::Tensor& u) {
         const AttentionTrace& t = *layers[l];
         return result.implicit_path ? implicit_step(t, b, u, options)

@@ -37,6 +37,11 @@ struct RolloutResult {
 // Row `query` (a token of the LAST layer's layout) of R over the first layer's tokens.
 RolloutResult rollout_query(const std::vector<const attention::AttentionTrace*>& layers, int64_t b,
                             int64_t query, const RolloutOptions& options = {});
+// uᵀR for a readout u (N_last,) over the last layer's tokens (the mean of its grid rows
+// for a classifier that pools every token): rollout_query with a vector for the one-hot.
+RolloutResult rollout_of_readout(const std::vector<const attention::AttentionTrace*>& layers,
+                                 int64_t b, const at::Tensor& readout,
+                                 const RolloutOptions& options = {});
 // The whole R: (N_last, N_first), explicit; refused (TraceQueryError) above max_tokens.
 at::Tensor rollout_matrix(const std::vector<const attention::AttentionTrace*>& layers, int64_t b,
                           const RolloutOptions& options = {});

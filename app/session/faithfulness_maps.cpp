@@ -1,0 +1,114 @@
+// See faithfulness_maps.h.
+#include "app/session/faithfulness_maps.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "app/session/query.h"
+#include "core/analysis/faithfulness.h"
+#include "core/analysis/rollout.h"
+#include "core/io/text.h"
+#include "models/grad_rollout_run.h"
+#include "models/gradcam_run.h"
+
+namespace attnlab::session {
+namespace {
+
+models::ForwardResult traced(models::Backbone& model, const at::Tensor& image) {
+  const at::NoGradGuard no_grad;
+  models::ForwardOptions o;
+  o.trace_attention = true;
+  models::ForwardResult r = model.run(image, o);
+  if (r.traces.empty())
+    throw std::invalid_argument("faithfulness: " + model.arch() + " has no attention layer");
+  return r;
+}
+
+std::vector<const attention::AttentionTrace*> chain_of(const models::ForwardResult& r) {
+  std::vector<const attention::AttentionTrace*> chain;
+  for (const auto& t : r.traces) chain.push_back(t.trace.get());
+  return chain;
+}
+
+// A trace's per-grid-cell weights (the grid part of `weights` over its tokens) as (H, W).
+at::Tensor grid_part(const attention::TokenLayout& layout, const at::Tensor& weights) {
+  return weights.to(at::kCPU, at::kFloat)
+      .slice(0, layout.num_prefix())
+      .reshape({layout.height, layout.width});
+}
+
+int64_t cls_token(const attention::TokenLayout& layout) {
+  const auto it = std::find(layout.prefix.begin(), layout.prefix.end(), "cls");
+  return it == layout.prefix.end() ? -1 : int64_t(it - layout.prefix.begin());
+}
+
+}  // namespace
+
+const std::vector<std::string>& faithfulness_map_kinds() {
+  static const std::vector<std::string> kinds = {"cls",    "rollout", "gradcam",
+                                                 "gradrollout", "random", "centre"};
+  return kinds;
+}
+
+std::vector<std::string> parse_faithfulness_maps(const std::string& list) {
+  std::vector<std::string> out;
+  const auto& known = faithfulness_map_kinds();
+  for (const auto& k : text::split(list)) {
+    if (std::find(known.begin(), known.end(), k) == known.end())
+      throw std::invalid_argument("unknown map kind '" + k + "' (known: " + text::join(known) +
+                                  ")");
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  }
+  if (out.empty()) throw std::invalid_argument("no map kind named in '" + list + "'");
+  return out;
+}
+
+attention::TokenLayout perturbation_grid(models::Backbone& model, const at::Tensor& image) {
+  const attention::TokenLayout first = traced(model, image).traces.front().trace->layout;
+  return attention::grid_layout(first.height, first.width);
+}
+
+at::Tensor faithfulness_map(models::Backbone& model, const at::Tensor& image,
+                            const std::string& kind, int64_t cls,
+                            const attention::TokenLayout& grid, uint64_t seed) {
+  const int64_t h = grid.height, w = grid.width;
+  if (kind == "random") return analysis::random_map(h, w, seed);
+  if (kind == "centre") return analysis::centre_prior_map(h, w);
+  at::Tensor map;
+  if (kind == "cls" || kind == "rollout") {
+    const models::ForwardResult r = traced(model, image);
+    const attention::AttentionTrace& last = *r.traces.back().trace;
+    const int64_t token = cls_token(last.layout);
+    if (kind == "cls") {
+      if (token < 0)
+        throw std::invalid_argument(
+            "the cls map needs a class token in the last attention layer; " + model.arch() +
+            " has none (" + last.layout.describe() + "): use rollout, gradcam or gradrollout");
+      map = layer_query_maps(last, 0, token).fused[0];  // the mean over heads
+    } else {
+      at::Tensor readout = at::zeros({last.layout.tokens()}, at::kDouble);
+      if (token >= 0)
+        readout[token] = 1.0;
+      else
+        readout.slice(0, last.layout.num_prefix()).fill_(1.0 / double(last.layout.grid_tokens()));
+      const analysis::RolloutResult rr = analysis::rollout_of_readout(chain_of(r), 0, readout);
+      map = grid_part(rr.layout, rr.weights);
+    }
+  } else if (kind == "gradcam") {
+    models::GradCamRequest q;
+    q.cls = cls;
+    map = models::run_grad_cam(model, image, q).map;
+  } else if (kind == "gradrollout") {
+    models::GradRolloutRequest q;
+    q.cls = cls;
+    map = models::run_grad_rollout(model, image, q).map;
+  } else {
+    throw std::invalid_argument("unknown map kind '" + kind + "'");
+  }
+  return analysis::resample_map(map.detach(), h, w);
+}
+
+}  // namespace attnlab::session

@@ -11,7 +11,8 @@
 //   (the figure options: report_options.h; they reproduce a GUI view, docs/GUI.md)
 //   (each M a checkpoint, or a model config .json for untrained weights)
 //   report --demo [--out DIR] [--images ...]   the zoo's models, four demo images, every
-//                                              analysis (the opt-in ERF and heads too) and
+//                                              analysis (the opt-in ERF and heads too, not
+//                                              faithfulness) and
 //                                              Castling's checkpoint series
 // A model, image or figure that fails is reported (stderr and index.html) and the rest is
 // still written; the exit status is then 1. Every file is written atomically.
@@ -87,12 +88,13 @@ int cmd_report(Args args, const GlobalOptions& g) {
   if (!pos_interpolation.empty() && img_size.empty())
     throw UsageError("--pos-interpolation goes with --img-size");
   CostOptions cost = take_cost_options(args);
-  // The demo shows every analysis, the opt-in ones too (the zoo's models are small: ERF
-  // and one forward per head cost milliseconds there); otherwise "all".
+  // The demo shows every analysis but those that are slow even on the zoo's small models
+  // (AnalysisInfo::in_demo: ERF and one forward per head cost milliseconds there, the
+  // faithfulness curves hundreds of forwards); otherwise "all".
   std::string default_analyses = "all";
   if (demo)
     for (const auto& a : session::analyses())
-      if (a.opt_in) default_analyses += "," + a.name;
+      if (a.opt_in && a.in_demo) default_analyses += "," + a.name;
   session::AnalysisSettings settings = take_analysis_settings(args, default_analyses);
   const auto rest = args.positionals();
   image_args.insert(image_args.end(), rest.begin(), rest.end());

@@ -192,9 +192,9 @@ struct ViewState {
   // map, captioned with the preprocessing.
   bool show_input = false;
   // The size sweep's list as typed (size_sweep_view.h), filled with a default for the
-  // model it names when another model is shown.
+  // model when another model is shown or the model is loaded (again).
   std::array<char, 128> sweep_sizes{};
-  int sweep_sizes_model = -1;
+  int sweep_sizes_model = -1, sweep_sizes_loads = -1;  // the model (and its load) filled for
   ModelOptionsEdit model_edit;
 };
 

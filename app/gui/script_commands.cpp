@@ -279,7 +279,8 @@ const std::vector<ScriptCommandSpec> kCommands = {
      if (x.state.models.empty() || x.state.images.empty())
        return fail(x, c, "open a model and an image first");
      ViewState& v = x.state.view;
-     v.sweep_sizes_model = v.model;  // the typed list stays for this model
+     v.sweep_sizes_model = v.model;  // the typed list stays for this model and load
+     v.sweep_sizes_loads = x.state.models[size_t(v.model)].loads;
      v.sweep_sizes.fill('\0');
      c.args[0].copy(v.sweep_sizes.data(), v.sweep_sizes.size() - 1);
      x.state.requests.sweep_sizes = true;

@@ -60,8 +60,10 @@ void start_size_sweep(GuiState& state, ComputeWorker& worker) {
 void draw_size_sweep_controls(const GuiState& state, ViewState& view, FrameRequests& requests) {
   const SizeSweepState& s = state.sweep;
   const int m = view.model;
-  if (view.sweep_sizes_model != m) {  // another model: its own default list
+  const int loads = m >= 0 && m < int(state.models.size()) ? state.models[size_t(m)].loads : -1;
+  if (view.sweep_sizes_model != m || view.sweep_sizes_loads != loads) {  // its own default
     view.sweep_sizes_model = m;
+    view.sweep_sizes_loads = loads;
     view.sweep_sizes.fill('\0');
     const std::string d =
         m >= 0 && m < int(state.models.size())

@@ -26,7 +26,8 @@
   X(outliers)               \
   X(cka)                    \
   X(erf)                    \
-  X(heads)
+  X(heads)                  \
+  X(faithfulness)
 // clang-format on
 
 namespace attnlab::session {

@@ -104,6 +104,9 @@ struct AnalysisInfo {
   // Not part of "all" (analyze's and report's default): it costs passes of its own per
   // image far beyond the forward (heads: one forward per head), so it runs when named.
   bool opt_in = false;
+  // An opt-in analysis that `report --demo` runs anyway: cheap on the zoo's small models
+  // (erf, heads), unlike faithfulness's hundreds of perturbed forwards per image.
+  bool in_demo = false;
 
   // The compute step from one image's traces (null for a class-specific analysis).
   std::function<void(ImageStep&)> add;

@@ -3,7 +3,8 @@
 // maps that ignore the weights (centre prior, random map) and passes Grad-CAM; on
 // hierarchical models (LITv2, Swin, RAVLT; random weights) the cells are the first
 // attention layer's grid, a model with prefix tokens gives its cls map, and a cls map asked
-// of a model without a class token is one clear message;
+// of a model without a class token is one clear message; the report's faithfulness section
+// draws the scoreboard and the curves across models;
 // usage errors exit 2 and write nothing.
 #include <gtest/gtest.h>
 
@@ -106,6 +107,20 @@ TEST(FaithfulnessCli, HierarchicalModelsUseTheirFirstAttentionGrid) {
   EXPECT_EQ(read_table_csv(bad + "/faithfulness__faithfulness_images.csv").rows.size(), 1u);
   fs::remove_all(out);
   fs::remove_all(bad);
+}
+
+TEST(FaithfulnessCli, TheReportDrawsTheScoreboardAndTheCurvesAcrossModels) {
+  const std::string out = attnlab::testing::unique_temp_path("faith_report");
+  const auto r = run_cli("--threads 2 report --models " + kZoo + "/softmax.safetensors " + kZoo +
+                         "/rala.safetensors --images " + kImage1 + " --analyses faithfulness "
+                         "--figures faithfulness --formats svg --complexity-scales none --out " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char* f : {"faithfulness_scoreboard.svg", "faithfulness_curves.svg"})
+    EXPECT_TRUE(fs::exists(out + "/figures/" + f)) << f;
+  const auto softmax = read_table_csv(out + "/stats/softmax__faithfulness.csv");
+  EXPECT_EQ(softmax.rows.size(), 5u);  // rollout, gradcam, gradrollout, random, centre
+  EXPECT_TRUE(fs::exists(out + "/stats/rala__faithfulness_curves.csv"));
+  fs::remove_all(out);
 }
 
 TEST(FaithfulnessCli, UsageErrorsWriteNothing) {

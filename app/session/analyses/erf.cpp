@@ -120,6 +120,7 @@ AnalysisInfo erf_analysis() {
   info.key_shape = analysis::ResultKeyShape{false, false, false, false, true};
   info.in_image_analysis = true;
   info.opt_in = true;  // a backward pass to the pixels per image: named, or in the GUI
+  info.in_demo = true;  // milliseconds per image on the zoo
   info.explain = explain_erf;
   info.derived_tables = erf_tables;
   info.figure_kinds = {{"erf", "Effective receptive field"}};

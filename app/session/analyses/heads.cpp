@@ -37,17 +37,6 @@ void explain_heads(ExplainStep& s) {
   s.session.accumulate(t);
 }
 
-// The GUI ablates the heads with every image only up to this many head-tokens (Σ heads ×
-// the first layer's tokens): the zoo's models (8 heads × 196 tokens: 9 forwards of a few
-// ms) but not a DeiT-S at 224 (72 × 197: 73 forwards, about 4 s per image here).
-constexpr int64_t kGuiHeadTokens = 4096;
-
-int64_t head_tokens(const models::ForwardResult& r) {
-  int64_t heads = 0;
-  for (const auto& t : r.traces) heads += t.trace->heads;
-  return r.traces.empty() ? 0 : heads * r.traces.front().trace->layout.tokens();
-}
-
 }  // namespace
 
 AnalysisInfo heads_analysis() {
@@ -58,11 +47,10 @@ AnalysisInfo heads_analysis() {
       "zeroed, every head (layers x heads)";
   info.tables = {"head_importance"};
   info.opt_in = true;  // one forward per head and image
+  info.in_demo = true;  // milliseconds per image on the zoo
   info.explain = explain_heads;
   info.figure_kinds = {{"head_importance", "Head importance by ablation"}};
-  info.in_image_analysis_if = [](const models::ForwardResult& r) {
-    return head_tokens(r) <= kGuiHeadTokens;
-  };
+  info.in_image_analysis_if = small_enough_for_gui;
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
     auto tables = model_tables(in.models, "head_importance");
     if (!tables.empty())

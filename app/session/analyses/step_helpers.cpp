@@ -45,6 +45,13 @@ std::string layer_label(int64_t layer) {
   return "layer " + std::to_string(layer);
 }
 
+bool small_enough_for_gui(const models::ForwardResult& r) {
+  if (r.traces.empty()) return false;
+  int64_t heads = 0;
+  for (const auto& t : r.traces) heads += t.trace->heads;
+  return heads * r.traces.front().trace->layout.tokens() <= kGuiHeadTokens;
+}
+
 std::string block_of(const std::string& attention_path) {
   const size_t dot = attention_path.rfind('.');
   return dot == std::string::npos ? attention_path : attention_path.substr(0, dot);

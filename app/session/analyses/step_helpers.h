@@ -31,6 +31,12 @@ std::vector<std::pair<std::string, analysis::Table>> model_tables(
 viz::MapQuery figure_query(const std::string& tag, int ref_rows, int ref_cols);
 // "layer 3"
 std::string layer_label(int64_t layer);
+// The analyses that run the model once per head or per perturbed image (heads,
+// faithfulness) run with every image in the GUI only up to this many head-tokens (Σ heads ×
+// the first traced layer's tokens): the zoo's models (8 heads × 196 tokens), not a DeiT-S
+// at 224 (72 × 197, seconds per image).
+constexpr int64_t kGuiHeadTokens = 4096;
+bool small_enough_for_gui(const models::ForwardResult& r);
 // The block around an attention module, whose output the backbones record as
 // "out.<block>": "blocks.3.attn" -> "blocks.3".
 std::string block_of(const std::string& attention_path);

@@ -143,15 +143,6 @@ PerturbationCurves perturbation_curves(Backbone& model, const at::Tensor& image,
   return c;
 }
 
-std::vector<std::string> block_paths(Backbone& model, const at::Tensor& image) {
-  const at::NoGradGuard no_grad;
-  ForwardOptions record;
-  record.record_block_inputs = true;
-  std::vector<std::string> out;
-  for (const auto& in : model.run(image, record).block_inputs) out.push_back(in.block);
-  return out;
-}
-
 std::shared_ptr<Backbone> partly_reinitialised(Backbone& model, const Json& config,
                                                const std::vector<std::string>& reinitialise,
                                                uint64_t seed) {

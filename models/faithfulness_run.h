@@ -61,11 +61,8 @@ PerturbationCurves perturbation_curves(Backbone& model, const at::Tensor& image,
                                        const PerturbationRequest& request = {},
                                        const std::function<bool()>& cancelled = {});
 
-// The model's blocks, in forward order (the paths resumed forwards start at).
-std::vector<std::string> block_paths(Backbone& model, const at::Tensor& image);
-
 // A copy of `model` (built from `config`) whose blocks in `reinitialise` (state-dict
-// paths) carry fresh random weights from `seed` and every other parameter and buffer the
+// paths, as ForwardResult::block_inputs names them) carry fresh random weights from `seed` and every other parameter and buffer the
 // trained model's.
 std::shared_ptr<Backbone> partly_reinitialised(Backbone& model, const Json& config,
                                                const std::vector<std::string>& reinitialise,

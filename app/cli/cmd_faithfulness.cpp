@@ -16,10 +16,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/model_options.h"
+#include "app/session/analyses/step_helpers.h"
 #include "app/session/faithfulness_maps.h"
 #include "core/analysis/export.h"
 #include "core/analysis/faithfulness.h"
@@ -50,16 +52,6 @@ struct ScoredImage {
   int64_t label = -1;
   std::string tag;
 };
-
-analysis::Table make(const std::string& name, const std::string& caption,
-                     std::vector<std::string> columns, int keys) {
-  analysis::Table t;
-  t.name = name;
-  t.caption = caption;
-  t.columns = std::move(columns);
-  t.key_columns = keys;
-  return t;
-}
 
 // The randomisation cascade: the top block, the top half, every block.
 std::vector<int64_t> cascade_levels(int64_t blocks) {
@@ -133,24 +125,25 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
   }
 
   const c10::Device device = runtime::select_device(g.device);
-  analysis::Table images_t = make(
+  analysis::Table images_t = session::make_table(
       "faithfulness_images",
       "per image and map kind: areas under the deletion and insertion curves (target class "
       "probability; deletion low, insertion high is faithful) and the positive and negative "
       "perturbation curves (top-1 = reference; positive low, negative high is faithful)",
       {"model", "map", "image", "class", "reference", "auc_deletion", "auc_insertion",
        "auc_positive", "auc_negative"}, 5);
-  analysis::Table curves_t = make(
+  analysis::Table curves_t = session::make_table(
       "faithfulness_curves", "each curve at each step: the share of cells changed and the value",
       {"model", "map", "image", "step", "fraction", "deletion", "insertion", "positive",
        "negative"}, 5);
-  analysis::Table random_t = make(
+  analysis::Table random_t = session::make_table(
       "faithfulness_randomisation",
       "model randomisation (cascading from the top): Spearman correlation of the map with the "
       "map of the model whose last `blocks` blocks carry fresh random weights",
       {"model", "map", "image", "blocks", "spearman"}, 4);
   analysis::TableAccumulator summary, random_summary;
   std::vector<std::string> notes;
+  std::map<std::string, int64_t> full_cascade;  // per model: its block count
   bool any_failed = false;
   nlohmann::json per_model = nlohmann::json::array();
   const auto t0 = std::chrono::steady_clock::now();
@@ -176,6 +169,9 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
                           : int64_t(source.files.size());
     std::vector<std::string> blocks;
     std::vector<std::string> model_kinds;
+    // The randomisation cascade's models, built once (from the first image's blocks) and
+    // used for every image and map kind: (re-initialised top blocks, model).
+    std::vector<std::pair<int64_t, std::shared_ptr<models::Backbone>>> cascade;
     Progress progress("faithfulness " + choice.tag, n);
     const auto t_model = std::chrono::steady_clock::now();
     std::array<int64_t, 2> shape{0, 0};
@@ -202,58 +198,57 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
       progress.update(i, im.tag);
       try {
         im.image = im.image.to(device);
-        at::Tensor logits;
-        {
-          const at::NoGradGuard no_grad;
-          logits = ready.model->run(im.image).logits;
-        }
-        const int64_t predicted = logits.argmax(-1)[0].item<int64_t>();
+        const session::PreparedImage prepared = session::prepare_image(*ready.model, im.image);
+        const int64_t predicted = prepared.predicted;
         const int64_t reference = im.label >= 0 ? im.label : predicted;
-        const attention::TokenLayout grid = session::perturbation_grid(*ready.model, im.image);
-        const at::Tensor base = models::baseline_image(im.image, baseline);
-        if (randomise && blocks.empty()) blocks = models::block_paths(*ready.model, im.image);
-        for (const auto& kind : kinds) {
-          const uint64_t map_seed = request.seed * 1000003u + uint64_t(i);
-          at::Tensor map;
-          try {
-            map = session::faithfulness_map(*ready.model, im.image, kind, predicted, grid, map_seed);
-          } catch (const std::invalid_argument& e) {  // a kind that does not apply
-            const std::string note = choice.tag + ": " + kind + ": " + e.what();
-            if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
-              progress.break_line();
-              std::fprintf(stderr, "attnlab: %s%s\n", kinds_named ? "error: " : "note: ", note.c_str());
-              notes.push_back(note);
-            }
-            any_failed = any_failed || kinds_named;
-            continue;
-          }
-          if (std::find(model_kinds.begin(), model_kinds.end(), kind) == model_kinds.end())
-            model_kinds.push_back(kind);
-          const models::PerturbationCurves c = models::perturbation_curves(
-              *ready.model, im.image, base, map, predicted, reference, request);
-          images_t.add_row({choice.tag, kind, im.tag, predicted, reference, c.auc_deletion,
+        if (randomise && cascade.empty()) {
+          blocks = prepared.blocks;
+          full_cascade[choice.tag] = int64_t(blocks.size());
+          for (const int64_t k : cascade_levels(int64_t(blocks.size())))
+            cascade.emplace_back(k, models::partly_reinitialised(
+                                        *ready.model, ready.config,
+                                        {blocks.end() - k, blocks.end()},
+                                        request.seed + 7919u * uint64_t(k)));
+        }
+        const uint64_t map_seed = request.seed * 1000003u + uint64_t(i);
+        const auto scored = session::score_maps(
+            *ready.model, im.image, prepared, kinds, reference,
+            models::baseline_image(im.image, baseline), request, map_seed,
+            [&](const std::string& kind, const std::string& why) {  // a kind that does not apply
+              const std::string note = choice.tag + ": " + kind + ": " + why;
+              if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
+                progress.break_line();
+                std::fprintf(stderr, "attnlab: %s%s\n", kinds_named ? "error: " : "note: ",
+                             note.c_str());
+                notes.push_back(note);
+              }
+              any_failed = any_failed || kinds_named;
+            });
+        for (const session::ScoredMap& m : scored) {
+          const models::PerturbationCurves& c = m.curves;
+          if (std::find(model_kinds.begin(), model_kinds.end(), m.kind) == model_kinds.end())
+            model_kinds.push_back(m.kind);
+          images_t.add_row({choice.tag, m.kind, im.tag, predicted, reference, c.auc_deletion,
                             c.auc_insertion, c.auc_positive, c.auc_negative});
-          analysis::Table one = make("faithfulness", "", {"model", "map", "auc_deletion",
-                                     "auc_insertion", "auc_positive", "auc_negative"}, 2);
-          one.add_row({choice.tag, kind, c.auc_deletion, c.auc_insertion, c.auc_positive,
+          analysis::Table one = session::make_table(
+              "faithfulness", "",
+              {"model", "map", "auc_deletion", "auc_insertion", "auc_positive", "auc_negative"}, 2);
+          one.add_row({choice.tag, m.kind, c.auc_deletion, c.auc_insertion, c.auc_positive,
                        c.auc_negative});
           summary.add(one);
           for (size_t s = 0; s < c.counts.size(); ++s)
-            curves_t.add_row({choice.tag, kind, im.tag, int64_t(s),
+            curves_t.add_row({choice.tag, m.kind, im.tag, int64_t(s),
                               double(c.counts[s]) / double(c.cells), c.deletion[s],
                               c.insertion[s], c.positive[s], c.negative[s]});
-          if (!randomise) continue;
-          analysis::Table r1 = make("faithfulness_randomisation", "",
-                                    {"model", "map", "blocks", "spearman"}, 3);
-          for (const int64_t k : cascade_levels(int64_t(blocks.size()))) {
-            const std::vector<std::string> top(blocks.end() - k, blocks.end());
-            auto fresh = models::partly_reinitialised(*ready.model, ready.config, top,
-                                                      request.seed + 7919u * uint64_t(k));
-            const at::Tensor other =
-                session::faithfulness_map(*fresh, im.image, kind, predicted, grid, map_seed);
-            const double rho = analysis::spearman(map, other);
-            random_t.add_row({choice.tag, kind, im.tag, k, rho});
-            r1.add_row({choice.tag, kind, k, rho});
+          if (cascade.empty()) continue;
+          analysis::Table r1 = session::make_table("faithfulness_randomisation", "",
+                                                   {"model", "map", "blocks", "spearman"}, 3);
+          for (const auto& [k, fresh] : cascade) {
+            const double rho = analysis::spearman(
+                m.map, session::faithfulness_map(*fresh, im.image, m.kind, predicted,
+                                                 prepared.grid, map_seed));
+            random_t.add_row({choice.tag, m.kind, im.tag, k, rho});
+            r1.add_row({choice.tag, m.kind, k, rho});
           }
           random_summary.add(r1);
         }
@@ -294,15 +289,11 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
                  text::format_g(analysis::kRandomisationFlag) +
                  " with every block re-initialised";
     rs.columns.push_back("flagged");
-    const size_t mean_col = rs.column("spearman_mean"), blocks_col = rs.column("blocks");
-    // The last row of each (model, map) is its full cascade.
-    for (size_t r = 0; r < rs.rows.size(); ++r) {
-      const bool last = r + 1 == rs.rows.size() ||
-                        rs.rows[r + 1][0].str() != rs.rows[r][0].str() ||
-                        rs.rows[r + 1][1].str() != rs.rows[r][1].str();
-      (void)blocks_col;
-      const double rho = rs.rows[r][mean_col].number();
-      rs.rows[r].push_back(int64_t(last && rho >= analysis::kRandomisationFlag));
+    const size_t model_col = rs.column("model"), blocks_col = rs.column("blocks"),
+                 mean_col = rs.column("spearman_mean");
+    for (auto& row : rs.rows) {  // only the full cascade (every block re-initialised) flags
+      const bool full = int64_t(row[blocks_col].number()) == full_cascade[row[model_col].str()];
+      row.push_back(int64_t(full && row[mean_col].number() >= analysis::kRandomisationFlag));
     }
     out.write_table(rs);
   }

@@ -151,16 +151,19 @@ int cmd_report(Args args, const GlobalOptions& g) {
       errors.push_back("model " + m + ": " + e.what());
     }
   }
+  // The analyses measured over a checkpoint series or a resolution sweep: the registry's
+  // analyses of that kind among those asked for, or all of them when none was asked for.
+  const auto asked_of_kind = [&](bool session::AnalysisInfo::*kind) {
+    std::set<std::string> asked, every;
+    for (const auto& a : session::analyses())
+      if (a.*kind) {
+        every.insert(a.name);
+        if (settings.analyses.count(a.name)) asked.insert(a.name);
+      }
+    return asked.empty() ? every : asked;
+  };
   std::optional<session::SeriesResults> series;
-  // The analyses measured over a checkpoint series: the registry's series analyses among
-  // those asked for, or all of them when none was asked for.
-  std::set<std::string> series_analyses, every_series_analysis;
-  for (const auto& a : session::analyses())
-    if (a.series) {
-      every_series_analysis.insert(a.name);
-      if (settings.analyses.count(a.name)) series_analyses.insert(a.name);
-    }
-  if (series_analyses.empty()) series_analyses = every_series_analysis;
+  const std::set<std::string> series_analyses = asked_of_kind(&session::AnalysisInfo::series);
   if (!series_files.empty() && !series_analyses.empty()) {
     try {
       session::AnalysisSettings ss = settings;
@@ -185,17 +188,12 @@ int cmd_report(Args args, const GlobalOptions& g) {
     }
   }
 
-  // Each model's resolution sweep: the over_sizes analyses asked for (all of them when
-  // none is), at every size of --img-sizes (a model that cannot take one is reported).
+  // Each model's resolution sweep at every size of --img-sizes (a model that cannot take
+  // one is reported).
   std::vector<session::SeriesResults> sweeps;
   if (!sweep_sizes.empty()) {
     session::AnalysisSettings ss = settings;
-    ss.analyses.clear();
-    for (const auto& a : session::analyses())
-      if (a.over_sizes && settings.analyses.count(a.name)) ss.analyses.insert(a.name);
-    if (ss.analyses.empty())
-      for (const auto& a : session::analyses())
-        if (a.over_sizes) ss.analyses.insert(a.name);
+    ss.analyses = asked_of_kind(&session::AnalysisInfo::over_sizes);
     for (size_t m = 0; m < analysed.size(); ++m) {
       try {
         session::ModelRequest r = requests[m];

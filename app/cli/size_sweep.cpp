@@ -36,7 +36,7 @@ SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string&
                         const std::vector<int64_t>& sizes, const std::vector<ImageInput>& images,
                         const session::AnalysisSettings& settings, const c10::Device& device) {
   SizeSweep out;
-  session::SeriesTables sweep({"size_index", "input", "img_size"}, "_sizes", "input size");
+  session::SizeSweepTables sweep;
   out.costs.name = "sizes";
   out.costs.caption = "each input size of the sweep: tokens of the first and last traced layer, "
                       "images analysed, and the seconds per image of the forward with the "
@@ -62,8 +62,7 @@ SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string&
     out.any_failed = out.any_failed || !failed.empty();
     if (session.images() == 0)
       throw std::runtime_error("no image could be analysed at " + std::to_string(sizes[i]) + " px");
-    const std::string input = std::to_string(sizes[i]) + "x" + std::to_string(sizes[i]);
-    sweep.add(int64_t(i), input, sizes[i], session.tables());
+    sweep.add(int64_t(i), sizes[i], session.tables());
     const nlohmann::json layers = session.layers_json();
     const auto tokens = [](const nlohmann::json& l) { return l.value("tokens", int64_t{0}); };
     out.costs.add_row({int64_t(i), sizes[i], layers.empty() ? int64_t{0} : tokens(layers.front()),
@@ -75,11 +74,7 @@ SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string&
       if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
         out.warnings.push_back(w);
   }
-  out.results.name = tag + "_sizes";
-  out.results.tables = sweep.tables();
-  out.results.suffix = "_sizes";
-  out.results.x_column = "img_size";
-  out.results.x_label = "input size (pixels)";
+  out.results = sweep.results(tag);
   return out;
 }
 

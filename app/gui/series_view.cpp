@@ -132,13 +132,7 @@ session::SeriesResults series_results(const GuiState& state,
   return out;
 }
 
-FigureJob series_tab_figure(const GuiState& state, const session::AnalysisInfo& analysis) {
-  session::SeriesResults series = series_results(state, analysis);
-  if (series.tables.empty() || !analysis.series_figure)
-    return [](std::string* why) {
-      *why = "no training series analysed yet";
-      return std::optional<viz::CaptionedFigure>();
-    };
+FigureJob series_figure_job(session::SeriesResults series, const session::AnalysisInfo& analysis) {
   return [series = std::move(series), figure = analysis.series_figure](
              std::string* why) -> std::optional<viz::CaptionedFigure> {
     try {
@@ -148,6 +142,16 @@ FigureJob series_tab_figure(const GuiState& state, const session::AnalysisInfo& 
       return std::nullopt;
     }
   };
+}
+
+FigureJob series_tab_figure(const GuiState& state, const session::AnalysisInfo& analysis) {
+  session::SeriesResults series = series_results(state, analysis);
+  if (series.tables.empty() || !analysis.series_figure)
+    return [](std::string* why) {
+      *why = "no training series analysed yet";
+      return std::optional<viz::CaptionedFigure>();
+    };
+  return series_figure_job(std::move(series), analysis);
 }
 
 void draw_series_figure(const GuiState& state, TextureCache& cache,

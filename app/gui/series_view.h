@@ -22,6 +22,9 @@ void draw_series_controls(const GuiState& state, FrameRequests& requests);
 void show_series_checkpoint(GuiState& state, int k);
 // A series analysis's statistics over the loaded checkpoints ("<table>_series" tables).
 session::SeriesResults series_results(const GuiState& state, const session::AnalysisInfo& analysis);
+// The analysis's series figure of `series` (a training series or a size sweep) as a job for
+// the render worker; a figure that throws gives its message as the reason.
+FigureJob series_figure_job(session::SeriesResults series, const session::AnalysisInfo& analysis);
 // Its figure (AnalysisInfo::series_figure), as a job for the render worker or an export.
 FigureJob series_tab_figure(const GuiState& state, const session::AnalysisInfo& analysis);
 // The tab of a series analysis (TabKind::Series, e.g. Castling's mask).

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "app/gui/figure_view.h"
+#include "app/gui/series_view.h"
 #include "app/session/checkpoint_series.h"
 
 namespace attnlab::gui {
@@ -100,22 +101,12 @@ bool has_size_sweep(const GuiState& state) {
 session::SeriesResults size_sweep_results(const GuiState& state,
                                           const session::AnalysisInfo& analysis) {
   const SizeSweepState& s = state.sweep;
-  session::SeriesResults out;
-  out.name = (s.model >= 0 && s.model < int(state.models.size())
-                  ? state.models[size_t(s.model)].info.name
-                  : std::string("model")) +
-             "_sizes";
-  out.suffix = "_sizes";
-  out.x_column = "img_size";
-  out.x_label = "input size (pixels)";
-  // The same tables as analyze-sizes writes, from this image.
-  session::SeriesTables tables({"size_index", "input", "img_size"}, "_sizes", "input size");
+  session::SizeSweepTables tables;  // the same tables as analyze-sizes writes, from this image
   for (size_t k = 0; k < s.analyses.size(); ++k)
-    if (s.analyses[k])
-      tables.add(int64_t(k), std::to_string(s.sizes[k]) + "x" + std::to_string(s.sizes[k]),
-                 s.sizes[k], s.analyses[k]->tables, analysis.tables);
-  out.tables = tables.tables();
-  return out;
+    if (s.analyses[k]) tables.add(int64_t(k), s.sizes[k], s.analyses[k]->tables, analysis.tables);
+  return tables.results(s.model >= 0 && s.model < int(state.models.size())
+                            ? state.models[size_t(s.model)].info.name
+                            : std::string("model"));
 }
 
 void draw_size_sweep_figure(const GuiState& state, TextureCache& cache,
@@ -128,20 +119,8 @@ void draw_size_sweep_figure(const GuiState& state, TextureCache& cache,
   ImGui::TextDisabled("against the input size (%s, this image):", sweep.name.c_str());
   const std::string slot = "sweep|" + analysis.name;
   const std::string key = std::to_string(rows) + "|" + std::to_string(w) + "x" + std::to_string(h);
-  value_tooltip(show_figure(
-      cache, slot, key,
-      [&]() -> FigureJob {
-        return [sweep, figure = analysis.series_figure](
-                   std::string* why) -> std::optional<viz::CaptionedFigure> {
-          try {
-            return figure(sweep);
-          } catch (const std::exception& e) {
-            *why = e.what();
-            return std::nullopt;
-          }
-        };
-      },
-      w, h));
+  value_tooltip(
+      show_figure(cache, slot, key, [&] { return series_figure_job(sweep, analysis); }, w, h));
 }
 
 }  // namespace attnlab::gui

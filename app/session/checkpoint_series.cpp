@@ -50,4 +50,19 @@ nlohmann::json checkpoint_step(const std::string& path) {
   return nullptr;
 }
 
+void SizeSweepTables::add(int64_t index, int64_t size, const std::vector<analysis::Table>& tables,
+                          const std::vector<std::string>& only) {
+  tables_.add(index, std::to_string(size) + "x" + std::to_string(size), size, tables, only);
+}
+
+SeriesResults SizeSweepTables::results(const std::string& name) const {
+  SeriesResults out;
+  out.name = name + "_sizes";
+  out.tables = tables_.tables();
+  out.suffix = "_sizes";
+  out.x_column = "img_size";
+  out.x_label = "input size (pixels)";
+  return out;
+}
+
 }  // namespace attnlab::session

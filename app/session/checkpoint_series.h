@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/session/results.h"
 #include "core/analysis/table.h"
 
 namespace attnlab::session {
@@ -35,6 +36,19 @@ class SeriesTables {
   std::string suffix_ = "_series", block_ = "checkpoint";
   std::vector<std::string> order_;
   std::map<std::string, analysis::Table> series_;
+};
+
+// A resolution sweep read as a series (analyze-sizes, report --img-sizes, the GUI's size
+// sweep): each table becomes "<name>_sizes" with size_index, input ("224x224") and
+// img_size first; results() gives the tables with the input size as the figures' x.
+class SizeSweepTables {
+ public:
+  void add(int64_t index, int64_t size, const std::vector<analysis::Table>& tables,
+           const std::vector<std::string>& only = {});
+  SeriesResults results(const std::string& name) const;  // named "<name>_sizes"
+
+ private:
+  SeriesTables tables_{{"size_index", "input", "img_size"}, "_sizes", "input size"};
 };
 
 // The step a checkpoint's safetensors metadata records (models::metadata_step), or null

@@ -17,10 +17,13 @@
 namespace attnlab::session {
 namespace {
 
-models::ForwardResult traced(models::Backbone& model, const at::Tensor& image) {
+// With traces (and each block's input when asked, for the randomisation cascade).
+models::ForwardResult traced_forward(models::Backbone& model, const at::Tensor& image,
+                                     bool record_blocks = false) {
   const at::NoGradGuard no_grad;
   models::ForwardOptions o;
   o.trace_attention = true;
+  o.record_block_inputs = record_blocks;
   models::ForwardResult r = model.run(image, o);
   if (r.traces.empty())
     throw std::invalid_argument("faithfulness: " + model.arch() + " has no attention layer");
@@ -66,20 +69,50 @@ std::vector<std::string> parse_faithfulness_maps(const std::string& list) {
   return out;
 }
 
-attention::TokenLayout perturbation_grid(models::Backbone& model, const at::Tensor& image) {
-  const attention::TokenLayout first = traced(model, image).traces.front().trace->layout;
-  return attention::grid_layout(first.height, first.width);
+PreparedImage prepare_image(models::Backbone& model, const at::Tensor& image) {
+  PreparedImage p;
+  p.forward = traced_forward(model, image, true);
+  p.predicted = p.forward.logits.argmax(-1)[0].item<int64_t>();
+  const attention::TokenLayout& first = p.forward.traces.front().trace->layout;
+  p.grid = attention::grid_layout(first.height, first.width);
+  for (const auto& in : p.forward.block_inputs) p.blocks.push_back(in.block);
+  return p;
+}
+
+std::vector<ScoredMap> score_maps(
+    models::Backbone& model, const at::Tensor& image, const PreparedImage& prepared,
+    const std::vector<std::string>& kinds, int64_t reference, const at::Tensor& baseline,
+    const models::PerturbationRequest& request, uint64_t seed,
+    const std::function<void(const std::string& kind, const std::string& why)>& skipped) {
+  std::vector<ScoredMap> out;
+  for (const auto& kind : kinds) {
+    ScoredMap s;
+    s.kind = kind;
+    try {
+      s.map = faithfulness_map(model, image, kind, prepared.predicted, prepared.grid, seed,
+                               &prepared.forward);
+    } catch (const std::invalid_argument& e) {  // a kind the model cannot make
+      if (skipped) skipped(kind, e.what());
+      continue;
+    }
+    s.curves = models::perturbation_curves(model, image, baseline, s.map, prepared.predicted,
+                                           reference, request);
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 at::Tensor faithfulness_map(models::Backbone& model, const at::Tensor& image,
                             const std::string& kind, int64_t cls,
-                            const attention::TokenLayout& grid, uint64_t seed) {
+                            const attention::TokenLayout& grid, uint64_t seed,
+                            const models::ForwardResult* traced) {
   const int64_t h = grid.height, w = grid.width;
   if (kind == "random") return analysis::random_map(h, w, seed);
   if (kind == "centre") return analysis::centre_prior_map(h, w);
   at::Tensor map;
   if (kind == "cls" || kind == "rollout") {
-    const models::ForwardResult r = traced(model, image);
+    const models::ForwardResult own = traced ? models::ForwardResult() : traced_forward(model, image);
+    const models::ForwardResult& r = traced ? *traced : own;
     const attention::AttentionTrace& last = *r.traces.back().trace;
     const int64_t token = cls_token(last.layout);
     if (kind == "cls") {

@@ -13,11 +13,13 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "core/attention/token_layout.h"
 #include "models/backbone.h"
+#include "models/faithfulness_run.h"
 
 namespace attnlab::session {
 
@@ -25,14 +27,42 @@ const std::vector<std::string>& faithfulness_map_kinds();
 // "cls,rollout,gradcam"; throws std::invalid_argument naming the known kinds.
 std::vector<std::string> parse_faithfulness_maps(const std::string& list);
 
-// The grid the cells are taken from: the first traced layer's (its grid part).
-attention::TokenLayout perturbation_grid(models::Backbone& model, const at::Tensor& image);
+// One image prepared for scoring its maps: one traced forward (keeping each block's input)
+// gives the prediction, the grid the cells are taken from (the first traced layer's grid
+// part), the model's blocks (for the randomisation cascade) and the traces the cls and
+// rollout maps read.
+struct PreparedImage {
+  models::ForwardResult forward;
+  int64_t predicted = 0;
+  attention::TokenLayout grid;
+  std::vector<std::string> blocks;  // in forward order
+};
+// Throws std::invalid_argument for a model with no attention layer.
+PreparedImage prepare_image(models::Backbone& model, const at::Tensor& image);
 
 // The map of `kind` for `image` (1, 3, H, W) and class `cls` on `grid` (h, w) float32.
-// `seed` seeds the random map. Throws std::invalid_argument for a kind that does not
-// apply to the model (cls without a class token), naming what to use instead.
+// `seed` seeds the random map; `traced`, when given, is this model's traced forward of this
+// image (the cls and rollout maps read it instead of running one). Throws
+// std::invalid_argument for a kind that does not apply to the model (cls without a class
+// token), naming what to use instead.
 at::Tensor faithfulness_map(models::Backbone& model, const at::Tensor& image,
                             const std::string& kind, int64_t cls,
-                            const attention::TokenLayout& grid, uint64_t seed);
+                            const attention::TokenLayout& grid, uint64_t seed,
+                            const models::ForwardResult* traced = nullptr);
+
+struct ScoredMap {
+  std::string kind;
+  at::Tensor map;  // on the prepared grid
+  models::PerturbationCurves curves;
+};
+// Every kind of `kinds` the model can make, its map scored against `baseline` with the
+// predicted class as target and `reference` for the perturbation curves (what the
+// `attnlab faithfulness` command and the registry's analysis share). A kind the model
+// cannot make is passed to `skipped` with the reason and left out.
+std::vector<ScoredMap> score_maps(
+    models::Backbone& model, const at::Tensor& image, const PreparedImage& prepared,
+    const std::vector<std::string>& kinds, int64_t reference, const at::Tensor& baseline,
+    const models::PerturbationRequest& request, uint64_t seed,
+    const std::function<void(const std::string& kind, const std::string& why)>& skipped);
 
 }  // namespace attnlab::session

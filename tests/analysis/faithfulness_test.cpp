@@ -173,7 +173,8 @@ TEST(Faithfulness, RandomisationReinitialisesOnlyTheNamedBlocks) {
   auto model = models::make_backbone(config);
   model->eval();
   const at::Tensor image = at::randn({1, 3, 32, 32});
-  const auto blocks = models::block_paths(*model, image);
+  const attnlab::session::PreparedImage prepared = attnlab::session::prepare_image(*model, image);
+  const auto& blocks = prepared.blocks;
   ASSERT_EQ(blocks, (std::vector<std::string>{"blocks.0", "blocks.1", "blocks.2"}));
   auto fresh = models::partly_reinitialised(*model, config, {"blocks.2"}, 5);
   std::map<std::string, at::Tensor> trained;
@@ -187,7 +188,7 @@ TEST(Faithfulness, RandomisationReinitialisesOnlyTheNamedBlocks) {
   }
   EXPECT_GT(changed, 4);
   // A map that ignores the weights is the same on both; Grad-CAM is not.
-  const attnlab::attention::TokenLayout grid = attnlab::session::perturbation_grid(*model, image);
+  const attnlab::attention::TokenLayout& grid = prepared.grid;
   EXPECT_EQ(grid.height, 4);
   const auto all = models::partly_reinitialised(*model, config, blocks, 5);
   const auto map = [&](models::Backbone& m, const std::string& kind) {
@@ -206,7 +207,7 @@ TEST(Faithfulness, MapKindsOnModelsWithAndWithoutAClassToken) {
   auto model = models::make_backbone(no_cls);
   model->eval();
   const at::Tensor image = at::randn({1, 3, 32, 32});
-  const auto grid = attnlab::session::perturbation_grid(*model, image);
+  const auto grid = attnlab::session::prepare_image(*model, image).grid;
   for (const std::string kind : {"rollout", "gradcam", "gradrollout", "random", "centre"}) {
     const at::Tensor m = attnlab::session::faithfulness_map(*model, image, kind, 1, grid, 0);
     EXPECT_EQ(m.sizes(), (at::IntArrayRef{4, 4})) << kind;

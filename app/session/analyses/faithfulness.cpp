@@ -7,7 +7,6 @@
 // model-randomisation check needs the model's config to rebuild it, so it is the
 // `attnlab faithfulness` command's. Figures: the curves and the scoreboard across models.
 #include <ATen/ATen.h>
-#include <c10/core/GradMode.h>
 
 #include "app/session/analyses/step_helpers.h"
 #include "app/session/faithfulness_maps.h"
@@ -18,13 +17,7 @@ namespace attnlab::session {
 namespace {
 
 void explain_faithfulness(ExplainStep& s) {
-  at::Tensor logits;
-  {
-    const at::NoGradGuard no_grad;
-    logits = s.model.run(s.input).logits;
-  }
-  const int64_t predicted = logits.argmax(-1)[0].item<int64_t>();
-  const attention::TokenLayout grid = perturbation_grid(s.model, s.input);
+  const PreparedImage prepared = prepare_image(s.model, s.input);
   const at::Tensor base = models::baseline_image(s.input, models::PerturbBaseline::Blur);
   analysis::Table scores = make_table(
       "faithfulness",
@@ -35,19 +28,16 @@ void explain_faithfulness(ExplainStep& s) {
   analysis::Table curves = make_table(
       "faithfulness_curves", "each map kind's curves at each step: the share of cells changed",
       {"map", "step", "fraction", "deletion", "insertion", "positive", "negative"}, 2);
-  for (const auto& kind : faithfulness_map_kinds()) {
-    at::Tensor map;
-    try {
-      map = faithfulness_map(s.model, s.input, kind, predicted, grid, 1);
-    } catch (const std::invalid_argument& e) {  // a kind the model cannot make (cls)
-      s.session.warn(std::string("faithfulness: ") + kind + ": " + e.what());
-      continue;
-    }
-    const models::PerturbationCurves c =
-        models::perturbation_curves(s.model, s.input, base, map, predicted, predicted);
-    scores.add_row({kind, c.auc_deletion, c.auc_insertion, c.auc_positive, c.auc_negative});
+  const auto scored = score_maps(
+      s.model, s.input, prepared, faithfulness_map_kinds(), prepared.predicted, base, {}, 1,
+      [&](const std::string& kind, const std::string& why) {
+        s.session.warn("faithfulness: " + kind + ": " + why);
+      });
+  for (const ScoredMap& m : scored) {
+    const models::PerturbationCurves& c = m.curves;
+    scores.add_row({m.kind, c.auc_deletion, c.auc_insertion, c.auc_positive, c.auc_negative});
     for (size_t i = 0; i < c.counts.size(); ++i)
-      curves.add_row({kind, int64_t(i), double(c.counts[i]) / double(c.cells), c.deletion[i],
+      curves.add_row({m.kind, int64_t(i), double(c.counts[i]) / double(c.cells), c.deletion[i],
                       c.insertion[i], c.positive[i], c.negative[i]});
   }
   s.session.accumulate(scores);

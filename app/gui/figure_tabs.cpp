@@ -199,8 +199,12 @@ void draw_figure_tab(const GuiState& state, TextureCache& cache, const TabEntry&
   const std::string slot = "tab|" + tab.id, key = figure_key(state, spec, w, h);
   value_tooltip(
       show_figure(cache, slot, key, [&] { return tab_figure_job(state, tab.id); }, w, h));
-  if (!spec.hint.empty() && cache.geometry(slot))
-    ImGui::TextDisabled("%s  (hover: values; right click: copy)", spec.hint.c_str());
+  if (!spec.hint.empty() && cache.geometry(slot)) {
+    // Wrapped: a hint longer than the panel is wide must not run off its edge.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s  (hover: values; right click: copy)", spec.hint.c_str());
+    ImGui::PopStyleColor();
+  }
   if (with_series) draw_series_figure(state, cache, *tab.analysis, w, h);
   if (with_sweep) draw_size_sweep_figure(state, cache, *tab.analysis, w, h);
 }

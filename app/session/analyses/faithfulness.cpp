@@ -106,8 +106,8 @@ AnalysisInfo faithfulness_analysis() {
               "--analyses faithfulness");
         return viz::faithfulness_curves_figure(across_models({{m.name, *t}}, true));
       },
-      "Deletion and insertion curves of each map of this image (5 % steps, blurred baseline); "
-      "attnlab faithfulness adds the randomisation check and labels."};
+      "Each map's deletion and insertion curves on this image; attnlab faithfulness adds "
+      "labels and the randomisation check."};
   return info;
 }
 

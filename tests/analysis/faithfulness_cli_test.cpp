@@ -22,6 +22,8 @@ using attnlab::testing::run_cli;
 
 namespace {
 
+// One thread each: these commands run hundreds of tiny forwards, which two threads per
+// process slow down many times over when ctest runs two tests at once (the CI runs -j2).
 const std::string kRoot = ATTNLAB_SOURCE_DIR;
 const std::string kZoo = kRoot + "/models/zoo";
 const std::string kImage1 = kRoot + "/assets/fashion-mnist/09-ankle-boot-00000.png";
@@ -40,7 +42,7 @@ std::map<std::pair<std::string, std::string>, double> by_model_map(
 
 TEST(FaithfulnessCli, ScoresEveryMapOfEveryModelAndFlagsMapsThatIgnoreTheWeights) {
   const std::string out = attnlab::testing::unique_temp_path("faith");
-  const auto r = run_cli("--threads 2 faithfulness --models " + kZoo + "/softmax.safetensors " +
+  const auto r = run_cli("--threads 1 faithfulness --models " + kZoo + "/softmax.safetensors " +
                          kZoo + "/linear.safetensors --images " + kImage1 + " " + kImage2 +
                          " --step 0.1 --out " + out);
   ASSERT_EQ(r.code, 0) << r.out;
@@ -78,7 +80,7 @@ TEST(FaithfulnessCli, ScoresEveryMapOfEveryModelAndFlagsMapsThatIgnoreTheWeights
 TEST(FaithfulnessCli, HierarchicalModelsUseTheirFirstAttentionGrid) {
   const std::string out = attnlab::testing::unique_temp_path("faith_h");
   const std::string p = attnlab::testing::parity_dir();
-  const auto r = run_cli("--threads 2 faithfulness --models " + p + "/litv2_mini.config.json " +
+  const auto r = run_cli("--threads 1 faithfulness --models " + p + "/litv2_mini.config.json " +
                          p + "/swin_mini.config.json " + p + "/ravlt_mini.config.json --images " +
                          kImage1 + " --maps rollout,gradcam,random --step 0.25 "
                          "--randomisation off --out " + out);
@@ -90,7 +92,7 @@ TEST(FaithfulnessCli, HierarchicalModelsUseTheirFirstAttentionGrid) {
   // A model with prefix tokens (AnchorDeiT: cls and dist): its cls map is the class token's
   // row; the cells are its 14 x 14 patch grid.
   const std::string prefix = attnlab::testing::unique_temp_path("faith_prefix");
-  const auto pr = run_cli("--threads 2 faithfulness --models " + p + "/anchor_deit_mini.config.json "
+  const auto pr = run_cli("--threads 1 faithfulness --models " + p + "/anchor_deit_mini.config.json "
                           "--images " + kImage1 + " --maps cls,rollout,gradrollout --step 0.25 "
                           "--out " + prefix);
   ASSERT_EQ(pr.code, 0) << pr.out;
@@ -100,7 +102,7 @@ TEST(FaithfulnessCli, HierarchicalModelsUseTheirFirstAttentionGrid) {
   fs::remove_all(prefix);
   // A cls map asked of models without a class token: one message per model, exit 1.
   const std::string bad = attnlab::testing::unique_temp_path("faith_cls");
-  const auto c = run_cli("faithfulness --models " + p + "/swin_mini.config.json --images " +
+  const auto c = run_cli("--threads 1 faithfulness --models " + p + "/swin_mini.config.json --images " +
                          kImage1 + " --maps cls,random --step 0.5 --randomisation off --out " + bad);
   EXPECT_EQ(c.code, 1) << c.out;
   EXPECT_NE(c.out.find("the cls map needs a class token"), std::string::npos) << c.out;
@@ -111,7 +113,7 @@ TEST(FaithfulnessCli, HierarchicalModelsUseTheirFirstAttentionGrid) {
 
 TEST(FaithfulnessCli, TheReportDrawsTheScoreboardAndTheCurvesAcrossModels) {
   const std::string out = attnlab::testing::unique_temp_path("faith_report");
-  const auto r = run_cli("--threads 2 report --models " + kZoo + "/softmax.safetensors " + kZoo +
+  const auto r = run_cli("--threads 1 report --models " + kZoo + "/softmax.safetensors " + kZoo +
                          "/rala.safetensors --images " + kImage1 + " --analyses faithfulness "
                          "--figures faithfulness --formats svg --complexity-scales none --out " + out);
   ASSERT_EQ(r.code, 0) << r.out;

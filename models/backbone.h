@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/attention/attention_trace.h"
@@ -78,6 +79,15 @@ class Backbone : public torch::nn::Module {
   // images: (B, 3, H, W), normalised as the model's preprocessing says.
   virtual ForwardResult run(const at::Tensor& images, const ForwardOptions& options = {}) = 0;
   virtual std::string arch() const = 0;
+  // The config it was built from, as JSON text (make_backbone records it; "" for a model
+  // made otherwise): what rebuilding it takes, e.g. the randomisation check's copies with
+  // fresh weights (models/faithfulness_run.h). Text, so that this header does not pull in
+  // the JSON library.
+  const std::string& config_text() const { return config_text_; }
+  void set_config_text(std::string text) { config_text_ = std::move(text); }
+
+ private:
+  std::string config_text_;
 };
 
 // Records outputs and traces during one forward; backbones call it at each module.

@@ -143,11 +143,16 @@ PerturbationCurves perturbation_curves(Backbone& model, const at::Tensor& image,
   return c;
 }
 
-std::shared_ptr<Backbone> partly_reinitialised(Backbone& model, const Json& config,
+std::shared_ptr<Backbone> partly_reinitialised(Backbone& model,
                                                const std::vector<std::string>& reinitialise,
                                                uint64_t seed) {
+  if (model.config_text().empty())
+    throw ModelError(
+        "faithfulness: the randomisation check rebuilds the model from its config, "
+        "and this " +
+        model.arch() + " model was not built from one");
   at::manual_seed(seed);
-  std::shared_ptr<Backbone> fresh = make_backbone(config);
+  std::shared_ptr<Backbone> fresh = make_backbone(Json::parse(model.config_text()));
   fresh->eval();
   const auto params = model.parameters();
   if (!params.empty()) fresh->to(params.front().device());  // where the trained one runs

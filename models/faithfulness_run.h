@@ -61,10 +61,11 @@ PerturbationCurves perturbation_curves(Backbone& model, const at::Tensor& image,
                                        const PerturbationRequest& request = {},
                                        const std::function<bool()>& cancelled = {});
 
-// A copy of `model` (built from `config`) whose blocks in `reinitialise` (state-dict
-// paths, as ForwardResult::block_inputs names them) carry fresh random weights from `seed` and every other parameter and buffer the
-// trained model's.
-std::shared_ptr<Backbone> partly_reinitialised(Backbone& model, const Json& config,
+// A copy of `model` (rebuilt from its config, Backbone::config_text) whose blocks in
+// `reinitialise` (state-dict paths, as ForwardResult::block_inputs names them) carry fresh
+// random weights from `seed`, and every other parameter and buffer the trained model's.
+// Throws ModelError for a model that does not know its config.
+std::shared_ptr<Backbone> partly_reinitialised(Backbone& model,
                                                const std::vector<std::string>& reinitialise,
                                                uint64_t seed);
 

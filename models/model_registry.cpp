@@ -52,11 +52,16 @@ std::string config_mechanism(const Json& config) {
 
 std::shared_ptr<Backbone> make_backbone(const Json& config) {
   const std::string arch = arch_of(config);
+  std::shared_ptr<Backbone> model;
 #define ATTNLAB_TRY(f)              \
   for (const auto& a : f##_archs()) \
-    if (a == arch) return make_##f(config);
+    if (!model && a == arch) model = make_##f(config);
   ATTNLAB_MODEL_FAMILIES(ATTNLAB_TRY)
 #undef ATTNLAB_TRY
+  if (model) {
+    model->set_config_text(config.dump());
+    return model;
+  }
   throw ModelError("unknown model arch '" + arch + "' (known: " + text::join(known_archs()) + ")");
 }
 

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
@@ -52,13 +53,6 @@ struct ScoredImage {
   int64_t label = -1;
   std::string tag;
 };
-
-// The randomisation cascade: the top block, the top half, every block.
-std::vector<int64_t> cascade_levels(int64_t blocks) {
-  std::vector<int64_t> k = {1, std::max<int64_t>(1, blocks / 2), blocks};
-  k.erase(std::unique(k.begin(), k.end()), k.end());
-  return k;
-}
 
 }  // namespace
 
@@ -171,7 +165,7 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
     std::vector<std::string> model_kinds;
     // The randomisation cascade's models, built once (from the first image's blocks) and
     // used for every image and map kind: (re-initialised top blocks, model).
-    std::vector<std::pair<int64_t, std::shared_ptr<models::Backbone>>> cascade;
+    std::vector<session::RandomisedCopy> cascade;
     Progress progress("faithfulness " + choice.tag, n);
     const auto t_model = std::chrono::steady_clock::now();
     std::array<int64_t, 2> shape{0, 0};
@@ -204,11 +198,7 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
         if (randomise && cascade.empty()) {
           blocks = prepared.blocks;
           full_cascade[choice.tag] = int64_t(blocks.size());
-          for (const int64_t k : cascade_levels(int64_t(blocks.size())))
-            cascade.emplace_back(k, models::partly_reinitialised(
-                                        *ready.model, ready.config,
-                                        {blocks.end() - k, blocks.end()},
-                                        request.seed + 7919u * uint64_t(k)));
+          cascade = session::randomisation_cascade(*ready.model, blocks, request.seed);
         }
         const uint64_t map_seed = request.seed * 1000003u + uint64_t(i);
         const auto scored = session::score_maps(
@@ -240,15 +230,14 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
             curves_t.add_row({choice.tag, m.kind, im.tag, int64_t(s),
                               double(c.counts[s]) / double(c.cells), c.deletion[s],
                               c.insertion[s], c.positive[s], c.negative[s]});
-          if (cascade.empty()) continue;
+        }
+        if (!cascade.empty()) {
           analysis::Table r1 = session::make_table("faithfulness_randomisation", "",
                                                    {"model", "map", "blocks", "spearman"}, 3);
-          for (const auto& [k, fresh] : cascade) {
-            const double rho = analysis::spearman(
-                m.map, session::faithfulness_map(*fresh, im.image, m.kind, predicted,
-                                                 prepared.grid, map_seed));
-            random_t.add_row({choice.tag, m.kind, im.tag, k, rho});
-            r1.add_row({choice.tag, m.kind, k, rho});
+          for (const session::RandomisationScore& r :
+               session::randomisation_scores(cascade, scored, im.image, prepared, map_seed)) {
+            random_t.add_row({choice.tag, r.kind, im.tag, r.blocks, r.spearman});
+            r1.add_row({choice.tag, r.kind, r.blocks, r.spearman});
           }
           random_summary.add(r1);
         }
@@ -280,6 +269,7 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
   out.write_table(curves_t);
   out.write_table(summary_t);
   analysis::write_table_latex(out.dir() + "/" + out.model_tag() + "__faithfulness.tex", summary_t);
+  std::optional<analysis::Table> checks;  // the randomisation summary, for the curves figure
   if (randomise && !random_t.rows.empty()) {
     out.write_table(random_t);
     analysis::Table rs = random_summary.result();
@@ -296,11 +286,13 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
       row.push_back(int64_t(full && row[mean_col].number() >= analysis::kRandomisationFlag));
     }
     out.write_table(rs);
+    checks = std::move(rs);
   }
   // The curves and the scoreboard, SVG/PDF/PNG.
   nlohmann::json figures = nlohmann::json::array();
   for (const auto& [stem, figure] :
-       {std::make_pair(std::string("faithfulness_curves"), viz::faithfulness_curves_figure(curves_t)),
+       {std::make_pair(std::string("faithfulness_curves"),
+                       viz::faithfulness_curves_figure(curves_t, {}, checks ? &*checks : nullptr)),
         std::make_pair(std::string("faithfulness_scoreboard"),
                        viz::faithfulness_scoreboard_figure(summary_t))})
     for (const auto format : {viz::FigureFormat::Svg, viz::FigureFormat::Pdf, viz::FigureFormat::Png}) {

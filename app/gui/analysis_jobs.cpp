@@ -79,8 +79,9 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
   return m;
 }
 
-std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
-                                                   const std::string& image_path) {
+std::shared_ptr<const ImageAnalysis> analyse_image(
+    LoadedModel& model, const std::string& image_path, const std::function<bool()>& cancelled,
+    const std::function<void(int64_t done, int64_t total)>& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   auto out = std::make_shared<ImageAnalysis>();
   const at::Tensor x =
@@ -95,8 +96,8 @@ std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
   if (forward->traces.empty()) throw std::runtime_error("the model has no attention layer to show");
   for (const auto& a : session::analyses())  // those that run only on small enough models
     if (a.in_image_analysis_if && a.in_image_analysis_if(*forward)) settings.analyses.insert(a.name);
-  session::AnalysisSession session(settings,
-                                   [&](const analysis::Array& a) { out->arrays.push_back(a); });
+  session::AnalysisSession session(
+      settings, [&](const analysis::Array& a) { out->arrays.push_back(a); }, {cancelled, progress});
   session.add(kImageTag, *forward);
   // The image analyses that need the model (erf: a backward pass to the pixels).
   if (session.explains()) session.explain(kImageTag, *model.ready.model, x);

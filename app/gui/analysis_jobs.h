@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -130,8 +131,12 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
                                         const ModelOptions& options = {});
 
 // Loads `image_path`, runs the model with traces and every analysis. Throws on failure.
-std::shared_ptr<const ImageAnalysis> analyse_image(LoadedModel& model,
-                                                   const std::string& image_path);
+// `cancelled` (the job's Cancel) is asked between the analyses and inside the long ones
+// (faithfulness, heads), which then throw session::AnalysisCancelled; `progress` hears
+// how far the long ones are.
+std::shared_ptr<const ImageAnalysis> analyse_image(
+    LoadedModel& model, const std::string& image_path, const std::function<bool()>& cancelled = {},
+    const std::function<void(int64_t done, int64_t total)>& progress = {});
 
 // AnchorFormer: the soft assignment over the anchors of layout token `token` (prefix
 // tokens first) in traced layer `layer`, of `head` or the mean over heads (head < 0);

@@ -195,13 +195,27 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
     state.requests.cancel_jobs = false;
     compute.cancel_all();
     state.cost.counting = state.cost.benching = false;
-    // Results that will not come are no longer "loading": let the view ask again.
-    for (auto it = state.results.begin(); it != state.results.end();)
-      it = it->second.status == LoadStatus::Loading ? state.results.erase(it) : std::next(it);
-    for (auto& [key, r] : state.results) r.pending_key.clear();
+    // Analyses that will not come are cancelled, not asked for again at the next frame
+    // (which would start them over): Analyse again does that. Queries and maps the view
+    // still wants are asked again.
+    for (auto& [key, r] : state.results) {
+      if (r.status == LoadStatus::Loading) {
+        r.status = LoadStatus::Failed;
+        r.error = kAnalysisCancelled;
+      }
+      r.pending_key.clear();
+    }
     for (ModelSlot& m : state.models) m.reloading = false;  // its new options never came
     state.status.notice = "cancelled";
     state.status.notice_is_error = false;
+  }
+  if (state.requests.reanalyse) {  // the status bar's Analyse again: the view asks again
+    state.requests.reanalyse = false;
+    for (auto it = state.results.begin(); it != state.results.end();)
+      it = it->first.second == state.view.image && it->second.status == LoadStatus::Failed
+               ? state.results.erase(it)
+               : std::next(it);
+    state.status.notice.clear();
   }
   if (state.requests.copy_command) {
     state.requests.copy_command = false;
@@ -396,7 +410,8 @@ int run_gui(const GuiOptions& options) {
     const bool idle = workers_idle() && state.requests.open.empty() &&
                       state.requests.dropped_paths.empty() && state.requests.model_options.empty() &&
                       !state.requests.count_complexity && !state.requests.run_bench;
-    step_script(script, state, idle, glfwGetTime());
+    const WorkerProgress job = compute.progress();
+    step_script(script, state, idle, glfwGetTime(), job.busy ? job.label : "");
     if (script.mouse_away) {  // outside the window: nothing hovered from the next frame on
       glfwSetCursorPos(window, -64.0, -64.0);
       script.mouse_away = false;

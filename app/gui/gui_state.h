@@ -79,6 +79,7 @@ struct FrameRequests {
   bool copy_command = false;    // File > Copy settings as command
   std::string copy_command_to;  // and write it to this file too (script copy-command)
   bool cancel_jobs = false;     // the status bar's Cancel
+  bool reanalyse = false;       // the status bar's Analyse again: the image's failed analyses
   bool load_series = false;     // analyse the current model's training series (sidebar, script)
   bool sweep_sizes = false;     // analyse the current image at the sweep's sizes (sidebar, script)
   bool count_complexity = false;  // count the open models' MACs (the Cost tab, when stale)
@@ -126,6 +127,10 @@ struct ImageSlot {
   GlTexture thumb;
   uint64_t job = 0;
 };
+
+// The error of an image analysis stopped by Cancel (it is not run again by itself).
+inline constexpr const char* kAnalysisCancelled =
+    "analysis cancelled: Analyse again (status bar) runs it again";
 
 // One model on one image: the analysis, then the maps of the current query.
 struct ResultSlot {

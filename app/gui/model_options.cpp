@@ -96,6 +96,13 @@ nlohmann::json model_info_json(const GuiState& state, int index) {
       top5.push_back({{"class", p.cls}, {"name", p.name}, {"probability", p.probability}});
   }
   j["top5"] = top5;
+  // Its analysis of the current image: "ready", "loading", "failed" (cancelled: the error
+  // says so) or "none" (not asked for yet).
+  j["analysis"] = r == state.results.end()                 ? "none"
+                  : r->second.status == LoadStatus::Ready  ? "ready"
+                  : r->second.status == LoadStatus::Failed ? "failed"
+                                                           : "loading";
+  j["analysis_error"] = r == state.results.end() ? "" : r->second.error;
   // Its resolution sweep (size_sweep_view.h): the sizes, those analysed, and the rows of
   // each over_sizes statistic's tables against the size.
   const SizeSweepState& sweep = state.sweep;

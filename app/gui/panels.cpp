@@ -7,6 +7,7 @@
 #include "app/gui/map_view.h"
 #include "app/gui/series_view.h"
 #include "app/gui/tab_table.h"
+#include "app/gui/workspace.h"
 
 #include <imgui.h>
 
@@ -111,6 +112,10 @@ void draw_status_bar(const GuiState& state, const ComputeWorker& worker, FrameRe
                          ImVec2(320.0f, 0.0f), text.c_str());
       ImGui::SameLine();
       if (ImGui::SmallButton("Cancel")) requests.cancel_jobs = true;
+    }
+    if (image_has_failed_analysis(state)) {  // cancelled, or failed: run it again
+      ImGui::SameLine(0.0f, 24.0f);
+      if (ImGui::SmallButton("Analyse again")) requests.reanalyse = true;
     }
     if (!status.notice.empty()) {
       ImGui::SameLine(0.0f, 24.0f);

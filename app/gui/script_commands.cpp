@@ -348,6 +348,23 @@ const std::vector<ScriptCommandSpec> kCommands = {
      x.runner.idle_deadline = x.now + std::stod(c.args[0]);
      return false;
    }},
+  {{"wait-job", {{"TEXT", ArgKind::Name}, {"SECONDS", ArgKind::Seconds, {}, {}, "60"}},
+    "wait until a compute job whose label has TEXT runs (then cancel stops it mid-way)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.runner.waiting_job = c.args[0];
+     x.runner.job_deadline = x.now + std::stod(c.args[1]);
+     return false;
+   }},
+  {{"cancel", {}, "the status bar's Cancel: stop the running jobs and drop the queued ones"},
+   [](ScriptContext& x, const ScriptCommand&) {
+     x.state.requests.cancel_jobs = true;
+     return false;  // acted on at the next frame's start
+   }},
+  {{"reanalyse", {}, "the status bar's Analyse again: the current image's failed or cancelled analyses run again"},
+   [](ScriptContext& x, const ScriptCommand&) {
+     x.state.requests.reanalyse = true;
+     return false;
+   }},
   {{"frames", {{"N", ArgKind::Positive}}, "draw N frames"},
    [](ScriptContext& x, const ScriptCommand& c) {
      x.runner.frames_left = std::stoi(c.args[0]);

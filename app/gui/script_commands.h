@@ -3,6 +3,7 @@
 // it inside the frame loop (script_runner.h). A new command is one entry here.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "app/gui/gui_script.h"
@@ -19,6 +20,7 @@ struct ScriptContext {
   GuiState& state;
   bool idle = false;
   double now = 0.0;
+  std::string running_job;  // the compute job running now ("" = none)
 };
 
 // Runs one command; returns false when the script must wait before the next one (or

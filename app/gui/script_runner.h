@@ -18,6 +18,8 @@ struct ScriptRunner {
   int frames_left = 0;            // "frames N": frames still to draw
   bool waiting_idle = false;      // "wait-idle": until the workers are idle
   double idle_deadline = 0.0;     // ... or this time passes (then the script fails)
+  std::string waiting_job;        // "wait-job": until a job whose label has this text runs
+  double job_deadline = 0.0;      // ... or this time passes (then the script fails)
   std::string screenshot;         // save the framebuffer here after this frame
   bool screenshot_figure = false;  // ... only the region of the view's figure
   bool mouse_away = false;         // move the pointer out of the window (no hover)
@@ -28,7 +30,9 @@ struct ScriptRunner {
   bool active() const { return !commands.empty() && !done; }
 };
 
-// Executes what can run this frame. `idle`: no job queued, running or unapplied.
-void step_script(ScriptRunner& runner, GuiState& state, bool idle, double now);
+// Executes what can run this frame. `idle`: no job queued, running or unapplied;
+// `running_job`: the label of the compute job running now ("" = none).
+void step_script(ScriptRunner& runner, GuiState& state, bool idle, double now,
+                 const std::string& running_job = "");
 
 }  // namespace attnlab::gui

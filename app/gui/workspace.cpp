@@ -38,6 +38,12 @@ const ResultSlot* result_of(const GuiState& state, int model, int image) {
   return it == state.results.end() ? nullptr : &it->second;
 }
 
+bool image_has_failed_analysis(const GuiState& state) {
+  for (const auto& [key, r] : state.results)
+    if (key.second == state.view.image && r.status == LoadStatus::Failed) return true;
+  return false;
+}
+
 namespace {
 
 // The first layer's grid of `model` on the current image, {0, 0} before its analysis.
@@ -177,7 +183,9 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
         "analyse " + model.info.name + " on " + std::filesystem::path(path).filename().string(),
         [m, i, loaded, path](JobContext& ctx) {
           try {
-            auto a = analyse_image(*loaded, path);
+            auto a = analyse_image(
+                *loaded, path, [&ctx] { return ctx.cancelled(); },
+                [&ctx](int64_t done, int64_t total) { ctx.progress(done, total); });
             ctx.post([m, i, a, loaded](GuiState& s) {
               if (s.models[size_t(m)].model != loaded) return;  // loaded again meanwhile
               ResultSlot& r = s.results[{m, i}];
@@ -185,6 +193,7 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
               r.status = LoadStatus::Ready;
             });
           } catch (const std::exception& e) {
+            if (ctx.cancelled()) return;  // Cancel marked the slot (gui.cpp)
             const std::string what = e.what();
             ctx.post([m, i, what, loaded](GuiState& s) {
               if (s.models[size_t(m)].model != loaded) return;

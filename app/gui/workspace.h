@@ -29,5 +29,8 @@ std::string rollout_key(const GuiState& state, const MapQuery& query);
 ExplainRequest wanted_explanation(const GuiState& state);
 // The result slot of (model, image), or nullptr.
 const ResultSlot* result_of(const GuiState& state, int model, int image);
+// Whether some model's analysis of the current image failed or was cancelled (the status
+// bar then offers Analyse again).
+bool image_has_failed_analysis(const GuiState& state);
 
 }  // namespace attnlab::gui

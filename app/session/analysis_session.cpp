@@ -82,8 +82,8 @@ analysis::Array to_array(const at::Tensor& t, std::string name, std::vector<std:
   return a;
 }
 
-AnalysisSession::AnalysisSession(AnalysisSettings settings, ArraySink sink)
-    : settings_(std::move(settings)), sink_(std::move(sink)) {
+AnalysisSession::AnalysisSession(AnalysisSettings settings, ArraySink sink, AnalysisControl control)
+    : settings_(std::move(settings)), sink_(std::move(sink)), control_(std::move(control)) {
   if (!sink_) sink_ = [](const analysis::Array&) {};
 }
 
@@ -159,13 +159,19 @@ void AnalysisSession::add(const std::string& image_tag, const models::ForwardRes
 }
 
 void AnalysisSession::guarded(const std::string& analysis, const std::function<void()>& body) {
+  throw_if_cancelled();
+  // A step stopped by the control (models' loops throw their own errors when asked to
+  // stop) is a cancellation, not a problem of this model: never a warning.
   try {
     body();
   } catch (const attention::TraceQueryError& e) {
+    throw_if_cancelled();
     warn(analysis + ": " + e.what());
   } catch (const attention::AttentionError& e) {  // the explicit form's token limit
+    throw_if_cancelled();
     warn(analysis + ": " + e.what());
   } catch (const models::ModelError& e) {  // an explanation's class or target the model lacks
+    throw_if_cancelled();
     warn(analysis + ": " + e.what());
   }
 }

@@ -16,7 +16,9 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -67,9 +69,24 @@ struct AnalysisSettings {
 // Receives each per-image array (maps, rollout, anchor assignments) as it is computed.
 using ArraySink = std::function<void(const analysis::Array&)>;
 
+// What the caller of a session may ask of it while it runs (the GUI's Cancel and progress
+// bar): `cancelled` is asked between the analyses and inside the long ones (faithfulness
+// between batches, heads after each head); `progress` hears how far a long step is.
+struct AnalysisControl {
+  std::function<bool()> cancelled;
+  std::function<void(int64_t done, int64_t total)> progress;
+};
+
+// Thrown out of add()/explain() once the control says cancelled: never a warning, the
+// image's results are incomplete and the caller drops them.
+class AnalysisCancelled : public std::runtime_error {
+ public:
+  AnalysisCancelled() : std::runtime_error("cancelled") {}
+};
+
 class AnalysisSession {
  public:
-  AnalysisSession(AnalysisSettings settings, ArraySink sink);
+  AnalysisSession(AnalysisSettings settings, ArraySink sink, AnalysisControl control = {});
 
   // Adds image `b` of a forward result (run with settings.forward_options() on a batch of
   // images). `image_tag` names its arrays. Throws std::runtime_error when the model has no
@@ -111,8 +128,20 @@ class AnalysisSession {
   // averaged over the images into two arrays, the key with part "log_amplitude" and with
   // part "radial";
   void add_spectrum(const analysis::ResultKey& key, const analysis::SpectrumParts& parts);
-  // a problem on some layer or image (each message once).
+  // a problem on some layer or image (each message once);
   void warn(const std::string& message);
+  // whether to stop (a long step asks between its parts), the same as an AnalysisCancelled
+  // throw, and how far a long step is.
+  bool cancelled() const { return control_.cancelled && control_.cancelled(); }
+  void throw_if_cancelled() const {
+    if (cancelled()) throw AnalysisCancelled();
+  }
+  void progress(int64_t done, int64_t total) const {
+    if (control_.progress) control_.progress(done, total);
+  }
+  // What a step keeps across the images of this session's model (the faithfulness step's
+  // re-initialised copies of the model, built once), one slot per key.
+  std::shared_ptr<void>& step_cache(const std::string& key) { return step_cache_[key]; }
 
  private:
   std::vector<SessionLayer> select_layers(const models::ForwardResult& result) const;
@@ -124,6 +153,8 @@ class AnalysisSession {
 
   AnalysisSettings settings_;
   ArraySink sink_;
+  AnalysisControl control_;
+  std::map<std::string, std::shared_ptr<void>> step_cache_;
   int64_t images_ = 0;
   nlohmann::json layers_json_;
   std::vector<std::string> warnings_, skipped_;

@@ -83,9 +83,13 @@ std::vector<ScoredMap> score_maps(
     models::Backbone& model, const at::Tensor& image, const PreparedImage& prepared,
     const std::vector<std::string>& kinds, int64_t reference, const at::Tensor& baseline,
     const models::PerturbationRequest& request, uint64_t seed,
-    const std::function<void(const std::string& kind, const std::string& why)>& skipped) {
+    const std::function<void(const std::string& kind, const std::string& why)>& skipped,
+    const std::function<bool()>& cancelled,
+    const std::function<void(int64_t done, int64_t total)>& on_kind) {
   std::vector<ScoredMap> out;
+  int64_t done = 0;
   for (const auto& kind : kinds) {
+    if (on_kind) on_kind(done++, int64_t(kinds.size()));
     ScoredMap s;
     s.kind = kind;
     try {
@@ -96,9 +100,10 @@ std::vector<ScoredMap> score_maps(
       continue;
     }
     s.curves = models::perturbation_curves(model, image, baseline, s.map, prepared.predicted,
-                                           reference, request);
+                                           reference, request, cancelled);
     out.push_back(std::move(s));
   }
+  if (on_kind) on_kind(done, int64_t(kinds.size()));
   return out;
 }
 
@@ -142,6 +147,37 @@ at::Tensor faithfulness_map(models::Backbone& model, const at::Tensor& image,
     throw std::invalid_argument("unknown map kind '" + kind + "'");
   }
   return analysis::resample_map(map.detach(), h, w);
+}
+
+std::vector<int64_t> cascade_levels(int64_t blocks) {
+  std::vector<int64_t> k = {1, std::max<int64_t>(1, blocks / 2), blocks};
+  k.erase(std::unique(k.begin(), k.end()), k.end());
+  return k;
+}
+
+std::vector<RandomisedCopy> randomisation_cascade(models::Backbone& model,
+                                                  const std::vector<std::string>& blocks,
+                                                  uint64_t seed) {
+  std::vector<RandomisedCopy> out;
+  for (const int64_t k : cascade_levels(int64_t(blocks.size())))
+    out.push_back({k, models::partly_reinitialised(model, {blocks.end() - k, blocks.end()},
+                                                   seed + 7919u * uint64_t(k))});
+  return out;
+}
+
+std::vector<RandomisationScore> randomisation_scores(const std::vector<RandomisedCopy>& cascade,
+                                                     const std::vector<ScoredMap>& scored,
+                                                     const at::Tensor& image,
+                                                     const PreparedImage& prepared, uint64_t seed) {
+  std::vector<RandomisationScore> out;
+  const int64_t all = cascade.empty() ? 0 : cascade.back().blocks;
+  for (const ScoredMap& m : scored)
+    for (const RandomisedCopy& c : cascade)
+      out.push_back(
+          {m.kind, c.blocks, c.blocks == all,
+           analysis::spearman(m.map, faithfulness_map(*c.model, image, m.kind, prepared.predicted,
+                                                      prepared.grid, seed))});
+  return out;
 }
 
 }  // namespace attnlab::session

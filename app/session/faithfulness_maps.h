@@ -14,6 +14,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,11 +59,43 @@ struct ScoredMap {
 // Every kind of `kinds` the model can make, its map scored against `baseline` with the
 // predicted class as target and `reference` for the perturbation curves (what the
 // `attnlab faithfulness` command and the registry's analysis share). A kind the model
-// cannot make is passed to `skipped` with the reason and left out.
+// cannot make is passed to `skipped` with the reason and left out. `cancelled`, when given,
+// is asked between batches of perturbed images (models::perturbation_curves); `on_kind`
+// hears (kinds done, kinds) after each kind.
 std::vector<ScoredMap> score_maps(
     models::Backbone& model, const at::Tensor& image, const PreparedImage& prepared,
     const std::vector<std::string>& kinds, int64_t reference, const at::Tensor& baseline,
     const models::PerturbationRequest& request, uint64_t seed,
-    const std::function<void(const std::string& kind, const std::string& why)>& skipped);
+    const std::function<void(const std::string& kind, const std::string& why)>& skipped,
+    const std::function<bool()>& cancelled = {},
+    const std::function<void(int64_t done, int64_t total)>& on_kind = {});
+
+// The model-randomisation check (Adebayo et al.): copies of the model with its top block,
+// its top half and every block re-initialised (cascading from the top, seeded), and the
+// Spearman correlation of each map with the same kind's map from each copy. A map that
+// stays correlated (>= analysis::kRandomisationFlag) with every block re-initialised
+// ignores the weights and is flagged.
+struct RandomisedCopy {
+  int64_t blocks = 0;  // top blocks re-initialised
+  std::shared_ptr<models::Backbone> model;
+};
+// 1, half and all of `blocks` (duplicates removed).
+std::vector<int64_t> cascade_levels(int64_t blocks);
+// `blocks`: PreparedImage::blocks. Throws models::ModelError for a model that does not
+// know its config (models::partly_reinitialised).
+std::vector<RandomisedCopy> randomisation_cascade(models::Backbone& model,
+                                                  const std::vector<std::string>& blocks,
+                                                  uint64_t seed);
+struct RandomisationScore {
+  std::string kind;
+  int64_t blocks = 0;
+  bool every_block = false;  // the last level: all blocks re-initialised
+  double spearman = 0;
+};
+// Each scored map against its kind's map (same class, grid and seed) from each copy.
+std::vector<RandomisationScore> randomisation_scores(const std::vector<RandomisedCopy>& cascade,
+                                                     const std::vector<ScoredMap>& scored,
+                                                     const at::Tensor& image,
+                                                     const PreparedImage& prepared, uint64_t seed);
 
 }  // namespace attnlab::session

@@ -15,6 +15,7 @@
 #include "tests/support/cli_runner.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_path.h"
+#include "tests/support/text_file.h"
 
 namespace fs = std::filesystem;
 using attnlab::analysis::read_table_csv;
@@ -122,16 +123,32 @@ TEST(FaithfulnessCli, TheReportDrawsTheScoreboardAndTheCurvesAcrossModels) {
   const auto softmax = read_table_csv(out + "/stats/softmax__faithfulness.csv");
   EXPECT_EQ(softmax.rows.size(), 5u);  // rollout, gradcam, gradrollout, random, centre
   EXPECT_TRUE(fs::exists(out + "/stats/rala__faithfulness_curves.csv"));
+  // The randomisation check, per map kind and cascade level (1, 2 and 4 of the 4 blocks):
+  // the centre prior ignores the weights (correlation 1 at every level), gradient rollout
+  // does not stay at 1 with every block re-initialised.
+  const auto checks = read_table_csv(out + "/stats/softmax__faithfulness_randomisation.csv");
+  EXPECT_EQ(checks.rows.size(), 5u * 3u);
+  const size_t map = checks.column("map"), blocks = checks.column("blocks"),
+               rho = checks.column("spearman_mean");
+  for (const auto& row : checks.rows) {
+    if (row[map].str() == "centre") {
+      EXPECT_DOUBLE_EQ(row[rho].number(), 1.0);
+    } else if (row[map].str() == "gradrollout" && row[blocks].number() == 4) {
+      EXPECT_LT(row[rho].number(), 0.9);
+    }
+  }
+  const std::string svg = attnlab::testing::read_text(out + "/figures/faithfulness_curves.svg");
+  EXPECT_NE(svg.find("top blocks re-initialised"), std::string::npos);
   fs::remove_all(out);
 }
 
 TEST(FaithfulnessCli, UsageErrorsWriteNothing) {
   const std::string out = attnlab::testing::unique_temp_path("faith_bad");
   const std::string model = " --models " + kZoo + "/softmax.safetensors";
-  for (const std::string args :
-       {"--images " + kImage1 + " --out " + out,                             // no model
-        model + " --images " + kImage1,                                      // no --out
-        model + " --out " + out,                                             // no images
+  for (const std::string& args :
+       {"--images " + kImage1 + " --out " + out,  // no model
+        model + " --images " + kImage1,           // no --out
+        model + " --out " + out,                  // no images
         model + " --images " + kImage1 + " --dataset fashion-mnist:test --out " + out,
         model + " --images " + kImage1 + " --maps saliency --out " + out,
         model + " --images " + kImage1 + " --baseline noise --out " + out,

@@ -176,7 +176,7 @@ TEST(Faithfulness, RandomisationReinitialisesOnlyTheNamedBlocks) {
   const attnlab::session::PreparedImage prepared = attnlab::session::prepare_image(*model, image);
   const auto& blocks = prepared.blocks;
   ASSERT_EQ(blocks, (std::vector<std::string>{"blocks.0", "blocks.1", "blocks.2"}));
-  auto fresh = models::partly_reinitialised(*model, config, {"blocks.2"}, 5);
+  auto fresh = models::partly_reinitialised(*model, {"blocks.2"}, 5);
   std::map<std::string, at::Tensor> trained;
   for (const auto& p : model->named_parameters()) trained[p.key()] = p.value();
   int changed = 0;
@@ -190,13 +190,23 @@ TEST(Faithfulness, RandomisationReinitialisesOnlyTheNamedBlocks) {
   // A map that ignores the weights is the same on both; Grad-CAM is not.
   const attnlab::attention::TokenLayout& grid = prepared.grid;
   EXPECT_EQ(grid.height, 4);
-  const auto all = models::partly_reinitialised(*model, config, blocks, 5);
+  const auto all = models::partly_reinitialised(*model, blocks, 5);
   const auto map = [&](models::Backbone& m, const std::string& kind) {
     return attnlab::session::faithfulness_map(m, image, kind, 0, grid, 3);
   };
   EXPECT_DOUBLE_EQ(fa::spearman(map(*model, "centre"), map(*all, "centre")), 1.0);
   EXPECT_DOUBLE_EQ(fa::spearman(map(*model, "random"), map(*all, "random")), 1.0);
   EXPECT_LT(fa::spearman(map(*model, "gradcam"), map(*all, "gradcam")), 0.99);
+  // The copies are rebuilt from the config the model remembers; a model made otherwise
+  // has none, and the check says so.
+  EXPECT_EQ(models::Json::parse(model->config_text()), config);
+  RegionModel region;
+  try {
+    models::partly_reinitialised(region, {}, 1);
+    FAIL() << "a model without a config";
+  } catch (const models::ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("was not built from one"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Faithfulness, MapKindsOnModelsWithAndWithoutAClassToken) {

@@ -51,6 +51,7 @@ TEST(AnalyzeSizes, EveryTableOncePerSizeWithTheSizeAsItsX) {
   for (const char* f : {"entropy_sizes.svg", "entropy_sizes.pdf", "locality_sizes.svg"})
     EXPECT_TRUE(fs::exists(out + "/softmax_sizes__" + f)) << f;
   EXPECT_TRUE(fs::exists(out + "/softmax_sizes__settings.json"));
+  fs::remove_all(out);
 }
 
 TEST(AnalyzeSizes, UsageErrorsWriteNothing) {
@@ -112,6 +113,7 @@ TEST(SeriesCka, EveryCheckpointIsComparedWithTheFinalOne) {
       EXPECT_LT(cka, 1.0);  // another checkpoint's layer is not the same representation
     }
   }
+  fs::remove_all(out);
 }
 
 TEST(HeadImportanceCli, OneRowPerHeadWithLossAndAccuracy) {
@@ -137,4 +139,5 @@ TEST(HeadImportanceCli, OneRowPerHeadWithLossAndAccuracy) {
                            out + "_bad");
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_FALSE(fs::exists(out + "_bad"));
+  fs::remove_all(out);
 }

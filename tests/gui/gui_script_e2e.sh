@@ -8,7 +8,8 @@
 # a truncated checkpoint and a checkpoint of no known architecture: each must show an
 # error, and the app must stay usable (a later screenshot of a working view); File > Open
 # through a stand-in desktop file chooser opens the file it picks.
-# Then the resolution sweep: the model at three input sizes, statistics against the size.
+# Then the resolution sweep: the model at three input sizes, statistics against the size,
+# and Cancel inside a long image analysis (it stays cancelled; Analyse again finishes it).
 # Finally reports the frame time measured while the worker ran jobs.
 # Usage: tests/gui/gui_script_e2e.sh <path/to/attnlab> <repo root>
 set -euo pipefail
@@ -103,6 +104,22 @@ check(s["shown"] and not s["running"] and s["error"] == "", "shown, finished, no
 check(s["rows"].get("entropy_layers_sizes") == 3 * 4, "one row per size and layer (4 layers)")
 PY
 python3 "$root/tests/gui/png_checks.py" "$work" shot_sweep_entropy.png shot_sweep_map_rank.png || fail "size sweep screenshots"
+
+# Cancel inside a long analysis: the image's analysis (with its faithfulness scores) is
+# stopped while it runs, stays cancelled, and Analyse again finishes it.
+sed -e "s|@OUT@|$work|g" -e "s|@ZOO@|$root/models/zoo|g" -e "s|@ROOT@|$root|g" \
+  "$root/tests/gui/scripts/cancel.script" >"$work/cancel.script"
+timeout 400 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/cancel.script" \
+  >"$work/cancel.log" 2>&1 || { cat "$work/cancel.log" >&2; fail "the cancel script exited with an error"; }
+python3 - "$work/cancelled.json" "$work/reanalysed.json" <<'PY' || fail "cancel state"
+import json, sys
+c, r = (json.load(open(p)) for p in sys.argv[1:3])
+if c["analysis"] != "failed" or "cancelled" not in c["analysis_error"]:
+    sys.exit(f"gui_script_e2e: after Cancel the analysis is {c['analysis']!r} ({c['analysis_error']!r})")
+if r["analysis"] != "ready" or not r["top5"]:
+    sys.exit(f"gui_script_e2e: after Analyse again the analysis is {r['analysis']!r} ({r['analysis_error']!r})")
+PY
+python3 "$root/tests/gui/png_checks.py" "$work" shot_cancelled.png shot_reanalysed.png || fail "cancel screenshots"
 
 grep -h "frame time while the worker was busy" "$work/tour.log" "$work/bad.log" >&2 || true
 echo "gui_script_e2e: PASS"

@@ -110,6 +110,10 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"model-info out/model.json", {"out/model.json"}},
       {"wait-idle 2.5", {"2.5"}},
       {"wait-idle", {"60"}},  // the default is filled in
+      {"wait-job analyse 20", {"analyse", "20"}},
+      {"wait-job analyse", {"analyse", "60"}},
+      {"cancel", {}},
+      {"reanalyse", {}},
       {"frames 30", {"30"}},
       {"screenshot shot.png", {"shot.png"}},
       {"expect-error", {}},
@@ -132,7 +136,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 49u);
+  EXPECT_EQ(script_command_names().size(), 52u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
@@ -153,7 +157,8 @@ TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
       {"click-token 3 x", "COL must be an integer"},
       {"click-token -3 1", "ROW must be an integer"},
       {"click-prefix", "takes 1 argument"},
-      {"tab graphs", "expected maps or spectra or rank or anchors or mask or channel_maps or locality or"},
+      {"tab graphs",
+       "expected maps or spectra or rank or anchors or mask or channel_maps or locality or"},
       {"tab", "takes 1 argument"},
       {"layout side-by-side", "expected single or compare"},
       {"shared-scale 1", "expected on or off"},
@@ -174,6 +179,9 @@ TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
       {"wait-idle -1", "SECONDS must be a number of seconds"},
       {"wait-idle inf", "SECONDS must be a number of seconds"},
       {"wait-idle 1 2", "wait-idle takes 0 or 1 arguments, got 2 (usage: wait-idle [SECONDS])"},
+      {"wait-job", "wait-job takes 1 or 2 arguments, got 0"},
+      {"wait-job analyse soon", "SECONDS must be a number of seconds"},
+      {"cancel now", "cancel takes 0 arguments, got 1"},
       {"frames 0", "N must be an integer from 1"},
       {"frames", "takes 1 argument"},
       {"screenshot shot.ppm", "PATH must end in .png"},

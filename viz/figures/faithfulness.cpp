@@ -16,8 +16,45 @@ void remember(std::vector<std::string>& names, const std::string& n) {
 
 }  // namespace
 
+namespace {
+
+// (model, map) -> re-initialised top blocks -> mean Spearman (0 blocks: 1, the map itself).
+using Cascades =
+    std::map<std::pair<std::string, std::string>, std::map<double, std::pair<double, int>>>;
+
+Cascades read_cascades(const analysis::Table& t) {
+  const std::string who = "faithfulness randomisation";
+  const Columns cols(t, who);
+  const bool means =
+      std::find(t.columns.begin(), t.columns.end(), "spearman_mean") != t.columns.end();
+  const char* value = means ? "spearman_mean" : "spearman";
+  for (const char* c : {"model", "map", "blocks", value}) cols.index(c);
+  Cascades out;
+  for (const auto& row : t.rows) {
+    const double v = cols.number(row, value);
+    if (!std::isfinite(v)) continue;
+    auto& line = out[{cols.text(row, "model"), cols.text(row, "map")}];
+    line[0] = {1.0, 1};
+    auto& cell = line[cols.number(row, "blocks")];
+    cell.first += v;
+    cell.second += 1;
+  }
+  return out;
+}
+
+LineSeries kind_line(const std::vector<std::string>& kinds, size_t k) {
+  LineSeries s;
+  s.color = cycle_color(int(k));
+  s.label = kinds[k];
+  s.dashed = kinds[k] == "random" || kinds[k] == "centre";  // the baselines
+  return s;
+}
+
+}  // namespace
+
 CaptionedFigure faithfulness_curves_figure(const analysis::Table& curves,
-                                           const FaithfulnessFigureOptions& options) {
+                                           const FaithfulnessFigureOptions& options,
+                                           const analysis::Table* randomisation) {
   const std::string who = "faithfulness curves figure";
   const Columns cols(curves, who);
   for (const char* c : {"model", "map", "fraction", "deletion", "insertion"}) cols.index(c);
@@ -38,30 +75,60 @@ CaptionedFigure faithfulness_curves_figure(const analysis::Table& curves,
       cell.second += 1;
     }
   }
+  const Cascades cascades = randomisation ? read_cascades(*randomisation) : Cascades{};
+  const int columns = cascades.empty() ? 2 : 3;
   Figure f;
   f.width_in = options.width_in;
   f.font_pt = options.font_pt;
-  f.cols = 2;
+  f.cols = columns;
   f.col_labels = {"deletion (most relevant first)", "insertion (most relevant first)"};
+  if (columns == 3) f.col_labels.push_back("randomisation (cascading)");
   for (const auto& m : models) {
     f.row_labels.push_back(m);
-    for (int c = 0; c < 2; ++c) {
+    for (int c = 0; c < columns; ++c) {
       Panel p;
+      p.grid = true;
+      p.legend = c == 1 && &m == &models.front();
+      if (c == 2) {  // Spearman with the map of the model with its top blocks re-initialised
+        p.x.label = "top blocks re-initialised";
+        p.y.label = "Spearman with the map";
+        p.y.min = -1;
+        p.y.max = 1.05;
+        double most = 1;
+        for (size_t k = 0; k < kinds.size(); ++k) {
+          const auto it = cascades.find({m, kinds[k]});
+          if (it == cascades.end()) continue;
+          LineSeries s = kind_line(kinds, k);
+          s.markers = true;
+          for (const auto& [x, sum] : it->second) {
+            s.x.push_back(x);
+            s.y.push_back(sum.first / sum.second);
+            most = std::max(most, x);
+          }
+          p.items.push_back(s);
+        }
+        LineSeries flag;  // at or above it with every block re-initialised: flagged
+        flag.x = {0, most};
+        flag.y = {kRandomisationFlagLine, kRandomisationFlagLine};
+        flag.color = Color{0.5, 0.5, 0.5, 1};
+        flag.width_pt = 0.75;
+        flag.dashed = true;
+        p.items.push_back(flag);
+        p.x.min = 0;
+        p.x.max = most;
+        f.panels.push_back(std::move(p));
+        continue;
+      }
       p.x.label = "share of cells changed";
       p.y.label = "p(class)";
       p.x.min = 0;
       p.x.max = 1;
       p.y.min = 0;
       p.y.max = 1.05;
-      p.grid = true;
-      p.legend = c == 1 && &m == &models.front();
       for (size_t k = 0; k < kinds.size(); ++k) {
         const auto it = mean.find({m, kinds[k], c});
         if (it == mean.end()) continue;
-        LineSeries s;
-        s.color = cycle_color(int(k));
-        s.label = kinds[k];
-        s.dashed = kinds[k] == "random" || kinds[k] == "centre";  // the baselines
+        LineSeries s = kind_line(kinds, k);
         for (const auto& [x, sum] : it->second) {
           s.x.push_back(x);
           s.y.push_back(sum.first / sum.second);
@@ -72,11 +139,17 @@ CaptionedFigure faithfulness_curves_figure(const analysis::Table& curves,
     }
   }
   f.height_in = 1.9 * double(models.size()) + 0.4;
-  return {f,
-          "Deletion and insertion curves: the target class's probability as the cells of each "
-          "map are replaced by the baseline (deletion) or restored into it (insertion), most "
-          "relevant first, mean over the images; dashed: the random and centre-prior "
-          "baselines. A faithful map falls fast under deletion and rises fast under insertion."};
+  std::string caption =
+      "Deletion and insertion curves: the target class's probability as the cells of each "
+      "map are replaced by the baseline (deletion) or restored into it (insertion), most "
+      "relevant first, mean over the images; dashed: the random and centre-prior "
+      "baselines. A faithful map falls fast under deletion and rises fast under insertion.";
+  if (columns == 3)
+    caption +=
+        " Right: the Spearman correlation of each map with the map of the model whose "
+        "top blocks carry fresh random weights (0: the trained model); a map still at "
+        "or above the grey line with every block re-initialised ignores the weights.";
+  return {f, caption};
 }
 
 CaptionedFigure faithfulness_scoreboard_figure(const analysis::Table& summary,

@@ -79,7 +79,8 @@ AnalysisInfo cka_analysis() {
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(s, {"cka_final", "cka", "CKA to the final checkpoint",
                                 "Linear CKA of each layer with the same layer of the final "
-                                "checkpoint"});
+                                "checkpoint",
+                                ""});
   };
   info.add = add_cka;
   info.derived_tables = cka_tables;

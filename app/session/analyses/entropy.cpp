@@ -49,9 +49,8 @@ AnalysisInfo entropy_analysis() {
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.over_sizes = true;  // and against the input size of a resolution sweep
   info.series_figure = [](const SeriesResults& s) {
-    return series_statistic(
-        s, {"entropy_layers", "normalised_entropy_mean", "row entropy / ln K",
-                   "Attention entropy H / ln K (mean over heads and queries)"});
+    return series_statistic(s, {"entropy_layers", "normalised_entropy_mean", "row entropy / ln K",
+                                "Attention entropy H / ln K (mean over heads and queries)", ""});
   };
   info.add = add_entropy;
   info.figure_kinds = {{"entropy", "Attention entropy per head"}};

@@ -19,7 +19,11 @@ void explain_heads(ExplainStep& s) {
     s.session.warn("heads: " + u + " does not say where its heads enter its output "
                    "projection; its heads are not ablated");
   if (plan.layers.empty()) return;  // nothing to ablate: the warnings say why, no table
-  const models::HeadAblationBatch r = models::ablate_heads(s.model, plan, s.input, at::Tensor());
+  const models::HeadAblationBatch r =  // the heads' masks are restored when a cancel throws
+      models::ablate_heads(s.model, plan, s.input, at::Tensor(), [&](int64_t done, int64_t total) {
+        s.session.progress(done, total);
+        s.session.throw_if_cancelled();
+      });
   analysis::Table t = make_table(
       "head_importance",
       "head importance by ablation: each head's output channels zeroed before its layer's "

@@ -42,7 +42,7 @@ AnalysisInfo locality_analysis() {
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
         s, {"locality_layers", "mean_distance_mean", "mean attention distance (patches)",
-                   "Mean attention distance (mean over heads)"});
+            "Mean attention distance (mean over heads)", ""});
   };
   info.add = add_locality;
   info.figure_kinds = {{"locality", "Mean attention distance per head"}};

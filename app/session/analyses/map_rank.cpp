@@ -98,7 +98,7 @@ AnalysisInfo map_rank_analysis() {
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
         s, {"map_rank_layers", "rank_mean", "map rank",
-                   "Numerical rank of the attention map (mean over heads; max(N, K)·ε·σ_max rule)"});
+            "Numerical rank of the attention map (mean over heads; max(N, K)·ε·σ_max rule)", ""});
   };
   info.add = add_map_rank;
   info.figure_kinds = {{"map_rank", "Attention-map rank per head"}};

@@ -66,7 +66,7 @@ AnalysisInfo outliers_analysis() {
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(
         s, {"outliers_layers", "max_over_median_mean", "max norm / median",
-                   "The largest token norm of the block output over the median norm"});
+            "The largest token norm of the block output over the median norm", ""});
   };
   info.add = add_outliers;
   info.figure_kinds = {{"outliers", "Outlier tokens: norms and the attention they receive"},

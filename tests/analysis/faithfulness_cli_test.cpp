@@ -10,6 +10,8 @@
 
 #include <filesystem>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "core/analysis/export.h"
 #include "tests/support/cli_runner.h"
@@ -156,6 +158,17 @@ TEST(FaithfulnessCli, UsageErrorsWriteNothing) {
         model + " --images " + kImage1 + " --randomisation maybe --out " + out}) {
     const auto r = run_cli("faithfulness " + args);
     EXPECT_EQ(r.code, 2) << args << ": " << r.out;
+    EXPECT_FALSE(fs::exists(out)) << args;
+  }
+  // Labels that cannot be had: one message naming the problem, nothing written.
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {" --dataset folder:" + kRoot + "/assets/fashion-mnist",  // images, no class folders
+            "has no class sub-directory with images"},
+           {" --dataset folder:" + out + "_none", "is not a directory"},
+           {" --dataset imagenet:val", "unknown dataset 'imagenet:val'"}}) {
+    const auto r = run_cli("--threads 1 faithfulness" + model + args + " --out " + out);
+    EXPECT_NE(r.code, 0) << args;
+    EXPECT_NE(r.out.find(message), std::string::npos) << args << ": " << r.out;
     EXPECT_FALSE(fs::exists(out)) << args;
   }
 }

@@ -214,22 +214,22 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
               }
               any_failed = any_failed || kinds_named;
             });
-        for (const session::ScoredMap& m : scored) {
-          const models::PerturbationCurves& c = m.curves;
-          if (std::find(model_kinds.begin(), model_kinds.end(), m.kind) == model_kinds.end())
-            model_kinds.push_back(m.kind);
-          images_t.add_row({choice.tag, m.kind, im.tag, predicted, reference, c.auc_deletion,
+        for (const session::ScoredMap& sm : scored) {
+          const models::PerturbationCurves& c = sm.curves;
+          if (std::find(model_kinds.begin(), model_kinds.end(), sm.kind) == model_kinds.end())
+            model_kinds.push_back(sm.kind);
+          images_t.add_row({choice.tag, sm.kind, im.tag, predicted, reference, c.auc_deletion,
                             c.auc_insertion, c.auc_positive, c.auc_negative});
           analysis::Table one = session::make_table(
               "faithfulness", "",
               {"model", "map", "auc_deletion", "auc_insertion", "auc_positive", "auc_negative"}, 2);
-          one.add_row({choice.tag, m.kind, c.auc_deletion, c.auc_insertion, c.auc_positive,
+          one.add_row({choice.tag, sm.kind, c.auc_deletion, c.auc_insertion, c.auc_positive,
                        c.auc_negative});
           summary.add(one);
           for (size_t s = 0; s < c.counts.size(); ++s)
-            curves_t.add_row({choice.tag, m.kind, im.tag, int64_t(s),
-                              double(c.counts[s]) / double(c.cells), c.deletion[s],
-                              c.insertion[s], c.positive[s], c.negative[s]});
+            curves_t.add_row({choice.tag, sm.kind, im.tag, int64_t(s),
+                              double(c.counts[s]) / double(c.cells), c.deletion[s], c.insertion[s],
+                              c.positive[s], c.negative[s]});
         }
         if (!cascade.empty()) {
           analysis::Table r1 = session::make_table("faithfulness_randomisation", "",

@@ -49,7 +49,7 @@ TEST(AnalysisCancel, FaithfulnessStopsInsideTheNextMapKind) {
   auto model = tiny_vit();
   const at::Tensor image = at::randn({1, 3, 32, 32});
   // Uncancelled: every map kind is scored, progress runs to the end.
-  CancelAt never{1000};
+  CancelAt never{1000, {}};
   session::AnalysisSession full(only("faithfulness"), {}, never.control());
   full.explain("img", *model, image);
   ASSERT_FALSE(never.seen.empty());
@@ -59,7 +59,7 @@ TEST(AnalysisCancel, FaithfulnessStopsInsideTheNextMapKind) {
   ASSERT_FALSE(full.tables().empty());
   // Cancelled after the first kind: the second kind's first batch is never run, and the
   // session throws instead of warning.
-  CancelAt early{1};
+  CancelAt early{1, {}};
   session::AnalysisSession s(only("faithfulness"), {}, early.control());
   EXPECT_THROW(s.explain("img", *model, image), session::AnalysisCancelled);
   ASSERT_FALSE(early.seen.empty());
@@ -71,7 +71,7 @@ TEST(AnalysisCancel, HeadAblationStopsAndRestoresTheHeads) {
   auto model = tiny_vit();
   const at::Tensor image = at::randn({1, 3, 32, 32});
   const at::Tensor before = model->run(image, {}).logits;
-  CancelAt early{2};
+  CancelAt early{2, {}};
   session::AnalysisSession s(only("heads"), {}, early.control());
   EXPECT_THROW(s.explain("img", *model, image), session::AnalysisCancelled);
   ASSERT_FALSE(early.seen.empty());

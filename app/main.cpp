@@ -20,9 +20,11 @@
 
 namespace {
 
-int run_gui_command(attnlab::cli::Args args, const std::string& first_image) {
+int run_gui_command(attnlab::cli::Args args, const std::string& first_image,
+                    const std::string& device) {
 #ifdef ATTNLAB_HAVE_GUI
   attnlab::gui::GuiOptions o;
+  o.device = device;
   if (!first_image.empty()) o.images.push_back(first_image);
   for (auto& p : args.take_list("--image")) o.images.push_back(p);
   for (auto& p : args.take_list("--images")) o.images.push_back(p);
@@ -39,6 +41,7 @@ int run_gui_command(attnlab::cli::Args args, const std::string& first_image) {
 #else
   (void)args;
   (void)first_image;
+  (void)device;
   std::fprintf(
       stderr,
       "attnlab: this build has no GUI (GLFW/Dear ImGui were not found when it was configured)\n");
@@ -64,6 +67,7 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     g.threads = all.take_positive_int("--threads", 0);
+    g.device = attnlab::runtime::default_device_spec();  // ATTNLAB_DEVICE, else auto
     std::string device = all.take_option("--device");
     if (!device.empty()) g.device = device;
     attnlab::runtime::configure_threads(g.threads);
@@ -82,7 +86,7 @@ int main(int argc, char** argv) {
       const unsigned cores = std::thread::hardware_concurrency();
       if (cores > 1) attnlab::runtime::configure_threads(int(cores) - 1);
     }
-    if (gui) return run_gui_command(all, file ? command : "");
+    if (gui) return run_gui_command(all, file ? command : "", g.device);
     if (spec && spec->run) return spec->run(all, g);
     std::vector<std::string> known;
     for (const auto& c : commands())

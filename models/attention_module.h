@@ -17,8 +17,9 @@ namespace attnlab::models {
 
 bool is_attention_module_arch(const std::string& arch);
 
-// Builds the module from `config`, loads `weights` strictly, runs `input` (B, N, C) and
-// returns the named outputs. Throws ModelError / StateLoadError / AttentionError.
+// Builds the module from `config`, loads `weights` strictly, runs `input` (B, N, C) on
+// the input's device and returns the named outputs (there too). Throws ModelError /
+// StateLoadError / AttentionError.
 std::map<std::string, at::Tensor> run_attention_module(const Json& config,
                                                        const nn::TensorMap& weights,
                                                        const at::Tensor& input);

@@ -41,12 +41,12 @@ int cmd_infer(Args args, const GlobalOptions& g) {
   const std::string arch = models::get_string(config, "arch", "model", "");
 
   std::map<std::string, at::Tensor> outputs;
+  const c10::Device device = runtime::select_device(g.device);
   if (models::is_attention_module_arch(arch)) {
     outputs = models::run_attention_module(
-        config, models::read_checkpoint_weights(checkpoint, key).tensors, input);
+        config, models::read_checkpoint_weights(checkpoint, key).tensors, input.to(device));
   } else {
     auto model = models::load_model(config, checkpoint, key).model;
-    const c10::Device device = runtime::select_device(g.device);
     model->to(device);
     if (half) model->to(at::kHalf);
     at::NoGradGuard no_grad;

@@ -1,5 +1,6 @@
 // `attnlab info`: the runtime this build runs with — LibTorch version, thread count,
-// CUDA devices, the device --device would select, and whether the GUI was built.
+// the devices it can run on, the device --device (or ATTNLAB_DEVICE) selects, and whether
+// the GUI was built.
 #include <cstdio>
 
 #include "app/cli/cli_common.h"
@@ -11,6 +12,9 @@ int cmd_info(Args args, const GlobalOptions& g) {
   args.positionals();
   std::printf("attnlab %s\n", ATTNLAB_VERSION);
   std::printf("runtime: %s\n", runtime::describe_runtime().c_str());
+  std::printf("devices:\n");
+  for (const auto& d : runtime::available_devices())
+    std::printf("  %-8s %s\n", d.spec.c_str(), d.description.c_str());
   std::printf("device (--device %s): %s\n", g.device.c_str(),
               runtime::select_device(g.device).str().c_str());
 #ifdef ATTNLAB_HAVE_GUI

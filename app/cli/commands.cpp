@@ -209,7 +209,7 @@ commands:
   text += R"(
 global options:
   --threads N     LibTorch intra-op threads (default: ATTNLAB_THREADS or all cores)
-  --device D      auto | cpu | cuda | cuda:N (default auto)
+  --device D      auto | cpu | cuda | cuda:N (default: ATTNLAB_DEVICE or auto)
   -h, --help      this text
   --version       print the version
 )";

@@ -18,6 +18,7 @@
 #include "core/image/preprocess.h"
 #include "core/io/image_io.h"
 #include "core/io/text.h"
+#include "core/runtime/device.h"
 #include "models/config_mechanism.h"
 
 namespace attnlab::gui {
@@ -39,7 +40,7 @@ int64_t check_model_runs(LoadedModel& m) {
   blank.width = blank.height = std::max({p.crop, p.crop_width, p.resize_short, 32});
   blank.rgb.assign(size_t(blank.width) * size_t(blank.height) * 3, 128);
   at::NoGradGuard no_grad;
-  const at::Tensor logits = m.ready.model->run(image::preprocess(blank, p)).logits;
+  const at::Tensor logits = m.ready.model->run(image::preprocess(blank, p).to(m.device)).logits;
   const int64_t classes = logits.size(-1);
   m.class_names = session::model_class_names(m.choice, m.ready.config, classes);
   return classes;
@@ -54,7 +55,8 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
   request.img_size = options.img_size;
   request.class_names_path = options.class_names_path;
   m->choice = session::choose_model(request);
-  m->ready = session::load_chosen_model(m->choice, c10::Device(c10::kCPU));
+  m->device = runtime::select_device(options.device);  // a device not here: the reason
+  m->ready = session::load_chosen_model(m->choice, m->device);
   const bool check = !options.img_size.empty() || !options.class_names_path.empty();
   const int64_t classes = check ? check_model_runs(*m) : 0;
   if (info) {
@@ -92,7 +94,8 @@ std::shared_ptr<const ImageAnalysis> analyse_image(
     if (a.in_image_analysis) settings.analyses.insert(a.name);
   const models::ForwardOptions fo = settings.forward_options();  // traces included
   at::NoGradGuard no_grad;
-  auto forward = std::make_shared<models::ForwardResult>(model.ready.model->run(x, fo));
+  const at::Tensor on_device = x.to(model.device);  // x stays on the host for the picture
+  auto forward = std::make_shared<models::ForwardResult>(model.ready.model->run(on_device, fo));
   if (forward->traces.empty()) throw std::runtime_error("the model has no attention layer to show");
   for (const auto& a : session::analyses())  // those that run only on small enough models
     if (a.in_image_analysis_if && a.in_image_analysis_if(*forward)) settings.analyses.insert(a.name);
@@ -100,7 +103,7 @@ std::shared_ptr<const ImageAnalysis> analyse_image(
       settings, [&](const analysis::Array& a) { out->arrays.push_back(a); }, {cancelled, progress});
   session.add(kImageTag, *forward);
   // The image analyses that need the model (erf: a backward pass to the pixels).
-  if (session.explains()) session.explain(kImageTag, *model.ready.model, x);
+  if (session.explains()) session.explain(kImageTag, *model.ready.model, on_device);
   out->tables = session.tables();
   for (const auto& a : session.arrays()) out->arrays.push_back(a);
   for (size_t i = 0; i < forward->traces.size(); ++i) {
@@ -126,7 +129,7 @@ std::shared_ptr<const ImageAnalysis> analyse_image(
   for (Prediction& p : out->top5)
     if (p.name.empty()) p.name = "class " + std::to_string(p.cls);
   out->forward = forward;
-  out->input = std::make_shared<at::Tensor>(x);
+  out->input = std::make_shared<at::Tensor>(on_device);  // explanations run where the model is
   out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

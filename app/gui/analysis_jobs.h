@@ -35,6 +35,7 @@ struct ModelOptions {
   std::string preset;
   std::vector<int64_t> img_size;  // {H, W}; empty: the model's own size
   std::string class_names_path;   // one name per line or a JSON list/map; "": the model's own
+  std::string device = "cpu";     // where it runs, as --device names it (the device picker)
 };
 
 struct ModelInfo {

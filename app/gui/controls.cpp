@@ -50,6 +50,25 @@ void draw_models(const GuiState& state, ViewState& view) {
   }
 }
 
+// Where the models run: what LibTorch sees here; a pick loads every model there again.
+void draw_device_picker(const GuiState& state, FrameRequests& requests) {
+  const DeviceState& d = state.device;
+  if (d.available.empty()) return;
+  ImGui::SetNextItemWidth(160.0f);
+  if (ImGui::BeginCombo("device", d.current.c_str())) {
+    for (const auto& [spec, description] : d.available) {
+      if (ImGui::Selectable(spec.c_str(), spec == d.current) && spec != d.current)
+        requests.device = spec;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", description.c_str());
+    }
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "where the models run (--device, ATTNLAB_DEVICE); CUDA devices are "
+        "listed when this build has CUDA and a GPU is visible");
+}
+
 void draw_images(const GuiState& state, ViewState& view) {
   ImGui::TextDisabled("IMAGES");
   const float thumb = 40.0f;
@@ -225,6 +244,7 @@ void clamp_view(const GuiState& state, ViewState& v) {
 
 void draw_sidebar(const GuiState& state, ViewState& view, FrameRequests& requests) {
   draw_models(state, view);
+  draw_device_picker(state, requests);
   draw_model_panel(state, view, requests);
   if (!series_files_of(state, view.model).empty()) {
     ImGui::Separator();

@@ -8,6 +8,7 @@
 
 #include "app/gui/figure_view.h"
 #include "app/session/model_source.h"
+#include "core/runtime/device.h"
 
 namespace attnlab::gui {
 namespace {
@@ -79,6 +80,13 @@ void start_bench(GuiState& state, ComputeWorker& worker) {
   s.repeats = 3;
   state.cost.benching = true;
   state.cost.error.clear();
+  try {  // where the models run (the device picker)
+    s.device = runtime::select_device(state.device.current);
+  } catch (const std::exception& e) {
+    state.cost.benching = false;
+    state.cost.error = e.what();
+    return;
+  }
   worker.submit("measuring attention", [s](JobContext& ctx) {
     try {
       const auto points = session::bench_attention(

@@ -34,11 +34,12 @@
 #include "app/gui/screenshot.h"
 #include "app/gui/script_runner.h"
 #include "app/gui/series_view.h"
-#include "app/gui/size_sweep_view.h"
 #include "app/gui/settings_store.h"
+#include "app/gui/size_sweep_view.h"
 #include "app/gui/theme.h"
 #include "app/gui/workspace.h"
 #include "core/io/file_bytes.h"
+#include "core/runtime/device.h"
 #include "models/zoo.h"
 
 namespace attnlab::gui {
@@ -209,6 +210,21 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
     state.status.notice = "cancelled";
     state.status.notice_is_error = false;
   }
+  if (!state.requests.device.empty()) {  // the device picker: every model loads there again
+    state.device.current = state.requests.device;
+    state.requests.device.clear();
+    for (int m = 0; m < int(state.models.size()); ++m) {
+      ModelSlot& slot = state.models[size_t(m)];
+      ModelOptions options = slot.options;
+      options.device = state.device.current;
+      if (slot.status == LoadStatus::Ready)
+        submit_model_load(state, compute, m, options);
+      else
+        slot.options.device = state.device.current;  // a retry goes there
+    }
+    state.status.notice = "running the models on " + state.device.current;
+    state.status.notice_is_error = false;
+  }
   if (state.requests.reanalyse) {  // the status bar's Analyse again: the view asks again
     state.requests.reanalyse = false;
     for (auto it = state.results.begin(); it != state.results.end();)
@@ -349,6 +365,14 @@ int run_gui(const GuiOptions& options) {
   glfwSetWindowUserPointer(window, &state);
   glfwSetDropCallback(window, on_files_dropped);
 
+  for (const auto& d : runtime::available_devices())
+    state.device.available.emplace_back(d.spec, d.description);
+  try {  // --device / ATTNLAB_DEVICE; "auto" is CUDA when there is one
+    state.device.current = runtime::select_device(options.device).str();
+  } catch (const std::exception& e) {
+    state.status.notice = std::string("running on the CPU: ") + e.what();
+    state.status.notice_is_error = true;
+  }
   for (const auto& p : options.models)
     state.requests.open.push_back(OpenRequest{FileKind::Model, p});
   for (const auto& p : options.images)

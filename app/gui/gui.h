@@ -15,6 +15,7 @@ struct GuiOptions {
   int max_frames = 0;               // >0: quit after this many frames (smoke tests)
   std::string screenshot_path;      // non-empty: save the last frame as PNG before quitting
   std::string script_path;          // non-empty: run this GUI script (gui_script.h)
+  std::string device = "auto";      // where models run at start (--device, ATTNLAB_DEVICE)
 };
 
 int run_gui(const GuiOptions& options);  // returns the process exit code

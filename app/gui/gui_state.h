@@ -80,6 +80,7 @@ struct FrameRequests {
   std::string copy_command_to;  // and write it to this file too (script copy-command)
   bool cancel_jobs = false;     // the status bar's Cancel
   bool reanalyse = false;       // the status bar's Analyse again: the image's failed analyses
+  std::string device;           // the device picker: run every model there ("" = no change)
   bool load_series = false;     // analyse the current model's training series (sidebar, script)
   bool sweep_sizes = false;     // analyse the current image at the sweep's sizes (sidebar, script)
   bool count_complexity = false;  // count the open models' MACs (the Cost tab, when stale)
@@ -245,8 +246,16 @@ struct RecentFiles {
   std::vector<std::string> images, models;
 };
 
+// The device picker: where the models run (every open one, and those opened next), and
+// the devices LibTorch sees here (runtime::available_devices), listed at start.
+struct DeviceState {
+  std::string current = "cpu";                                 // as --device names it
+  std::vector<std::pair<std::string, std::string>> available;  // (spec, description)
+};
+
 struct GuiState {
   RecentFiles recent;
+  DeviceState device;
   CheckpointPanelState checkpoint;
   std::vector<ModelSlot> models;
   std::vector<ImageSlot> images;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <c10/core/Device.h>
+
 #include "app/session/model_source.h"
 
 namespace attnlab::gui {
@@ -14,6 +16,9 @@ struct LoadedModel {
   session::ModelChoice choice;
   session::ReadyModel ready;
   std::vector<std::string> class_names;
+  // Where the model runs: its inputs go there, its traces stay there (results leave it
+  // only as the analyses' host tables and arrays, and where they are drawn).
+  c10::Device device{c10::kCPU};
 };
 
 }  // namespace attnlab::gui

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "app/gui/loaded_model.h"
 #include "app/gui/size_sweep_view.h"
 
 namespace attnlab::gui {
@@ -85,7 +86,9 @@ nlohmann::json model_info_json(const GuiState& state, int index) {
                       {"options",
                        {{"preset", m.options.preset},
                         {"img_size", m.options.img_size},
-                        {"class_names", m.options.class_names_path}}},
+                        {"class_names", m.options.class_names_path},
+                        {"device", m.options.device}}},
+                      {"device", m.model ? m.model->device.str() : ""},
                       {"option_error", m.option_error}};
   nlohmann::json top5 = nlohmann::json::array();
   const auto r = state.results.find({index, state.view.image});

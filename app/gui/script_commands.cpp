@@ -365,6 +365,24 @@ const std::vector<ScriptCommandSpec> kCommands = {
      x.state.requests.reanalyse = true;
      return false;
    }},
+  {{"device", {{"SPEC", ArgKind::Name}},
+    "the device picker: run every model on SPEC (cpu, cuda:N); one not here is an error message"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const DeviceState& d = x.state.device;
+     std::string listed;
+     for (const auto& [spec, description] : d.available) {
+       if (spec == c.args[0]) {
+         if (spec != d.current) x.state.requests.device = spec;
+         x.state.status.notice.clear();
+         x.state.status.notice_is_error = false;
+         return false;  // acted on at the next frame's start
+       }
+       listed += (listed.empty() ? "" : ", ") + spec;
+     }
+     x.state.status.notice = "device " + c.args[0] + " is not available here (devices: " + listed + ")";
+     x.state.status.notice_is_error = true;
+     return true;
+   }},
   {{"frames", {{"N", ArgKind::Positive}}, "draw N frames"},
    [](ScriptContext& x, const ScriptCommand& c) {
      x.runner.frames_left = std::stoi(c.args[0]);

@@ -35,14 +35,16 @@ void load_series(GuiState& state, ComputeWorker& worker) {
   s.steps.assign(files.size(), -1);
   s.loading = true;
   const std::string image = state.images[size_t(i)].path;
+  ModelOptions on_device;  // the checkpoints run where the model does (the device picker)
+  on_device.device = state.models[size_t(m)].options.device;
   worker.submit("series of " + state.models[size_t(m)].info.name,
-                [files, image, m](JobContext& ctx) {
+                [files, image, m, on_device](JobContext& ctx) {
                   std::vector<std::shared_ptr<const ImageAnalysis>> done;
                   for (size_t k = 0; k < files.size(); ++k) {
                     if (ctx.cancelled()) return;
                     ctx.progress(int64_t(k), int64_t(files.size()));
                     try {
-                      auto model = load_model(files[k], nullptr);
+                      auto model = load_model(files[k], nullptr, on_device);
                       auto a = analyse_image(*model, image);
                       done.push_back(a);
                       const nlohmann::json step = session::checkpoint_step(files[k]);

@@ -16,7 +16,9 @@ void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg) {
   slot.arg = arg;
   slot.info.name = std::filesystem::path(arg).stem().string();
   state.models.push_back(slot);
-  submit_model_load(state, worker, int(state.models.size()) - 1, ModelOptions{});
+  ModelOptions options;
+  options.device = state.device.current;  // the device picker's
+  submit_model_load(state, worker, int(state.models.size()) - 1, options);
 }
 
 void retry_model_as(GuiState& state, ComputeWorker& worker, int index, const std::string& preset) {

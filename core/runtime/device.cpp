@@ -3,6 +3,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "core/runtime/threads.h"
@@ -24,7 +25,7 @@ c10::Device select_device(const std::string& spec) {
       throw std::invalid_argument(
           "device '" + spec +
           "' requested but CUDA is not available (this LibTorch has no CUDA, "
-          "or no GPU is visible); use --device cpu");
+          "or no GPU is visible); use --device cpu (or unset ATTNLAB_DEVICE)");
     int index = 0;
     if (spec.size() > 5) {
       try {
@@ -36,11 +37,14 @@ c10::Device select_device(const std::string& spec) {
       }
     }
     if (index < 0 || index >= cuda_device_count())
-      throw std::invalid_argument("device '" + spec + "' out of range: " +
-                                  std::to_string(cuda_device_count()) + " CUDA device(s)");
+      throw std::invalid_argument("device '" + spec +
+                                  "' out of range: " + std::to_string(cuda_device_count()) +
+                                  " CUDA device(s) (--device, ATTNLAB_DEVICE)");
     return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index));
   }
-  throw std::invalid_argument("unknown device '" + spec + "' (expected auto, cpu, cuda or cuda:N)");
+  throw std::invalid_argument(
+      "unknown device '" + spec +
+      "' (expected auto, cpu, cuda or cuda:N; from --device or ATTNLAB_DEVICE)");
 }
 
 std::string describe_runtime() {
@@ -50,6 +54,18 @@ std::string describe_runtime() {
   int n = cuda_device_count();
   s += n > 0 ? std::to_string(n) + " CUDA device(s)" : "no CUDA";
   return s;
+}
+
+std::vector<DeviceEntry> available_devices() {
+  std::vector<DeviceEntry> out{{"cpu", "CPU, " + std::to_string(current_threads()) + " thread(s)"}};
+  for (int i = 0; i < cuda_device_count(); ++i)
+    out.push_back({"cuda:" + std::to_string(i), "CUDA device " + std::to_string(i)});
+  return out;
+}
+
+std::string default_device_spec() {
+  const char* env = std::getenv("ATTNLAB_DEVICE");
+  return env && *env ? std::string(env) : std::string("auto");
 }
 
 }  // namespace attnlab::runtime

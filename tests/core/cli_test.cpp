@@ -158,6 +158,22 @@ TEST(Cli, UsageErrors) {
   EXPECT_NE(r.code, 0);
 }
 
+TEST(Cli, InfoListsTheDevicesAndTheEnvironmentPicksOne) {
+  CliRun r = run("info");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("devices:\n  cpu "), std::string::npos) << r.out;
+  // ATTNLAB_DEVICE is the default --device; the option wins over it.
+  ::setenv("ATTNLAB_DEVICE", "cuda:7", 1);
+  const CliRun env = run("info");
+  const CliRun option = run("--device cpu info");
+  ::unsetenv("ATTNLAB_DEVICE");
+  EXPECT_NE(env.code, 0) << env.out;  // no 8th CUDA device here or on any test machine
+  EXPECT_NE(env.out.find("cuda:7"), std::string::npos) << env.out;
+  EXPECT_NE(env.out.find("ATTNLAB_DEVICE"), std::string::npos) << env.out;
+  EXPECT_EQ(option.code, 0) << option.out;
+  EXPECT_NE(option.out.find("device (--device cpu): cpu"), std::string::npos) << option.out;
+}
+
 TEST(Cli, InspectEveryFixture) {
   for (const auto& entry : std::filesystem::directory_iterator(attnlab::testing::parity_dir())) {
     std::string ext = entry.path().extension().string();

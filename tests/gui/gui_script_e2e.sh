@@ -116,6 +116,8 @@ import json, sys
 c, r = (json.load(open(p)) for p in sys.argv[1:3])
 if c["analysis"] != "failed" or "cancelled" not in c["analysis_error"]:
     sys.exit(f"gui_script_e2e: after Cancel the analysis is {c['analysis']!r} ({c['analysis_error']!r})")
+if r["device"] != "cpu" or r["options"]["device"] != "cpu":
+    sys.exit(f"gui_script_e2e: the model runs on {r['device']!r} (options {r['options']['device']!r}), not the CPU")
 if r["analysis"] != "ready" or not r["top5"]:
     sys.exit(f"gui_script_e2e: after Analyse again the analysis is {r['analysis']!r} ({r['analysis_error']!r})")
 PY

@@ -113,6 +113,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"wait-job analyse 20", {"analyse", "20"}},
       {"wait-job analyse", {"analyse", "60"}},
       {"cancel", {}},
+      {"device cuda:0", {"cuda:0"}},
       {"reanalyse", {}},
       {"frames 30", {"30"}},
       {"screenshot shot.png", {"shot.png"}},
@@ -136,7 +137,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 52u);
+  EXPECT_EQ(script_command_names().size(), 53u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

@@ -52,7 +52,7 @@ Block::Block(const BlockShape& s) : height_(s.height), width_(s.width) {
 }
 
 void Block::check_mask(const std::string& path) {
-  if (!attn_mask_.defined()) return;
+  if (!attn_mask_.defined() || attn_mask_.is_meta()) return;  // meta: the device check, no values
   if (attn_mask_._version() == checked_version_ && attn_mask_.data_ptr() == checked_data_) return;
   const at::Tensor want =
       attention::swin_shift_mask(height_, width_, window_, shift_, attn_mask_.options());

@@ -147,7 +147,9 @@ TEST(Cka, TheSessionAveragesHsicAndDerivesTheTable) {
     // float32 arrays in between: CKA to float32 precision.
     EXPECT_NEAR(row[table->column("cka")].number(), cka[a][b].item<double>(), 1e-5)
         << a << ", " << b;
-    if (a == b) EXPECT_NEAR(row[table->column("cka")].number(), 1.0, 1e-6);
+    if (a == b) {
+      EXPECT_NEAR(row[table->column("cka")].number(), 1.0, 1e-6);
+    }
   }
 }
 

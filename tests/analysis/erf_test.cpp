@@ -63,7 +63,9 @@ TEST(ErfSummary, AUniformMapNeedsThatShareOfThePixels) {
     EXPECT_GE(s.cumulative[r], s.cumulative[r - 1]);
   // Every profile bin of a uniform map holds 1 / 100 per pixel.
   for (const double p : s.profile)
-    if (p > 0) EXPECT_NEAR(p, 0.01, 1e-12);
+    if (p > 0) {
+      EXPECT_NEAR(p, 0.01, 1e-12);
+    }
 }
 
 TEST(ErfSummary, ADiscIsHeldWithinItsRadius) {
@@ -148,7 +150,7 @@ TEST(ErfAnalysis, TheSessionAveragesTheMapsAndDerivesTheTablesAndFigure) {
     if (a.name == "erf__map") map = &a;
   ASSERT_NE(map, nullptr);
   double total = 0;
-  for (const float v : map->data) total += v;
+  for (const float v : map->data) total += double(v);
   EXPECT_NEAR(total, 1.0, 1e-4);  // float32 storage of shares that sum to 1
   const auto tables = session.tables();
   const attnlab::analysis::Table* erf = nullptr;

@@ -184,7 +184,9 @@ TEST(Faithfulness, RandomisationReinitialisesOnlyTheNamedBlocks) {
     const bool top = p.key().rfind("blocks.2.", 0) == 0;
     const bool same = at::equal(p.value(), trained.at(p.key()));
     if (top && !same) ++changed;
-    if (!top) EXPECT_TRUE(same) << p.key();
+    if (!top) {
+      EXPECT_TRUE(same) << p.key();
+    }
   }
   EXPECT_GT(changed, 4);
   // A map that ignores the weights is the same on both; Grad-CAM is not.

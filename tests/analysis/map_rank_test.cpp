@@ -196,8 +196,9 @@ TEST(MapRank, AddedMixingIsWhatTheForwardAdded) {
         ASSERT_EQ(r.lifted.size(), 4u);
         // A factored map is held to its width; the mixing lifts it above (Castling's map is
         // full already through its 0.5·I).
-        if (r.form == "factored")
+        if (r.form == "factored") {
           for (const auto& st : r.lifted) EXPECT_GT(st.rank, r.bound) << mix.mechanism;
+        }
       }
     }
   }

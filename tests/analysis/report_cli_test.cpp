@@ -150,7 +150,9 @@ TEST(ReportCli, CkaBetweenModels) {
     ASSERT_EQ(cross[i][3], own[i][1]);
     // One in float64 from the summed HSICs, the other through float32 mean arrays.
     EXPECT_NEAR(std::stod(cross[i][4]), std::stod(own[i][3]), 1e-5) << i;
-    if (cross[i][1] == cross[i][3]) EXPECT_NEAR(std::stod(cross[i][4]), 1.0, 1e-9);
+    if (cross[i][1] == cross[i][3]) {
+      EXPECT_NEAR(std::stod(cross[i][4]), 1.0, 1e-9);
+    }
   }
   EXPECT_TRUE(figures_in(out).count("cka__models"));
 

@@ -55,6 +55,14 @@ inline at::Tensor rows_times_v(const attention::AttentionTrace& t, int64_t b, in
   return at::matmul(t.matrix(b, head), g.v[b][head - g.first_head]);
 }
 
+// The layout the registry-wide tests run every mechanism on (interface, meta device,
+// CUDA): a 6×4 grid, plus a cls token where the mechanism accepts prefix tokens.
+inline attention::TokenLayout registry_test_layout(const attention::MechanismInfo& info) {
+  attention::TokenLayout l = attention::grid_layout(6, 4);
+  if (!info.needs_grid) l.prefix = {"cls"};
+  return l;
+}
+
 // Random tokens (B, N, C) with a fixed seed.
 inline at::Tensor random_tokens(int64_t b, int64_t n, int64_t c, uint64_t seed = 7) {
   at::manual_seed(seed);

@@ -19,13 +19,6 @@ using attention::TokenLayout;
 constexpr int64_t kDim = 32;
 constexpr int64_t kHeads = 2;
 
-// A 6×4 grid, plus a cls token where the mechanism accepts prefix tokens.
-TokenLayout layout_for(const attention::MechanismInfo& info) {
-  TokenLayout l = attention::grid_layout(6, 4);
-  if (!info.needs_grid) l.prefix = {"cls"};
-  return l;
-}
-
 class EveryMechanism : public ::testing::TestWithParam<std::string> {
  protected:
   const attention::MechanismInfo& info() const { return attention::mechanism_info(GetParam()); }
@@ -35,7 +28,7 @@ TEST_P(EveryMechanism, TracedAndUntracedForwardsAgreeAndTheTraceCoversEveryHead)
   at::manual_seed(1);
   auto m = make(GetParam(), kDim, kHeads);
   m->eval();
-  const TokenLayout layout = layout_for(info());
+  const TokenLayout layout = registry_test_layout(info());
   at::Tensor x = random_tokens(2, layout.tokens(), kDim);
   at::Tensor plain = m->forward(x, layout);
   auto [traced, trace] = m->forward_traced(x, layout);
@@ -66,7 +59,7 @@ TEST_P(EveryMechanism, TheTraceOffersExactlyTheDeclaredCapabilities) {
   at::manual_seed(2);
   auto m = make(GetParam(), kDim, kHeads);
   m->eval();
-  const TokenLayout layout = layout_for(info());
+  const TokenLayout layout = registry_test_layout(info());
   auto [out, trace] = m->forward_traced(random_tokens(1, layout.tokens(), kDim), layout);
   EXPECT_EQ(trace->capabilities, info().capabilities);
   EXPECT_EQ(trace->offers(cap::kBranchOutputs), !trace->branch_outputs().empty());
@@ -105,7 +98,7 @@ TEST_P(EveryMechanism, SmallModelOptionsAreValidOptions) {
 TEST_P(EveryMechanism, RowsEqualTheMatrixRowsAndAreFinite) {
   auto m = make(GetParam(), kDim, kHeads);
   m->eval();
-  const TokenLayout layout = layout_for(info());
+  const TokenLayout layout = registry_test_layout(info());
   auto [out, trace] = m->forward_traced(random_tokens(2, layout.tokens(), kDim), layout);
   for (int64_t h = 0; h < trace->heads; ++h) {
     at::Tensor full = trace->matrix(1, h);
@@ -124,7 +117,7 @@ TEST_P(EveryMechanism, RowsEqualTheMatrixRowsAndAreFinite) {
 TEST_P(EveryMechanism, ImagesInABatchAreIndependent) {
   auto m = make(GetParam(), kDim, kHeads);
   m->eval();
-  const TokenLayout layout = layout_for(info());
+  const TokenLayout layout = registry_test_layout(info());
   at::Tensor x = random_tokens(3, layout.tokens(), kDim);
   at::Tensor all = m->forward(x, layout);
   at::Tensor one = m->forward(x.slice(0, 1, 2), layout);
@@ -134,7 +127,7 @@ TEST_P(EveryMechanism, ImagesInABatchAreIndependent) {
 TEST_P(EveryMechanism, GradientsReachEveryParameter) {
   auto m = make(GetParam(), kDim, kHeads);
   m->train();
-  const TokenLayout layout = layout_for(info());
+  const TokenLayout layout = registry_test_layout(info());
   at::Tensor x = random_tokens(1, layout.tokens(), kDim).requires_grad_(true);
   m->forward(x, layout).pow(2).sum().backward();
   for (const auto& p : m->named_parameters()) {
@@ -146,7 +139,7 @@ TEST_P(EveryMechanism, GradientsReachEveryParameter) {
 
 TEST_P(EveryMechanism, RefusesInputThatDoesNotFitWithAMessage) {
   auto m = make(GetParam(), kDim, kHeads);
-  const TokenLayout layout = layout_for(info());
+  const TokenLayout layout = registry_test_layout(info());
   auto message_of = [&](const at::Tensor& x, const TokenLayout& l) -> std::string {
     try {
       m->forward(x, l);
@@ -178,7 +171,7 @@ TEST_P(EveryMechanism, CudaComputesWhatTheCpuComputes) {
   if (!runtime::cuda_available()) GTEST_SKIP() << "no CUDA device in this build / machine";
   auto m = make(GetParam(), kDim, kHeads);
   m->eval();
-  const TokenLayout layout = layout_for(info());
+  const TokenLayout layout = registry_test_layout(info());
   at::Tensor x = random_tokens(2, layout.tokens(), kDim);
   auto [cpu_out, cpu_trace] = m->forward_traced(x, layout);
   at::Tensor cpu_row = cpu_trace->row(1, 5, kHeads - 1).weights;

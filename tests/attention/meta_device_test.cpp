@@ -21,12 +21,6 @@ using attention::TokenLayout;
 constexpr int64_t kDim = 32;
 constexpr int64_t kHeads = 2;
 
-TokenLayout layout_for(const attention::MechanismInfo& info) {
-  TokenLayout l = attention::grid_layout(6, 4);
-  if (!info.needs_grid) l.prefix = {"cls"};
-  return l;
-}
-
 // Each part of a mechanism's use and what it gave on meta: every tensor it returns must be
 // a meta tensor too (a fixed-device tensor returned as is mixes nothing, but is wrong).
 std::map<std::string, MetaOutcome> run_on_meta(attention::AttentionMechanism& m,
@@ -94,7 +88,7 @@ TEST_P(EveryMechanismOnMeta, EveryPartRunsOnTheDeviceOfItsInput) {
   m->eval();
   move_to_meta(*m);
   for (const auto& p : m->parameters()) ASSERT_TRUE(p.is_meta());
-  for (const auto& [part, outcome] : run_on_meta(*m, layout_for(info)))
+  for (const auto& [part, outcome] : run_on_meta(*m, registry_test_layout(info)))
     EXPECT_TRUE(outcome.ok()) << GetParam() << " " << part << ": " << outcome.describe();
 }
 

@@ -19,6 +19,7 @@
 #include "models/backbone.h"
 #include "models/checkpoint_loading.h"
 #include "models/model_config.h"
+#include "tests/attention/attention_test_util.h"
 #include "tests/support/fixtures.h"
 
 namespace attnlab::testing {
@@ -35,7 +36,7 @@ bool skip_without_cuda() {
   return true;
 }
 
-double max_abs_diff(const at::Tensor& a, const at::Tensor& b) {
+double host_max_abs_diff(const at::Tensor& a, const at::Tensor& b) {
   return (a.to(at::kCPU, at::kDouble) - b.to(at::kCPU, at::kDouble)).abs().max().item<double>();
 }
 
@@ -80,7 +81,7 @@ TEST(CudaParity, EveryFixtureOnCudaGivesWhatTheCpuGives) {
     ASSERT_EQ(gpu.size(), cpu.size()) << name;
     for (const auto& [key, t] : cpu) {
       ASSERT_TRUE(gpu.at(key).is_cuda()) << name << " " << key;
-      EXPECT_LE(max_abs_diff(gpu.at(key), t), kTolerance) << name << " " << key;
+      EXPECT_LE(host_max_abs_diff(gpu.at(key), t), kTolerance) << name << " " << key;
     }
     ++compared;
   }
@@ -98,8 +99,7 @@ TEST_P(EveryMechanismOnCuda, RowsMatricesAndProductsEqualTheCpusOnTheDevice) {
   at::manual_seed(5);
   auto m = attention::make_mechanism(GetParam(), c);
   m->eval();
-  attention::TokenLayout layout = attention::grid_layout(6, 4);
-  if (!info.needs_grid) layout.prefix = {"cls"};
+  const attention::TokenLayout layout = registry_test_layout(info);
   const int64_t n = layout.tokens();
   const at::Tensor x = at::randn({2, n, 32}), y = at::randn({n, 3});
   const auto outputs = [&](const c10::Device& d) {
@@ -121,7 +121,7 @@ TEST_P(EveryMechanismOnCuda, RowsMatricesAndProductsEqualTheCpusOnTheDevice) {
   ASSERT_EQ(gpu.size(), cpu.size());
   for (size_t i = 0; i < cpu.size(); ++i) {
     EXPECT_TRUE(gpu[i].is_cuda()) << GetParam() << " output " << i;
-    EXPECT_LE(max_abs_diff(gpu[i], cpu[i]), kTolerance) << GetParam() << " output " << i;
+    EXPECT_LE(host_max_abs_diff(gpu[i], cpu[i]), kTolerance) << GetParam() << " output " << i;
   }
 }
 

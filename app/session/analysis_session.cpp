@@ -159,19 +159,16 @@ void AnalysisSession::add(const std::string& image_tag, const models::ForwardRes
 }
 
 void AnalysisSession::guarded(const std::string& analysis, const std::function<void()>& body) {
+  // Between the analyses; inside a long one, its step's callbacks throw AnalysisCancelled
+  // themselves (never caught here: a cancellation is not a problem of this model).
   throw_if_cancelled();
-  // A step stopped by the control (models' loops throw their own errors when asked to
-  // stop) is a cancellation, not a problem of this model: never a warning.
   try {
     body();
   } catch (const attention::TraceQueryError& e) {
-    throw_if_cancelled();
     warn(analysis + ": " + e.what());
   } catch (const attention::AttentionError& e) {  // the explicit form's token limit
-    throw_if_cancelled();
     warn(analysis + ": " + e.what());
   } catch (const models::ModelError& e) {  // an explanation's class or target the model lacks
-    throw_if_cancelled();
     warn(analysis + ": " + e.what());
   }
 }

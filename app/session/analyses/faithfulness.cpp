@@ -76,7 +76,10 @@ void explain_faithfulness(ExplainStep& s) {
       [&](const std::string& kind, const std::string& why) {
         s.session.warn("faithfulness: " + kind + ": " + why);
       },
-      [&] { return s.session.cancelled(); },
+      [&] {  // asked between batches: a cancel leaves as AnalysisCancelled, as in heads
+        s.session.throw_if_cancelled();
+        return false;
+      },
       [&](int64_t done, int64_t total) { s.session.progress(done, total); });
   for (const ScoredMap& m : scored) {
     const models::PerturbationCurves& c = m.curves;

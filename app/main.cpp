@@ -13,6 +13,7 @@
 #include "app/cli/commands.h"
 #include "core/io/text.h"
 #include "core/runtime/device.h"
+#include "core/runtime/precision.h"
 #include "core/runtime/threads.h"
 #ifdef ATTNLAB_HAVE_GUI
 #include "app/gui/gui.h"
@@ -21,10 +22,11 @@
 namespace {
 
 int run_gui_command(attnlab::cli::Args args, const std::string& first_image,
-                    const std::string& device) {
+                    const attnlab::cli::GlobalOptions& g) {
 #ifdef ATTNLAB_HAVE_GUI
   attnlab::gui::GuiOptions o;
-  o.device = device;
+  o.device = g.device;
+  o.dtype = g.dtype;
   if (!first_image.empty()) o.images.push_back(first_image);
   for (auto& p : args.take_list("--image")) o.images.push_back(p);
   for (auto& p : args.take_list("--images")) o.images.push_back(p);
@@ -41,7 +43,7 @@ int run_gui_command(attnlab::cli::Args args, const std::string& first_image,
 #else
   (void)args;
   (void)first_image;
-  (void)device;
+  (void)g;
   std::fprintf(
       stderr,
       "attnlab: this build has no GUI (GLFW/Dear ImGui were not found when it was configured)\n");
@@ -70,6 +72,14 @@ int main(int argc, char** argv) {
     g.device = attnlab::runtime::default_device_spec();  // ATTNLAB_DEVICE, else auto
     std::string device = all.take_option("--device");
     if (!device.empty()) g.device = device;
+    g.dtype = attnlab::runtime::default_dtype_spec();  // ATTNLAB_DTYPE, else fp32
+    std::string dtype = all.take_option("--dtype");
+    if (!dtype.empty()) g.dtype = dtype;
+    try {
+      attnlab::runtime::parse_dtype(g.dtype);  // an unknown name is a usage error, said now
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
     attnlab::runtime::configure_threads(g.threads);
 
     std::string command = all.take_command();
@@ -86,7 +96,7 @@ int main(int argc, char** argv) {
       const unsigned cores = std::thread::hardware_concurrency();
       if (cores > 1) attnlab::runtime::configure_threads(int(cores) - 1);
     }
-    if (gui) return run_gui_command(all, file ? command : "", g.device);
+    if (gui) return run_gui_command(all, file ? command : "", g);
     if (spec && spec->run) return spec->run(all, g);
     std::vector<std::string> known;
     for (const auto& c : commands())

@@ -39,7 +39,7 @@ Inputs& inputs() {
     settings.analyses = session::parse_analyses("all");
     const std::string stats = (fs::temp_directory_path() / "attnlab_figures_bench").string();
     fs::create_directories(stats);
-    const c10::Device cpu(c10::kCPU);
+    const runtime::ComputeTarget cpu;  // the CPU at fp32
     const models::ZooDemo demo = models::zoo_demo(zoo);
     for (const std::string& m : demo.models) {
       cli::Args a({"--model", m});

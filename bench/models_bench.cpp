@@ -4,6 +4,9 @@
 // deit_tiny_patch16_224, deit_small_patch16_224, litv2_s, ravlt_t and castling_deit_tiny.
 // The ratio traced / plain is the cost of capture (target: < 1.2). ATTNLAB_BENCH_DEVICE=cuda
 // runs on the GPU (latency only). bench/models_table.py makes the table (medians).
+// precision/<fp32|bf16>/<preset>/<batch>: the traced forward with weights and activations at
+// that precision (Backbone::set_precision, --dtype), fp32 the baseline in the same run;
+// counter weights_MiB is the weights' size (docs/BENCHMARKS.md, "Precision").
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 #include <torch/cuda.h>
@@ -26,13 +29,17 @@ c10::Device bench_device() {
   return runtime::select_device(env && *env ? env : "cpu");
 }
 
-void forward(benchmark::State& state, const std::string& preset, int64_t batch, bool traced) {
+void forward(benchmark::State& state, const std::string& preset, int64_t batch, bool traced,
+             c10::ScalarType dtype) {
   at::NoGradGuard no_grad;
   const c10::Device device = bench_device();
   at::manual_seed(0);
   auto model = models::make_backbone(models::find_preset(preset).config);
   model->eval();
   model->to(device);
+  model->set_precision(dtype);
+  double weight_bytes = 0;
+  for (const auto& p : model->parameters()) weight_bytes += double(p.numel() * p.element_size());
   const at::Tensor x = at::randn({batch, 3, 224, 224}).to(device);
   models::ForwardOptions options;
   options.trace_attention = traced;
@@ -55,6 +62,7 @@ void forward(benchmark::State& state, const std::string& preset, int64_t batch, 
     }
   }
   if (probe) state.counters["peak_MiB"] = double(peak) / (1024.0 * 1024.0);
+  state.counters["weights_MiB"] = weight_bytes / (1024.0 * 1024.0);
 }
 
 }  // namespace
@@ -67,7 +75,19 @@ int main(int argc, char** argv) {
       for (bool traced : {false, true}) {
         const std::string name =
             std::string(traced ? "traced/" : "plain/") + preset + "/" + std::to_string(batch);
-        benchmark::RegisterBenchmark(name.c_str(), forward, std::string(preset), batch, traced)
+        benchmark::RegisterBenchmark(name.c_str(), forward, std::string(preset), batch, traced,
+                                     c10::kFloat)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->MinTime(batch == 1 ? 1.0 : 0.1);
+      }
+  for (const char* preset : {"deit_small_patch16_224", "litv2_s", "ravlt_t"})
+    for (int64_t batch : {1, 8})
+      for (const auto& [dtype, label] :
+           {std::pair{c10::kFloat, "fp32"}, std::pair{c10::kBFloat16, "bf16"}}) {
+        const std::string name =
+            std::string("precision/") + label + "/" + preset + "/" + std::to_string(batch);
+        benchmark::RegisterBenchmark(name.c_str(), forward, std::string(preset), batch, true, dtype)
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime()
             ->MinTime(batch == 1 ? 1.0 : 0.1);

@@ -58,7 +58,9 @@ std::map<std::string, at::Tensor> run_attention_module(const Json& config,
   if (module.fit_to_weights) module.fit_to_weights(m, weights);
   auto attn = attention::make_mechanism(info->name, m);
   nn::load_state(*attn, weights);
-  attn->to(input.device());  // it runs where its input is
+  attn->to(input.device());  // it runs where its input is, at its precision
+  if (input.is_floating_point() && input.scalar_type() != at::kFloat)
+    cast_floating(*attn, input.scalar_type());
   // A sequence module mixes tokens as a 1-D sequence; a 1×N grid says exactly that.
   int64_t grid_h = 1, grid_w = 0;
   if (module.channels_first) {

@@ -50,4 +50,39 @@ at::Tensor ForwardRecorder::attend(attention::AttentionMechanism& attn, const st
   return out;
 }
 
+namespace {
+// The first floating-point parameter, or nullptr.
+const at::Tensor* first_floating(const std::vector<at::Tensor>& parameters) {
+  for (const auto& p : parameters)
+    if (p.is_floating_point()) return &p;
+  return nullptr;
+}
+}  // namespace
+
+c10::ScalarType Backbone::dtype() const {
+  const auto all = parameters();
+  const at::Tensor* p = first_floating(all);
+  return p ? p->scalar_type() : c10::kFloat;
+}
+
+ForwardResult Backbone::run(const at::Tensor& images, const ForwardOptions& options) {
+  const auto all = parameters();
+  const at::Tensor* p = first_floating(all);
+  if (!p || !images.is_floating_point() || images.scalar_type() == p->scalar_type())
+    return forward_images(images, options);
+  return forward_images(images.to(p->scalar_type()), options);
+}
+
+void cast_floating(torch::nn::Module& module, c10::ScalarType dtype) {
+  at::NoGradGuard no_grad;
+  for (auto& p : module.named_parameters(true))
+    if (p.value().is_floating_point()) p.value().set_data(p.value().to(dtype));
+  for (auto& b : module.named_buffers(true))
+    if (b.value().is_floating_point()) b.value().set_data(b.value().to(dtype));
+}
+
+void Backbone::set_precision(c10::ScalarType dtype) {
+  cast_floating(*this, dtype);
+}
+
 }  // namespace attnlab::models

@@ -76,8 +76,17 @@ struct ModelError : std::runtime_error {
 class Backbone : public torch::nn::Module {
  public:
   virtual ~Backbone() = default;
-  // images: (B, 3, H, W), normalised as the model's preprocessing says.
-  virtual ForwardResult run(const at::Tensor& images, const ForwardOptions& options = {}) = 0;
+  // images: (B, 3, H, W), normalised as the model's preprocessing says, on the model's
+  // device. The one place a forward's precision is set: `images` are cast to dtype()
+  // here, so every activation, trace and output is at the model's precision.
+  ForwardResult run(const at::Tensor& images, const ForwardOptions& options = {});
+  // The precision of the floating-point weights, and so of the forward: that of the first
+  // floating-point parameter (set_precision, or a test's Module::to(kDouble)); fp32 for a
+  // model without one, whose input run() then leaves as it is.
+  c10::ScalarType dtype() const;
+  // Casts every floating-point parameter and buffer to `dtype` (integer buffers, such as
+  // relative-position indices, stay as they are, unlike Module::to(dtype)).
+  void set_precision(c10::ScalarType dtype);
   virtual std::string arch() const = 0;
   // The config it was built from, as JSON text (make_backbone records it; "" for a model
   // made otherwise): what rebuilding it takes, e.g. the randomisation check's copies with
@@ -86,9 +95,17 @@ class Backbone : public torch::nn::Module {
   const std::string& config_text() const { return config_text_; }
   void set_config_text(std::string text) { config_text_ = std::move(text); }
 
+ protected:
+  // The backbone's forward, its `images` already at dtype().
+  virtual ForwardResult forward_images(const at::Tensor& images, const ForwardOptions& options) = 0;
+
  private:
   std::string config_text_;
 };
+
+// Casts every floating-point parameter and buffer of `module` to `dtype`, leaving integer
+// ones (indices) as they are; Module::to(dtype) would cast those too.
+void cast_floating(torch::nn::Module& module, c10::ScalarType dtype);
 
 // Records outputs and traces during one forward; backbones call it at each module.
 class ForwardRecorder {

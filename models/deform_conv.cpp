@@ -69,11 +69,15 @@ at::Tensor deform_conv2d(const at::Tensor& input, const at::Tensor& offset,
   require(!bias.defined() || (bias.dim() == 1 && bias.size(0) == cout),
           "bias must be (" + std::to_string(cout) + "), got " + shape(bias));
 
-  // Sample points (B, G, taps, Ho, Wo): base grid + (dy, dx) of each tap.
-  const auto fopts = input.options();
-  at::Tensor off = offset.to(input.scalar_type())
-                       .contiguous()
-                       .view({batch, offset_groups, taps, 2, out_h, out_w});
+  // Sample points (B, G, taps, Ho, Wo): base grid + (dy, dx) of each tap, in fp32 at least:
+  // a bf16 coordinate holds 8 significant bits, so at a model's --dtype bf16 the flat index
+  // y·W + x would stop being an integer past 256 (a wrong corner, or one out of range) and
+  // the bilinear fractions would lose their low bits. The gathered values stay at the
+  // input's precision; only the corner weights are cast to it.
+  const at::ScalarType coordinate_type = at::promote_types(input.scalar_type(), at::kFloat);
+  const auto fopts = input.options().dtype(coordinate_type);
+  at::Tensor off =
+      offset.to(coordinate_type).contiguous().view({batch, offset_groups, taps, 2, out_h, out_w});
   at::Tensor by = base_coordinates(kh, out_h, g.stride[0], g.padding[0], g.dilation[0], fopts);
   at::Tensor bx = base_coordinates(kw, out_w, g.stride[1], g.padding[1], g.dilation[1], fopts);
   // Tap t = i·kw + j: row coordinate from i, column from j.
@@ -92,8 +96,9 @@ at::Tensor deform_conv2d(const at::Tensor& input, const at::Tensor& offset,
     at::Tensor cy = y0 + static_cast<double>(dy), cx = x0 + static_cast<double>(dx);
     at::Tensor wy = dy ? ly : 1 - ly, wx = dx ? lx : 1 - lx;
     at::Tensor inside = (cy >= 0) & (cy <= height - 1) & (cx >= 0) & (cx <= width - 1);
-    at::Tensor w =
-        (wy * wx * inside.to(wy.scalar_type())).reshape({batch, offset_groups, 1, points});
+    at::Tensor w = (wy * wx * inside.to(wy.scalar_type()))
+                       .to(input.scalar_type())
+                       .reshape({batch, offset_groups, 1, points});
     // Outside (or NaN, from non-finite offsets) reads corner 0 with weight 0: never an
     // index out of range.
     const at::Tensor zero = at::zeros_like(cy);

@@ -130,7 +130,7 @@ class Litv2 : public Backbone {
 
   std::string arch() const override { return "litv2"; }
 
-  ForwardResult run(const at::Tensor& images, const ForwardOptions& options) override {
+  ForwardResult forward_images(const at::Tensor& images, const ForwardOptions& options) override {
     // Every stage after the stem halves the grid; the last stage needs at least one token.
     const int64_t min_side = config_.patch_size << (config_.stages() - 1);
     if (images.dim() != 4 || images.size(1) != 3 || images.size(2) < min_side ||

@@ -58,7 +58,7 @@ class RavltBackbone : public Backbone {
 
   std::string arch() const override { return kFamily; }
 
-  ForwardResult run(const at::Tensor& images, const ForwardOptions& options) override {
+  ForwardResult forward_images(const at::Tensor& images, const ForwardOptions& options) override {
     if (images.dim() != 4 || images.size(1) != 3)
       throw ModelError("ravlt: images must be (B, 3, H, W), got " +
                        nn::shape_string(images.sizes()));

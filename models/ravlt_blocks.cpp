@@ -124,7 +124,8 @@ Stage::Stage(const StageShape& s) : head_dim_(s.block.dim / s.block.heads) {
 void Stage::check_rope_angle(int index) {
   if (angle_.is_meta()) return;  // the device check (tests/support/meta_device.h): no values
   if (angle_._version() == checked_version_ && angle_.data_ptr() == checked_data_) return;
-  const at::Tensor expected = attention::rope_angle(head_dim_);
+  // At the buffer's precision: a model run at --dtype bf16 holds the angles rounded to it.
+  const at::Tensor expected = attention::rope_angle(head_dim_).to(angle_.scalar_type());
   const std::string key = "layers." + std::to_string(index) + ".RoPE.angle";
   if (!angle_.sizes().equals(expected.sizes()))
     throw ModelError("ravlt: " + key + " has " + std::to_string(angle_.numel()) +

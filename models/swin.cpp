@@ -133,7 +133,7 @@ class Swin : public Backbone {
 
   std::string arch() const override { return kFamily; }
 
-  ForwardResult run(const at::Tensor& images, const ForwardOptions& options) override {
+  ForwardResult forward_images(const at::Tensor& images, const ForwardOptions& options) override {
     // The attn_mask buffers and clamped windows are built for img_size (the reference
     // asserts the input size as well).
     const int64_t size = config_.img_size;

@@ -284,7 +284,7 @@ class VisionTransformer : public Backbone {
 
   std::string arch() const override { return spec_.arch; }
 
-  ForwardResult run(const at::Tensor& images, const ForwardOptions& options) override {
+  ForwardResult forward_images(const at::Tensor& images, const ForwardOptions& options) override {
     check_images(images);
     ForwardResult result;
     ForwardRecorder recorder(options, result);

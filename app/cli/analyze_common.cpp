@@ -205,7 +205,7 @@ void Progress::finish() {
 }
 
 std::vector<std::string> analyse_images(session::AnalysisSession& session, models::Backbone& model,
-                                        const c10::Device& device,
+                                        const runtime::ComputeTarget& target,
                                         const image::Preprocessing& preprocessing,
                                         const std::vector<ImageInput>& images, Progress& progress,
                                         const InputSink& on_input, StageSeconds* stages) {
@@ -256,7 +256,7 @@ std::vector<std::string> analyse_images(session::AnalysisSession& session, model
       for (const size_t i : group) xs.push_back(inputs[i]);
       try {
         mark = std::chrono::steady_clock::now();
-        const at::Tensor x = (xs.size() == 1 ? xs.front() : at::cat(xs)).to(device);
+        const at::Tensor x = (xs.size() == 1 ? xs.front() : at::cat(xs)).to(target.device);
         const models::ForwardResult result = model.run(x, options);
         lap(times.forward);
         for (size_t j = 0; j < group.size(); ++j) {
@@ -300,16 +300,16 @@ std::string StageSeconds::summary() const {
   return buf;
 }
 
-nlohmann::json run_description(const GlobalOptions& g, const c10::Device& device,
+nlohmann::json run_description(const GlobalOptions& g, const runtime::ComputeTarget& target,
                                const session::AnalysisSettings& settings) {
   return {{"attnlab_version", ATTNLAB_VERSION},
           {"libtorch_version", std::to_string(TORCH_VERSION_MAJOR) + "." +
                                    std::to_string(TORCH_VERSION_MINOR) + "." +
                                    std::to_string(TORCH_VERSION_PATCH)},
-          {"device", device.str()},
+          {"device", target.device.str()},
           {"threads", runtime::current_threads()},
           {"requested_threads", g.threads},
-          {"dtype", "float32"},
+          {"dtype", runtime::dtype_name(target.dtype)},
           {"images_per_forward", settings.images_per_forward},
           {"settings", settings.to_json()}};
 }
@@ -320,7 +320,8 @@ namespace attnlab::cli {
 
 SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::string>& checkpoints,
                             const std::vector<ImageInput>& images,
-                            const session::AnalysisSettings& settings, const c10::Device& device) {
+                            const session::AnalysisSettings& settings,
+                            const runtime::ComputeTarget& target) {
   SeriesResult out;
   session::SeriesTables series;  // every checkpoint's rows, table by table
   std::vector<int64_t> steps;
@@ -328,11 +329,11 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
     const std::string& path = checkpoints[i];
     std::fprintf(stderr, "series: checkpoint %zu/%zu %s\n", i + 1, checkpoints.size(),
                  path.c_str());
-    ReadyModel model = load_ready_model(with_checkpoint(base, path), device);
+    ReadyModel model = load_ready_model(with_checkpoint(base, path), target);
     session::AnalysisSession session(settings, nullptr);  // series keep statistics only
     Progress progress("  images", static_cast<int64_t>(images.size()));
     const auto failed =
-        analyse_images(session, *model.model, device, base.preprocessing, images, progress);
+        analyse_images(session, *model.model, target, base.preprocessing, images, progress);
     out.any_failed = out.any_failed || !failed.empty();
     if (session.images() == 0) throw std::runtime_error("no image could be analysed with " + path);
     const nlohmann::json step = session::checkpoint_step(path);
@@ -353,7 +354,8 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
     // checkpoint loaded, their layers in one joint HSIC matrix (report_cka.h).
     std::vector<ModelChoice> choices;
     for (const auto& path : checkpoints) choices.push_back(with_checkpoint(base, path));
-    const JointHsic joint = joint_hsic(choices, images, device, "series: cka to the final checkpoint");
+    const JointHsic joint =
+        joint_hsic(choices, images, target, "series: cka to the final checkpoint");
     const auto tables = session::cka_final_tables(joint.sum, joint.images);
     for (size_t i = 0; i < checkpoints.size(); ++i)
       series.add(int64_t(i), std::filesystem::path(checkpoints[i]).filename().string(), steps[i],

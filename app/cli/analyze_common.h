@@ -70,7 +70,7 @@ struct StageSeconds {
 // size for the model, ...) is reported on stderr and skipped. Returns the failed paths.
 // `stages`, when given, receives the time of each stage.
 std::vector<std::string> analyse_images(session::AnalysisSession& session, models::Backbone& model,
-                                        const c10::Device& device,
+                                        const runtime::ComputeTarget& target,
                                         const image::Preprocessing& preprocessing,
                                         const std::vector<ImageInput>& images, Progress& progress,
                                         const InputSink& on_input = nullptr,
@@ -87,10 +87,11 @@ struct SeriesResult {
 // Throws std::runtime_error when a checkpoint cannot analyse any image.
 SeriesResult analyse_series(const ModelChoice& model, const std::vector<std::string>& checkpoints,
                             const std::vector<ImageInput>& images,
-                            const session::AnalysisSettings& settings, const c10::Device& device);
+                            const session::AnalysisSettings& settings,
+                            const runtime::ComputeTarget& target);
 
-// attnlab version, LibTorch version, device, threads, dtype, and the analysis settings.
-nlohmann::json run_description(const GlobalOptions& g, const c10::Device& device,
+// attnlab version, LibTorch version, target, threads, dtype, and the analysis settings.
+nlohmann::json run_description(const GlobalOptions& g, const runtime::ComputeTarget& target,
                                const session::AnalysisSettings& settings);
 
 }  // namespace attnlab::cli

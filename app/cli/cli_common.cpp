@@ -86,4 +86,8 @@ std::string Args::take_command() {
   return c;
 }
 
+runtime::ComputeTarget compute_target(const GlobalOptions& g) {
+  return runtime::select_target(g.device, g.dtype);
+}
+
 }  // namespace attnlab::cli

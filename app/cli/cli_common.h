@@ -7,12 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "core/runtime/precision.h"
+
 namespace attnlab::cli {
 
 struct GlobalOptions {
   int threads = 0;  // 0 = ATTNLAB_THREADS or all cores
   std::string device = "auto";
+  std::string dtype = "fp32";  // --dtype, else ATTNLAB_DTYPE, else fp32
 };
+
+// Where the command's models run: --device and --dtype (runtime::select_target), a
+// precision this LibTorch cannot run there refused with std::invalid_argument.
+runtime::ComputeTarget compute_target(const GlobalOptions& g);
 
 // Arguments after the subcommand name. Options are `--name value` or `--flag`.
 class Args {

@@ -15,7 +15,7 @@
 #include "core/analysis/background_writer.h"
 #include "core/analysis/output_folder.h"
 #include "core/io/tensor_file.h"
-#include "core/runtime/device.h"
+#include "core/runtime/precision.h"
 
 namespace attnlab::cli {
 namespace {
@@ -36,9 +36,9 @@ nlohmann::json images_json(const std::vector<ImageInput>& images,
 
 int cmd_analyze(Args args, const GlobalOptions& g) {
   AnalyzeRequest req = take_analyze_request(args, /*series=*/false);
-  const c10::Device device = runtime::select_device(g.device);
+  const runtime::ComputeTarget target = compute_target(g);
   const auto t0 = std::chrono::steady_clock::now();
-  ReadyModel model = load_ready_model(req.model, device);
+  ReadyModel model = load_ready_model(req.model, target);
   StageSeconds stages;
   stages.model = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // A names file must name the model's classes (checked before anything is written).
@@ -54,14 +54,14 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
                                    [&](const analysis::Array& a) { writer.write_array(a); });
   Progress progress("analyze", static_cast<int64_t>(req.images.size()));
   const std::vector<std::string> failed =
-      analyse_images(session, *model.model, device, req.model.preprocessing, req.images, progress,
+      analyse_images(session, *model.model, target, req.model.preprocessing, req.images, progress,
                      nullptr, &stages);
   writer.finish();
   if (session.images() == 0) throw std::runtime_error("no image could be analysed");
 
   for (const auto& t : session.tables()) folder.write_table(t);
   for (const auto& a : session.arrays()) folder.write_array(a);
-  nlohmann::json sidecar = run_description(g, device, req.settings);
+  nlohmann::json sidecar = run_description(g, target, req.settings);
   sidecar["model"] = model.description();
   sidecar["class_names"] = names_record;
   sidecar["images"] = images_json(req.images, failed);
@@ -83,13 +83,13 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
 
 int cmd_analyze_series(Args args, const GlobalOptions& g) {
   AnalyzeRequest req = take_analyze_request(args, /*series=*/true);
-  const c10::Device device = runtime::select_device(g.device);
+  const runtime::ComputeTarget target = compute_target(g);
   const auto t0 = std::chrono::steady_clock::now();
   analysis::OutputFolder folder(req.out, req.model.tag);
   const SeriesResult series =
-      analyse_series(req.model, req.checkpoints, req.images, req.settings, device);
+      analyse_series(req.model, req.checkpoints, req.images, req.settings, target);
   for (const auto& t : series.tables) folder.write_table(t);
-  nlohmann::json sidecar = run_description(g, device, req.settings);
+  nlohmann::json sidecar = run_description(g, target, req.settings);
   sidecar["model"] = {{"config", req.model.config},
                       {"preset", req.model.preset},
                       {"preprocessing", req.model.preprocessing.describe()}};

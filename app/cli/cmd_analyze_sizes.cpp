@@ -14,7 +14,7 @@
 #include "app/cli/size_sweep.h"
 #include "app/session/analysis_registry.h"
 #include "core/analysis/output_folder.h"
-#include "core/runtime/device.h"
+#include "core/runtime/precision.h"
 #include "viz/render.h"
 
 namespace attnlab::cli {
@@ -26,10 +26,10 @@ int cmd_analyze_sizes(Args args, const GlobalOptions& g) {
   AnalyzeRequest req = take_analyze_request(args, /*series=*/false, size_sweep_analyses());
   if (!req.model_request.img_size.empty())
     throw UsageError("analyze-sizes takes --img-sizes, not --img-size");
-  const c10::Device device = runtime::select_device(g.device);
+  const runtime::ComputeTarget target = compute_target(g);
   const auto t0 = std::chrono::steady_clock::now();
   SizeSweep sweep =
-      analyse_sizes(req.model_request, "analyze-sizes", sizes, req.images, req.settings, device);
+      analyse_sizes(req.model_request, "analyze-sizes", sizes, req.images, req.settings, target);
   std::vector<std::string>& warnings = sweep.warnings;
 
   analysis::OutputFolder folder(req.out, req.model.tag + "_sizes");
@@ -52,7 +52,7 @@ int cmd_analyze_sizes(Args args, const GlobalOptions& g) {
       warnings.push_back("figure " + a.name + "_sizes: " + e.what());
     }
   }
-  nlohmann::json sidecar = run_description(g, device, req.settings);
+  nlohmann::json sidecar = run_description(g, target, req.settings);
   sidecar["command"] = "analyze-sizes";
   sidecar["img_sizes"] = sizes;
   sidecar["sizes"] = sweep.per_size;

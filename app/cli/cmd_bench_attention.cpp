@@ -1,8 +1,9 @@
 // `attnlab bench-attention`: measured latency and peak memory of one attention layer per
 // mechanism on square token grids, as ratios to a baseline (softmax) measured in the same run (the
-// table of docs/BENCHMARKS.md for any set of mechanisms), on the CPU or CUDA, with a
-// progress bar; --out writes the table (CSV, JSON, LaTeX) and the latency and memory
-// against N figures.
+// table of docs/BENCHMARKS.md for any set of mechanisms), on the CPU or CUDA (--device) at
+// --dtype, with a progress bar, and each layer's achieved FLOP rate and bandwidth against
+// the device's GEMM and copy peaks measured in the same run; --out writes the table (CSV, JSON,
+// LaTeX) and the latency and memory against N figures.
 #include <cmath>
 #include <cstdio>
 
@@ -14,7 +15,8 @@
 #include "core/analysis/output_folder.h"
 #include "core/attention/registry.h"
 #include "core/io/text.h"
-#include "core/runtime/device.h"
+#include "core/runtime/device_peaks.h"
+#include "core/runtime/precision.h"
 #include "viz/render.h"
 
 namespace attnlab::cli {
@@ -42,24 +44,37 @@ int cmd_bench_attention(Args args, const GlobalOptions& g) {
                                                            : text::split(mechanisms);
   if (!sides.empty()) s.sides = parse_positive_ints("--sides", sides);
   for (const auto& name : s.mechanisms) attention::mechanism_info(name);  // unknown: exit 1
-  s.device = runtime::select_device(g.device);
+  const runtime::ComputeTarget target = compute_target(g);
+  s.device = target.device;
+  s.dtype = target.dtype;
+  // The device's own best in this run, what each layer's achieved rates are fractions of.
+  std::fprintf(stderr, "bench-attention: measuring %s's GEMM and copy peaks...\n",
+               target.str().c_str());
+  const runtime::DevicePeaks peaks = runtime::measure_device_peaks(s.device, s.dtype);
+  std::fprintf(stderr, "bench-attention: %s peaks: %.0f GFLOP/s (%lld^2 GEMM), %.1f GB/s (copy)\n",
+               target.str().c_str(), peaks.gflops, static_cast<long long>(peaks.gemm_n),
+               peaks.gbytes_per_s);
   Progress progress("bench-attention", int64_t(s.mechanisms.size() * s.sides.size()), "point");
   const auto points = session::bench_attention(
       s, [&](int64_t done, int64_t, const std::string& what) { progress.update(done, what); });
   progress.finish();
-  const auto table = session::attention_bench_table(points, s);
-  std::printf("%-14s %7s %11s %10s %9s %9s\n", "mechanism", "N", "latency ms", "peak MiB",
-              "lat/base", "mem/base");
+  const auto table = session::attention_bench_table(points, s, &peaks);
+  std::printf("%-14s %7s %11s %10s %9s %9s %9s %6s %8s %6s\n", "mechanism", "N", "latency ms",
+              "peak MiB", "lat/base", "mem/base", "GFLOP/s", "%peak", "GB/s", "%peak");
   for (const auto& row : table.rows)
-    std::printf("%-14s %7lld %11.3f %10.2f %9s %9s\n", row[0].str().c_str(),
-                static_cast<long long>(row[2].i), row[3].number(), row[4].number(),
-                ratio(row[5].number()).c_str(), ratio(row[6].number()).c_str());
+    std::printf("%-14s %7lld %11.3f %10.2f %9s %9s %9.1f %5.1f%% %8.2f %5.1f%%\n",
+                row[0].str().c_str(), static_cast<long long>(row[2].i), row[3].number(),
+                row[4].number(), ratio(row[5].number()).c_str(), ratio(row[6].number()).c_str(),
+                row[7].number(), 100.0 * row[8].number(), row[9].number(),
+                100.0 * row[10].number());
   for (const auto& p : points)
     if (!p.error.empty())
       std::fprintf(stderr, "bench-attention: %s at N=%lld skipped: %s\n", p.mechanism.c_str(),
                    static_cast<long long>(p.tokens), p.error.c_str());
   if (!out_dir.empty()) {
-    analysis::OutputFolder folder(out_dir, "bench_" + s.device.str());
+    analysis::OutputFolder folder(
+        out_dir,
+        "bench_" + s.device.str() + (target.reduced() ? "_" + runtime::dtype_name(s.dtype) : ""));
     folder.write_table(table);
     analysis::write_table_latex(
         folder.dir() + "/" + folder.model_tag() + "__" + table.name + ".tex", table, 3);
@@ -75,7 +90,13 @@ int cmd_bench_attention(Args args, const GlobalOptions& g) {
                           {"dim", s.dim},
                           {"heads", s.heads},
                           {"repeats", s.repeats},
-                          {"device", s.device.str()}});
+                          {"device", s.device.str()},
+                          {"dtype", runtime::dtype_name(s.dtype)},
+                          {"peaks",
+                           {{"gemm_n", peaks.gemm_n},
+                            {"gemm_GFLOP_per_s", peaks.gflops},
+                            {"copy_bytes", peaks.copy_bytes},
+                            {"copy_GB_per_s", peaks.gbytes_per_s}}}});
     std::printf("wrote %s\n", out_dir.c_str());
   }
   return kExitOk;

@@ -25,7 +25,7 @@
 #include "core/io/file_bytes.h"
 #include "core/io/image_io.h"
 #include "core/io/tensor_file.h"
-#include "core/runtime/device.h"
+#include "core/runtime/precision.h"
 #include "models/checkpoint_loading.h"
 #include "models/model_registry.h"
 #include "models/presets.h"
@@ -58,8 +58,8 @@ int cmd_classify(Args args, const GlobalOptions& g) {
   if (choice.checkpoint.empty())
     throw UsageError("classify needs --model CHECKPOINT (presets carry configs, not weights)");
   const image::Preprocessing& pre = choice.preprocessing;
-  const c10::Device device = runtime::select_device(g.device);
-  const ReadyModel ready = load_ready_model(choice, device);
+  const runtime::ComputeTarget target = compute_target(g);
+  const ReadyModel ready = load_ready_model(choice, target);
   const auto& model = ready.model;
   std::vector<std::string> names;  // filled at the first image, when the class count is known
   std::printf("preprocessing: %s\n", pre.describe().c_str());
@@ -70,7 +70,7 @@ int cmd_classify(Args args, const GlobalOptions& g) {
   // The top-k of one image, or nothing (the error reported, the image skipped).
   const auto classify = [&](const std::string& path) -> std::vector<session::Prediction> {
     try {
-      const at::Tensor x = image::preprocess(io::load_rgb_image(path), pre).to(device);
+      const at::Tensor x = image::preprocess(io::load_rgb_image(path), pre).to(target.device);
       const at::Tensor logits = model->run(x).logits[0];
       if (!at::isfinite(logits).all().item<bool>())
         throw std::runtime_error(

@@ -17,7 +17,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/model_options.h"
 #include "core/data/image_dataset.h"
-#include "core/runtime/device.h"
+#include "core/runtime/precision.h"
 #include "models/training/evaluate.h"
 
 namespace attnlab::cli {
@@ -44,12 +44,12 @@ int cmd_eval(Args args, const GlobalOptions& g) {
   const ModelChoice choice = take_model_choice(args);
   if (!args.positionals().empty()) throw UsageError("eval takes no positional arguments");
 
-  const c10::Device device = runtime::select_device(g.device);
+  const runtime::ComputeTarget target = compute_target(g);
   const std::string folder = data::folder_of_spec(spec);
   if (!folder.empty()) {
     // Listed before the model loads, so a wrong path fails at once.
     const data::FolderListing listing = data::list_image_folder(folder);
-    const ReadyModel ready = load_ready_model(choice, device);
+    const ReadyModel ready = load_ready_model(choice, target);
     check_dataset_classes(spec, static_cast<int64_t>(listing.class_names.size()), ready);
     const int64_t n = limit > 0 ? std::min<int64_t>(limit, int64_t(listing.files.size()))
                                 : int64_t(listing.files.size());
@@ -70,7 +70,7 @@ int cmd_eval(Args args, const GlobalOptions& g) {
     return acc.skipped > 0 ? kExitFailure : kExitOk;
   }
 
-  const ReadyModel ready = load_ready_model(choice, device);
+  const ReadyModel ready = load_ready_model(choice, target);
   const data::ImageDataset set = load_dataset_for(spec, ready);
   const training::Accuracy acc = training::evaluate(
       *ready.model, set, data::normalisation_of(choice.preprocessing), limit, batch);

@@ -30,7 +30,7 @@
 #include "core/data/batches.h"
 #include "core/data/image_dataset.h"
 #include "core/io/text.h"
-#include "core/runtime/device.h"
+#include "core/runtime/precision.h"
 #include "models/faithfulness_run.h"
 #include "viz/figures/faithfulness.h"
 #include "viz/render.h"
@@ -118,7 +118,7 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
     source.labelled = true;
   }
 
-  const c10::Device device = runtime::select_device(g.device);
+  const runtime::ComputeTarget target = compute_target(g);
   analysis::Table images_t = session::make_table(
       "faithfulness_images",
       "per image and map kind: areas under the deletion and insertion curves (target class "
@@ -149,7 +149,7 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
       session::ModelRequest r = session::model_entry_request(m);
       r.hash_checkpoint = true;
       choice = choose_request(r);
-      ready = load_ready_model(choice, device);
+      ready = load_ready_model(choice, target);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "attnlab: error: model %s: %s (skipped)\n", m.c_str(), e.what());
       notes.push_back("model " + m + ": " + e.what());
@@ -191,7 +191,7 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
       }
       progress.update(i, im.tag);
       try {
-        im.image = im.image.to(device);
+        im.image = im.image.to(target.device);
         const session::PreparedImage prepared = session::prepare_image(*ready.model, im.image);
         const int64_t predicted = prepared.predicted;
         const int64_t reference = im.label >= 0 ? im.label : predicted;
@@ -301,19 +301,22 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
       viz::write_figure(figure.figure, path, format);
       figures.push_back({{"file", path}, {"caption", figure.caption}});
     }
-  out.write_sidecar({{"command", "faithfulness"},
-                     {"figures", figures},
-                     {"maps", kinds},
-                     {"step", request.step},
-                     {"baseline", models::perturb_baseline_name(baseline)},
-                     {"batch", batch},
-                     {"seed", request.seed},
-                     {"labels", source.labelled ? "from the dataset" : "none: agreement with the unperturbed prediction"},
-                     {"randomisation", randomise},
-                     {"models", per_model},
-                     {"notes", notes},
-                     {"device", device.str()},
-                     {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}});
+  out.write_sidecar(
+      {{"command", "faithfulness"},
+       {"figures", figures},
+       {"maps", kinds},
+       {"step", request.step},
+       {"baseline", models::perturb_baseline_name(baseline)},
+       {"batch", batch},
+       {"seed", request.seed},
+       {"labels",
+        source.labelled ? "from the dataset" : "none: agreement with the unperturbed prediction"},
+       {"randomisation", randomise},
+       {"models", per_model},
+       {"notes", notes},
+       {"device", target.device.str()},
+       {"dtype", runtime::dtype_name(target.dtype)},
+       {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}});
   std::printf("faithfulness: %zu scores and %zu figure files in %s\n", images_t.rows.size(),
               figures.size(), out.dir().c_str());
   return any_failed ? kExitFailure : kExitOk;

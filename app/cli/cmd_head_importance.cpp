@@ -17,7 +17,7 @@
 #include "core/analysis/output_folder.h"
 #include "core/data/batches.h"
 #include "core/data/image_dataset.h"
-#include "core/runtime/device.h"
+#include "core/runtime/precision.h"
 #include "models/head_ablation.h"
 #include "viz/figures/head_importance.h"
 #include "viz/render.h"
@@ -63,14 +63,14 @@ int cmd_head_importance(Args args, const GlobalOptions& g) {
   const ModelChoice choice = take_model_choice(args);
   if (!args.positionals().empty()) throw UsageError("head-importance takes no positional arguments");
 
-  const c10::Device device = runtime::select_device(g.device);
+  const runtime::ComputeTarget target = compute_target(g);
   // A folder is listed before the model loads, so a wrong path fails at once; an
   // in-memory set is read at the model's input size.
   const std::string folder = data::folder_of_spec(spec);
   data::FolderListing listing;
   data::ImageDataset set;
   if (!folder.empty()) listing = data::list_image_folder(folder);
-  const ReadyModel ready = load_ready_model(choice, device);
+  const ReadyModel ready = load_ready_model(choice, target);
   if (folder.empty())
     set = load_dataset_for(spec, ready);
   else
@@ -112,8 +112,8 @@ int cmd_head_importance(Args args, const GlobalOptions& g) {
       x = fb.images;
       y = fb.labels;
     }
-    const models::HeadAblationBatch r =
-        models::ablate_heads(*ready.model, plan, x.to(device), y, [&](int64_t done, int64_t total) {
+    const models::HeadAblationBatch r = models::ablate_heads(
+        *ready.model, plan, x.to(target.device), y, [&](int64_t done, int64_t total) {
           progress.update(start + count * done / total, "head " + std::to_string(done) + "/" +
                                                             std::to_string(total));
         });
@@ -149,7 +149,8 @@ int cmd_head_importance(Args args, const GlobalOptions& g) {
                      {"heads", plan.heads()},
                      {"unsupported_layers", plan.unsupported},
                      {"seconds", seconds},
-                     {"device", device.str()}});
+                     {"device", target.device.str()},
+                     {"dtype", runtime::dtype_name(target.dtype)}});
   std::printf("head-importance: %lld images x %lld heads in %.1f s (%.2f ms per image and head); "
               "wrote %s\n",
               (long long)images, (long long)plan.heads(), seconds,

@@ -12,7 +12,6 @@
 #include "app/cli/model_options.h"
 #include "core/io/safetensors.h"
 #include "core/io/torch_bridge.h"
-#include "core/runtime/device.h"
 #include "models/attention_module.h"
 #include "models/checkpoint_loading.h"
 #include "models/model_config.h"
@@ -31,9 +30,9 @@ int cmd_infer(Args args, const GlobalOptions& g) {
   if (checkpoint.empty() || input_path.empty() || out_path.empty())
     throw UsageError("infer needs --checkpoint FILE --input IN.safetensors --out OUT.safetensors");
 
-  if (half && !runtime::select_device(g.device).is_cuda())
-    throw UsageError("--half keeps half-precision weights on a CUDA device; this run is on " +
-                     runtime::select_device(g.device).str());
+  GlobalOptions with_half = g;
+  if (half) with_half.dtype = "fp16";  // the older spelling of --dtype fp16
+  const runtime::ComputeTarget target = compute_target(with_half);
   const models::Json config = config_for_checkpoint(checkpoint, preset, config_path, key);
   const auto inputs = nn::read_tensor_map(input_path);
   if (!inputs.count("input")) throw std::runtime_error(input_path + " has no tensor named 'input'");
@@ -41,18 +40,18 @@ int cmd_infer(Args args, const GlobalOptions& g) {
   const std::string arch = models::get_string(config, "arch", "model", "");
 
   std::map<std::string, at::Tensor> outputs;
-  const c10::Device device = runtime::select_device(g.device);
   if (models::is_attention_module_arch(arch)) {
-    outputs = models::run_attention_module(
-        config, models::read_checkpoint_weights(checkpoint, key).tensors, input.to(device));
+    outputs = models::run_attention_module(config,
+                                           models::read_checkpoint_weights(checkpoint, key).tensors,
+                                           input.to(target.device, target.dtype));
   } else {
     auto model = models::load_model(config, checkpoint, key).model;
-    model->to(device);
-    if (half) model->to(at::kHalf);
+    model->to(target.device);
+    model->set_precision(target.dtype);
     at::NoGradGuard no_grad;
     models::ForwardOptions options;
     options.record_outputs = true;
-    models::ForwardResult r = model->run(input.to(device, half ? at::kHalf : at::kFloat), options);
+    models::ForwardResult r = model->run(input.to(target.device), options);
     outputs = std::move(r.outputs);
     outputs["logits"] = r.logits;
   }

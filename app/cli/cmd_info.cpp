@@ -1,10 +1,11 @@
 // `attnlab info`: the runtime this build runs with — LibTorch version, thread count,
-// the devices it can run on, the device --device (or ATTNLAB_DEVICE) selects, and whether
-// the GUI was built.
+// the devices it can run on, the device --device (or ATTNLAB_DEVICE) selects, which
+// precisions (--dtype) run there, and whether the GUI was built.
 #include <cstdio>
 
 #include "app/cli/cli_common.h"
 #include "core/runtime/device.h"
+#include "core/runtime/precision.h"
 
 namespace attnlab::cli {
 
@@ -15,8 +16,15 @@ int cmd_info(Args args, const GlobalOptions& g) {
   std::printf("devices:\n");
   for (const auto& d : runtime::available_devices())
     std::printf("  %-8s %s\n", d.spec.c_str(), d.description.c_str());
-  std::printf("device (--device %s): %s\n", g.device.c_str(),
-              runtime::select_device(g.device).str().c_str());
+  const c10::Device device = runtime::select_device(g.device);
+  std::printf("device (--device %s): %s\n", g.device.c_str(), device.str().c_str());
+  // What --dtype can run there: each precision's probe (runtime::precision_unsupported).
+  std::printf("precisions on %s (--dtype, now %s):\n", device.str().c_str(), g.dtype.c_str());
+  for (const c10::ScalarType t : {c10::kFloat, c10::kBFloat16, c10::kHalf}) {
+    const std::string why = runtime::precision_unsupported(t, device);
+    std::printf("  %-5s %s\n", runtime::dtype_name(t).c_str(),
+                why.empty() ? "runs" : ("refused: " + why).c_str());
+  }
 #ifdef ATTNLAB_HAVE_GUI
   std::printf("gui: built\n");
 #else

@@ -25,9 +25,9 @@
 #include <set>
 
 #include "app/cli/report_cka.h"
-#include "app/cli/report_index.h"
 #include "app/cli/report_costs.h"
 #include "app/cli/report_figures.h"
+#include "app/cli/report_index.h"
 #include "app/cli/report_options.h"
 #include "app/cli/report_run.h"
 #include "app/cli/size_sweep.h"
@@ -37,7 +37,7 @@
 #include "app/session/query.h"
 #include "core/analysis/output_folder.h"
 #include "core/io/file_bytes.h"
-#include "core/runtime/device.h"
+#include "core/runtime/precision.h"
 #include "models/config_mechanism.h"
 #include "models/zoo.h"
 #include "viz/render.h"
@@ -117,11 +117,11 @@ int cmd_report(Args args, const GlobalOptions& g) {
   const std::vector<ImageInput> images = expand_images(image_args);
 
   const auto t0 = std::chrono::steady_clock::now();
-  const c10::Device device = runtime::select_device(g.device);
+  const runtime::ComputeTarget target = compute_target(g);
   fs::create_directories(fs::path(out) / "figures");
   const std::string stats_dir = (fs::path(out) / "stats").string();
   fs::create_directories(stats_dir);
-  const nlohmann::json run = run_description(g, device, settings);
+  const nlohmann::json run = run_description(g, target, settings);
   std::vector<std::string> errors;
 
   std::vector<ModelResults> results;
@@ -140,7 +140,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
         c.class_names = class_names;
         c.class_names_path = names_path;
       }
-      results.push_back(run_report_model(c, images, settings, device, stats_dir, run));
+      results.push_back(run_report_model(c, images, settings, target, stats_dir, run));
       cost_models.push_back({c.tag, request, models::config_mechanism(c.config)});
       analysed.push_back(c);
       requests.push_back(request);
@@ -177,7 +177,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
       session::SeriesResults s;
       s.name = fs::path(series_files.front()).parent_path().filename().string();
       if (s.name.empty()) s.name = "series";
-      const SeriesResult r = analyse_series(base, series_files, images, ss, device);
+      const SeriesResult r = analyse_series(base, series_files, images, ss, target);
       analysis::OutputFolder folder(stats_dir, s.name);
       for (const auto& t : r.tables) folder.write_table(t);
       s.tables = r.tables;
@@ -198,7 +198,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
       try {
         session::ModelRequest r = requests[m];
         r.img_size.clear();
-        SizeSweep sweep = analyse_sizes(r, analysed[m].tag, sweep_sizes, images, ss, device);
+        SizeSweep sweep = analyse_sizes(r, analysed[m].tag, sweep_sizes, images, ss, target);
         analysis::OutputFolder folder(stats_dir, analysed[m].tag + "_sizes");
         for (const auto& t : sweep.results.tables) folder.write_table(t);
         folder.write_table(sweep.costs);
@@ -219,7 +219,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
   // CKA between models: a pass of its own over the images (report_cka.h).
   if (settings.analyses.count("cka") && analysed.size() >= 2) {
     try {
-      CrossModelCka cka = cross_model_cka(analysed, images, device);
+      CrossModelCka cka = cross_model_cka(analysed, images, target);
       analysis::OutputFolder folder(stats_dir, "models");
       folder.write_table(cka.table);
       for (const auto& f : cka.failed)
@@ -253,7 +253,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
   // The analyses' figures are drawn side by side; the cost figures, which count and time
   // with LibTorch, after them one at a time.
   const size_t parallel_jobs = jobs.size();
-  for (auto& job : cost_figure_jobs(cost_models, cost, device, stats_dir, errors))
+  for (auto& job : cost_figure_jobs(cost_models, cost, target.device, stats_dir, errors))
     jobs.push_back(std::move(job));
   IndexPage page;
   FigureStageResult figures =
@@ -277,7 +277,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
            ? "a user-set tolerance (" + settings.rank.describe() + ")"
            : std::string("torch.linalg.matrix_rank's float32 rule")) +
       ", rank above float32 precision (float64 SVD), effective and stable rank" + ". Figures at " +
-      std::to_string(int(dpi)) + " dpi (PNG); device " + device.str() + ".";
+      std::to_string(int(dpi)) + " dpi (PNG); device " + target.str() + ".";
   for (const auto& entry : fs::directory_iterator(stats_dir)) {
     const std::string name = entry.path().filename().string();
     if (entry.is_regular_file() &&

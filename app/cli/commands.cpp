@@ -57,7 +57,7 @@ const std::vector<CommandSpec>& commands() {
       {"infer", cmd_infer,
        R"(  infer --checkpoint FILE --input IN --out OUT   run a model on IN's tensor `input`; write
       [--config JSON | --preset NAME] [--key K]  logits and every intermediate under the
-      [--half]                              fixtures' names (--half: fp16 weights on CUDA)
+      [--half]                              fixtures' names (--half: as --dtype fp16)
 )"},
       {"classify", cmd_classify,
        R"(  classify --checkpoint FILE [--preset NAME | --config JSON] [--key K] IMAGE...
@@ -175,13 +175,17 @@ const std::vector<CommandSpec>& commands() {
       | --mechanism NAME[,NAME...] [--tokens HxW...]   MACs (one multiply-add = one MAC, as
         [--dim C] [--heads H] [--prefix P] [--option [MECH.]NAME=VALUE...]   fvcore) per
       [--out DIR]                           attention layer and op group; --out: CSV,
-                                            JSON, LaTeX (defaults: a ViT-B layer, 14x14)
+                                            JSON, LaTeX (defaults: a ViT-B layer, 14x14);
+                                            counted on the CPU at fp32 whatever --device
+                                            and --dtype say: counts do not depend on either
 )"},
       {"bench-attention", cmd_bench_attention,
        R"(  bench-attention [--mechanisms all|A,B,...] [--sides 14,28,56] [--dim 384] [--heads 6]
       [--repeats 5] [--baseline softmax]    latency and peak memory of one layer per
-      [--out DIR]                           mechanism and N, as ratios to the baseline; --device
-                                            cuda on a GPU; --out: table and figures
+      [--out DIR]                           mechanism and N, as ratios to the baseline, and
+                                            its GFLOP/s and GB/s against the device's GEMM and
+                                            copy peaks measured in the run; --device cuda on a
+                                            GPU, --dtype bf16; --out: table and figures
 )"},
       {"zoo", cmd_zoo,
        R"(  zoo [DIR] [--write-index]                 list the trained zoo / rewrite its zoo.json
@@ -210,6 +214,8 @@ commands:
 global options:
   --threads N     LibTorch intra-op threads (default: ATTNLAB_THREADS or all cores)
   --device D      auto | cpu | cuda | cuda:N (default: ATTNLAB_DEVICE or auto)
+  --dtype T       fp32 | bf16 | fp16: the precision of the forward pass (default:
+                  ATTNLAB_DTYPE or fp32); SVD, FFT and CKA still run in fp32 or better
   -h, --help      this text
   --version       print the version
 )";

@@ -71,10 +71,13 @@ nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::s
   }
 }
 
-ReadyModel load_ready_model(const ModelChoice& choice, const c10::Device& device) {
-  ReadyModel r = session::load_chosen_model(choice, device);
+ReadyModel load_ready_model(const ModelChoice& choice, const runtime::ComputeTarget& target) {
+  ReadyModel r = session::load_chosen_model(choice, target);
   for (const auto& w : r.warnings)
     std::fprintf(stderr, "attnlab: warning: %s: %s\n", choice.tag.c_str(), w.c_str());
+  if (r.describe.contains("precision_note"))
+    std::fprintf(stderr, "attnlab: %s: %s\n", choice.tag.c_str(),
+                 r.describe["precision_note"].get<std::string>().c_str());
   return r;
 }
 

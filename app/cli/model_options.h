@@ -30,7 +30,7 @@ nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::s
 // checkpoint is said on stderr, as by take_model_choice).
 ModelChoice choose_request(const session::ModelRequest& request);
 // session::load_chosen_model, its warnings (non-finite weights) said on stderr.
-ReadyModel load_ready_model(const ModelChoice& choice, const c10::Device& device);
+ReadyModel load_ready_model(const ModelChoice& choice, const runtime::ComputeTarget& target);
 // A labelled set's class count against the model's (num_classes): std::runtime_error
 // naming `spec` when the set has more classes than the model predicts.
 void check_dataset_classes(const std::string& spec, int64_t dataset_classes, const ReadyModel& ready);

@@ -15,9 +15,9 @@
 namespace attnlab::cli {
 
 JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<ImageInput>& images,
-                     const c10::Device& device, const std::string& label) {
+                     const runtime::ComputeTarget& target, const std::string& label) {
   std::vector<ReadyModel> models;
-  for (const auto& c : choices) models.push_back(load_ready_model(c, device));
+  for (const auto& c : choices) models.push_back(load_ready_model(c, target));
   models::ForwardOptions options;
   options.trace_attention = true;  // the layers' paths and token layouts
   options.record_outputs = true;   // their blocks' outputs
@@ -30,7 +30,7 @@ JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<
       const auto rgb = io::load_rgb_image(images[i].path);
       std::vector<models::ForwardResult> results;
       for (size_t m = 0; m < models.size(); ++m) {
-        const at::Tensor x = image::preprocess(rgb, choices[m].preprocessing).to(device);
+        const at::Tensor x = image::preprocess(rgb, choices[m].preprocessing).to(target.device);
         results.push_back(models[m].model->run(x, options));
       }
       std::vector<const models::ForwardResult*> forwards;
@@ -55,8 +55,9 @@ JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<
 }
 
 CrossModelCka cross_model_cka(const std::vector<ModelChoice>& choices,
-                              const std::vector<ImageInput>& images, const c10::Device& device) {
-  const JointHsic joint = joint_hsic(choices, images, device, "report: cka between models");
+                              const std::vector<ImageInput>& images,
+                              const runtime::ComputeTarget& target) {
+  const JointHsic joint = joint_hsic(choices, images, target, "report: cka between models");
   CrossModelCka out;
   out.images = joint.images;
   out.failed = joint.failed;

@@ -38,10 +38,11 @@ struct JointHsic {
 // `label` names the pass in progress and error lines. Throws std::runtime_error when no
 // image works for every model.
 JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<ImageInput>& images,
-                     const c10::Device& device, const std::string& label);
+                     const runtime::ComputeTarget& target, const std::string& label);
 
 // Throws std::runtime_error when no image works for every model.
 CrossModelCka cross_model_cka(const std::vector<ModelChoice>& choices,
-                              const std::vector<ImageInput>& images, const c10::Device& device);
+                              const std::vector<ImageInput>& images,
+                              const runtime::ComputeTarget& target);
 
 }  // namespace attnlab::cli

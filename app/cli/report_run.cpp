@@ -15,13 +15,14 @@
 namespace attnlab::cli {
 
 ModelResults run_report_model(const ModelChoice& choice, const std::vector<ImageInput>& images,
-                              const session::AnalysisSettings& settings, const c10::Device& device,
-                              const std::string& stats_dir, const nlohmann::json& run) {
+                              const session::AnalysisSettings& settings,
+                              const runtime::ComputeTarget& target, const std::string& stats_dir,
+                              const nlohmann::json& run) {
   const auto t0 = std::chrono::steady_clock::now();
   ModelResults r;
   r.name = choice.tag;
   r.preprocessing = choice.preprocessing.describe();
-  ReadyModel model = load_ready_model(choice, device);
+  ReadyModel model = load_ready_model(choice, target);
   StageSeconds stages;
   stages.model = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   analysis::OutputFolder folder(stats_dir, choice.tag);
@@ -32,7 +33,7 @@ ModelResults run_report_model(const ModelChoice& choice, const std::vector<Image
   });
   Progress progress("report: " + choice.tag, int64_t(images.size()));
   r.failed_images = analyse_images(
-      session, *model.model, device, choice.preprocessing, images, progress,
+      session, *model.model, target, choice.preprocessing, images, progress,
       [&](const ImageInput& im, const at::Tensor& x) {
         r.images.push_back({im.tag, session::input_picture(x, choice.preprocessing)});
       },

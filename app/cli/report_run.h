@@ -17,7 +17,8 @@ using session::ModelResults;
 // Loads the model, analyses the images and writes the statistics (and arrays) of
 // `analyze` into `stats_dir`. Throws when the model cannot be loaded or no image works.
 ModelResults run_report_model(const ModelChoice& choice, const std::vector<ImageInput>& images,
-                              const session::AnalysisSettings& settings, const c10::Device& device,
-                              const std::string& stats_dir, const nlohmann::json& run);
+                              const session::AnalysisSettings& settings,
+                              const runtime::ComputeTarget& target, const std::string& stats_dir,
+                              const nlohmann::json& run);
 
 }  // namespace attnlab::cli

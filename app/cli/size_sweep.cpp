@@ -34,7 +34,8 @@ std::string size_sweep_analyses() {
 
 SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string& tag,
                         const std::vector<int64_t>& sizes, const std::vector<ImageInput>& images,
-                        const session::AnalysisSettings& settings, const c10::Device& device) {
+                        const session::AnalysisSettings& settings,
+                        const runtime::ComputeTarget& target) {
   SizeSweep out;
   session::SizeSweepTables sweep;
   out.costs.name = "sizes";
@@ -51,12 +52,12 @@ SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string&
     const ModelChoice choice = choose_request(r);
     std::fprintf(stderr, "%s: %lld x %lld (%zu/%zu)\n", tag.c_str(), (long long)sizes[i],
                  (long long)sizes[i], i + 1, sizes.size());
-    ReadyModel model = load_ready_model(choice, device);
+    ReadyModel model = load_ready_model(choice, target);
     session::AnalysisSession session(settings, nullptr);  // statistics only
     Progress progress("  images", static_cast<int64_t>(images.size()));
     const auto t_size = std::chrono::steady_clock::now();
     const auto failed =
-        analyse_images(session, *model.model, device, choice.preprocessing, images, progress);
+        analyse_images(session, *model.model, target, choice.preprocessing, images, progress);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_size).count();
     out.any_failed = out.any_failed || !failed.empty();

@@ -36,6 +36,7 @@ struct SizeSweep {
 // choose_request / load_ready_model throw for a size the model cannot take.
 SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string& tag,
                         const std::vector<int64_t>& sizes, const std::vector<ImageInput>& images,
-                        const session::AnalysisSettings& settings, const c10::Device& device);
+                        const session::AnalysisSettings& settings,
+                        const runtime::ComputeTarget& target);
 
 }  // namespace attnlab::cli

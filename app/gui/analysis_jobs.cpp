@@ -55,8 +55,10 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
   request.img_size = options.img_size;
   request.class_names_path = options.class_names_path;
   m->choice = session::choose_model(request);
-  m->device = runtime::select_device(options.device);  // a device not here: the reason
-  m->ready = session::load_chosen_model(m->choice, m->device);
+  // A device not here, or a precision this LibTorch cannot run there: the reason.
+  const runtime::ComputeTarget target = runtime::select_target(options.device, options.dtype);
+  m->device = target.device;
+  m->ready = session::load_chosen_model(m->choice, target);
   const bool check = !options.img_size.empty() || !options.class_names_path.empty();
   const int64_t classes = check ? check_model_runs(*m) : 0;
   if (info) {
@@ -71,6 +73,8 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
     info->describe = m->ready.model->arch() + (mech.empty() ? "" : " with " + mech + " attention") +
                      "; " + p.describe();
     for (const auto& w : m->ready.warnings) info->describe += "; WARNING: " + w;
+    if (m->ready.describe.contains("precision_note"))  // --dtype / the precision picker
+      info->describe += "; " + m->ready.describe["precision_note"].get<std::string>();
     info->recognition = m->choice.recognition;
     info->preprocessing = p.describe();
     info->input_size.clear();

@@ -36,6 +36,7 @@ struct ModelOptions {
   std::vector<int64_t> img_size;  // {H, W}; empty: the model's own size
   std::string class_names_path;   // one name per line or a JSON list/map; "": the model's own
   std::string device = "cpu";     // where it runs, as --device names it (the device picker)
+  std::string dtype = "fp32";     // the forward's precision, as --dtype names it (the picker)
 };
 
 struct ModelInfo {

@@ -50,6 +50,9 @@ void draw_models(const GuiState& state, ViewState& view) {
   }
 }
 
+// The --dtype names the precision picker offers.
+constexpr const char* kPrecisions[] = {"fp32", "bf16", "fp16"};
+
 // Where the models run: what LibTorch sees here; a pick loads every model there again.
 void draw_device_picker(const GuiState& state, FrameRequests& requests) {
   const DeviceState& d = state.device;
@@ -67,6 +70,18 @@ void draw_device_picker(const GuiState& state, FrameRequests& requests) {
     ImGui::SetTooltip(
         "where the models run (--device, ATTNLAB_DEVICE); CUDA devices are "
         "listed when this build has CUDA and a GPU is visible");
+  ImGui::SetNextItemWidth(160.0f);
+  if (ImGui::BeginCombo("precision", d.dtype.c_str())) {
+    for (const char* name : kPrecisions)
+      if (ImGui::Selectable(name, d.dtype == name) && d.dtype != name) requests.dtype = name;
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "the precision of the forward pass (--dtype, ATTNLAB_DTYPE): weights and activations; "
+        "ranks, spectra and CKA are still computed in fp32 or better. A precision this "
+        "LibTorch cannot run on the device is refused, naming the op; the models stay as they "
+        "were");
 }
 
 void draw_images(const GuiState& state, ViewState& view) {

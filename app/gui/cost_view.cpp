@@ -9,6 +9,7 @@
 #include "app/gui/figure_view.h"
 #include "app/session/model_source.h"
 #include "core/runtime/device.h"
+#include "core/runtime/precision.h"
 
 namespace attnlab::gui {
 namespace {
@@ -80,8 +81,9 @@ void start_bench(GuiState& state, ComputeWorker& worker) {
   s.repeats = 3;
   state.cost.benching = true;
   state.cost.error.clear();
-  try {  // where the models run (the device picker)
+  try {  // where and at what precision the models run (the device and precision pickers)
     s.device = runtime::select_device(state.device.current);
+    s.dtype = runtime::parse_dtype(state.device.dtype);
   } catch (const std::exception& e) {
     state.cost.benching = false;
     state.cost.error = e.what();

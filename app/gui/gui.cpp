@@ -213,16 +213,17 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   if (!state.requests.device.empty()) {  // the device picker: every model loads there again
     state.device.current = state.requests.device;
     state.requests.device.clear();
-    for (int m = 0; m < int(state.models.size()); ++m) {
-      ModelSlot& slot = state.models[size_t(m)];
-      ModelOptions options = slot.options;
-      options.device = state.device.current;
-      if (slot.status == LoadStatus::Ready)
-        submit_model_load(state, compute, m, options);
-      else
-        slot.options.device = state.device.current;  // a retry goes there
-    }
-    state.status.notice = "running the models on " + state.device.current;
+    const std::string device = state.device.current;
+    reload_every_model(state, compute, [&](ModelOptions& o) { o.device = device; });
+    state.status.notice = "running the models on " + device;
+    state.status.notice_is_error = false;
+  }
+  if (!state.requests.dtype.empty()) {  // the precision picker: every model loads again at it
+    state.device.dtype = state.requests.dtype;
+    state.requests.dtype.clear();
+    const std::string dtype = state.device.dtype;
+    reload_every_model(state, compute, [&](ModelOptions& o) { o.dtype = dtype; });
+    state.status.notice = "running the models at " + dtype;
     state.status.notice_is_error = false;
   }
   if (state.requests.reanalyse) {  // the status bar's Analyse again: the view asks again
@@ -369,6 +370,7 @@ int run_gui(const GuiOptions& options) {
     state.device.available.emplace_back(d.spec, d.description);
   try {  // --device / ATTNLAB_DEVICE; "auto" is CUDA when there is one
     state.device.current = runtime::select_device(options.device).str();
+    state.device.dtype = runtime::dtype_name(runtime::parse_dtype(options.dtype));
   } catch (const std::exception& e) {
     state.status.notice = std::string("running on the CPU: ") + e.what();
     state.status.notice_is_error = true;

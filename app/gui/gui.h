@@ -16,6 +16,7 @@ struct GuiOptions {
   std::string screenshot_path;      // non-empty: save the last frame as PNG before quitting
   std::string script_path;          // non-empty: run this GUI script (gui_script.h)
   std::string device = "auto";      // where models run at start (--device, ATTNLAB_DEVICE)
+  std::string dtype = "fp32";       // their forward's precision (--dtype, ATTNLAB_DTYPE)
 };
 
 int run_gui(const GuiOptions& options);  // returns the process exit code

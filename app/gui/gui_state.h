@@ -81,6 +81,7 @@ struct FrameRequests {
   bool cancel_jobs = false;     // the status bar's Cancel
   bool reanalyse = false;       // the status bar's Analyse again: the image's failed analyses
   std::string device;           // the device picker: run every model there ("" = no change)
+  std::string dtype;            // the precision picker: run every model at it ("" = no change)
   bool load_series = false;     // analyse the current model's training series (sidebar, script)
   bool sweep_sizes = false;     // analyse the current image at the sweep's sizes (sidebar, script)
   bool count_complexity = false;  // count the open models' MACs (the Cost tab, when stale)
@@ -251,6 +252,7 @@ struct RecentFiles {
 struct DeviceState {
   std::string current = "cpu";                                 // as --device names it
   std::vector<std::pair<std::string, std::string>> available;  // (spec, description)
+  std::string dtype = "fp32";                                  // as --dtype names it
 };
 
 struct GuiState {

@@ -33,6 +33,10 @@ void refuse(GuiState& s, int index, bool replacing, const std::string& what) {
     m.option_error = what;
     ++m.loads;
     s.status.notice = "Could not apply the options of " + m.info.name + ": " + what;
+    if (m.model) {  // the device and precision pickers show where the open model still runs
+      s.device.current = m.model->device.str();
+      s.device.dtype = runtime::dtype_name(m.model->ready.model->dtype());
+    }
   } else {
     m.status = LoadStatus::Failed;
     m.error = what;
@@ -69,6 +73,20 @@ void submit_model_load(GuiState& state, ComputeWorker& worker, int index,
   });
 }
 
+void reload_every_model(GuiState& state, ComputeWorker& worker,
+                        const std::function<void(ModelOptions&)>& change) {
+  for (int m = 0; m < int(state.models.size()); ++m) {
+    ModelSlot& slot = state.models[size_t(m)];
+    if (slot.status == LoadStatus::Ready) {
+      ModelOptions options = slot.options;
+      change(options);
+      submit_model_load(state, worker, m, options);
+    } else {
+      change(slot.options);  // a retry loads with them
+    }
+  }
+}
+
 nlohmann::json model_info_json(const GuiState& state, int index) {
   const ModelSlot& m = state.models.at(size_t(index));
   const char* status = m.status == LoadStatus::Ready     ? "ready"
@@ -87,8 +105,10 @@ nlohmann::json model_info_json(const GuiState& state, int index) {
                        {{"preset", m.options.preset},
                         {"img_size", m.options.img_size},
                         {"class_names", m.options.class_names_path},
-                        {"device", m.options.device}}},
+                        {"device", m.options.device},
+                        {"dtype", m.options.dtype}}},
                       {"device", m.model ? m.model->device.str() : ""},
+                      {"dtype", m.model ? runtime::dtype_name(m.model->ready.model->dtype()) : ""},
                       {"option_error", m.option_error}};
   nlohmann::json top5 = nlohmann::json::array();
   const auto r = state.results.find({index, state.view.image});

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ namespace attnlab::gui {
 // ready, else a change of options).
 void submit_model_load(GuiState& state, ComputeWorker& worker, int index,
                        const ModelOptions& options);
+// The device or precision picker's change, `change` applied to every model's options: an
+// open model loads again with them, one not open keeps them for its retry.
+void reload_every_model(GuiState& state, ComputeWorker& worker,
+                        const std::function<void(ModelOptions&)>& change);
 
 // Model slot `index` as JSON for scripts and tests (script command model-info): name,
 // file, status and error, how it was recognised, its description, preprocessing, input

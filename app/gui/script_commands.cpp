@@ -365,6 +365,18 @@ const std::vector<ScriptCommandSpec> kCommands = {
      x.state.requests.reanalyse = true;
      return false;
    }},
+  {{"dtype", {{"T", ArgKind::Name}},
+    "the precision picker: run every model's forward at T (fp32, bf16, fp16); a precision "
+    "this LibTorch cannot run fails each model's load with the reason"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     if (c.args[0] != "fp32" && c.args[0] != "bf16" && c.args[0] != "fp16") {
+       x.state.status.notice = "dtype " + c.args[0] + " is not one of fp32, bf16, fp16";
+       x.state.status.notice_is_error = true;
+       return true;
+     }
+     if (c.args[0] != x.state.device.dtype) x.state.requests.dtype = c.args[0];
+     return false;  // acted on at the next frame's start
+   }},
   {{"device", {{"SPEC", ArgKind::Name}},
     "the device picker: run every model on SPEC (cpu, cuda:N); one not here is an error message"},
    [](ScriptContext& x, const ScriptCommand& c) {

@@ -35,8 +35,9 @@ void load_series(GuiState& state, ComputeWorker& worker) {
   s.steps.assign(files.size(), -1);
   s.loading = true;
   const std::string image = state.images[size_t(i)].path;
-  ModelOptions on_device;  // the checkpoints run where the model does (the device picker)
+  ModelOptions on_device;  // the checkpoints run where and as the model does (the pickers)
   on_device.device = state.models[size_t(m)].options.device;
+  on_device.dtype = state.models[size_t(m)].options.dtype;
   worker.submit("series of " + state.models[size_t(m)].info.name,
                 [files, image, m, on_device](JobContext& ctx) {
                   std::vector<std::shared_ptr<const ImageAnalysis>> done;

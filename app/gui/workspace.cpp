@@ -18,6 +18,7 @@ void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg) {
   state.models.push_back(slot);
   ModelOptions options;
   options.device = state.device.current;  // the device picker's
+  options.dtype = state.device.dtype;     // and the precision picker's
   submit_model_load(state, worker, int(state.models.size()) - 1, options);
 }
 

@@ -12,7 +12,11 @@
 #include <memory>
 
 #include "core/attention/registry.h"
+#include "core/runtime/cuda_memory.h"
+#include "core/runtime/mac_counter.h"
 #include "core/runtime/memory_probe.h"
+#include "core/runtime/precision.h"
+#include "models/backbone.h"
 
 namespace attnlab::session {
 namespace {
@@ -21,9 +25,41 @@ void sync(const c10::Device& d) {
   if (d.is_cuda()) torch::cuda::synchronize(d.index());
 }
 
+// Bytes of a tensor's elements.
+int64_t bytes_of(const at::Tensor& t) {
+  return t.defined() ? t.numel() * int64_t(t.element_size()) : 0;
+}
+
+// The device's allocator peak above `before`, in bytes, between reset() and peak().
+struct PeakMemory {
+  c10::Device device;
+  std::unique_ptr<runtime::CpuMemoryProbe> cpu;
+  bool cuda = false;
+  explicit PeakMemory(const c10::Device& d) : device(d) {
+    if (!d.is_cuda())
+      cpu = std::make_unique<runtime::CpuMemoryProbe>();
+    else
+      cuda = runtime::cuda_memory_stats_available();
+  }
+  int64_t reset() {  // returns the bytes live now
+    if (cpu) {
+      cpu->reset_peak();
+      return cpu->live_bytes();
+    }
+    if (!cuda) return 0;
+    runtime::reset_cuda_peak(device.index());
+    return runtime::cuda_allocated_bytes(device.index());
+  }
+  bool measured() const { return cpu || cuda; }
+  int64_t peak() const {
+    if (cpu) return cpu->peak_bytes();
+    return cuda ? runtime::cuda_peak_allocated_bytes(device.index()) : 0;
+  }
+};
+
 AttentionBenchPoint measure(const std::string& name, int64_t side,
                             const AttentionBenchSettings& s) {
-  AttentionBenchPoint point{name, side, side * side, 0, 0, ""};
+  AttentionBenchPoint point{name, side, side * side, 0, 0, 0, 0, ""};
   attention::MechanismConfig config;
   config.dim = s.dim;
   config.heads = s.heads;
@@ -35,30 +71,35 @@ AttentionBenchPoint measure(const std::string& name, int64_t side,
     auto layer = attention::make_mechanism(name, config);
     layer->eval();
     layer->to(s.device);
+    models::cast_floating(*layer, s.dtype);
     const auto layout = attention::grid_layout(side, side);
     at::manual_seed(0);
-    const at::Tensor x = at::randn({1, side * side, s.dim}).to(s.device);
-    layer->forward(x, layout);  // warm-up: one-time costs are not what this measures
+    const at::Tensor x = at::randn({1, side * side, s.dim}).to(s.device, s.dtype);
+    {  // warm-up: one-time costs are not what this measures; it counts the work instead
+      runtime::MacCounter counter;
+      const at::Tensor out = layer->forward(x, layout);
+      for (const auto& l : counter.layers()) point.macs += l.total();
+      point.bytes = bytes_of(x) + bytes_of(out);
+      for (const auto& p : layer->parameters()) point.bytes += bytes_of(p);
+    }
     sync(s.device);
-    std::unique_ptr<runtime::CpuMemoryProbe> probe;
-    if (!s.device.is_cuda()) probe = std::make_unique<runtime::CpuMemoryProbe>();
+    PeakMemory memory(s.device);
     std::vector<double> ms;
     int64_t peak = 0;
     for (int r = 0; r < std::max(1, s.repeats); ++r) {
-      if (probe) probe->reset_peak();
-      const int64_t before = probe ? probe->live_bytes() : 0;
+      const int64_t before = memory.reset();
       const auto start = std::chrono::steady_clock::now();
       at::Tensor out = layer->forward(x, layout);
       sync(s.device);
       ms.push_back(
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count());
-      if (probe) peak = std::max(peak, probe->peak_bytes() - before);
+      peak = std::max(peak, memory.peak() - before);
     }
     std::sort(ms.begin(), ms.end());
     point.median_ms = ms[ms.size() / 2];
-    point.peak_mib =
-        probe ? double(peak) / (1024.0 * 1024.0) : std::numeric_limits<double>::quiet_NaN();
+    point.peak_mib = memory.measured() ? double(peak) / (1024.0 * 1024.0)
+                                       : std::numeric_limits<double>::quiet_NaN();
   } catch (const std::exception& e) {
     point.error = e.what();
   }
@@ -85,15 +126,24 @@ std::vector<AttentionBenchPoint> bench_attention(const AttentionBenchSettings& s
 }
 
 analysis::Table attention_bench_table(const std::vector<AttentionBenchPoint>& points,
-                                      const AttentionBenchSettings& settings) {
+                                      const AttentionBenchSettings& settings,
+                                      const runtime::DevicePeaks* peaks) {
   analysis::Table t;
   t.name = "attention_bench";
   t.caption = "Median latency (ms, " + std::to_string(settings.repeats) +
               " forwards after a warm-up) and peak allocated memory (MiB) of one attention layer "
               "(C = " +
               std::to_string(settings.dim) + ", " + std::to_string(settings.heads) +
-              " heads, batch 1, " + settings.device.str() + "), and their ratios to " +
-              settings.baseline + " at the same N";
+              " heads, batch 1, " + settings.device.str() + ", " +
+              runtime::dtype_name(settings.dtype) + "), and their ratios to " + settings.baseline +
+              " at the same N";
+  if (peaks)
+    t.caption +=
+        "; achieved GFLOP/s (2 x MACs / latency) and GB/s (input, output and weights "
+        "once / latency, a lower bound on traffic), and their fractions of the device's "
+        "peaks measured in the same run (a " +
+        std::to_string(peaks->gemm_n) + "^2 GEMM: " + std::to_string(int64_t(peaks->gflops)) +
+        " GFLOP/s; a copy: " + std::to_string(int64_t(peaks->gbytes_per_s)) + " GB/s)";
   t.columns = {"mechanism",
                "side",
                "tokens",
@@ -101,6 +151,9 @@ analysis::Table attention_bench_table(const std::vector<AttentionBenchPoint>& po
                "peak_MiB",
                "latency_vs_" + settings.baseline,
                "memory_vs_" + settings.baseline};
+  if (peaks)
+    for (const char* c : {"GFLOP_per_s", "of_peak_GFLOP_per_s", "GB_per_s", "of_peak_GB_per_s"})
+      t.columns.push_back(c);
   t.key_columns = 3;
   std::map<int64_t, const AttentionBenchPoint*> baseline;
   for (const auto& p : points)
@@ -111,7 +164,16 @@ analysis::Table attention_bench_table(const std::vector<AttentionBenchPoint>& po
     const auto it = baseline.find(p.tokens);
     const double lat = it != baseline.end() ? p.median_ms / it->second->median_ms : nan;
     const double mem = it != baseline.end() ? p.peak_mib / it->second->peak_mib : nan;
-    t.add_row({p.mechanism, p.side, p.tokens, p.median_ms, p.peak_mib, lat, mem});
+    std::vector<analysis::Cell> row = {p.mechanism, p.side, p.tokens, p.median_ms,
+                                       p.peak_mib,  lat,    mem};
+    if (peaks) {
+      const double seconds = p.median_ms / 1e3;
+      const double gflops = 2.0 * double(p.macs) / seconds / 1e9;
+      const double gbps = double(p.bytes) / seconds / 1e9;
+      for (const double v : {gflops, gflops / peaks->gflops, gbps, gbps / peaks->gbytes_per_s})
+        row.emplace_back(v);
+    }
+    t.add_row(std::move(row));
   }
   return t;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
 
 #include <cstdint>
 #include <functional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/analysis/table.h"
+#include "core/runtime/device_peaks.h"
 
 namespace attnlab::session {
 
@@ -21,6 +23,7 @@ struct AttentionBenchSettings {
   int64_t dim = 384, heads = 6;               // ViT-Small width
   int repeats = 5;                            // timed forwards per point (median reported)
   c10::Device device = c10::Device(c10::kCPU);
+  c10::ScalarType dtype = c10::kFloat;  // the layer's weights and input (--dtype)
   std::string baseline = "softmax";  // the ratios' denominator, when it is in `mechanisms`
 };
 
@@ -28,25 +31,33 @@ struct AttentionBenchPoint {
   std::string mechanism;
   int64_t side = 0, tokens = 0;
   double median_ms = 0;
-  double peak_mib = 0;  // NaN on CUDA (the CPU allocator probe only sees CPU memory)
+  // Above what was live before the forward: the CPU allocator probe's peak, or on CUDA
+  // the caching allocator's (NaN on CUDA in a build without its statistics).
+  double peak_mib = 0;
+  int64_t macs = 0;     // multiply-accumulates of one forward (runtime::MacCounter)
+  int64_t bytes = 0;    // its input, output and weights, each read or written once
   std::string error;    // a point the mechanism refused (e.g. a grid its windows do not tile)
 };
 
 // Progress: points done, points in all, the point being measured ("hilo N=784").
 using BenchProgress = std::function<void(int64_t, int64_t, const std::string&)>;
 
-// Measures every (mechanism, side): one untimed warm-up forward, then `repeats` timed ones
-// (batch 1, eval, no autograd); peak memory is the CPU allocator's peak above what was live
-// before each forward. A mechanism option "num_patches" (FLatten's fixed token count) is
-// set to the grid's. Throws AttentionError for an unknown mechanism. Stops between points,
-// with the points measured so far, once `cancelled` says so.
+// Measures every (mechanism, side): one untimed warm-up forward (which counts the MACs),
+// then `repeats` timed ones (batch 1, eval, no autograd, at settings.dtype); peak memory is
+// the allocator's peak above what was live before each forward. A mechanism option "num_patches"
+// (FLatten's fixed token count) is set to the grid's. Throws AttentionError for an unknown
+// mechanism. Stops between points, with the points measured so far, once `cancelled` says so.
 std::vector<AttentionBenchPoint> bench_attention(const AttentionBenchSettings& settings,
                                                  const BenchProgress& progress = {},
                                                  const std::function<bool()>& cancelled = {});
 
 // attention_bench: mechanism, side, tokens, latency_ms, peak_MiB, and the ratios to the
 // baseline at the same N, latency_vs_<baseline>, memory_vs_<baseline> (NaN without it).
+// With `peaks` (measured in the same run), also the achieved rates: GFLOP_per_s (2·MACs
+// over the latency), GB_per_s (`bytes` over the latency: a lower bound, as the layer's
+// intermediates are not counted), and each as a fraction of the device's measured peak.
 analysis::Table attention_bench_table(const std::vector<AttentionBenchPoint>& points,
-                                      const AttentionBenchSettings& settings);
+                                      const AttentionBenchSettings& settings,
+                                      const runtime::DevicePeaks* peaks = nullptr);
 
 }  // namespace attnlab::session

@@ -40,7 +40,8 @@ ComplexityRun count_model(ModelRequest request, int64_t height, int64_t width) {
     height = choice.preprocessing.crop;
     width = choice.preprocessing.crop_width > 0 ? choice.preprocessing.crop_width : height;
   }
-  const ReadyModel ready = load_chosen_model(choice, c10::Device(c10::kCPU));
+  const ReadyModel ready =
+      load_chosen_model(choice, runtime::ComputeTarget{});  // counts at fp32 on the CPU, by design
   ComplexityRun run;
   run.subject = choice.tag;
   run.height = height, run.width = width;

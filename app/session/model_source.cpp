@@ -184,7 +184,7 @@ ModelChoice with_checkpoint(ModelChoice base, const std::string& checkpoint) {
   return base;
 }
 
-ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& device) {
+ReadyModel load_chosen_model(const ModelChoice& choice, const runtime::ComputeTarget& target) {
   ReadyModel r;
   if (choice.random_init) {
     at::manual_seed(0);  // the same untrained weights on every run
@@ -213,13 +213,21 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& devic
     r.warnings.push_back(std::to_string(non_finite.size()) +
                          " weight tensor(s) hold NaN or Inf (first: " + non_finite.front() +
                          "): the model's outputs will not be finite");
-  r.model->to(device);
+  r.model->to(target.device);
+  if (target.reduced()) r.model->set_precision(target.dtype);
   r.describe = {{"arch", models::get_string(r.config, "arch", "model", "")},
                 {"config", r.config},
                 {"preset", choice.preset},
                 {"preprocessing", choice.preprocessing.describe()},
                 {"preprocessing_resize_short", choice.preprocessing.resize_short},
-                {"preprocessing_crop", choice.preprocessing.crop}};
+                {"preprocessing_crop", choice.preprocessing.crop},
+                {"dtype", runtime::dtype_name(target.dtype)}};
+  if (target.reduced())
+    r.describe["precision_note"] =
+        "weights and forward at " + runtime::dtype_name(target.dtype) +
+        "; the analyses read its results as float64 on the host, and SVD (rank, map_rank), "
+        "FFT (spectra) and CKA run in fp32 or better (ranks then count the forward's "
+        "rounding: use fp32 for ranks)";
   if (!choice.recognition.empty()) r.describe["recognised"] = choice.recognition;
   if (!r.warnings.empty()) r.describe["warnings"] = r.warnings;
   if (!choice.input_size.empty()) {

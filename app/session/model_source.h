@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/image/preprocess.h"
+#include "core/runtime/precision.h"
 #include "models/backbone.h"
 #include "models/checkpoint_loading.h"
 
@@ -118,7 +119,9 @@ struct ReadyModel {
   // `describe` with the checkpoint's sha256 filled in (waits for the hash): for sidecars.
   nlohmann::json description() const;
 };
-// Builds and loads the model (eval mode) on `device`.
-ReadyModel load_chosen_model(const ModelChoice& choice, const c10::Device& device);
+// Builds and loads the model (eval mode) on `target.device`, its weights at target.dtype
+// (runtime::select_target has checked this LibTorch runs that precision there). The
+// non-finite check reads the weights as stored, before any cast.
+ReadyModel load_chosen_model(const ModelChoice& choice, const runtime::ComputeTarget& target);
 
 }  // namespace attnlab::session

@@ -53,7 +53,11 @@ std::vector<HeadMapRank> map_ranks(const attention::AttentionTrace& trace, int64
                                      " of a batch of " + std::to_string(trace.batch));
   const auto* factored = dynamic_cast<const attention::MapFactorSource*>(&trace);
   const auto* mixing = dynamic_cast<const attention::AddedMixingSource*>(&trace);
-  const at::ScalarType dtype = trace.groups.empty() ? at::kFloat : trace.groups[0].q.scalar_type();
+  // The trace's dtype, bf16/fp16 (--dtype) read by the float32 rules as rank_statistics
+  // reads them (rank.cpp): the maps are formed in float64 here either way.
+  const at::ScalarType dtype = trace.groups.empty()
+                                   ? at::kFloat
+                                   : at::promote_types(trace.groups[0].q.scalar_type(), at::kFloat);
   const int64_t n = trace.layout.tokens();
 
   std::vector<HeadMapRank> out(size_t(trace.heads));

@@ -17,6 +17,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/runtime/precision.h"
 #include "core/runtime/small_tasks.h"
 
 namespace attnlab::analysis {
@@ -153,7 +154,14 @@ std::string rank_ambiguity_rule() {
          "change the count";
 }
 
-std::vector<RankStats> rank_statistics(const at::Tensor& matrices, const RankOptions& options) {
+std::vector<RankStats> rank_statistics(const at::Tensor& reduced_or_not,
+                                       const RankOptions& options) {
+  // Matrices from a forward at --dtype bf16/fp16 are analysed as their fp32 copy, by the
+  // float32 rules: LibTorch has no SVD at those precisions, and the rules' epsilon at 8
+  // significant bits would put the tolerance above the largest singular value
+  // (max(m, k)·2^-7 > 1 past 128 rows). Singular values under about 2^-8 of the largest are
+  // then the forward's rounding, which the float32 rules count (docs/ARCHITECTURE.md).
+  const at::Tensor matrices = runtime::full_precision(reduced_or_not);
   if (!matrices.defined() || (matrices.dim() != 2 && matrices.dim() != 3))
     throw std::invalid_argument(
         "rank_statistics: expected matrices (m, k) or a stack (n, m, k), got " +

@@ -78,6 +78,7 @@ std::string rank_ambiguity_rule();
 // on the matrices' device, in their dtype for the float32 rule (as torch does) and in
 // float64 for the others (one SVD when the matrices are float64 already). All-zero
 // matrices: every rank 0.
+// A bf16/fp16 stack is analysed as its fp32 copy, by the float32 rules (see rank.cpp).
 std::vector<RankStats> rank_statistics(const at::Tensor& matrices, const RankOptions& options = {});
 
 // The same statistics of an m×k matrix whose singular values are known already, e.g. from

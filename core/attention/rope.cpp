@@ -25,17 +25,20 @@ RopeTables rope_tables(int64_t height, int64_t width, int64_t head_dim,
   if (height <= 0 || width <= 0)
     throw AttentionError("RoPE: the grid " + std::to_string(height) + "x" + std::to_string(width) +
                          " is empty");
-  const at::Tensor angle = rope_angle(head_dim).to(options);
+  // The phases in fp32 at least, then sin and cos at the tokens' precision: a bf16 phase
+  // (8 significant bits) at position 50 would be off by up to 0.1 rad (--dtype bf16).
+  const auto phase = options.dtype(at::promote_types(options.dtype().toScalarType(), at::kFloat));
+  const at::Tensor angle = rope_angle(head_dim).to(phase);
   const int64_t half = head_dim / 2;
-  const at::Tensor ys = at::arange(height, options).unsqueeze(1) * angle.unsqueeze(0);  // (H, d/2)
-  const at::Tensor xs = at::arange(width, options).unsqueeze(1) * angle.unsqueeze(0);   // (W, d/2)
+  const at::Tensor ys = at::arange(height, phase).unsqueeze(1) * angle.unsqueeze(0);  // (H, d/2)
+  const at::Tensor xs = at::arange(width, phase).unsqueeze(1) * angle.unsqueeze(0);   // (W, d/2)
   auto table = [&](const at::Tensor& row, const at::Tensor& col) {
     return at::cat({row.unsqueeze(1).expand({height, width, half}),
                     col.unsqueeze(0).expand({height, width, half})},
                    -1)
         .reshape({height * width, head_dim});
   };
-  return {table(at::sin(ys), at::sin(xs)), table(at::cos(ys), at::cos(xs))};
+  return {table(at::sin(ys), at::sin(xs)).to(options), table(at::cos(ys), at::cos(xs)).to(options)};
 }
 
 at::Tensor apply_rope(const at::Tensor& x, const at::Tensor& sin, const at::Tensor& cos) {

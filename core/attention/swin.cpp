@@ -94,7 +94,8 @@ at::Tensor swin_shift_mask(int64_t height, int64_t width, int64_t w, int64_t s,
   const at::Tensor win = to_windows(id.reshape({1, 1, height * width, 1}), height, width, w, 0)
                              .reshape({-1, w * w});  // (nW, w²), windows of the rolled grid
   const at::Tensor differ = win.unsqueeze(2).ne(win.unsqueeze(1));
-  return differ.to(options.dtype(at::kFloat)) * -100.0;
+  // At the scores' precision (the options of the tokens): -100 and 0 are exact in bf16.
+  return differ.to(options) * -100.0;
 }
 
 namespace {

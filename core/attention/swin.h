@@ -15,9 +15,10 @@ namespace attnlab::attention {
 at::Tensor swin_relative_position_index(int64_t window);
 
 // The SW-MSA mask of an H × W grid (both multiples of `window`), shift s > 0: (nW, w², w²)
-// float32, windows row-major on the rolled grid; per axis the rolled positions fall into the
-// regions [0, L − w), [L − w, L − s), [L − s, L), and a key outside the query's region (row
-// region × column region) gets −100 (not −inf, as the reference), else 0.
+// with `options` (the tokens' dtype and device; float32 when they name none), windows row-major on
+// the rolled grid; per axis the rolled positions fall into the regions [0, L − w), [L − w, L − s),
+// [L − s, L), and a key outside the query's region (row region × column region) gets −100 (not
+// −inf, as the reference), else 0.
 at::Tensor swin_shift_mask(int64_t height, int64_t width, int64_t window, int64_t shift,
                            const at::TensorOptions& options);
 

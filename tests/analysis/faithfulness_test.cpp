@@ -24,14 +24,17 @@ namespace {
 // z = 4·(mean − 1.5), class 1 gets −z. The test image holds 3 there (p0 ≈ 1), the
 // baseline 0 (p0 ≈ 0).
 class RegionModel : public models::Backbone {
- public:
-  models::ForwardResult run(const at::Tensor& images, const models::ForwardOptions&) override {
+ protected:
+  models::ForwardResult forward_images(const at::Tensor& images,
+                                       const models::ForwardOptions&) override {
     const at::Tensor region = images.slice(2, 0, 8).slice(3, 0, 8).select(1, 0);
     const at::Tensor z = 4.0 * (region.mean({1, 2}) - 1.5);
     models::ForwardResult r;
     r.logits = at::stack({z, -z}, 1);
     return r;
   }
+
+ public:
   std::string arch() const override { return "region"; }
 };
 

@@ -59,7 +59,7 @@ TEST(CompareView, EveryModelIsReadableOnAPhotoUnderTheDefaultScale) {
   for (const char* name : {"softmax", "linear", "castling", "hilo", "rala", "anchor"}) {
     const auto choice =
         session::model_entry_choice(root + "/models/zoo/" + std::string(name) + ".safetensors");
-    models.push_back(run_report_model(choice, images, settings, c10::Device(c10::kCPU),
+    models.push_back(run_report_model(choice, images, settings, runtime::ComputeTarget{},
                                       dir.file(name), nlohmann::json::object()));
   }
   session::FigureOptions options;  // the defaults, as `attnlab report` and the GUI have them

@@ -114,6 +114,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"wait-job analyse", {"analyse", "60"}},
       {"cancel", {}},
       {"device cuda:0", {"cuda:0"}},
+      {"dtype bf16", {"bf16"}},
       {"reanalyse", {}},
       {"frames 30", {"30"}},
       {"screenshot shot.png", {"shot.png"}},
@@ -137,7 +138,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 53u);
+  EXPECT_EQ(script_command_names().size(), 54u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

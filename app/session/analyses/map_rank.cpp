@@ -20,6 +20,7 @@ namespace {
 constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 
 void add_map_rank(ImageStep& s) {
+  warn_reduced_precision_ranks(s, "map_rank");
   analysis::MapRankOptions options;
   options.rank = s.settings.rank;
   const std::string rules =

@@ -16,6 +16,7 @@ namespace attnlab::session {
 namespace {
 
 void add_rank(ImageStep& s) {
+  warn_reduced_precision_ranks(s, "rank");
   // Every definition in both tables (analysis/rank.h); the sidecar states their rules.
   const std::string rules =
       "rank: float32 rule as torch.linalg.matrix_rank, tolerance " + s.settings.rank.describe() +

@@ -91,4 +91,16 @@ viz::CaptionedFigure series_statistic(const SeriesResults& series, viz::SeriesSt
   return viz::series_statistic_figure(series.tables, statistic, options);
 }
 
+void warn_reduced_precision_ranks(ImageStep& s, const std::string& analysis) {
+  const at::ScalarType dtype =
+      s.result.logits.defined() ? s.result.logits.scalar_type() : at::kFloat;
+  if (dtype != at::kBFloat16 && dtype != at::kHalf) return;
+  const bool bf16 = dtype == at::kBFloat16;
+  s.session.warn(analysis + ": the forward ran at " + (bf16 ? "bf16" : "fp16") +
+                 ": its SVDs read fp32 copies, and singular values under about " +
+                 (bf16 ? "2^-8" : "2^-11") +
+                 " of the largest are the forward's rounding, which the float32 rank rules "
+                 "count as rank (ranks rise); use --dtype fp32 for ranks");
+}
+
 }  // namespace attnlab::session

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/session/analysis_registry.h"
 #include "app/session/analysis_session.h"
 #include "app/session/query.h"
 #include "core/analysis/attention_maps.h"
@@ -54,6 +55,11 @@ at::Tensor block_output_tokens(const models::ForwardResult& result,
 // A per-layer statistic of a series (viz::series_statistic_figure): `statistic.table` is
 // the per-checkpoint table's name ("entropy_layers"), read as `series`' own table (its
 // suffix: "_series", a sweep's "_sizes") against its x axis.
+// Once per session, when the forward ran at bf16/fp16 (--dtype): the SVDs of `analysis`
+// read fp32 copies of reduced-precision values, so singular values under about 2^-8 of the
+// largest (bf16) are the forward's rounding, which the float32 rank rules count as rank.
+void warn_reduced_precision_ranks(ImageStep& s, const std::string& analysis);
+
 viz::CaptionedFigure series_statistic(const SeriesResults& series, viz::SeriesStatistic statistic);
 
 }  // namespace attnlab::session

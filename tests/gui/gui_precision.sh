@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The GUI's precision picker (issue 28), on the CPU: the zoo's softmax model opens at fp32,
+# the script switches it to bf16, and its analysis of an image runs and is drawn at bf16
+# (model-info says so); fp16 then either runs or, where this LibTorch has no fp16 kernel
+# on the CPU (`attnlab info` says which), is refused with a message naming the op while
+# the open model stays as it was, and the app stays usable: fp32 again loads and analyses it.
+# Usage: tests/gui/gui_precision.sh <attnlab> <repo root>
+set -euo pipefail
+attnlab="$(realpath "$1")"
+root="$(realpath "$2")"
+command -v xvfb-run >/dev/null 2>&1 || { echo "gui_precision: SKIP: no xvfb-run" >&2; exit 77; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+export ATTNLAB_SETTINGS="$work/settings.json"
+fail() { echo "gui_precision: FAIL: $*" >&2; exit 1; }
+cat >"$work/precision.script" <<SCRIPT
+open-model $root/models/zoo/softmax.safetensors
+open-image $root/assets/fashion-mnist/09-ankle-boot-00000.png
+wait-idle 120
+dtype bf16
+wait-idle 120
+frames 3
+expect-no-error
+model-info $work/bf16.json
+tab rank
+wait-idle 60
+frames 4
+mouse-away
+screenshot $work/shot_bf16.png
+dtype fp16
+wait-idle 120
+frames 3
+model-info $work/fp16.json
+screenshot $work/shot_fp16.png
+dtype fp32
+wait-idle 120
+frames 3
+model-info $work/fp32.json
+quit
+SCRIPT
+timeout 300 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --device cpu --empty \
+  --script "$work/precision.script" >"$work/log" 2>&1 || { cat "$work/log" >&2; fail "the script"; }
+fp16_refused=0
+"$attnlab" --device cpu info | grep -q '^  fp16  refused' && fp16_refused=1
+python3 - "$work" "$fp16_refused" <<'PY'
+import json, sys
+work, refused = sys.argv[1], sys.argv[2] == "1"
+def read(name):
+    return json.load(open(f"{work}/{name}.json"))
+b = read("bf16")
+if b["dtype"] != "bf16" or b["options"]["dtype"] != "bf16" or b["analysis"] != "ready" or not b["top5"]:
+    sys.exit(f"gui_precision: FAIL: bf16: dtype {b['dtype']!r}, analysis {b['analysis']!r} {b['analysis_error']!r}")
+h = read("fp16")
+if refused:
+    # The open model stays as it was (bf16, ready) and the refusal is its option error.
+    if h["status"] != "ready" or h["dtype"] != "bf16" or "--dtype fp16 is not supported here" not in h["option_error"]:
+        sys.exit(f"gui_precision: FAIL: fp16 on a CPU without it: status {h['status']!r}, dtype {h['dtype']!r}, option_error {h['option_error']!r}")
+    print("gui_precision: fp16 refused:", h["option_error"])
+elif h["dtype"] != "fp16" or h["analysis"] != "ready":
+    sys.exit(f"gui_precision: FAIL: fp16: dtype {h['dtype']!r}, analysis {h['analysis']!r}")
+f = read("fp32")
+if f["dtype"] != "fp32" or f["analysis"] != "ready" or not f["top5"]:
+    sys.exit(f"gui_precision: FAIL: back at fp32: dtype {f['dtype']!r}, status {f['status']!r}, analysis {f['analysis']!r}")
+PY
+python3 "$root/tests/gui/png_checks.py" "$work" shot_bf16.png shot_fp16.png
+if [[ -n "${ATTNLAB_KEEP_SHOTS:-}" ]]; then cp "$work"/shot_*.png "$ATTNLAB_KEEP_SHOTS"/; fi
+echo "gui_precision: PASS"

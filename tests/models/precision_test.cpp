@@ -1,0 +1,134 @@
+// --dtype (issue 28): the names it takes, the probe that refuses a precision this
+// LibTorch cannot run (fp16 on the CPU of LibTorch 1.13), and the one place a forward's
+// precision is set: Backbone::set_precision casts floating-point weights only, and
+// Backbone::run casts its input, so the smallest preset of each backbone family runs at
+// bf16 from an fp32 image, with logits close to fp32's.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "core/runtime/precision.h"
+#include "models/model_registry.h"
+#include "models/presets.h"
+
+namespace attnlab::testing {
+namespace {
+
+TEST(Precision, NamesAndErrors) {
+  EXPECT_EQ(runtime::parse_dtype("fp32"), at::kFloat);
+  EXPECT_EQ(runtime::parse_dtype("bfloat16"), at::kBFloat16);
+  EXPECT_EQ(runtime::parse_dtype("fp16"), at::kHalf);
+  EXPECT_EQ(runtime::dtype_name(at::kBFloat16), "bf16");
+  try {
+    runtime::parse_dtype("int8");
+    ADD_FAILURE() << "int8 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "unknown dtype 'int8' (expected fp32, bf16 or fp16)");
+  }
+  EXPECT_EQ(runtime::precision_unsupported(at::kFloat, c10::Device(c10::kCPU)), "");
+  // LibTorch's CPU kernels cover bf16 for every op a forward runs (reference kernels on
+  // any x86 or Arm CPU, faster ones where the CPU has bf16 instructions).
+  EXPECT_EQ(runtime::precision_unsupported(at::kBFloat16, c10::Device(c10::kCPU)), "");
+  const runtime::ComputeTarget bf16 = runtime::select_target("cpu", "bf16");
+  EXPECT_TRUE(bf16.reduced());
+  EXPECT_EQ(bf16.str(), "cpu bf16");
+  // fp16 on the CPU: runs, or is refused naming the op that has no kernel.
+  const std::string why = runtime::precision_unsupported(at::kHalf, c10::Device(c10::kCPU));
+  std::printf("fp16 on the CPU: %s\n", why.empty() ? "supported" : why.c_str());
+  if (why.empty()) {
+    EXPECT_NO_THROW(runtime::select_target("cpu", "fp16"));
+  } else {
+    EXPECT_NE(why.find("fails at fp16 on cpu"), std::string::npos) << why;
+    try {
+      runtime::select_target("cpu", "fp16");
+      ADD_FAILURE() << "fp16 accepted on the CPU though " << why;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), "--dtype fp16 is not supported here: " + why +
+                                           "; use --dtype fp32 or bf16, or a CUDA device");
+    }
+  }
+}
+
+TEST(Precision, FullPrecisionCopiesOnlyReducedTensors) {
+  const at::Tensor f = at::ones({2});
+  EXPECT_TRUE(runtime::full_precision(f).is_same(f));
+  EXPECT_EQ(runtime::full_precision(f.to(at::kBFloat16)).scalar_type(), at::kFloat);
+  const at::Tensor d = f.to(at::kDouble);
+  EXPECT_TRUE(runtime::full_precision(d).is_same(d));
+}
+
+// The smallest preset of each backbone family and of each mechanism a preset runs.
+const std::vector<std::string>& smallest_presets() {
+  static const std::vector<std::string> names = {"deit_tiny_distilled_patch16_224",
+                                                 "litv2_s",
+                                                 "ravlt_t",
+                                                 "anchor_deit_tiny_distilled_patch16_224",
+                                                 "castling_deit_tiny",
+                                                 "swin_tiny_patch4_window7_224"};
+  return names;
+}
+
+TEST(Precision, TheListBelowCoversEveryPresetFamily) {
+  std::set<std::string> covered, all;
+  const auto family = [](const models::Preset& p) {
+    return p.config.value("arch", "") + "/" + p.config.value("attention", "");
+  };
+  for (const auto& name : smallest_presets()) covered.insert(family(models::find_preset(name)));
+  for (const auto& p : models::presets()) all.insert(family(p));
+  EXPECT_EQ(covered, all);
+}
+
+class PresetAtBf16 : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PresetAtBf16, ForwardCastsItsInputAndStaysCloseToFp32) {
+  const models::Preset& preset = models::find_preset(GetParam());
+  at::manual_seed(0);
+  auto model = models::make_backbone(preset.config);
+  model->eval();
+  const int64_t size = preset.preprocessing.crop > 0 ? preset.preprocessing.crop : 224;
+  at::manual_seed(1);
+  const at::Tensor image = at::randn({1, 3, size, size});
+  models::ForwardOptions o;
+  o.trace_attention = true;
+  const at::NoGradGuard no_grad;
+  const models::ForwardResult fp32 = model->run(image, o);
+  // An fp32 model given a bf16 image computes at fp32 (run() casts to the model's dtype).
+  EXPECT_EQ(model->run(image.to(at::kBFloat16), o).logits.scalar_type(), at::kFloat);
+
+  std::map<std::string, at::ScalarType> integer_buffers;
+  for (const auto& b : model->named_buffers())
+    if (!b.value().is_floating_point()) integer_buffers[b.key()] = b.value().scalar_type();
+  model->set_precision(at::kBFloat16);
+  EXPECT_EQ(model->dtype(), at::kBFloat16);
+  for (const auto& p : model->named_parameters())
+    EXPECT_EQ(p.value().scalar_type(), at::kBFloat16) << p.key();
+  for (const auto& b : model->named_buffers()) {
+    const auto it = integer_buffers.find(b.key());
+    if (it != integer_buffers.end())  // indices stay indices (Module::to(dtype) casts them)
+      EXPECT_EQ(b.value().scalar_type(), it->second) << b.key();
+    else
+      EXPECT_EQ(b.value().scalar_type(), at::kBFloat16) << b.key();
+  }
+  const models::ForwardResult bf16 = model->run(image, o);  // an fp32 image, cast by run()
+  ASSERT_EQ(bf16.logits.scalar_type(), at::kBFloat16);
+  ASSERT_EQ(bf16.traces.size(), fp32.traces.size());
+  for (const auto& t : bf16.traces)
+    for (const auto& g : t.trace->groups) EXPECT_EQ(g.q.scalar_type(), at::kBFloat16) << t.path;
+  // Random weights, so the logits are small and close together; their error is measured
+  // against their spread: bf16's 2^-9 rounding, added up over the blocks, stays within 5 %
+  // of the largest |logit| (measured: see the printed value).
+  const at::Tensor a = fp32.logits.to(at::kDouble), b = bf16.logits.to(at::kDouble);
+  const double scale = a.abs().max().item<double>();
+  const double error = (a - b).abs().max().item<double>() / scale;
+  std::printf("%-36s bf16 logits max |d| / max |logit| = %.4f\n", GetParam().c_str(), error);
+  EXPECT_TRUE(at::isfinite(b).all().item<bool>());
+  EXPECT_LE(error, 0.05) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, PresetAtBf16, ::testing::ValuesIn(smallest_presets()),
+                         [](const auto& p) { return p.param; });
+
+}  // namespace
+}  // namespace attnlab::testing

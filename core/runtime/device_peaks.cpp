@@ -2,6 +2,7 @@
 #include "core/runtime/device_peaks.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 #include <torch/cuda.h>
 
 #include <algorithm>

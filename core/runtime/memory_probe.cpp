@@ -2,8 +2,10 @@
 #include "core/runtime/memory_probe.h"
 
 #include <c10/core/CPUAllocator.h>
+#include <torch/version.h>
 
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
@@ -54,9 +56,18 @@ void free_block(void* data) {
   // `block.inner` frees the memory through the wrapped allocator here.
 }
 
+// LibTorch 2.3 made Allocator::allocate non-const and added a pure copy_data; 1.13 (Debian's)
+// has the const one (a CUDA build may use either: scripts/build_cuda.sh).
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#define ATTNLAB_ALLOCATE_QUALIFIER
+#define ATTNLAB_ALLOCATOR_COPY_DATA 1
+#else
+#define ATTNLAB_ALLOCATE_QUALIFIER const
+#endif
+
 class CountingAllocator final : public c10::Allocator {
  public:
-  c10::DataPtr allocate(size_t n) const override {
+  c10::DataPtr allocate(size_t n) ATTNLAB_ALLOCATE_QUALIFIER override {
     c10::DataPtr inner = g_previous->allocate(n);
     void* data = inner.get();
     const c10::Device device = inner.device();
@@ -72,6 +83,11 @@ class CountingAllocator final : public c10::Allocator {
     return {data, data, &free_block, device};
   }
   c10::DeleterFnPtr raw_deleter() const override { return &free_block; }
+#ifdef ATTNLAB_ALLOCATOR_COPY_DATA
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    std::memcpy(dest, src, count);
+  }
+#endif
 };
 CountingAllocator g_counting;
 

@@ -1,0 +1,99 @@
+// The GPU check (bench/gpu_check/build.sh builds it, outside CMake): every mechanism on CUDA
+// against the CPU at fp32 (TF32 off) and bf16, the CUDA allocator statistics, the device peaks, and
+// the bench-attention table on CUDA with softmax as the baseline, from the project's own code.
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <torch/cuda.h>
+
+#include <cstdio>
+
+#include "app/session/attention_bench.h"
+#include "core/attention/registry.h"
+#include "core/runtime/cuda_memory.h"
+#include "core/runtime/device_peaks.h"
+#include "core/runtime/precision.h"
+#include "models/backbone.h"
+
+using namespace attnlab;
+
+int main() {
+  std::printf("cuda available %d devices %d\n", int(torch::cuda::is_available()),
+              int(torch::cuda::device_count()));
+  const c10::Device cuda(c10::kCUDA, 0), cpu(c10::kCPU);
+  at::globalContext().setAllowTF32CuBLAS(false);
+  at::globalContext().setAllowTF32CuDNN(false);
+  for (auto t : {c10::kFloat, c10::kBFloat16, c10::kHalf}) {
+    const std::string why = runtime::precision_unsupported(t, cuda);
+    std::printf("probe %s on cuda: %s\n", runtime::dtype_name(t).c_str(),
+                why.empty() ? "runs" : why.c_str());
+  }
+  {  // allocator statistics
+    runtime::reset_cuda_peak(0);
+    const int64_t before = runtime::cuda_allocated_bytes(0);
+    { at::Tensor x = at::empty({64 << 20}, at::TensorOptions().device(cuda).dtype(at::kByte)); }
+    std::printf("cuda stats: available %d, before %lld, peak above %lld (64 MiB = %lld)\n",
+                int(runtime::cuda_memory_stats_available()), (long long)before,
+                (long long)(runtime::cuda_peak_allocated_bytes(0) - before), (long long)(64 << 20));
+  }
+  int worst_name_fail = 0;
+  for (const std::string& name : attention::mechanism_names()) {
+    attention::MechanismConfig c;
+    c.dim = 64;
+    c.heads = 2;
+    for (const auto& o : attention::mechanism_info(name).options)
+      if (o.name == "num_patches") c.options["num_patches"] = 196.0;
+    try {
+      at::manual_seed(0);
+      auto m = attention::make_mechanism(name, c);
+      m->eval();
+      const auto layout = attention::grid_layout(14, 14);
+      at::manual_seed(1);
+      const at::Tensor x = at::randn({2, 196, 64});
+      const at::NoGradGuard ng;
+      const at::Tensor ref = m->forward(x, layout);
+      m->to(cuda);
+      const at::Tensor g = m->forward(x.to(cuda), layout).to(cpu);
+      models::cast_floating(*m, at::kBFloat16);
+      const at::Tensor b = m->forward(x.to(cuda, at::kBFloat16), layout).to(cpu, at::kFloat);
+      const double scale = ref.abs().max().item<double>();
+      const double d32 = (g - ref).abs().max().item<double>();
+      const double d16 = (b - ref).abs().max().item<double>() / scale;
+      const bool ok = d32 <= 1e-4 * std::max(1.0, scale);
+      if (!ok) ++worst_name_fail;
+      std::printf("%-14s cuda fp32 vs cpu max|d| %.2e (scale %.3g) %s; cuda bf16 rel %.4f\n",
+                  name.c_str(), d32, scale, ok ? "OK" : "FAIL", d16);
+    } catch (const std::exception& e) {
+      ++worst_name_fail;
+      std::printf("%-14s ERROR %s\n", name.c_str(), std::string(e.what()).substr(0, 300).c_str());
+    }
+  }
+  std::printf("mechanisms failing: %d\n", worst_name_fail);
+  for (auto t : {c10::kFloat, c10::kBFloat16}) {
+    const runtime::DevicePeaks p = runtime::measure_device_peaks(cuda, t);
+    std::printf("peaks %s: %.0f GFLOP/s (%lld^2 GEMM), %.0f GB/s (copy %lld B)\n",
+                runtime::dtype_name(t).c_str(), p.gflops, (long long)p.gemm_n, p.gbytes_per_s,
+                (long long)p.copy_bytes);
+    session::AttentionBenchSettings s;
+    s.mechanisms = attention::mechanism_names();
+    s.sides = {14, 28, 56};
+    s.device = cuda;
+    s.dtype = t;
+    s.repeats = 20;
+    const auto points = session::bench_attention(s);
+    const auto table = session::attention_bench_table(points, s, &p);
+    std::printf("bench %s: %s\n", runtime::dtype_name(t).c_str(), table.caption.c_str());
+    for (const auto& row : table.rows) {
+      std::printf(
+          "  %-14s N=%5lld %8.3f ms %9.2f MiB lat/base %.3f mem/base %.3f %8.1f GFLOP/s %5.1f%% "
+          "%7.1f GB/s %5.1f%%\n",
+          row[0].str().c_str(), (long long)row[2].i, row[3].number(), row[4].number(),
+          row[5].number(), row[6].number(), row[7].number(), 100 * row[8].number(), row[9].number(),
+          100 * row[10].number());
+    }
+    for (const auto& pt : points)
+      if (!pt.error.empty())
+        std::printf("  %s N=%lld error: %s\n", pt.mechanism.c_str(), (long long)pt.tokens,
+                    pt.error.substr(0, 200).c_str());
+  }
+  return 0;
+}

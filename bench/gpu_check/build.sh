@@ -2,6 +2,8 @@
 # Builds bench/gpu_check (see main.cpp) against the LibTorch of a Python torch install, without
 # CMake, OpenCV or the GUI: the attention mechanisms, the runtime, the bench; into /tmp/gc.
 # Usage on a machine with a GPU and a CUDA torch: bash bench/gpu_check/build.sh && /tmp/gc/gpucheck
+# && /tmp/gc/gpucheck_presets. NLOHMANN=DIR names a folder holding nlohmann/json.hpp where the
+# machine has none (the H200 run carried a copy of Debian's); STD=c++20 for a torch that needs it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 py=python3
@@ -19,3 +21,12 @@ g++ $flags -fopenmp -c core/runtime/small_tasks.cpp -o /tmp/gc/small_tasks.o 2>&
 g++ $flags -DATTNLAB_WITH_CUDA=1 -c core/runtime/cuda_memory.cpp -o /tmp/gc/cuda_memory.o 2>&1 | head -c 3000
 g++ -o /tmp/gc/gpucheck /tmp/gc/*.o -L$lib -Wl,-rpath,$lib -ltorch -ltorch_cpu -ltorch_cuda -lc10 -lc10_cuda -fopenmp -lpthread 2>&1 | head -c 3000
 ls -la /tmp/gc/gpucheck
+# The presets program: every backbone, from an archive of the models library and what it
+# needs (core/io and core/nn; not image_io.cpp, the one file that needs OpenCV).
+mkdir -p /tmp/gc/models
+msrcs="$(ls models/*.cpp core/nn/*.cpp core/io/*.cpp core/image/*.cpp | grep -v -e image_io.cpp -e models/backbone.cpp -e initial_values.cpp)"
+echo "$msrcs" | tr ' ' '\n' | xargs -P 16 -I{} sh -c 'o=/tmp/gc/models/$(echo {} | tr / _).o; g++ '"$flags"' -I${NLOHMANN:-.} -c {} -o $o 2>$o.err || { echo "COMPILE FAIL {}"; head -c 1500 $o.err; }'
+ar rcs /tmp/gc/libmodels.a /tmp/gc/models/*.o
+g++ $flags -I${NLOHMANN:-.} -c bench/gpu_check/presets.cpp -o /tmp/gc/presets.o 2>&1 | head -c 3000
+g++ -o /tmp/gc/gpucheck_presets /tmp/gc/presets.o /tmp/gc/libmodels.a $(ls /tmp/gc/*.o | grep -v -e gpu_check_main -e /presets.o) -L$lib -Wl,-rpath,$lib -ltorch -ltorch_cpu -ltorch_cuda -lc10 -lc10_cuda -fopenmp -lpthread -l:libz.so.1 2>&1 | grep -v "^/usr/bin/ld: warning" | head -c 4000
+ls -la /tmp/gc/gpucheck_presets

@@ -81,6 +81,13 @@ std::string command_line(const std::vector<std::string>& argv) {
 }  // namespace
 
 int cmd_train(Args args, const GlobalOptions& g) {
+  // Refused first, before anything is read. Training keeps fp32 master weights and gradients;
+  // --dtype sets the precision of the analysis commands' forward passes, which a reduced-precision
+  // training run would not be.
+  if (runtime::parse_dtype(g.dtype) != c10::kFloat)
+    throw UsageError(
+        "train runs at fp32 (--dtype " + g.dtype +
+        " is for the forward of analyze, report, eval, ...); drop --dtype or ATTNLAB_DTYPE");
   const std::vector<std::string> argv = args.remaining();
   const std::string out = args.take_option("--out");
   if (out.empty()) throw UsageError("train needs --out RUN_DIR (checkpoints and metrics go there)");
@@ -118,12 +125,6 @@ int cmd_train(Args args, const GlobalOptions& g) {
   s.keep_last = args.take_positive_int("--keep-last", static_cast<int>(s.keep_last));
   s.sparse_penalty = args.take_real("--sparse-penalty", 0.0);
   s.device = g.device == "auto" ? (runtime::cuda_available() ? "cuda" : "cpu") : g.device;
-  // Training keeps fp32 master weights and gradients; --dtype sets the precision of the
-  // analysis commands' forward passes, which a reduced-precision training run would not be.
-  if (runtime::parse_dtype(g.dtype) != c10::kFloat)
-    throw UsageError(
-        "train runs at fp32 (--dtype " + g.dtype +
-        " is for the forward of analyze, report, eval, ...); drop --dtype or ATTNLAB_DTYPE");
   const std::string series = args.take_option("--series");
   const std::string export_path = args.take_option("--export");
   const bool resume = args.has_flag("--resume");

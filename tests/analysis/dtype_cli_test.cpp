@@ -94,3 +94,16 @@ TEST(DtypeCli, Fp16OnTheCpuRunsOrIsRefusedNamingTheOp) {
 }
 
 }  // namespace
+
+namespace {
+
+// Training keeps fp32: a reduced --dtype is refused before anything is read.
+TEST(DtypeCli, TrainRefusesAReducedPrecisionFirst) {
+  const auto r = attnlab::testing::run_cli(
+      "--dtype bf16 train --config /nonexistent.json "
+      "--dataset fashion-mnist:train --out /nonexistent");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("train runs at fp32 (--dtype bf16"), std::string::npos) << r.out;
+}
+
+}  // namespace

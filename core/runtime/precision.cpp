@@ -50,11 +50,11 @@ std::string probe(c10::ScalarType dtype, const c10::Device& device) {
   const at::Tensor w = at::rand({8, 8}, o), bias = at::rand({8}, o);
   const at::Tensor img = at::rand({1, 8, 6, 6}, o);
   const std::vector<std::pair<std::string, std::function<void()>>> ops = {
-      {"linear", [&] { at::linear(x, w, bias); }},
-      {"bmm", [&] { at::matmul(x, x.transpose(1, 2)); }},
-      {"softmax", [&] { at::softmax(x, -1); }},
-      {"layer_norm", [&] { at::layer_norm(x, {8}, bias, bias); }},
-      {"gelu", [&] { at::gelu(x); }},
+      {"at::linear", [&] { at::linear(x, w, bias); }},
+      {"at::matmul", [&] { at::matmul(x, x.transpose(1, 2)); }},
+      {"at::softmax", [&] { at::softmax(x, -1); }},
+      {"at::layer_norm", [&] { at::layer_norm(x, {8}, bias, bias); }},
+      {"at::gelu", [&] { at::gelu(x); }},
       {"conv2d",
        [&] {
          at::conv2d(img, at::rand({8, 8, 3, 3}, o), bias, 1, 1);

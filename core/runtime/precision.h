@@ -26,9 +26,10 @@ std::string dtype_name(c10::ScalarType dtype);
 std::string default_dtype_spec();
 
 // Whether this LibTorch runs a transformer's forward ops at `dtype` on `device`: runs each
-// (linear, bmm, softmax, layer norm, GELU, conv2d, batch norm, bicubic resize) once on a
-// tiny tensor there. "" when all run, else why not, naming the first op that failed (e.g.
-// LibTorch 1.13 has no fp16 matrix product on the CPU). Probed once per (device, dtype).
+// (linear, matmul, softmax, layer norm, GELU, conv2d, depthwise conv2d, batch norm, average
+// pooling) once on a tiny tensor there. "" when all run, else why not, naming the first op that
+// failed (e.g. LibTorch 1.13 has no fp16 matrix product on the CPU). Probed once per (device,
+// dtype).
 std::string precision_unsupported(c10::ScalarType dtype, const c10::Device& device);
 
 // Where and at what precision a command's models run.

@@ -10,15 +10,10 @@
 #include "core/runtime/device.h"
 #include "models/model_registry.h"
 #include "models/presets.h"
+#include "tests/support/preset_names.h"
 
 namespace attnlab::testing {
 namespace {
-
-std::vector<std::string> preset_names() {
-  std::vector<std::string> out;
-  for (const auto& p : models::presets()) out.push_back(p.name);
-  return out;
-}
 
 double relative_to_largest(const at::Tensor& reference, const at::Tensor& other) {
   const at::Tensor a = reference.to(at::kCPU, at::kDouble), b = other.to(at::kCPU, at::kDouble);

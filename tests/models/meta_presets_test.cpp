@@ -12,15 +12,10 @@
 #include "models/model_registry.h"
 #include "models/presets.h"
 #include "tests/support/meta_device.h"
+#include "tests/support/preset_names.h"
 
 namespace attnlab::testing {
 namespace {
-
-std::vector<std::string> preset_names() {
-  std::vector<std::string> out;
-  for (const auto& p : models::presets()) out.push_back(p.name);
-  return out;
-}
 
 class EveryPresetOnMeta : public ::testing::TestWithParam<std::string> {};
 

@@ -11,6 +11,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/cli/version.h"
 #include "core/io/text.h"
 #include "core/runtime/device.h"
 #include "core/runtime/precision.h"
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (all.take_flag("--version")) {
-      std::printf("attnlab %s\n", ATTNLAB_VERSION);
+      std::printf("%s\n", version_line().c_str());
       return kExitOk;
     }
     g.threads = all.take_positive_int("--threads", 0);

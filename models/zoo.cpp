@@ -2,7 +2,6 @@
 #include "models/zoo.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 
@@ -10,6 +9,7 @@
 
 #include "core/attention/registry.h"
 #include "core/io/safetensors.h"
+#include "core/runtime/data_paths.h"
 #include "models/config_mechanism.h"
 #include "models/model_config.h"
 
@@ -17,12 +17,7 @@ namespace attnlab::models {
 namespace fs = std::filesystem;
 
 std::string zoo_dir() {
-  const char* env = std::getenv("ATTNLAB_ZOO");
-  if (env && *env) return env;
-#ifdef ATTNLAB_SOURCE_ZOO_DIR
-  if (fs::is_directory(ATTNLAB_SOURCE_ZOO_DIR)) return ATTNLAB_SOURCE_ZOO_DIR;
-#endif
-  return "";
+  return runtime::zoo_data_dir().path;
 }
 
 namespace {

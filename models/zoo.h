@@ -12,7 +12,8 @@
 
 namespace attnlab::models {
 
-// $ATTNLAB_ZOO, else the source tree's models/zoo (compiled in), else "".
+// $ATTNLAB_ZOO, else the installed share/attnlab/zoo, else the source tree's models/zoo,
+// else "" (runtime::zoo_data_dir).
 std::string zoo_dir();
 
 // The index of a zoo directory: {"models": [{name, file, size_bytes, config, and the

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "app/cli/report_cka.h"
+#include "app/cli/version.h"
 #include "app/session/checkpoint_series.h"
 #include "core/io/image_io.h"
 #include "core/io/tensor_file.h"
@@ -303,6 +304,7 @@ std::string StageSeconds::summary() const {
 nlohmann::json run_description(const GlobalOptions& g, const runtime::ComputeTarget& target,
                                const session::AnalysisSettings& settings) {
   return {{"attnlab_version", ATTNLAB_VERSION},
+          {"attnlab_revision", git_revision()},
           {"libtorch_version", std::to_string(TORCH_VERSION_MAJOR) + "." +
                                    std::to_string(TORCH_VERSION_MINOR) + "." +
                                    std::to_string(TORCH_VERSION_PATCH)},

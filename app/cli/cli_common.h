@@ -78,5 +78,7 @@ int cmd_zoo(Args args, const GlobalOptions& g);
 int cmd_report(Args args, const GlobalOptions& g);
 int cmd_complexity(Args args, const GlobalOptions& g);
 int cmd_bench_attention(Args args, const GlobalOptions& g);
+int cmd_completion(Args args, const GlobalOptions& g);
+int cmd_manpage(Args args, const GlobalOptions& g);
 
 }  // namespace attnlab::cli

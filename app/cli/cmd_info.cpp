@@ -1,9 +1,12 @@
 // `attnlab info`: the runtime this build runs with — LibTorch version, thread count,
-// the devices it can run on, the device --device (or ATTNLAB_DEVICE) selects, which
-// precisions (--dtype) run there, and whether the GUI was built.
+// where its data comes from, the devices it can run on, the device --device (or ATTNLAB_DEVICE)
+// selects, which precisions (--dtype) run there, and whether the GUI was built.
 #include <cstdio>
+#include <utility>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/version.h"
+#include "core/runtime/data_paths.h"
 #include "core/runtime/device.h"
 #include "core/runtime/precision.h"
 
@@ -11,7 +14,13 @@ namespace attnlab::cli {
 
 int cmd_info(Args args, const GlobalOptions& g) {
   args.positionals();
-  std::printf("attnlab %s\n", ATTNLAB_VERSION);
+  std::printf("%s\n", version_line().c_str());
+  std::printf("executable: %s\n", runtime::executable_path().c_str());
+  // Where the demo images, class names and zoo come from (runtime/data_paths.h).
+  for (const auto& [name, dir] :
+       {std::pair{"assets", runtime::assets_data_dir()}, std::pair{"zoo", runtime::zoo_data_dir()}})
+    std::printf("%-7s %s%s(%s)\n", (std::string(name) + ":").c_str(), dir.path.c_str(),
+                dir.path.empty() ? "" : " ", dir.origin.c_str());
   std::printf("runtime: %s\n", runtime::describe_runtime().c_str());
   std::printf("devices:\n");
   for (const auto& d : runtime::available_devices())

@@ -37,6 +37,7 @@
 #include "app/session/query.h"
 #include "core/analysis/output_folder.h"
 #include "core/io/file_bytes.h"
+#include "core/runtime/data_paths.h"
 #include "core/runtime/precision.h"
 #include "models/config_mechanism.h"
 #include "models/zoo.h"
@@ -53,7 +54,10 @@ const char* kDemoImages[] = {
     "fashion-mnist/08-bag-00030.png", "fashion-mnist/07-sneaker-00009.png"};
 
 std::string demo_asset(const std::string& rel) {
-  return (fs::path(ATTNLAB_ASSETS_DIR) / rel).string();
+  const std::string assets = runtime::assets_data_dir().path;
+  if (assets.empty())
+    throw UsageError("--demo needs the demo images (share/attnlab/assets, or $ATTNLAB_ASSETS)");
+  return (fs::path(assets) / rel).string();
 }
 
 }  // namespace
@@ -101,7 +105,9 @@ int cmd_report(Args args, const GlobalOptions& g) {
 
   if (demo) {
     const std::string zoo = models::zoo_dir();
-    if (zoo.empty()) throw UsageError("--demo needs the model zoo (models/zoo or $ATTNLAB_ZOO)");
+    if (zoo.empty())
+      throw UsageError(
+          "--demo needs the model zoo (share/attnlab/zoo, models/zoo or $ATTNLAB_ZOO)");
     const models::ZooDemo contents = models::zoo_demo(zoo);
     if (model_args.empty()) model_args = contents.models;
     if (image_args.empty())

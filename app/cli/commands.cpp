@@ -190,6 +190,14 @@ const std::vector<CommandSpec>& commands() {
       {"zoo", cmd_zoo,
        R"(  zoo [DIR] [--write-index]                 list the trained zoo / rewrite its zoo.json
 )"},
+      {"completion", cmd_completion,
+       R"(  completion bash                           print the bash completion script (commands,
+                                            options, presets, mechanisms, analyses,
+                                            colormaps); the package installs it
+)"},
+      {"manpage", cmd_manpage,
+       R"(  manpage                                   print the man page (roff) made from this help
+)"},
   };
   // clang-format on
   return all;
@@ -217,7 +225,14 @@ global options:
   --dtype T       fp32 | bf16 | fp16: the precision of the forward pass (default:
                   ATTNLAB_DTYPE or fp32); SVD, FFT and CKA still run in fp32 or better
   -h, --help      this text
-  --version       print the version
+  --version       print the version and the git revision it was built from
+
+files:
+  demo images, ImageNet class names and the model zoo are read from $ATTNLAB_ASSETS and
+  $ATTNLAB_ZOO, else <prefix>/share/attnlab/{assets,zoo} beside the installed binary
+  (/usr/share/attnlab from the package), else the source tree of a build folder;
+  `attnlab info` says which. The GUI keeps its settings in
+  $XDG_CONFIG_HOME/attnlab/settings.json (default ~/.config/attnlab/), or $ATTNLAB_SETTINGS.
 )";
   return text;
 }

@@ -39,6 +39,7 @@
 #include "app/gui/theme.h"
 #include "app/gui/workspace.h"
 #include "core/io/file_bytes.h"
+#include "core/runtime/data_paths.h"
 #include "core/runtime/device.h"
 #include "models/zoo.h"
 
@@ -300,7 +301,9 @@ void open_demo(GuiState& state) {
       state.status.notice_is_error = true;
     }
   }
-  const std::filesystem::path assets(ATTNLAB_ASSETS_DIR);
+  const std::string assets_dir = runtime::assets_data_dir().path;
+  if (assets_dir.empty()) return;  // no demo images: the zoo's models open alone
+  const std::filesystem::path assets(assets_dir);
   for (const char* im :
        {"fashion-mnist/09-ankle-boot-00000.png", "fashion-mnist/00-t-shirt-top-00019.png",
         "fashion-mnist/08-bag-00030.png", "fashion-mnist/07-sneaker-00009.png"})

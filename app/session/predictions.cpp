@@ -3,10 +3,11 @@
 
 #include <ATen/ATen.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "core/runtime/data_paths.h"
 
 namespace attnlab::session {
 
@@ -17,8 +18,8 @@ std::vector<std::string> class_names(const nlohmann::json& config, int64_t class
       names.push_back(n.is_string() ? n.get<std::string>() : "");
   if (!names.empty() || classes != 1000)
     return int64_t(names.size()) == classes ? names : std::vector<std::string>{};
-  const char* env = std::getenv("ATTNLAB_ASSETS");
-  const std::string dir = env && *env ? env : ATTNLAB_ASSETS_DIR;
+  const std::string dir = runtime::assets_data_dir().path;
+  if (dir.empty()) return {};
   std::ifstream in(dir + "/imagenet1k_classes.txt");
   for (std::string line; std::getline(in, line);) names.push_back(line);
   return names.size() == 1000 ? names : std::vector<std::string>{};

@@ -52,8 +52,9 @@ std::vector<int64_t> shape(const c10::IValue& v) {
 }
 
 int64_t product(const std::vector<int64_t>& s, size_t from = 0, size_t to = SIZE_MAX) {
+  const size_t end = std::min(to, s.size());
   int64_t p = 1;
-  for (size_t i = from; i < std::min(to, s.size()); ++i) p *= s[i];
+  for (size_t i = from; i < end; ++i) p *= s[i];
   return p;
 }
 

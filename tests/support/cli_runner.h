@@ -2,31 +2,15 @@
 // its exit code and combined stdout + stderr, for the end-to-end CLI tests.
 #pragma once
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <initializer_list>
 #include <string>
 
+#include "tests/support/shell_run.h"
+
 namespace attnlab::testing {
 
-struct CliRun {
-  int code;
-  std::string out;
-};
-
 inline CliRun run_cli(const std::string& args) {
-  std::string cmd = std::string(ATTNLAB_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  CliRun r{-1, {}};
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return run_shell(std::string(ATTNLAB_BINARY) + " " + args);
 }
 
 // True when one line of `out` contains every one of `parts` (column padding may vary).

@@ -18,7 +18,8 @@ std::vector<float> cka_of_hsic(const analysis::Array& hsic) {
   for (size_t a = 0; a < n; ++a)
     for (size_t b = 0; b < n; ++b) {
       const double aa = hsic.data[a * n + a], bb = hsic.data[b * n + b];
-      if (aa > 0 && bb > 0) out[a * n + b] = float(hsic.data[a * n + b] / std::sqrt(aa * bb));
+      if (aa > 0 && bb > 0)
+        out[a * n + b] = float(double(hsic.data[a * n + b]) / std::sqrt(aa * bb));
     }
   return out;
 }

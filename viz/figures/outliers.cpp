@@ -166,7 +166,7 @@ CaptionedFigure outlier_positions_figure(const std::vector<analysis::Array>& ima
     double peak = 0;
     for (int i = 0; i < s.rows * s.cols; ++i) {
       peak = std::max(peak, double(s.data[i]));
-      above += std::isfinite(factor) && s.data[i] > factor;
+      above += std::isfinite(factor) && double(s.data[i]) > factor;
     }
     std::string title = "layer " + std::to_string(layer) + "\nmax " + format_number(peak, 2) + "×";
     if (std::isfinite(factor)) title += ", " + std::to_string(above) + " > " + format_number(factor) + "×";

@@ -119,9 +119,20 @@ if command -v xvfb-run >/dev/null; then
     "$share/attnlab/zoo/softmax.safetensors" "$share/attnlab/assets/fashion-mnist/09-ankle-boot-00000.png" \
     --script "$work/open_with.script" || fail "the installed GUI exited with $?"
   python3 "$root/tests/gui/png_checks.py" "$work" installed.png || fail "the GUI screenshot is blank"
+  # With no files: the demo, i.e. every model of the installed zoo and the installed demo
+  # images, analysed without an error; then the plain screenshot mode.
+  printf '%s\n' "wait-idle 600" "frames 3" "expect-no-error" "screenshot $work/demo.png" "quit" \
+    >"$work/demo.script"
+  run timeout 900 xvfb-run -a -s "-screen 0 1280x800x24" "$bin" --script "$work/demo.script" ||
+    fail "the installed GUI's demo exited with $?"
+  run timeout 300 xvfb-run -a -s "-screen 0 1280x800x24" "$bin" gui --empty --after-frames 20 \
+    --screenshot "$work/empty.png" || fail "the installed GUI's screenshot mode exited with $?"
+  python3 "$root/tests/gui/png_checks.py" "$work" installed.png demo.png empty.png ||
+    fail "a GUI screenshot is blank or repeats the one before"
   mkdir -p "$root/build-package"
   cp "$work/installed.png" "$root/build-package/installed_gui.png"
-  ok "GUI from the installed paths (screenshot: build-package/installed_gui.png)"
+  cp "$work/demo.png" "$root/build-package/installed_demo.png"
+  ok "GUI from the installed paths: files opened as 'Open with' does, the installed demo, screenshot mode (build-package/installed_*.png)"
 else
   fail "xvfb-run is missing (apt-get install xvfb)"
 fi

@@ -13,6 +13,7 @@
 #include <map>
 #include <sstream>
 
+#include "app/cli/output_failure.h"
 #include "app/cli/report_cka.h"
 #include "app/cli/version.h"
 #include "app/session/checkpoint_series.h"
@@ -270,11 +271,13 @@ std::vector<std::string> analyse_images(session::AnalysisSession& session, model
             lap(times.analyses);
             ++times.count;
           } catch (const std::exception& e) {
+            if (is_output_failure(e)) throw;  // every later image would fail the same way
             fail(im, e.what());
           }
           progress.update(static_cast<int64_t>(++done), im.tag);
         }
       } catch (const std::exception& e) {  // the forward itself: every image of the group
+        if (is_output_failure(e)) throw;
         for (const size_t i : group) {
           fail(*batch[i], e.what());
           progress.update(static_cast<int64_t>(++done), batch[i]->tag);

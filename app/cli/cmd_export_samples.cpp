@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/output_failure.h"
 #include "core/data/image_dataset.h"
 #include "core/io/file_bytes.h"
 #include "core/io/image_io.h"
@@ -40,7 +41,7 @@ int cmd_export_samples(Args args, const GlobalOptions&) {
     throw UsageError("export-samples needs --dataset SPEC and --out DIR");
   if (!args.positionals().empty()) throw UsageError("export-samples takes no positional arguments");
   const data::ImageDataset set = data::load_dataset(spec, 28);
-  fs::create_directories(out);
+  create_output_folder(out);
   std::vector<int> taken(static_cast<size_t>(set.classes()), 0);
   std::ostringstream index;
   index << "file,index,label,class\n";

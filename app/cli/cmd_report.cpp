@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <set>
 
+#include "app/cli/output_failure.h"
 #include "app/cli/report_cka.h"
 #include "app/cli/report_costs.h"
 #include "app/cli/report_figures.h"
@@ -124,9 +125,9 @@ int cmd_report(Args args, const GlobalOptions& g) {
 
   const auto t0 = std::chrono::steady_clock::now();
   const runtime::ComputeTarget target = compute_target(g);
-  fs::create_directories(fs::path(out) / "figures");
+  create_output_folder(fs::path(out) / "figures");
   const std::string stats_dir = (fs::path(out) / "stats").string();
-  fs::create_directories(stats_dir);
+  create_output_folder(stats_dir);
   const nlohmann::json run = run_description(g, target, settings);
   std::vector<std::string> errors;
 
@@ -153,6 +154,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
       for (const auto& f : results.back().failed_images)
         errors.push_back(c.tag + ": image " + f + " could not be analysed");
     } catch (const std::exception& e) {
+      if (is_output_failure(e)) throw;
       std::fprintf(stderr, "attnlab: error: model %s: %s (skipped)\n", m.c_str(), e.what());
       errors.push_back("model " + m + ": " + e.what());
     }
@@ -189,6 +191,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
       s.tables = r.tables;
       series = std::move(s);
     } catch (const std::exception& e) {
+      if (is_output_failure(e)) throw;
       std::fprintf(stderr, "attnlab: error: checkpoint series: %s (skipped)\n", e.what());
       errors.push_back(std::string("checkpoint series: ") + e.what());
     }
@@ -212,6 +215,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
           errors.push_back(analysed[m].tag + ": an image failed in the resolution sweep");
         sweeps.push_back(std::move(sweep.results));
       } catch (const std::exception& e) {
+        if (is_output_failure(e)) throw;
         std::fprintf(stderr, "attnlab: error: resolution sweep of %s: %s (skipped)\n",
                      analysed[m].tag.c_str(), e.what());
         errors.push_back("resolution sweep of " + analysed[m].tag + ": " + e.what());
@@ -237,6 +241,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
                                    return viz::cka_pairs_figure(pairs);
                                  }});
     } catch (const std::exception& e) {
+      if (is_output_failure(e)) throw;
       std::fprintf(stderr, "attnlab: error: %s (skipped)\n", e.what());
       errors.push_back(e.what());
     }

@@ -1,6 +1,8 @@
 // Linear CKA between models (see report_cka.h).
 #include "app/cli/report_cka.h"
 
+#include "app/cli/output_failure.h"
+
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -42,6 +44,7 @@ JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<
       out.sum = std::move(h);
       ++out.images;
     } catch (const std::exception& e) {
+      if (is_output_failure(e)) throw;
       progress.break_line();
       std::fprintf(stderr, "attnlab: error: %s: %s: %s (skipped)\n", label.c_str(),
                    images[i].path.c_str(), e.what());

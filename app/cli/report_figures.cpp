@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include "app/cli/analyze_common.h"
+#include "app/cli/output_failure.h"
 #include "core/runtime/threads.h"
 
 namespace attnlab::cli {
@@ -20,11 +22,16 @@ FigureStageResult write_report_figures(const std::vector<session::FigureJob>& jo
                                        const std::string& figures_dir, double dpi) {
   std::vector<std::optional<IndexEntry>> entries(jobs.size());
   std::vector<std::string> job_errors(jobs.size());
+  // The first write failure (output_failure.h): no later figure can be written either, so
+  // the remaining jobs are not started and it is rethrown after the workers stop.
+  std::exception_ptr output_failure;
+  std::atomic<bool> stop{false};
   Progress progress("report: figures", int64_t(jobs.size()), "figure");
   std::mutex progress_mutex;
   int64_t done = 0;
   const auto run_job = [&](size_t i) {
     const session::FigureJob& job = jobs[i];
+    if (stop) return;
     std::string error;
     try {
       const viz::CaptionedFigure cf = job.build();
@@ -36,6 +43,12 @@ FigureStageResult write_report_figures(const std::vector<session::FigureJob>& jo
       }
       entries[i] = std::move(e);
     } catch (const std::exception& e) {
+      if (is_output_failure(e)) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        if (!output_failure) output_failure = std::current_exception();
+        stop = true;
+        return;
+      }
       error = e.what();
     }
     std::lock_guard<std::mutex> lock(progress_mutex);
@@ -65,6 +78,7 @@ FigureStageResult write_report_figures(const std::vector<session::FigureJob>& jo
   }
   for (size_t i = parallel; i < jobs.size(); ++i) run_job(i);  // the LibTorch ones, in turn
   progress.finish();
+  if (output_failure) std::rethrow_exception(output_failure);
 
   FigureStageResult out;
   for (size_t i = 0; i < jobs.size(); ++i) {

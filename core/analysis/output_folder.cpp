@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/analysis/export.h"
+#include "core/io/io_error.h"
 
 namespace attnlab::analysis {
 
@@ -24,8 +25,9 @@ OutputFolder::OutputFolder(std::string dir, std::string model_tag)
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec || !std::filesystem::is_directory(dir_))
-    throw std::runtime_error("cannot create the output folder " + dir_ + ": " +
-                             (ec ? ec.message() : "not a directory"));
+    throw io::IoError(
+        io::IoErrorKind::WriteFailed, dir_,
+        "cannot create the output folder: " + (ec ? ec.message() : std::string("not a directory")));
 }
 
 std::vector<std::string> OutputFolder::write_table(const Table& t) {

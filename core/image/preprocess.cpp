@@ -3,7 +3,10 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 namespace attnlab::image {
@@ -39,6 +42,19 @@ at::Tensor preprocess(const io::RgbImage& image, const Preprocessing& p) {
   if (image.width <= 0 || image.height <= 0) throw std::invalid_argument("preprocess: empty image");
   io::RgbImage img = image;
   if (p.resize_short > 0) {
+    // An extreme aspect ratio passes the decoder's pixel limit and then explodes here:
+    // 1 x 300000 resized to a shorter side of 28 is 28 x 8400000. Refuse it before resizing.
+    const int64_t shorter = std::min(img.width, img.height),
+                  longer = std::max(img.width, img.height);
+    const int64_t resized_longer = int64_t(p.resize_short) * longer / shorter;
+    const int64_t limit = io::ImageLimits{}.max_pixels;
+    if (resized_longer > std::numeric_limits<int>::max() || resized_longer * p.resize_short > limit)
+      throw std::invalid_argument(
+          "preprocess: resizing a " + std::to_string(img.width) + "×" + std::to_string(img.height) +
+          " image to a shorter side of " + std::to_string(p.resize_short) + " would make it " +
+          std::to_string(resized_longer) + " pixels long, " +
+          std::to_string(resized_longer * p.resize_short) + " pixels, over the limit of " +
+          std::to_string(limit) + " pixels (crop the image first)");
     const auto [w, h] = resized_size(img.width, img.height, p.resize_short);
     if (w != img.width || h != img.height) img = resize_like_pil(img, w, h, p.filter);
   }

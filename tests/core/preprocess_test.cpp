@@ -125,6 +125,28 @@ TEST(Preprocess, ConstantImageGivesTheNormalisedConstantAtEveryPixel) {
   EXPECT_EQ(p.describe(), "bicubic resize 248, center crop 224, ImageNet mean/std");
 }
 
+// A 1 x 300000 image passes the decoder's pixel limit (300000 pixels), but resizing its
+// shorter side to 248 would make it 248 x 74400000: refused before any resize allocates.
+// An elongated image whose resize stays under the limit still runs.
+TEST(Preprocess, RefusesAnAspectRatioWhoseResizeWouldExceedThePixelLimit) {
+  io::RgbImage tall;
+  tall.width = 1;
+  tall.height = 300000;
+  tall.rgb.assign(size_t(3) * 300000, 128);
+  try {
+    image::preprocess(tall, image::imagenet_eval(248, 224));
+    FAIL() << "a 1x300000 image was resized";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("1×300000"), std::string::npos) << what;
+    EXPECT_NE(what.find("over the limit of " + std::to_string(io::ImageLimits{}.max_pixels)),
+              std::string::npos)
+        << what;
+  }
+  const at::Tensor ok = image::preprocess(make_image(4, 400), image::imagenet_eval(248, 224));
+  EXPECT_EQ(ok.sizes(), (at::IntArrayRef{1, 3, 224, 224}));
+}
+
 TEST(Preprocess, RefusesEmptyAndTooSmallImages) {
   EXPECT_THROW(image::preprocess(io::RgbImage{}, image::imagenet_eval(248, 224)),
                std::invalid_argument);

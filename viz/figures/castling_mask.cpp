@@ -58,8 +58,10 @@ CaptionedFigure castling_mask_figure(const std::vector<analysis::Table>& tables,
     // Rows come in checkpoint order; plot them in step order.
     std::vector<size_t> order(l.step.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    // A reference, not the binding: C++17 lambdas cannot capture structured bindings (clang).
+    const auto& steps_of_line = l.step;
     std::sort(order.begin(), order.end(),
-              [&](size_t a, size_t b) { return l.step[a] < l.step[b]; });
+              [&](size_t a, size_t b) { return steps_of_line[a] < steps_of_line[b]; });
     LineSeries s;
     s.color = cycle_color(i++);
     s.markers = true;

@@ -91,9 +91,9 @@ void submit_open_requests(GuiState& state, LoadWorker& loader, ComputeWorker& co
   for (OpenRequest& req : state.requests.open) {
     if (req.kind == FileKind::Image) {
       remember_recent(state.recent.images, req.path);
-      add_image(state, loader, req.path);
+      const int index = add_image(state, loader, req.path);
       // Show the first image of what was just opened (a folder opens at its first file).
-      if (first_image) state.view.image = int(state.images.size()) - 1;
+      if (first_image) state.view.image = index;
       first_image = false;
     } else if (req.kind == FileKind::Model) {
       remember_recent(state.recent.models, req.path);

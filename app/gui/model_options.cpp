@@ -5,6 +5,7 @@
 
 #include "app/gui/loaded_model.h"
 #include "app/gui/size_sweep_view.h"
+#include "app/gui/workspace.h"
 
 namespace attnlab::gui {
 namespace {
@@ -15,6 +16,7 @@ void install(GuiState& s, int index, std::shared_ptr<LoadedModel> model, const M
   ModelSlot& m = s.models[size_t(index)];
   m.model = std::move(model);
   m.info = info;
+  m.info.name = unique_model_name(s, index, info.name);
   m.options = info.options;
   m.status = LoadStatus::Ready;
   m.error.clear();
@@ -119,6 +121,11 @@ nlohmann::json model_info_json(const GuiState& state, int index) {
       top5.push_back({{"class", p.cls}, {"name", p.name}, {"probability", p.probability}});
   }
   j["top5"] = top5;
+  // What is open (the tests of opening the same file twice read it).
+  j["workspace"] = {{"models", state.models.size()},
+                    {"images", state.images.size()},
+                    {"image", state.images.empty() ? std::string()
+                                                   : state.images[size_t(state.view.image)].path}};
   // Its analysis of the current image: "ready", "loading", "failed" (cancelled: the error
   // says so) or "none" (not asked for yet).
   j["analysis"] = r == state.results.end()                 ? "none"

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <system_error>
 #include <tuple>
 
 #include "app/gui/model_options.h"
@@ -11,10 +12,22 @@
 
 namespace attnlab::gui {
 
+std::string unique_model_name(const GuiState& state, int index, const std::string& base) {
+  const auto taken = [&](const std::string& name) {
+    for (size_t m = 0; m < state.models.size(); ++m)
+      if (int(m) != index && state.models[m].info.name == name) return true;
+    return false;
+  };
+  std::string name = base;
+  for (int n = 2; taken(name); ++n) name = base + " (" + std::to_string(n) + ")";
+  return name;
+}
+
 void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg) {
   ModelSlot slot;
   slot.arg = arg;
-  slot.info.name = std::filesystem::path(arg).stem().string();
+  slot.info.name = unique_model_name(state, int(state.models.size()),
+                                     std::filesystem::path(arg).stem().string());
   state.models.push_back(slot);
   ModelOptions options;
   options.device = state.device.current;  // the device picker's
@@ -29,11 +42,25 @@ void retry_model_as(GuiState& state, ComputeWorker& worker, int index, const std
   submit_model_load(state, worker, index, options);
 }
 
-void add_image(GuiState& state, LoadWorker& loader, const std::string& path) {
+int add_image(GuiState& state, LoadWorker& loader, const std::string& path) {
+  // The same file again: show the one already open (an image has no per-entry options, so
+  // a second entry would only be a copy). Paths are compared as the file system resolves
+  // them ("./a.png", "a.png" and a link to it are one file).
+  std::error_code ec;
+  const std::filesystem::path wanted = std::filesystem::weakly_canonical(path, ec);
+  for (size_t i = 0; i < state.images.size() && !ec; ++i) {
+    std::error_code other;
+    if (std::filesystem::weakly_canonical(state.images[i].path, other) == wanted && !other) {
+      state.status.notice = std::filesystem::path(path).filename().string() + " is already open";
+      state.status.notice_is_error = false;
+      return int(i);
+    }
+  }
   ImageSlot slot;
   slot.path = path;
   slot.job = loader.submit(JobKind::Image, path);
   state.images.push_back(std::move(slot));
+  return int(state.images.size()) - 1;
 }
 
 const ResultSlot* result_of(const GuiState& state, int model, int image) {

@@ -13,9 +13,15 @@
 namespace attnlab::gui {
 
 void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg);
+// `base`, or "base (2)", "base (3)", ... when another model slot than `index` has that name:
+// the same checkpoint opened twice (e.g. at two input sizes) stays two entries that the
+// lists, the compare view and scripts (select-model NAME) tell apart.
+std::string unique_model_name(const GuiState& state, int index, const std::string& base);
 // Loads model slot `index` again, as `preset` (the picker for unrecognised checkpoints).
 void retry_model_as(GuiState& state, ComputeWorker& worker, int index, const std::string& preset);
-void add_image(GuiState& state, LoadWorker& loader, const std::string& path);
+// Opens an image and returns its index; a file already open is not opened again: its
+// index is returned and the status bar says so.
+int add_image(GuiState& state, LoadWorker& loader, const std::string& path);
 // Submits what the view needs and is neither done nor under way.
 void schedule_compute(GuiState& state, ComputeWorker& worker);
 // The query the view asks for (the kind decides: CLS asks for the cls token).

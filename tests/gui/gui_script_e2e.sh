@@ -121,6 +121,22 @@ if r["device"] != "cpu" or r["options"]["device"] != "cpu":
 if r["analysis"] != "ready" or not r["top5"]:
     sys.exit(f"gui_script_e2e: after Analyse again the analysis is {r['analysis']!r} ({r['analysis_error']!r})")
 PY
+
+# The same file opened twice (tests/gui/scripts/same_file_twice.script).
+sed -e "s|@OUT@|$work|g" -e "s|@ZOO@|$root/models/zoo|g" -e "s|@ROOT@|$root|g" \
+  "$root/tests/gui/scripts/same_file_twice.script" >"$work/twice.script"
+timeout 400 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/twice.script" \
+  >"$work/twice.log" 2>&1 || { cat "$work/twice.log" >&2; fail "the same-file-twice script exited with an error"; }
+python3 - "$work/twice.json" <<'PY' || fail "same file twice"
+import json, sys
+j = json.load(open(sys.argv[1]))
+w = j["workspace"]
+if j["name"] != "softmax (2)" or j["status"] != "ready":
+    sys.exit(f"gui_script_e2e: the second softmax is {j['name']!r} ({j['status']})")
+if w["models"] != 2 or w["images"] != 1:
+    sys.exit(f"gui_script_e2e: {w['models']} models and {w['images']} images open, expected 2 and 1")
+print("gui_script_e2e: the same model twice is 'softmax' and 'softmax (2)'; the same image once")
+PY
 python3 "$root/tests/gui/png_checks.py" "$work" shot_cancelled.png shot_reanalysed.png || fail "cancel screenshots"
 
 grep -h "frame time while the worker was busy" "$work/tour.log" "$work/bad.log" >&2 || true

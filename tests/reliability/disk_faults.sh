@@ -108,7 +108,7 @@ for disk in full small ro; do
 done
 # The GUI: an export to each disk fails with the system's reason and writes nothing. In a
 # script a failed export ends the run (exit 1) with the message the status bar shows.
-if command -v xvfb-run >/dev/null; then
+if command -v xvfb-run >/dev/null && "$attnlab" info 2>/dev/null | grep -q "^gui: built"; then
   for target in "full/panel.pdf:export-panel:$no_space" "ro/stats:export-stats:$read_only"; do
     path="$work/${target%%:*}"
     rest="${target#*:}"

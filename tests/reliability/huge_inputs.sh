@@ -57,7 +57,7 @@ refuse "analyze bomb.png" "$attnlab" analyze --model "$model" --images "$work/bo
 [[ ! -e "$work/out" ]] || [[ -z "$(find "$work/out" -type f -not -name '*settings.json')" ]] ||
   fail "analyze wrote results for a refused image"
 
-if command -v xvfb-run >/dev/null; then
+if command -v xvfb-run >/dev/null && "$attnlab" info 2>/dev/null | grep -q "^gui: built"; then
   printf '%s\n' "open-model $model" "wait-idle 120" "open-image $work/bomb.png" "wait-idle 120" \
     "frames 2" "expect-error" "open-image $root/assets/fashion-mnist/09-ankle-boot-00000.png" \
     "wait-idle 300" "frames 2" "expect-no-error" "screenshot $work/after.png" "quit" >"$work/gui.script"

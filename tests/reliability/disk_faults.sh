@@ -117,7 +117,7 @@ if command -v xvfb-run >/dev/null && "$attnlab" info 2>/dev/null | grep -q "^gui
     printf '%s\n' "open-model $model" "open-image $image" "wait-idle 600" "frames 2" \
       "$command $path" "quit" >"$work/export.script"
     rc=0
-    out="$(timeout 300 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
+    out="$(timeout 900 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
       --script "$work/export.script" 2>&1)" || rc=$?
     [[ $rc -eq 1 ]] || fail "GUI $command to $path: exit code $rc, expected 1\n$out"
     grep -E "script line 5 \($command\): .*($reason)" <<<"$out" >/dev/null ||

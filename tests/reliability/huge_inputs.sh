@@ -58,11 +58,11 @@ refuse "analyze bomb.png" "$attnlab" analyze --model "$model" --images "$work/bo
   fail "analyze wrote results for a refused image"
 
 if command -v xvfb-run >/dev/null && "$attnlab" info 2>/dev/null | grep -q "^gui: built"; then
-  printf '%s\n' "open-model $model" "wait-idle 120" "open-image $work/bomb.png" "wait-idle 120" \
+  printf '%s\n' "open-model $model" "wait-idle 600" "open-image $work/bomb.png" "wait-idle 600" \
     "frames 2" "expect-error" "open-image $root/assets/fashion-mnist/09-ankle-boot-00000.png" \
-    "wait-idle 300" "frames 2" "expect-no-error" "screenshot $work/after.png" "quit" >"$work/gui.script"
+    "wait-idle 600" "frames 2" "expect-no-error" "screenshot $work/after.png" "quit" >"$work/gui.script"
   rc=0
-  out="$(timeout 600 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
+  out="$(timeout 1200 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
     --script "$work/gui.script" 2>&1)" || rc=$?
   [[ $rc -eq 0 ]] || fail "GUI: exit code $rc\n$out"
   [[ -s "$work/after.png" ]] || fail "GUI: no screenshot after the refused image"

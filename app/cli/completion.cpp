@@ -12,6 +12,7 @@
 #include "app/cli/version.h"
 #include "app/session/analysis_registry.h"
 #include "core/attention/registry.h"
+#include "core/io/text.h"
 #include "models/presets.h"
 #include "viz/colormap.h"
 
@@ -30,10 +31,9 @@ void collect_options(const std::string& text, std::set<std::string>& out) {
   }
 }
 
+// Space-separated, as compgen -W takes them.
 std::string words(const std::vector<std::string>& list) {
-  std::string out;
-  for (const auto& w : list) out += (out.empty() ? "" : " ") + w;
-  return out;
+  return text::join(list, " ");
 }
 
 // A bash identifier for a command's option variable: "analyze-series" -> "analyze_series".

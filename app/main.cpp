@@ -14,6 +14,7 @@
 #include "app/cli/version.h"
 #include "core/io/text.h"
 #include "core/runtime/device.h"
+#include "core/runtime/memory_budget.h"
 #include "core/runtime/precision.h"
 #include "core/runtime/threads.h"
 #ifdef ATTNLAB_HAVE_GUI
@@ -52,6 +53,21 @@ int run_gui_command(attnlab::cli::Args args, const std::string& first_image,
 #endif
 }
 
+// --max-memory, else ATTNLAB_MAX_MEMORY: the forward pass's memory budget (a malformed
+// size is a usage error, said now); neither: the default share of available RAM.
+void set_memory_budget_option(const std::string& option) {
+  const char* env = std::getenv("ATTNLAB_MAX_MEMORY");
+  const std::string text = !option.empty() ? option : env ? env : "";
+  const std::string origin =
+      !option.empty() ? "--max-memory " + option : "ATTNLAB_MAX_MEMORY=" + text;
+  try {
+    attnlab::runtime::set_memory_budget(text, origin);
+  } catch (const std::invalid_argument& e) {
+    throw attnlab::cli::UsageError(
+        std::string(option.empty() ? "ATTNLAB_MAX_MEMORY: " : "--max-memory: ") + e.what());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,6 +98,7 @@ int main(int argc, char** argv) {
       throw UsageError(e.what());
     }
     attnlab::runtime::configure_threads(g.threads);
+    set_memory_budget_option(all.take_option("--max-memory"));
 
     std::string command = all.take_command();
     // `attnlab IMAGE... --model M`: a first word that names a file or folder (and not a

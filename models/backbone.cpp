@@ -2,6 +2,7 @@
 // its trace becomes a fixture-style output (the trace's reference_outputs: "attn.*" for
 // softmax, "hifi.*"/"lofi.*" for HiLo).
 #include "models/backbone.h"
+#include "models/memory_estimate.h"
 
 #include <ATen/ATen.h>
 
@@ -66,6 +67,7 @@ c10::ScalarType Backbone::dtype() const {
 }
 
 ForwardResult Backbone::run(const at::Tensor& images, const ForwardOptions& options) {
+  check_forward_memory(*this, images, options);  // refuses a forward that cannot fit
   const auto all = parameters();
   const at::Tensor* p = first_floating(all);
   if (!p || !images.is_floating_point() || images.scalar_type() == p->scalar_type())

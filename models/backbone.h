@@ -88,6 +88,18 @@ class Backbone : public torch::nn::Module {
   // relative-position indices, stay as they are, unlike Module::to(dtype)).
   void set_precision(c10::ScalarType dtype);
   virtual std::string arch() const = 0;
+  // Each stage's token layout and channel count for (height × width) images: one entry
+  // for a plain ViT, one per stage for the hierarchical families, whose stage i modules
+  // live under "layers.i" (the reference state-dict layout). The forward's memory estimate
+  // reads it (models/memory_estimate.h); empty: only the weights and input are counted.
+  struct StageShape {
+    attention::TokenLayout layout;
+    int64_t channels = 0;
+  };
+  virtual std::vector<StageShape> stage_shapes(int64_t height, int64_t width) const {
+    (void)height, (void)width;
+    return {};
+  }
   // The config it was built from, as JSON text (make_backbone records it; "" for a model
   // made otherwise): what rebuilding it takes, e.g. the randomisation check's copies with
   // fresh weights (models/faithfulness_run.h). Text, so that this header does not pull in

@@ -129,6 +129,15 @@ class Litv2 : public Backbone {
   }
 
   std::string arch() const override { return "litv2"; }
+  // patch_embed: a p×p stride-p conv; each downsample a 2×2 stride-2 conv (no padding).
+  std::vector<StageShape> stage_shapes(int64_t height, int64_t width) const override {
+    std::vector<StageShape> out;
+    for (int64_t i = 0; i < config_.stages(); ++i)
+      out.push_back({attention::grid_layout(height / config_.patch_size >> i,
+                                            width / config_.patch_size >> i, static_cast<int>(i)),
+                     config_.dim(i)});
+    return out;
+  }
 
   ForwardResult forward_images(const at::Tensor& images, const ForwardOptions& options) override {
     // Every stage after the stem halves the grid; the last stage needs at least one token.

@@ -29,7 +29,7 @@ std::string registered_mechanism(const std::string& stage_attention) {
 
 class RavltBackbone : public Backbone {
  public:
-  explicit RavltBackbone(const RavltConfig& c) {
+  explicit RavltBackbone(const RavltConfig& c) : embed_dims_(c.embed_dims) {
     stem_ = register_module("patch_embed", std::make_shared<ravlt::Stem>(c.embed_dims[0]));
     auto layers = register_module("layers", std::make_shared<torch::nn::Module>());
     const size_t stages = c.embed_dims.size();
@@ -57,6 +57,14 @@ class RavltBackbone : public Backbone {
   }
 
   std::string arch() const override { return kFamily; }
+  // The stem's stride 4, then each stage's padded stride-2 downsampling (ceil).
+  std::vector<StageShape> stage_shapes(int64_t height, int64_t width) const override {
+    std::vector<StageShape> out;
+    int64_t h = (height + 3) / 4, w = (width + 3) / 4;
+    for (size_t i = 0; i < embed_dims_.size(); ++i, h = (h + 1) / 2, w = (w + 1) / 2)
+      out.push_back({attention::grid_layout(h, w, static_cast<int>(i)), embed_dims_[i]});
+    return out;
+  }
 
   ForwardResult forward_images(const at::Tensor& images, const ForwardOptions& options) override {
     if (images.dim() != 4 || images.size(1) != 3)
@@ -81,6 +89,7 @@ class RavltBackbone : public Backbone {
   }
 
  private:
+  std::vector<int64_t> embed_dims_;
   std::shared_ptr<ravlt::Stem> stem_;
   std::vector<std::shared_ptr<ravlt::Stage>> stages_;
   std::shared_ptr<attention::Conv2dLayer> proj_, head_;

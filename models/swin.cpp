@@ -133,6 +133,15 @@ class Swin : public Backbone {
 
   std::string arch() const override { return kFamily; }
 
+  // Built for img_size (forward_images), whatever the size asked about.
+  std::vector<StageShape> stage_shapes(int64_t, int64_t) const override {
+    std::vector<StageShape> out;
+    for (int64_t i = 0; i < config_.stages(); ++i)
+      out.push_back({attention::grid_layout(config_.grid(i), config_.grid(i), static_cast<int>(i)),
+                     config_.dim(i)});
+    return out;
+  }
+
   ForwardResult forward_images(const at::Tensor& images, const ForwardOptions& options) override {
     // The attn_mask buffers and clamped windows are built for img_size (the reference
     // asserts the input size as well).

@@ -283,6 +283,10 @@ class VisionTransformer : public Backbone {
   }
 
   std::string arch() const override { return spec_.arch; }
+  // Built for one input size (check_images): its layout, whatever the size asked about.
+  std::vector<StageShape> stage_shapes(int64_t, int64_t) const override {
+    return {{spec_.layout(), spec_.embed_dim}};
+  }
 
   ForwardResult forward_images(const at::Tensor& images, const ForwardOptions& options) override {
     check_images(images);

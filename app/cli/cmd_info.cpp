@@ -8,6 +8,7 @@
 #include "app/cli/version.h"
 #include "core/runtime/data_paths.h"
 #include "core/runtime/device.h"
+#include "core/runtime/memory_budget.h"
 #include "core/runtime/precision.h"
 
 namespace attnlab::cli {
@@ -22,6 +23,13 @@ int cmd_info(Args args, const GlobalOptions& g) {
     std::printf("%-7s %s%s(%s)\n", (std::string(name) + ":").c_str(), dir.path.c_str(),
                 dir.path.empty() ? "" : " ", dir.origin.c_str());
   std::printf("runtime: %s\n", runtime::describe_runtime().c_str());
+  const runtime::MemoryBudget budget = runtime::memory_budget();
+  std::printf("memory budget of a forward pass (--max-memory): %s\n",
+              budget.limited() ? (runtime::format_bytes(static_cast<double>(budget.bytes)) + " (" +
+                                  budget.origin + ")")
+                                     .c_str()
+              : budget.origin.empty() ? "no limit"
+                                      : budget.origin.c_str());
   std::printf("devices:\n");
   for (const auto& d : runtime::available_devices())
     std::printf("  %-8s %s\n", d.spec.c_str(), d.description.c_str());

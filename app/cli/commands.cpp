@@ -224,6 +224,9 @@ global options:
   --device D      auto | cpu | cuda | cuda:N (default: ATTNLAB_DEVICE or auto)
   --dtype T       fp32 | bf16 | fp16: the precision of the forward pass (default:
                   ATTNLAB_DTYPE or fp32); SVD, FFT and CKA still run in fp32 or better
+  --max-memory M  refuse a forward pass whose estimated peak memory exceeds M (8G, 512M;
+                  off: no limit); default: ATTNLAB_MAX_MEMORY, else 80% of the RAM
+                  available when it starts
   -h, --help      this text
   --version       print the version and the git revision it was built from
 

@@ -35,8 +35,8 @@ std::string unindent(const std::string& block) {
 }
 
 const char* kEnvironment = R"(.TP
-.B ATTNLAB_DEVICE, ATTNLAB_DTYPE, ATTNLAB_THREADS
-Defaults for \-\-device, \-\-dtype and \-\-threads.
+.B ATTNLAB_DEVICE, ATTNLAB_DTYPE, ATTNLAB_THREADS, ATTNLAB_MAX_MEMORY
+Defaults for \-\-device, \-\-dtype, \-\-threads and \-\-max\-memory.
 .TP
 .B ATTNLAB_ZOO, ATTNLAB_ASSETS
 Folders to read the model zoo, and the demo images and class names, from instead of the

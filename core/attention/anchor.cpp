@@ -124,6 +124,11 @@ MechanismInfo anchor_mechanism() {
   info.summary = "anchor attention (AnchorFormer): tokens mix through M learned anchors, O(N·M·d)";
   info.options = {{"anchors", OptionSpec::Kind::Integer, 30, 1, 1e9, "number of anchors M"}};
   info.small_model_options = {{"anchors", 16}};  // 196 tokens: fewer anchors than the 30 default
+  // Tokens to anchors and anchors to tokens: two N×M matrices per head.
+  info.score_elements = [](const MechanismConfig& c, const TokenLayout& l) {
+    return 2.0 * static_cast<double>(c.heads) * static_cast<double>(l.tokens()) *
+           c.option("anchors");
+  };
   info.create = [](const MechanismConfig& c) { return std::make_shared<AnchorAttention>(c); };
   return info;
 }

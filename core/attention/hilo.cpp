@@ -31,6 +31,7 @@
 //               pooled keys), then [Hi-Fi | Lo-Fi] as the forward.
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -277,6 +278,15 @@ MechanismInfo hilo_mechanism() {
             : static_cast<double>(lq->second.size(0) / std::max<int64_t>(1, c.head_dim()));
   };
   info.reference_module = module;
+  // Lo-Fi heads: every query against the s×s-pooled keys; Hi-Fi heads: s² keys per query.
+  info.score_elements = [](const MechanismConfig& c, const TokenLayout& l) {
+    const int64_t s = c.int_option("window"), given = c.int_option("lofi_heads");
+    const int64_t lofi =
+        given >= 0 ? std::min(given, c.heads) : static_cast<int64_t>(c.heads * c.option("alpha"));
+    const double n = static_cast<double>(l.tokens());
+    const double pooled = static_cast<double>(((l.height + s - 1) / s) * ((l.width + s - 1) / s));
+    return n * (static_cast<double>(lofi) * pooled + static_cast<double>(c.heads - lofi) * s * s);
+  };
   info.create = [](const MechanismConfig& c) { return std::make_shared<HiLoAttention>(c); };
   return info;
 }

@@ -55,6 +55,14 @@ const MechanismInfo& mechanism_info(const std::string& name) {
                        "' (known: " + text::join(mechanism_names()) + ")");
 }
 
+double score_elements(const MechanismInfo& info, const MechanismConfig& config,
+                      const TokenLayout& layout) {
+  if (info.score_elements) return info.score_elements(config, layout);
+  if (info.linear_in_tokens) return 0.0;
+  const double n = static_cast<double>(layout.tokens());
+  return static_cast<double>(config.heads) * n * n;
+}
+
 namespace {
 
 void check_option(const MechanismInfo& info, const OptionSpec& spec, double value) {

@@ -73,6 +73,12 @@ struct MechanismInfo {
   // The head count its traces report for a config, when it is not config.heads (EfficientViT:
   // h·(1+S), the multi-scale branch's heads too); null: config.heads (or C, as above).
   std::function<int64_t(const MechanismConfig&)> trace_heads;
+  // Elements per image of the score matrices its eval forward materialises at once (each
+  // head's queries × keys before and after the softmax count once: the estimate doubles
+  // them), for the forward's memory estimate (models/memory_estimate.h). Null: heads·N·N,
+  // or nothing for a mechanism linear_in_tokens (its working set is a few N×C tensors,
+  // which the estimate counts for every layer).
+  std::function<double(const MechanismConfig&, const TokenLayout&)> score_elements;
   std::vector<OptionSpec> options;
   // Options for a small model on a small grid (the zoo's 4-block models on 14×14 tokens),
   // where a paper default does not fit; the rest keep their defaults. Empty for most.
@@ -84,6 +90,10 @@ struct MechanismInfo {
   std::optional<ReferenceModule> reference_module;
   std::function<std::shared_ptr<AttentionMechanism>(const MechanismConfig&)> create;
 };
+
+// info.score_elements, or its default (above).
+double score_elements(const MechanismInfo& info, const MechanismConfig& config,
+                      const TokenLayout& layout);
 
 // Every registered mechanism, in registry order.
 const std::vector<MechanismInfo>& mechanisms();

@@ -108,6 +108,13 @@ MechanismInfo sra_mechanism() {
   module.args = {{"qkv_bias", "qkv_bias"}, {"sr_ratio", "sr_ratio"}};
   module.grid = true;
   info.reference_module = module;
+  // Every query against the reduced grid's keys (and the prefix tokens).
+  info.score_elements = [](const MechanismConfig& c, const TokenLayout& l) {
+    const int64_t r = c.int_option("sr_ratio");
+    const double keys =
+        static_cast<double>(l.num_prefix() + ((l.height + r - 1) / r) * ((l.width + r - 1) / r));
+    return static_cast<double>(c.heads) * static_cast<double>(l.tokens()) * keys;
+  };
   info.create = [](const MechanismConfig& c) {
     return std::make_shared<SpatialReductionAttention>(c);
   };

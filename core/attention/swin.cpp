@@ -317,6 +317,10 @@ MechanismInfo swin_mechanism() {
       {"pad", OptionSpec::Kind::Flag, 1, 0, 1,
        "zero-pad a grid that is no multiple of w (as Swin's detection backbone); 0: refuse"},
   };
+  info.score_elements = [](const MechanismConfig& c, const TokenLayout& l) {
+    const double w = static_cast<double>(c.int_option("window"));
+    return static_cast<double>(c.heads) * static_cast<double>(l.tokens()) * w * w;
+  };
   // The reference WindowAttention fed (nW·B, w², C) windows: a w×w grid, B·nW images. The
   // window is read from the bias table ((2w−1)² rows), as the config's window_size is a pair.
   ReferenceModule module;

@@ -12,6 +12,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
 #include "app/cli/version.h"
+#include "core/io/file_bytes.h"
 #include "core/io/text.h"
 #include "core/runtime/device.h"
 #include "core/runtime/memory_budget.h"
@@ -74,6 +75,8 @@ int main(int argc, char** argv) {
   using namespace attnlab::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
   GlobalOptions g;
+  // Ctrl-C or a kill during an export leaves no temporary file (complete files stay).
+  attnlab::io::remove_temporaries_on_signal();
   try {
     // Global options may appear anywhere before the command's own arguments.
     Args all(args);

@@ -1,9 +1,11 @@
 #include "core/io/file_bytes.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -44,12 +46,69 @@ std::vector<uint8_t> read_file_bytes(const std::string& path, uint64_t max_bytes
   return buf;
 }
 
+namespace {
+
+// The temporaries being written, for the signal handler: fixed storage (a handler may not
+// allocate), each slot claimed by a compare-and-swap. A path too long for a slot, or a
+// write while every slot is taken, is simply not listed (the write itself goes on).
+constexpr int kTemporarySlots = 64;
+constexpr size_t kTemporaryPathMax = 1024;
+struct TemporarySlot {
+  std::atomic<int> state{0};  // 0 free, 1 being filled, 2 listed
+  char path[kTemporaryPathMax];
+};
+TemporarySlot g_temporaries[kTemporarySlots];
+
+// Lists `path` until the returned object is destroyed.
+class ListedTemporary {
+ public:
+  explicit ListedTemporary(const std::string& path) {
+    if (path.size() >= kTemporaryPathMax) return;
+    for (int i = 0; i < kTemporarySlots; ++i) {
+      int expected = 0;
+      if (!g_temporaries[i].state.compare_exchange_strong(expected, 1)) continue;
+      std::memcpy(g_temporaries[i].path, path.c_str(), path.size() + 1);
+      g_temporaries[i].state.store(2);
+      slot_ = i;
+      return;
+    }
+  }
+  ~ListedTemporary() {
+    if (slot_ >= 0) g_temporaries[slot_].state.store(0);
+  }
+  ListedTemporary(const ListedTemporary&) = delete;
+  ListedTemporary& operator=(const ListedTemporary&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
+extern "C" void remove_temporaries_and_die(int sig) {
+  for (auto& t : g_temporaries)
+    if (t.state.load() == 2) ::unlink(t.path);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+}  // namespace
+
+void remove_temporaries_on_signal() {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction a {};
+    a.sa_handler = remove_temporaries_and_die;
+    sigemptyset(&a.sa_mask);
+    a.sa_flags = SA_RESETHAND;  // a second signal during the cleanup ends the process at once
+    ::sigaction(sig, &a, nullptr);
+  }
+}
+
 void write_file_atomic(const std::string& path, const std::function<void(const ByteSink&)>& fill) {
   std::string tmp = path + ".tmp-XXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0)
     throw IoError(IoErrorKind::WriteFailed, path,
                   std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+  const ListedTemporary listed(tmp);  // removed by the handler if a signal ends the process
   auto cleanup = [&] {
     ::close(fd);
     ::unlink(tmp.c_str());

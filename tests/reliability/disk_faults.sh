@@ -128,4 +128,32 @@ if command -v xvfb-run >/dev/null && "$attnlab" info 2>/dev/null | grep -q "^gui
     echo "disk_faults: ok: GUI $command to ${target%%:*}: $(grep -Em1 "script line 5" <<<"$out")"
   done
 fi
-echo "disk_faults: PASS ($checks failing exports, each one message and no partial file)"
+# Interrupted exports: Ctrl-C (SIGINT) while `report` writes, after 1, 5 and 20 files.
+# The process ends as interrupted (exit 130) and every file left is complete, with no
+# temporary (io::remove_temporaries_on_signal; tests/io/interrupted_write_test.cpp hits
+# the exact moment, this the real command).
+interrupted=0
+for after in 1 5 20; do
+  d="$work/interrupted-$after"
+  "$attnlab" report --models "$model" "$root/models/zoo/hilo.safetensors" \
+    --images "$root/assets/fashion-mnist" --out "$d" --formats png,pdf,svg >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 1 6000); do
+    kill -0 "$pid" 2>/dev/null || break
+    [[ "$(find "$d" -type f 2>/dev/null | wc -l)" -ge "$after" ]] && break
+    sleep 0.05
+  done
+  kill -INT "$pid" 2>/dev/null || true
+  rc=0
+  wait "$pid" || rc=$?
+  if [[ $rc -eq 0 ]]; then
+    echo "disk_faults: note: report finished before the interrupt after $after files"
+  else
+    [[ $rc -eq 130 ]] || fail "report interrupted after $after files: exit code $rc, expected 130"
+    interrupted=$((interrupted + 1))
+  fi
+  check_no_partial_files "$d"
+  echo "disk_faults: ok: report interrupted after $(find "$d" -type f | wc -l) files: no partial file"
+done
+[[ $interrupted -gt 0 ]] || fail "no report run was interrupted"
+echo "disk_faults: PASS ($checks failing exports, each one message and no partial file; $interrupted interrupted reports)"

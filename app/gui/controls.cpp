@@ -31,10 +31,20 @@ int head_count(const GuiState& state) {
   return r->analysis->layers[size_t(l)].heads;
 }
 
-void draw_models(const GuiState& state, ViewState& view) {
+// A small × before a list entry: closes it at the end of the frame (close_slots.h).
+void close_button(uint64_t id, std::vector<uint64_t>& requests, const char* what) {
+  ImGui::PushID(static_cast<int>(id));
+  if (ImGui::SmallButton("x")) requests.push_back(id);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("close this %s", what);
+  ImGui::PopID();
+  ImGui::SameLine();
+}
+
+void draw_models(const GuiState& state, ViewState& view, FrameRequests& requests) {
   ImGui::TextDisabled("MODELS");
   for (int m = 0; m < int(state.models.size()); ++m) {
     const ModelSlot& slot = state.models[size_t(m)];
+    close_button(slot.id, requests.close_models, "model");
     std::string label = slot.info.name;
     if (slot.status == LoadStatus::Loading) label += "  (loading)";
     if (slot.status == LoadStatus::Failed) ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
@@ -84,12 +94,13 @@ void draw_device_picker(const GuiState& state, FrameRequests& requests) {
         "were");
 }
 
-void draw_images(const GuiState& state, ViewState& view) {
+void draw_images(const GuiState& state, ViewState& view, FrameRequests& requests) {
   ImGui::TextDisabled("IMAGES");
   const float thumb = 40.0f;
   for (int i = 0; i < int(state.images.size()); ++i) {
     const ImageSlot& slot = state.images[size_t(i)];
     ImGui::PushID(i);
+    close_button(slot.id, requests.close_images, "image");
     const bool selected = view.image == i;
     if (slot.thumb.valid()) {
       const float aspect = float(slot.thumb.height()) / float(std::max(1, slot.thumb.width()));
@@ -258,7 +269,7 @@ void clamp_view(const GuiState& state, ViewState& v) {
 }
 
 void draw_sidebar(const GuiState& state, ViewState& view, FrameRequests& requests) {
-  draw_models(state, view);
+  draw_models(state, view, requests);
   draw_device_picker(state, requests);
   draw_model_panel(state, view, requests);
   if (!series_files_of(state, view.model).empty()) {
@@ -270,7 +281,7 @@ void draw_sidebar(const GuiState& state, ViewState& view, FrameRequests& request
     draw_size_sweep_controls(state, view, requests);
   }
   ImGui::Separator();
-  draw_images(state, view);
+  draw_images(state, view, requests);
   ImGui::Separator();
   draw_map_controls(state, view);
   ImGui::Separator();

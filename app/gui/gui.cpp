@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/close_slots.h"
 #include "app/gui/compute_worker.h"
 #include "app/gui/controller.h"
 #include "app/gui/controls.h"
@@ -143,6 +144,10 @@ void on_files_dropped(GLFWwindow* window, int count, const char** paths) {
 void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, ComputeWorker& compute) {
   take_native_dialog_answer(state);
   route_dropped_files(state);
+  // Closes asked for last frame, here and not after last frame's panels: those drew the
+  // closed image's thumbnail, so deleting its texture before they render would leave the
+  // draw list naming a deleted texture (GL_INVALID_OPERATION in a core profile).
+  apply_close_requests(state);
   submit_open_requests(state, loader, compute);
   apply_results(state, loader);
   compute.run_posted(state);
@@ -163,13 +168,14 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   draw_export_dialog(state, state.dialogs.export_panel, state.status);
   draw_help_overlay(state.view);
   // What the panels asked for this frame.
-  if (state.requests.retry_model.first >= 0) {  // the sidebar's "load as" of a failed model
-    retry_model_as(state, compute, state.requests.retry_model.first,
-                   state.requests.retry_model.second);
-    state.requests.retry_model = {-1, ""};
+  if (state.requests.retry_model.first != 0) {  // the sidebar's "load as" of a failed model
+    const int index = find_model(state, state.requests.retry_model.first);
+    if (index >= 0) retry_model_as(state, compute, index, state.requests.retry_model.second);
+    state.requests.retry_model = {0, ""};
   }
-  for (const auto& [index, options] : state.requests.model_options)  // the sidebar's Apply
-    if (index >= 0 && index < int(state.models.size()) && !state.models[size_t(index)].reloading &&
+  for (const auto& [id, options] : state.requests.model_options)  // the sidebar's Apply
+    if (const int index = find_model(state, id);
+        index >= 0 && !state.models[size_t(index)].reloading &&
         state.models[size_t(index)].status != LoadStatus::Loading)
       submit_model_load(state, compute, index, options);
   state.requests.model_options.clear();
@@ -207,7 +213,15 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
       }
       r.pending_key.clear();
     }
-    for (ModelSlot& m : state.models) m.reloading = false;  // its new options never came
+    for (ModelSlot& m : state.models) {
+      m.reloading = false;  // its new options never came
+      // A first load dropped from the queue would leave the model "loading" for ever (a
+      // load already running still finishes and installs it).
+      if (m.status == LoadStatus::Loading) {
+        m.status = LoadStatus::Failed;
+        m.error = kLoadCancelled;
+      }
+    }
     state.status.notice = "cancelled";
     state.status.notice_is_error = false;
   }

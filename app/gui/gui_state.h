@@ -72,10 +72,12 @@ struct OpenRequest {
 struct FrameRequests {
   std::vector<OpenRequest> open;           // turned into worker jobs at the next frame start
   std::vector<std::string> dropped_paths;  // filled by the GLFW drop callback
-  std::pair<int, std::string> retry_model{-1, ""};  // (model slot, preset) picked in the sidebar
-  // (model slot, options): a model to load again with another input size or names file
-  // (the sidebar's Apply, the script's img-size / class-names)
-  std::vector<std::pair<int, ModelOptions>> model_options;
+  // Models are named by ModelSlot::id (0: none), as a close may move them before the
+  // requests are acted on.
+  std::pair<uint64_t, std::string> retry_model{0, ""};  // (model, preset) picked in the sidebar
+  // (model, options): a model to load again with another input size or names file (the
+  // sidebar's Apply, the script's img-size / class-names)
+  std::vector<std::pair<uint64_t, ModelOptions>> model_options;
   bool copy_command = false;    // File > Copy settings as command
   std::string copy_command_to;  // and write it to this file too (script copy-command)
   bool cancel_jobs = false;     // the status bar's Cancel
@@ -88,6 +90,8 @@ struct FrameRequests {
   bool run_bench = false;         // measure their mechanisms (the Cost tab's button, script)
   int show_checkpoint = -1;     // put this checkpoint of the series in its model's place
   bool quit = false;            // File > Quit
+  // By slot id (the lists' ×, scripts); acted on at the next frame's start (close_slots.h).
+  std::vector<uint64_t> close_models, close_images;
 };
 
 // The File menu's dialogs.
@@ -99,6 +103,9 @@ struct DialogsState {
 
 // A model of the workspace: loading on the worker, then ready (or failed, with why).
 struct ModelSlot {
+  // Names the slot for the whole session (GuiState::next_slot_id): a worker's answer finds
+  // its slot by this, as closing a model moves the ones after it down the list.
+  uint64_t id = 0;
   std::string arg;  // path or preset, as given
   // What it is loaded with: the architecture picked for it when it did not say (the
   // sidebar's "load as"), its input size and class-names file (model_panel.h).
@@ -123,6 +130,7 @@ struct ModelOptionsEdit {
 
 // An image of the workspace (its thumbnail is decoded by the LoadWorker).
 struct ImageSlot {
+  uint64_t id = 0;  // as ModelSlot::id
   std::string path;
   LoadStatus status = LoadStatus::Loading;
   std::string error;
@@ -133,6 +141,10 @@ struct ImageSlot {
 // The error of an image analysis stopped by Cancel (it is not run again by itself).
 inline constexpr const char* kAnalysisCancelled =
     "analysis cancelled: Analyse again (status bar) runs it again";
+
+// The error of a model whose first load Cancel dropped from the queue.
+inline constexpr const char* kLoadCancelled =
+    "loading cancelled: close the model (x) and open it again";
 
 // One model on one image: the analysis, then the maps of the current query.
 struct ResultSlot {
@@ -209,6 +221,7 @@ struct ViewState {
 struct SeriesState {
   int model = -1, image = -1;
   std::vector<std::string> files;
+  uint64_t run = 0;            // this series (GuiState::next_slot_id): its jobs' answers match it
   std::vector<int64_t> steps;  // -1 until analysed
   std::vector<std::shared_ptr<const ImageAnalysis>> analyses;
   // Tables that compare the checkpoints, per checkpoint, computed once all are analysed
@@ -222,6 +235,7 @@ struct SeriesState {
 // each input size of the list, the over_sizes statistics against the size.
 struct SizeSweepState {
   int model = -1, image = -1, loads = -1;  // what it was run on (loads: the model's load)
+  uint64_t run = 0;                        // as SeriesState::run
   std::vector<int64_t> sizes;               // of the run
   std::vector<std::shared_ptr<const ImageAnalysis>> analyses;  // per size; null until done
   bool running = false;
@@ -256,6 +270,7 @@ struct DeviceState {
 };
 
 struct GuiState {
+  uint64_t next_slot_id = 1;  // ModelSlot::id, ImageSlot::id, SeriesState::run, ...
   RecentFiles recent;
   DeviceState device;
   CheckpointPanelState checkpoint;

@@ -62,17 +62,22 @@ void submit_model_load(GuiState& state, ComputeWorker& worker, int index,
   }
   slot.option_error.clear();
   const std::string arg = slot.arg;
-  worker.submit("load " + std::filesystem::path(arg).stem().string(), [index, arg, options,
-                                                                       replacing](JobContext& ctx) {
-    try {
-      ModelInfo info;
-      auto model = load_model(arg, &info, options);
-      ctx.post([index, model, info](GuiState& s) { install(s, index, model, info); });
-    } catch (const std::exception& e) {
-      const std::string what = e.what();
-      ctx.post([index, replacing, what](GuiState& s) { refuse(s, index, replacing, what); });
-    }
-  });
+  const uint64_t id = slot.id;  // the slot's index may change before the answer (a close)
+  worker.submit("load " + std::filesystem::path(arg).stem().string(),
+                [id, arg, options, replacing](JobContext& ctx) {
+                  try {
+                    ModelInfo info;
+                    auto model = load_model(arg, &info, options);
+                    ctx.post([id, model, info](GuiState& s) {
+                      if (const int at = find_model(s, id); at >= 0) install(s, at, model, info);
+                    });
+                  } catch (const std::exception& e) {
+                    const std::string what = e.what();
+                    ctx.post([id, replacing, what](GuiState& s) {
+                      if (const int at = find_model(s, id); at >= 0) refuse(s, at, replacing, what);
+                    });
+                  }
+                });
 }
 
 void reload_every_model(GuiState& state, ComputeWorker& worker,

@@ -46,7 +46,7 @@ void refill(const ModelSlot& slot, int m, ModelOptionsEdit& e) {
                 slot.options.class_names_path.c_str());
 }
 
-void draw_input_size(const ModelSlot& slot, int m, ModelOptionsEdit& e, FrameRequests& requests) {
+void draw_input_size(const ModelSlot& slot, ModelOptionsEdit& e, FrameRequests& requests) {
   ImGui::TextUnformatted(("input " + input_size_label(slot.info)).c_str());
   if (!slot.info.preprocessing.empty() && ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", slot.info.preprocessing.c_str());
@@ -61,7 +61,7 @@ void draw_input_size(const ModelSlot& slot, int m, ModelOptionsEdit& e, FrameReq
   ModelOptions options = slot.options;
   if (ImGui::Button("Apply##size")) {
     options.img_size = {e.height, e.width};
-    requests.model_options.emplace_back(m, options);
+    requests.model_options.emplace_back(slot.id, options);
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("run the model at H x W (as --img-size): loaded again, then re-analysed");
@@ -69,12 +69,12 @@ void draw_input_size(const ModelSlot& slot, int m, ModelOptionsEdit& e, FrameReq
     ImGui::SameLine();
     if (ImGui::Button("Own size")) {
       options.img_size.clear();
-      requests.model_options.emplace_back(m, options);
+      requests.model_options.emplace_back(slot.id, options);
     }
   }
 }
 
-void draw_class_names(const ModelSlot& slot, int m, ModelOptionsEdit& e, FrameRequests& requests) {
+void draw_class_names(const ModelSlot& slot, ModelOptionsEdit& e, FrameRequests& requests) {
   const std::string classes =
       slot.info.classes > 0 ? " (" + std::to_string(slot.info.classes) + " classes)" : "";
   ImGui::TextUnformatted(slot.options.class_names_path.empty()
@@ -88,7 +88,7 @@ void draw_class_names(const ModelSlot& slot, int m, ModelOptionsEdit& e, FrameRe
   ModelOptions options = slot.options;
   if (ImGui::Button("Apply##names") && e.names_path[0] != '\0') {
     options.class_names_path = e.names_path.data();
-    requests.model_options.emplace_back(m, options);
+    requests.model_options.emplace_back(slot.id, options);
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("one name per line, or a JSON list / {\"0\": name} map (as --class-names)");
@@ -96,7 +96,7 @@ void draw_class_names(const ModelSlot& slot, int m, ModelOptionsEdit& e, FrameRe
     ImGui::SameLine();
     if (ImGui::Button("Model's own")) {
       options.class_names_path.clear();
-      requests.model_options.emplace_back(m, options);
+      requests.model_options.emplace_back(slot.id, options);
     }
   }
 }
@@ -104,7 +104,7 @@ void draw_class_names(const ModelSlot& slot, int m, ModelOptionsEdit& e, FrameRe
 // A model that failed to load: the first lines of why (the whole of it, e.g. the nearest
 // presets of an unrecognised checkpoint or 150 missing keys, on hover), and a picker that
 // loads it again as one of the presets.
-void draw_failed(const ModelSlot& slot, int m, FrameRequests& requests) {
+void draw_failed(const ModelSlot& slot, FrameRequests& requests) {
   std::string brief;
   size_t lines = 0, pos = 0;
   while (pos < slot.error.size() && lines < 3) {
@@ -124,7 +124,7 @@ void draw_failed(const ModelSlot& slot, int m, FrameRequests& requests) {
   const std::string& preset = slot.options.preset;
   if (ImGui::BeginCombo("load as", preset.empty() ? "choose a preset..." : preset.c_str())) {
     for (const auto& p : models::presets()) {
-      if (ImGui::Selectable(p.name.c_str(), false)) requests.retry_model = {m, p.name};
+      if (ImGui::Selectable(p.name.c_str(), false)) requests.retry_model = {slot.id, p.name};
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.description.c_str());
     }
     ImGui::EndCombo();
@@ -137,7 +137,7 @@ void draw_model_panel(const GuiState& state, ViewState& view, FrameRequests& req
   const int m = view.model;
   if (m < 0 || m >= int(state.models.size())) return;
   const ModelSlot& slot = state.models[size_t(m)];
-  if (slot.status == LoadStatus::Failed) draw_failed(slot, m, requests);
+  if (slot.status == LoadStatus::Failed) draw_failed(slot, requests);
   if (slot.status != LoadStatus::Ready) return;
   ImGui::Separator();
   ModelOptionsEdit& e = view.model_edit;
@@ -147,8 +147,8 @@ void draw_model_panel(const GuiState& state, ViewState& view, FrameRequests& req
   draw_recognition(slot.info.recognition);
   ImGui::BeginDisabled(slot.reloading);
   ImGui::PushID(m);
-  draw_input_size(slot, m, e, requests);
-  draw_class_names(slot, m, e, requests);
+  draw_input_size(slot, e, requests);
+  draw_class_names(slot, e, requests);
   ImGui::PopID();
   ImGui::EndDisabled();
   if (slot.reloading) ImGui::TextDisabled("loading it with the new options...");

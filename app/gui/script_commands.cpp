@@ -1,6 +1,7 @@
 // The script command table; see script_commands.h.
 #include "app/gui/script_commands.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -68,6 +69,17 @@ bool select(ScriptContext& x, const ScriptCommand& c, bool model) {
   return true;
 }
 
+// Asks the frame to close the model or image (by id: it closes at the end of the frame).
+bool close_slot(ScriptContext& x, const ScriptCommand& c, bool model) {
+  const int found = find_slot(x, c, c.args[0], model);
+  if (found < 0) return false;
+  if (model)
+    x.state.requests.close_models.push_back(x.state.models[size_t(found)].id);
+  else
+    x.state.requests.close_images.push_back(x.state.images[size_t(found)].id);
+  return true;
+}
+
 // Loads model c.args[0] again with `change` applied to its options (img-size, class-names):
 // as the sidebar's Apply; its error, if any, shows after the next wait-idle.
 template <typename Change>
@@ -79,7 +91,7 @@ bool change_model(ScriptContext& x, const ScriptCommand& c, Change change) {
     return fail(x, c, "model " + c.args[0] + " is not loaded yet (wait-idle first)");
   ModelOptions options = slot.options;
   change(options);
-  x.state.requests.model_options.emplace_back(m, options);
+  x.state.requests.model_options.emplace_back(slot.id, options);
   x.state.status.notice.clear();
   x.state.status.notice_is_error = false;
   return true;
@@ -114,6 +126,10 @@ const std::vector<ScriptCommandSpec> kCommands = {
      request_open_dialog(x.state, x.state.dialogs, c.args[0] == "image" ? FileKind::Image : FileKind::Model);
      return true;
    }},
+  {{"close-model", {{"INDEX|NAME", ArgKind::IndexOrName}}, "close a model (as its × in the list), even while its jobs run"},
+   [](ScriptContext& x, const ScriptCommand& c) { return close_slot(x, c, true); }},
+  {{"close-image", {{"INDEX|NAME", ArgKind::IndexOrName}}, "close an image (as its × in the list), even while its jobs run"},
+   [](ScriptContext& x, const ScriptCommand& c) { return close_slot(x, c, false); }},
   {{"select-image", {{"INDEX|NAME", ArgKind::IndexOrName}}, "show this image"},
    [](ScriptContext& x, const ScriptCommand& c) { return select(x, c, false); }},
   {{"select-model", {{"INDEX|NAME", ArgKind::IndexOrName}}, "show this model"},
@@ -302,7 +318,9 @@ const std::vector<ScriptCommandSpec> kCommands = {
    }},
   {{"load-as", {{"PRESET", ArgKind::Name}}, "load the current, failed model again as this preset"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     x.state.requests.retry_model = {x.state.view.model, c.args[0]};
+     if (x.state.models.empty()) return fail(x, c, "no model is open");
+     const int m = std::clamp(x.state.view.model, 0, int(x.state.models.size()) - 1);
+     x.state.requests.retry_model = {x.state.models[size_t(m)].id, c.args[0]};
      x.state.status.notice.clear();
      x.state.status.notice_is_error = false;
      return true;

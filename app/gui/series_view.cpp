@@ -30,6 +30,8 @@ void load_series(GuiState& state, ComputeWorker& worker) {
   s = SeriesState{};
   s.model = m;
   s.image = i;
+  s.run = state.next_slot_id++;
+  const uint64_t run = s.run;
   s.files = files;
   s.analyses.resize(files.size());
   s.steps.assign(files.size(), -1);
@@ -39,7 +41,7 @@ void load_series(GuiState& state, ComputeWorker& worker) {
   on_device.device = state.models[size_t(m)].options.device;
   on_device.dtype = state.models[size_t(m)].options.dtype;
   worker.submit("series of " + state.models[size_t(m)].info.name,
-                [files, image, m, on_device](JobContext& ctx) {
+                [files, image, run, on_device](JobContext& ctx) {
                   std::vector<std::shared_ptr<const ImageAnalysis>> done;
                   for (size_t k = 0; k < files.size(); ++k) {
                     if (ctx.cancelled()) return;
@@ -50,8 +52,8 @@ void load_series(GuiState& state, ComputeWorker& worker) {
                       done.push_back(a);
                       const nlohmann::json step = session::checkpoint_step(files[k]);
                       const int64_t st = step.is_number() ? step.get<int64_t>() : int64_t(k);
-                      ctx.post([m, k, a, st](GuiState& g) {
-                        if (g.series.model != m || k >= g.series.analyses.size()) return;
+                      ctx.post([run, k, a, st](GuiState& g) {
+                        if (g.series.run != run || k >= g.series.analyses.size()) return;
                         g.series.analyses[k] = a;
                         g.series.steps[k] = st;
                       });
@@ -76,8 +78,8 @@ void load_series(GuiState& state, ComputeWorker& worker) {
                       ctx.post([what](GuiState& g) { g.status.notice = "series: " + what; });
                     }
                   }
-                  ctx.post([m, across](GuiState& g) {
-                    if (g.series.model != m) return;
+                  ctx.post([run, across](GuiState& g) {
+                    if (g.series.run != run) return;
                     g.series.loading = false;
                     g.series.across = across;
                   });

@@ -27,6 +27,8 @@ void start_size_sweep(GuiState& state, ComputeWorker& worker) {
   s.model = m;
   s.image = i;
   s.loads = slot.loads;
+  s.run = state.next_slot_id++;
+  const uint64_t run = s.run;
   s.sizes = sizes;
   s.analyses.assign(sizes.size(), nullptr);
   s.error.clear();
@@ -42,18 +44,18 @@ void start_size_sweep(GuiState& state, ComputeWorker& worker) {
         options.img_size = {sizes[k], sizes[k]};
         auto model = load_model(arg, nullptr, options);
         auto a = analyse_image(*model, image);
-        ctx.post([m, k, a](GuiState& g) {
-          if (g.sweep.model == m && k < g.sweep.analyses.size()) g.sweep.analyses[k] = a;
+        ctx.post([run, k, a](GuiState& g) {
+          if (g.sweep.run == run && k < g.sweep.analyses.size()) g.sweep.analyses[k] = a;
         });
       } catch (const std::exception& e) {
         const std::string what = std::to_string(sizes[k]) + " px: " + e.what();
-        ctx.post([m, what](GuiState& g) {
-          if (g.sweep.model == m) g.sweep.error = what;
+        ctx.post([run, what](GuiState& g) {
+          if (g.sweep.run == run) g.sweep.error = what;
         });
       }
     }
-    ctx.post([m](GuiState& g) {
-      if (g.sweep.model == m) g.sweep.running = false;
+    ctx.post([run](GuiState& g) {
+      if (g.sweep.run == run) g.sweep.running = false;
     });
   });
 }

@@ -25,6 +25,7 @@ std::string unique_model_name(const GuiState& state, int index, const std::strin
 
 void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg) {
   ModelSlot slot;
+  slot.id = state.next_slot_id++;
   slot.arg = arg;
   slot.info.name = unique_model_name(state, int(state.models.size()),
                                      std::filesystem::path(arg).stem().string());
@@ -57,10 +58,23 @@ int add_image(GuiState& state, LoadWorker& loader, const std::string& path) {
     }
   }
   ImageSlot slot;
+  slot.id = state.next_slot_id++;
   slot.path = path;
   slot.job = loader.submit(JobKind::Image, path);
   state.images.push_back(std::move(slot));
   return int(state.images.size()) - 1;
+}
+
+int find_model(const GuiState& state, uint64_t id) {
+  for (size_t m = 0; m < state.models.size(); ++m)
+    if (state.models[m].id == id) return int(m);
+  return -1;
+}
+
+int find_image(const GuiState& state, uint64_t id) {
+  for (size_t i = 0; i < state.images.size(); ++i)
+    if (state.images[i].id == id) return int(i);
+  return -1;
 }
 
 const ResultSlot* result_of(const GuiState& state, int model, int image) {
@@ -209,27 +223,35 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
     state.results[{m, i}] = ResultSlot{};
     auto loaded = model.model;
     const std::string path = image.path;
+    const uint64_t model_id = model.id, image_id = image.id;
+    // The slot to answer, found by id (closing a model or image moves the ones after it);
+    // null when either was closed or the model was loaded again meanwhile.
+    const auto answer_slot = [model_id, image_id, loaded](GuiState& s) -> ResultSlot* {
+      const int mm = find_model(s, model_id), ii = find_image(s, image_id);
+      if (mm < 0 || ii < 0 || s.models[size_t(mm)].model != loaded) return nullptr;
+      return &s.results[{mm, ii}];
+    };
     worker.submit(
         "analyse " + model.info.name + " on " + std::filesystem::path(path).filename().string(),
-        [m, i, loaded, path](JobContext& ctx) {
+        [answer_slot, loaded, path](JobContext& ctx) {
           try {
             auto a = analyse_image(
                 *loaded, path, [&ctx] { return ctx.cancelled(); },
                 [&ctx](int64_t done, int64_t total) { ctx.progress(done, total); });
-            ctx.post([m, i, a, loaded](GuiState& s) {
-              if (s.models[size_t(m)].model != loaded) return;  // loaded again meanwhile
-              ResultSlot& r = s.results[{m, i}];
-              r.analysis = a;
-              r.status = LoadStatus::Ready;
+            ctx.post([answer_slot, a](GuiState& s) {
+              if (ResultSlot* r = answer_slot(s)) {
+                r->analysis = a;
+                r->status = LoadStatus::Ready;
+              }
             });
           } catch (const std::exception& e) {
             if (ctx.cancelled()) return;  // Cancel marked the slot (gui.cpp)
             const std::string what = e.what();
-            ctx.post([m, i, what, loaded](GuiState& s) {
-              if (s.models[size_t(m)].model != loaded) return;
-              ResultSlot& r = s.results[{m, i}];
-              r.status = LoadStatus::Failed;
-              r.error = what;
+            ctx.post([answer_slot, what](GuiState& s) {
+              if (ResultSlot* r = answer_slot(s)) {
+                r->status = LoadStatus::Failed;
+                r->error = what;
+              }
             });
           }
         });

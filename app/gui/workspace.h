@@ -33,6 +33,9 @@ std::string rollout_key(const GuiState& state, const MapQuery& query);
 // The class explanation the view asks for (meaningful while it shows Grad-CAM or
 // gradient rollout).
 ExplainRequest wanted_explanation(const GuiState& state);
+// The index of the model / image slot with this id (ModelSlot::id), or -1 once it is closed.
+int find_model(const GuiState& state, uint64_t id);
+int find_image(const GuiState& state, uint64_t id);
 // The result slot of (model, image), or nullptr.
 const ResultSlot* result_of(const GuiState& state, int model, int image);
 // Whether some model's analysis of the current image failed or was cancelled (the status

@@ -53,4 +53,39 @@ if [[ -n "$budget" ]]; then
   python3 -c "import sys; sys.exit(0 if float('$p99') <= float('$budget') else 1)" ||
     fail "99th percentile frame time $p99 ms is over the budget of $budget ms"
 fi
+# Closing the model and the image whose jobs run (tests/gui/scripts/close_while_running.script).
+sed -e "s|@OUT@|$work|g" -e "s|@MODEL@|$root/tests/gui/data/deit_1024_patch16.json|g" \
+  -e "s|@LARGE@|$work/large.png|g" -e "s|@ZOO@|$zoo|g" -e "s|@ROOT@|$root|g" \
+  "$root/tests/gui/scripts/close_while_running.script" >"$work/close.script"
+rc=0
+ATTNLAB_TIMINGS=1 timeout 600 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
+  --script "$work/close.script" >"$work/close.log" 2>&1 || rc=$?
+[[ $rc -eq 0 ]] || { cat "$work/close.log" >&2; fail "the close-while-running script exited with $rc"; }
+grep -q "job analyse $big on large.png" "$work/close.log" || fail "the big model's analysis never ran"
+python3 - "$work/closed.json" <<'PY' || fail "the workspace after the closes"
+import json, sys
+j = json.load(open(sys.argv[1]))
+w = j["workspace"]
+if (w["models"], w["images"], j["name"], j["status"]) != (1, 1, "softmax", "ready"):
+    sys.exit(f"gui_large_image: after closing, {w} with {j['name']!r} ({j['status']})")
+print("gui_large_image: closed a model and an image while their jobs ran; the rest answered")
+PY
+python3 "$root/tests/gui/png_checks.py" "$work" closed_empty.png || fail "the empty workspace's screenshot"
+# Cancel with a model load queued (tests/gui/scripts/cancel_queued_load.script).
+sed -e "s|@OUT@|$work|g" -e "s|@MODEL@|$root/tests/gui/data/deit_1024_patch16.json|g" \
+  -e "s|@LARGE@|$work/large.png|g" -e "s|@ZOO@|$zoo|g" \
+  "$root/tests/gui/scripts/cancel_queued_load.script" >"$work/cancel.script"
+rc=0
+timeout 600 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
+  --script "$work/cancel.script" >"$work/cancel.log" 2>&1 || rc=$?
+[[ $rc -eq 0 ]] || { cat "$work/cancel.log" >&2; fail "the cancel script exited with $rc"; }
+python3 - "$work/cancelled.json" "$work/reopened.json" <<'PY' || fail "a cancelled model load"
+import json, sys
+c, r = (json.load(open(p)) for p in sys.argv[1:3])
+if c["status"] != "failed" or "loading cancelled" not in c["error"]:
+    sys.exit(f"gui_large_image: after Cancel the queued model is {c['status']!r}: {c['error']!r}")
+if r["status"] != "ready":
+    sys.exit(f"gui_large_image: opened again, the model is {r['status']!r}: {r['error']!r}")
+print("gui_large_image: Cancel marked the queued model load cancelled; opened again, it loaded")
+PY
 echo "gui_large_image: OK"

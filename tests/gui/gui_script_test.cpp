@@ -45,6 +45,9 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"select-model hilo-tiny", {"hilo-tiny"}},
       {"select-image 0", {"0"}},
       {"select-image cat.png", {"cat.png"}},
+      {"close-model 1", {"1"}},
+      {"close-model hilo-tiny", {"hilo-tiny"}},
+      {"close-image cat.png", {"cat.png"}},
       {"layer 11", {"11"}},
       {"head 0", {"0"}},
       {"heads-grid on", {"on"}},
@@ -138,7 +141,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 54u);
+  EXPECT_EQ(script_command_names().size(), 56u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

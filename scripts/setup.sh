@@ -10,7 +10,7 @@ packages=(
   libglfw3-dev libimgui-dev libgl-dev libcairo2-dev fonts-dejavu-core
   libxml2-utils poppler-utils
   libgtest-dev libgmock-dev libbenchmark-dev
-  xvfb xauth libgl1-mesa-dri bash-completion time
+  xvfb xauth libgl1-mesa-dri bash-completion time procps
   dataset-fashion-mnist
 )
 

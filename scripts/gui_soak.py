@@ -163,12 +163,14 @@ class Soak:
         return 2
 
     def export(self):
-        if not self.models or not self.images:
+        sure = [k for k, s in enumerate(self.loaded) if s == "sure"]
+        if not sure or not self.images:
             return 0
         self.exports += 1
         kind = self.rng.choice(["png", "svg", "pdf", "stats"])
-        self.emit("reanalyse", "frames 1", "tab maps", "map query", "wait-idle 600",
-                  "expect-no-error")
+        self.model = self.rng.choice(sure)  # a model whose load a Cancel may have dropped has nothing to export
+        self.emit(f"select-model {self.model}", "reanalyse", "frames 1", "tab maps", "map query",
+                  "wait-idle 600", "expect-no-error")
         if kind == "stats":
             self.emit(f"export-stats {self.out}/stats-{self.exports}")
         else:

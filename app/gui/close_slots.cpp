@@ -33,6 +33,17 @@ int shown_after_close(int shown, int closed, int remaining) {
   return k >= 0 ? k : std::clamp(closed, 0, std::max(0, remaining - 1));
 }
 
+// A series or size sweep whose model or image (`field`) lost entry `closed`: reset when it
+// was that entry, else renumbered (its jobs match it by run, not by index).
+template <typename State>
+void follow_close(State& state, int State::*field, int closed) {
+  const int k = after_close(state.*field, closed);
+  if (k < 0 && state.*field >= 0)
+    state = State{};
+  else
+    state.*field = k;
+}
+
 }  // namespace
 
 void close_model(GuiState& state, int index) {
@@ -48,18 +59,9 @@ void close_model(GuiState& state, int index) {
   v.difference_b = shown_after_close(v.difference_b, index, remaining);
   v.model_edit.model = -1;  // the sidebar's fields are filled again from the model shown
   v.sweep_sizes_model = -1;
-  // The series and the sweep belong to one model: gone with it, else renumbered (their
-  // jobs match them by run, not by index).
-  const int series = after_close(state.series.model, index);
-  if (series < 0 && state.series.model >= 0)
-    state.series = SeriesState{};
-  else
-    state.series.model = series;
-  const int sweep = after_close(state.sweep.model, index);
-  if (sweep < 0 && state.sweep.model >= 0)
-    state.sweep = SizeSweepState{};
-  else
-    state.sweep.model = sweep;
+  // The series and the sweep belong to one model and one image: gone with either.
+  follow_close(state.series, &SeriesState::model, index);
+  follow_close(state.sweep, &SizeSweepState::model, index);
 }
 
 void close_image(GuiState& state, int index) {
@@ -69,16 +71,8 @@ void close_image(GuiState& state, int index) {
   state.images.erase(state.images.begin() + index);  // its thumbnail texture with it
   rekey_results(state, index, /*model=*/false);
   state.view.image = shown_after_close(state.view.image, index, int(state.images.size()));
-  const int series = after_close(state.series.image, index);
-  if (series < 0 && state.series.image >= 0)
-    state.series = SeriesState{};
-  else
-    state.series.image = series;
-  const int sweep = after_close(state.sweep.image, index);
-  if (sweep < 0 && state.sweep.image >= 0)
-    state.sweep = SizeSweepState{};
-  else
-    state.sweep.image = sweep;
+  follow_close(state.series, &SeriesState::image, index);
+  follow_close(state.sweep, &SizeSweepState::image, index);
 }
 
 void apply_close_requests(GuiState& state) {

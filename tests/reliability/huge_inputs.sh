@@ -37,24 +37,26 @@ PY
 echo "huge_inputs: bomb.png is $(du -k "$work/bomb.png" | cut -f1) KB on disk"
 model="$root/models/zoo/softmax.safetensors"
 
-# refuse <label> <command...>: exit 1, one error naming the file and the limit, RSS bounded.
+# refuse <label> <message regex> <command...>: exit 1, one error matching the regex (it
+# names the file or the estimate, and the limit), peak resident memory under 1 GB.
 refuse() {
-  local label="$1"
-  shift
+  local label="$1" message="$2"
+  shift 2
   local out rc=0
   out="$( { /usr/bin/time -f "maxrss_kb %M" timeout 300 "$@"; } 2>&1)" || rc=$?
   [[ $rc -eq 1 ]] || fail "$label: exit code $rc, expected 1\n$out"
-  grep -Eq "attnlab: error: .*(bomb|tall)\.png.*over the limit of [0-9]+ pixels" <<<"$out" ||
-    fail "$label: no message naming the file and the limit:\n$out"
+  grep -Eq "attnlab: error: .*$message" <<<"$out" ||
+    fail "$label: no message naming what is refused and the limit:\n$out"
   local rss
   rss="$(grep -Eo "maxrss_kb [0-9]+" <<<"$out" | cut -d' ' -f2)"
   ((rss < 1024 * 1024)) || fail "$label: resident memory reached $((rss / 1024)) MB"
-  echo "huge_inputs: ok: $label: $(grep -m1 "attnlab: error:" <<<"$out") (peak RSS $((rss / 1024)) MB)"
+  echo "huge_inputs: ok: $label: $(grep -m1 "attnlab: error:" <<<"$out" | cut -c1-160)... (peak RSS $((rss / 1024)) MB)"
 }
+pixels="(bomb|tall)\.png.*over the limit of [0-9]+ pixels"
 [[ -x /usr/bin/time ]] || { echo "huge_inputs: SKIP: /usr/bin/time is missing (apt-get install time)" >&2; exit 77; }
-refuse "classify bomb.png" "$attnlab" classify --checkpoint "$model" "$work/bomb.png"
-refuse "classify tall.png" "$attnlab" classify --checkpoint "$model" "$work/tall.png"
-refuse "analyze bomb.png" "$attnlab" analyze --model "$model" --images "$work/bomb.png" --out "$work/out"
+refuse "classify bomb.png" "$pixels" "$attnlab" classify --checkpoint "$model" "$work/bomb.png"
+refuse "classify tall.png" "$pixels" "$attnlab" classify --checkpoint "$model" "$work/tall.png"
+refuse "analyze bomb.png" "$pixels" "$attnlab" analyze --model "$model" --images "$work/bomb.png" --out "$work/out"
 [[ ! -e "$work/out" ]] || [[ -z "$(find "$work/out" -type f -not -name '*settings.json')" ]] ||
   fail "analyze wrote results for a refused image"
 
@@ -62,21 +64,9 @@ refuse "analyze bomb.png" "$attnlab" analyze --model "$model" --images "$work/bo
 # grid, 100489 tokens; its scores alone would be 150 GB. The forward is refused before it
 # starts (models/memory_estimate.h), naming the estimate, the budget and what to change.
 small="$root/assets/fashion-mnist/09-ankle-boot-00000.png"
-budget() {
-  local label="$1"
-  shift
-  local out rc=0
-  out="$( { /usr/bin/time -f "maxrss_kb %M" timeout 300 "$@"; } 2>&1)" || rc=$?
-  [[ $rc -eq 1 ]] || fail "$label: exit code $rc, expected 1\n$out"
-  grep -Eq "attnlab: error: .*634.634 would need about [0-9.]+ GB .*over the memory budget of .*--img-size.*--max-memory" <<<"$out" ||
-    fail "$label: no message naming the estimate, the budget and what to change:\n$out"
-  local rss
-  rss="$(grep -Eo "maxrss_kb [0-9]+" <<<"$out" | cut -d' ' -f2)"
-  ((rss < 1024 * 1024)) || fail "$label: resident memory reached $((rss / 1024)) MB"
-  echo "huge_inputs: ok: $label: refused (peak RSS $((rss / 1024)) MB)"
-}
-budget "classify at 10^5 tokens" "$attnlab" classify --checkpoint "$model" --img-size 634 "$small"
-budget "analyze at 10^5 tokens" "$attnlab" analyze --model "$model" --img-size 634 --images "$small" --out "$work/tokens"
+budget="634.634 would need about [0-9.]+ GB .*over the memory budget of .*--img-size.*--max-memory"
+refuse "classify at 10^5 tokens" "$budget" "$attnlab" classify --checkpoint "$model" --img-size 634 "$small"
+refuse "analyze at 10^5 tokens" "$budget" "$attnlab" analyze --model "$model" --img-size 634 --images "$small" --out "$work/tokens"
 [[ ! -e "$work/tokens" ]] || [[ -z "$(find "$work/tokens" -type f -name '*.png')" ]] ||
   fail "analyze wrote figures for a refused forward"
 # A budget that fits lets the same model run at a size it can take; a malformed one is a

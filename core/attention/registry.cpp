@@ -108,9 +108,11 @@ double option_from_text(const MechanismInfo& info, const std::string& option,
 }
 
 std::string option_text(const OptionSpec& spec, double value) {
-  const auto index = static_cast<size_t>(value);
-  if (spec.kind == OptionSpec::Kind::Choice && value >= 0 && index < spec.choices.size())
-    return spec.choices[index];
+  // The index is made only once the value is known to be one: converting a negative
+  // value (HiLo's lofi_heads -1) to size_t is undefined (found by UBSan).
+  if (spec.kind == OptionSpec::Kind::Choice && value >= 0 &&
+      value < static_cast<double>(spec.choices.size()))
+    return spec.choices[static_cast<size_t>(value)];
   return text::format_g(value);
 }
 

@@ -214,5 +214,20 @@ TEST(MechanismRegistry, EveryMechanismHasASummaryAndUniqueName) {
   }
 }
 
+// option_text names a choice by its value and prints anything else as a number: a
+// negative value (HiLo's lofi_heads -1, "from alpha") included, which UBSan once caught
+// being converted to an index before it was checked (`mechanisms` printed it).
+TEST(MechanismRegistry, OptionTextPrintsChoicesByNameAndOtherValuesAsNumbers) {
+  using attention::option_text;
+  using attention::OptionSpec;
+  const OptionSpec choice("feature_map", OptionSpec::Kind::Choice, 0, 0, 1, "", {"elu", "relu"});
+  EXPECT_EQ(option_text(choice, 1), "relu");
+  EXPECT_EQ(option_text(choice, -1), "-1");
+  EXPECT_EQ(option_text(choice, 2), "2");
+  const OptionSpec integer("lofi_heads", OptionSpec::Kind::Integer, -1, -1, 1e9, "");
+  EXPECT_EQ(option_text(integer, -1), "-1");
+  EXPECT_EQ(option_text(integer, 3), "3");
+}
+
 }  // namespace
 }  // namespace attnlab::testing

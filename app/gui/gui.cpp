@@ -26,6 +26,7 @@
 #include "app/gui/figure_tabs.h"
 #include "app/gui/gui_script.h"
 #include "app/gui/gui_state.h"
+#include "app/gui/leak_check_gl_driver.h"
 #include "app/gui/load_worker.h"
 #include "app/gui/map_source.h"
 #include "app/gui/menu.h"
@@ -359,6 +360,7 @@ int run_gui(const GuiOptions& options) {
   GLFWwindow* window = handle.window;
   glfwSetErrorCallback(print_glfw_error);  // from here on, report GLFW trouble as it happens
   glfwMakeContextCurrent(window);
+  keep_gl_driver_loaded_for_leak_check();
   glfwSwapInterval(1);  // vsync: no point drawing faster than the display
 
   ThemeState theme;  // outlives the ImGui session: the font atlas points into it

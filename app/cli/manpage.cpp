@@ -48,6 +48,10 @@ The GUI's settings file (default: $XDG_CONFIG_HOME/attnlab/settings.json, else
 .TP
 .B ATTNLAB_NO_NATIVE_DIALOG
 File > Open uses the GUI's own file list instead of zenity or kdialog.
+.TP
+.B ATTNLAB_SCRIPT_WAIT_SCALE
+A whole number from 1 to 1000 that multiplies every wait\-idle and wait\-job limit of a
+GUI script (\-\-script), for builds that run many times slower, such as the sanitizers'.
 )";
 
 const char* kFiles = R"(.TP

@@ -330,9 +330,11 @@ void open_demo(GuiState& state) {
 int run_gui(const GuiOptions& options) {
   // A script is checked whole before any window opens: a typo fails at once, with its line.
   std::vector<ScriptCommand> script_commands;
+  double script_wait_scale = 1.0;
   if (!options.script_path.empty()) {
     try {
       script_commands = load_script(options.script_path);
+      script_wait_scale = script_wait_scale_from_env();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "attnlab: %s\n", e.what());
       return kExitUsage;
@@ -406,6 +408,7 @@ int run_gui(const GuiOptions& options) {
   state.status.runtime_job = worker.submit(JobKind::Runtime, "");
   ScriptRunner script;
   script.commands = std::move(script_commands);
+  script.wait_scale = script_wait_scale;
 
   const bool smoke = options.max_frames > 0;
   int frames = 0;

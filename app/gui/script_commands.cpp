@@ -363,14 +363,14 @@ const std::vector<ScriptCommandSpec> kCommands = {
   {{"wait-idle", {{"SECONDS", ArgKind::Seconds, {}, {}, "60"}}, "wait until the workers are idle"},
    [](ScriptContext& x, const ScriptCommand& c) {
      x.runner.waiting_idle = true;
-     x.runner.idle_deadline = x.now + std::stod(c.args[0]);
+     x.runner.idle_deadline = x.now + x.runner.wait_scale * std::stod(c.args[0]);
      return false;
    }},
   {{"wait-job", {{"TEXT", ArgKind::Name}, {"SECONDS", ArgKind::Seconds, {}, {}, "60"}},
     "wait until a compute job whose label has TEXT runs (then cancel stops it mid-way)"},
    [](ScriptContext& x, const ScriptCommand& c) {
      x.runner.waiting_job = c.args[0];
-     x.runner.job_deadline = x.now + std::stod(c.args[1]);
+     x.runner.job_deadline = x.now + x.runner.wait_scale * std::stod(c.args[1]);
      return false;
    }},
   {{"cancel", {}, "the status bar's Cancel: stop the running jobs and drop the queued ones"},

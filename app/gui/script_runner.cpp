@@ -2,6 +2,10 @@
 // in script_commands.cpp.
 #include "app/gui/script_runner.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
 #include "app/gui/script_commands.h"
 
 namespace attnlab::gui {
@@ -12,7 +16,32 @@ void fail(ScriptRunner& r, const ScriptCommand& c, const std::string& message) {
   r.failure = "script line " + std::to_string(c.line) + " (" + c.name + "): " + message;
 }
 
+// Says when the limits were scaled, so a failure under a sanitizer reads right.
+std::string scale_note(const ScriptRunner& r) {
+  if (r.wait_scale == 1.0) return "";
+  char text[64];
+  std::snprintf(text, sizeof text, " (limits × %g: ATTNLAB_SCRIPT_WAIT_SCALE)", r.wait_scale);
+  return text;
+}
+
 }  // namespace
+
+double parse_script_wait_scale(const std::string& text) {
+  // Whole numbers only: the test scripts multiply their own shell timeouts by it too.
+  const bool digits = !text.empty() && text.size() <= 4 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  const int scale = digits ? std::stoi(text) : 0;
+  if (scale < 1 || scale > 1000)
+    throw std::invalid_argument("ATTNLAB_SCRIPT_WAIT_SCALE: '" + text +
+                                "' is not a whole number from 1 to 1000 (the factor for "
+                                "every wait-idle and wait-job limit)");
+  return scale;
+}
+
+double script_wait_scale_from_env() {
+  const char* value = std::getenv("ATTNLAB_SCRIPT_WAIT_SCALE");
+  return value == nullptr || *value == '\0' ? 1.0 : parse_script_wait_scale(value);
+}
 
 void step_script(ScriptRunner& r, GuiState& state, bool idle, double now,
                  const std::string& running_job) {
@@ -24,7 +53,8 @@ void step_script(ScriptRunner& r, GuiState& state, bool idle, double now,
   if (r.waiting_idle) {
     if (!idle) {
       if (now > r.idle_deadline) {
-        fail(r, r.commands[r.next - 1], "the workers were still busy when the wait ran out");
+        fail(r, r.commands[r.next - 1],
+             "the workers were still busy when the wait ran out" + scale_note(r));
       }
       return;
     }
@@ -34,7 +64,7 @@ void step_script(ScriptRunner& r, GuiState& state, bool idle, double now,
     if (running_job.find(r.waiting_job) == std::string::npos) {
       if (now > r.job_deadline)
         fail(r, r.commands[r.next - 1],
-             "no job '" + r.waiting_job + "' ran before the wait ran out");
+             "no job '" + r.waiting_job + "' ran before the wait ran out" + scale_note(r));
       return;
     }
     r.waiting_job.clear();

@@ -26,7 +26,7 @@ frames 4
 screenshot $work/shot_cuda.png
 quit
 SCRIPT
-timeout 300 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --device cpu --empty \
+timeout $((300 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --device cpu --empty \
   --script "$work/device.script" >"$work/log" 2>&1 || { cat "$work/log" >&2; echo "gui_device_cuda: FAIL: the script" >&2; exit 1; }
 python3 - "$work/cuda.json" <<'PY'
 import json, sys

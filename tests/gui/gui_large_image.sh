@@ -25,7 +25,7 @@ sed -e "s|@OUT@|$work|g" -e "s|@MODEL@|$root/tests/gui/data/deit_1024_patch16.js
   "$root/tests/gui/scripts/large_image.script" >"$work/large.script"
 zoo="$root/models/zoo"
 rc=0
-ATTNLAB_TIMINGS=1 timeout 600 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui "$work/large.png" \
+ATTNLAB_TIMINGS=1 timeout $((600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui "$work/large.png" \
   --model "$zoo/softmax.safetensors" --model "$zoo/hilo.safetensors" \
   --script "$work/large.script" >"$work/log" 2>&1 || rc=$?
 [[ $rc -eq 0 ]] || { cat "$work/log" >&2; fail "the script exited with $rc"; }
@@ -58,7 +58,7 @@ sed -e "s|@OUT@|$work|g" -e "s|@MODEL@|$root/tests/gui/data/deit_1024_patch16.js
   -e "s|@LARGE@|$work/large.png|g" -e "s|@ZOO@|$zoo|g" -e "s|@ROOT@|$root|g" \
   "$root/tests/gui/scripts/close_while_running.script" >"$work/close.script"
 rc=0
-ATTNLAB_TIMINGS=1 timeout 600 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
+ATTNLAB_TIMINGS=1 timeout $((600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
   --script "$work/close.script" >"$work/close.log" 2>&1 || rc=$?
 [[ $rc -eq 0 ]] || { cat "$work/close.log" >&2; fail "the close-while-running script exited with $rc"; }
 grep -q "job analyse $big on large.png" "$work/close.log" || fail "the big model's analysis never ran"
@@ -76,7 +76,7 @@ sed -e "s|@OUT@|$work|g" -e "s|@MODEL@|$root/tests/gui/data/deit_1024_patch16.js
   -e "s|@LARGE@|$work/large.png|g" -e "s|@ZOO@|$zoo|g" \
   "$root/tests/gui/scripts/cancel_queued_load.script" >"$work/cancel.script"
 rc=0
-timeout 600 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
+timeout $((600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
   --script "$work/cancel.script" >"$work/cancel.log" 2>&1 || rc=$?
 [[ $rc -eq 0 ]] || { cat "$work/cancel.log" >&2; fail "the cancel script exited with $rc"; }
 python3 - "$work/cancelled.json" "$work/reopened.json" <<'PY' || fail "a cancelled model load"

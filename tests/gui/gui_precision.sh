@@ -38,7 +38,7 @@ frames 3
 model-info $work/fp32.json
 quit
 SCRIPT
-timeout 300 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --device cpu --empty \
+timeout $((300 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --device cpu --empty \
   --script "$work/precision.script" >"$work/log" 2>&1 || { cat "$work/log" >&2; fail "the script"; }
 fp16_refused=0
 "$attnlab" --device cpu info | grep -q '^  fp16  refused' && fp16_refused=1

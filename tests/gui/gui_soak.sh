@@ -29,7 +29,9 @@ python3 "$root/scripts/gui_soak.py" --seed "$seed" --actions "$actions" --root "
 echo "gui_soak: seed $seed, $actions actions, $(wc -l <"$work/soak.script") script lines"
 
 start=$(date +%s.%N)
-timeout 3000 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
+# ATTNLAB_SCRIPT_WAIT_SCALE (whole number, default 1) stretches the limit for slow builds
+# (sanitizers), as it stretches the script's own waits.
+timeout $((3000 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
   --script "$work/soak.script" >"$work/log" 2>&1 &
 runner=$!
 : >"$work/rss.csv"

@@ -16,7 +16,8 @@ RawTensor f32(const std::vector<float>& v) {
   t.dtype = DType::F32;
   t.shape = {int64_t(v.size())};
   t.bytes.resize(v.size() * 4);
-  std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+  // An empty vector's data() may be null, and memcpy's pointers must never be (UBSan).
+  if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
   return t;
 }
 

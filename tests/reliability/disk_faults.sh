@@ -77,7 +77,7 @@ expect_failure() {
   local label="$1" reason="$2" dir="$3"
   shift 4
   local out rc=0
-  out="$(timeout 600 "$@" 2>&1 >/dev/null)" || rc=$?
+  out="$(timeout $((600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) "$@" 2>&1 >/dev/null)" || rc=$?
   [[ $rc -eq 1 ]] || fail "$label: exit code $rc, expected 1 (a crash is > 128)\n$out"
   local errors
   errors="$(grep -c "^attnlab: error:" <<<"$out" || true)"
@@ -117,7 +117,7 @@ if command -v xvfb-run >/dev/null && "$attnlab" info 2>/dev/null | grep -q "^gui
     printf '%s\n' "open-model $model" "open-image $image" "wait-idle 600" "frames 2" \
       "$command $path" "quit" >"$work/export.script"
     rc=0
-    out="$(timeout 900 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
+    out="$(timeout $((900 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
       --script "$work/export.script" 2>&1)" || rc=$?
     [[ $rc -eq 1 ]] || fail "GUI $command to $path: exit code $rc, expected 1\n$out"
     grep -E "script line 5 \($command\): .*($reason)" <<<"$out" >/dev/null ||

@@ -43,7 +43,7 @@ refuse() {
   local label="$1" message="$2"
   shift 2
   local out rc=0
-  out="$( { /usr/bin/time -f "maxrss_kb %M" timeout 300 "$@"; } 2>&1)" || rc=$?
+  out="$( { /usr/bin/time -f "maxrss_kb %M" timeout $((300 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) "$@"; } 2>&1)" || rc=$?
   [[ $rc -eq 1 ]] || fail "$label: exit code $rc, expected 1\n$out"
   grep -Eq "attnlab: error: .*$message" <<<"$out" ||
     fail "$label: no message naming what is refused and the limit:\n$out"
@@ -87,7 +87,7 @@ if command -v xvfb-run >/dev/null && "$attnlab" info 2>/dev/null | grep -q "^gui
     "frames 2" "expect-error" "open-image $root/assets/fashion-mnist/09-ankle-boot-00000.png" \
     "wait-idle 600" "frames 2" "expect-no-error" "screenshot $work/after.png" "quit" >"$work/gui.script"
   rc=0
-  out="$(timeout 1200 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
+  out="$(timeout $((1200 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
     --script "$work/gui.script" 2>&1)" || rc=$?
   [[ $rc -eq 0 ]] || fail "GUI: exit code $rc\n$out"
   [[ -s "$work/after.png" ]] || fail "GUI: no screenshot after the refused image"
@@ -99,7 +99,7 @@ if command -v xvfb-run >/dev/null && "$attnlab" info 2>/dev/null | grep -q "^gui
     "wait-idle 600" "frames 3" "expect-error" "model-info $work/big.json" "click-token 3 3" \
     "wait-idle 600" "expect-answered" "quit" >"$work/budget.script"
   rc=0
-  out="$(timeout 1200 xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
+  out="$(timeout $((1200 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
     --script "$work/budget.script" 2>&1)" || rc=$?
   [[ $rc -eq 0 ]] || fail "GUI at 10^5 tokens: exit code $rc\n$out"
   python3 - "$work/big.json" <<'PY' || fail "GUI at 10^5 tokens"

@@ -330,7 +330,7 @@ void open_demo(GuiState& state) {
 int run_gui(const GuiOptions& options) {
   // A script is checked whole before any window opens: a typo fails at once, with its line.
   std::vector<ScriptCommand> script_commands;
-  double script_wait_scale = 1.0;
+  int script_wait_scale = 1;
   if (!options.script_path.empty()) {
     try {
       script_commands = load_script(options.script_path);

@@ -2,7 +2,6 @@
 // in script_commands.cpp.
 #include "app/gui/script_runner.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -18,15 +17,13 @@ void fail(ScriptRunner& r, const ScriptCommand& c, const std::string& message) {
 
 // Says when the limits were scaled, so a failure under a sanitizer reads right.
 std::string scale_note(const ScriptRunner& r) {
-  if (r.wait_scale == 1.0) return "";
-  char text[64];
-  std::snprintf(text, sizeof text, " (limits × %g: ATTNLAB_SCRIPT_WAIT_SCALE)", r.wait_scale);
-  return text;
+  if (r.wait_scale == 1) return "";
+  return " (limits × " + std::to_string(r.wait_scale) + ": ATTNLAB_SCRIPT_WAIT_SCALE)";
 }
 
 }  // namespace
 
-double parse_script_wait_scale(const std::string& text) {
+int parse_script_wait_scale(const std::string& text) {
   // Whole numbers only: the test scripts multiply their own shell timeouts by it too.
   const bool digits = !text.empty() && text.size() <= 4 &&
                       text.find_first_not_of("0123456789") == std::string::npos;
@@ -38,9 +35,9 @@ double parse_script_wait_scale(const std::string& text) {
   return scale;
 }
 
-double script_wait_scale_from_env() {
+int script_wait_scale_from_env() {
   const char* value = std::getenv("ATTNLAB_SCRIPT_WAIT_SCALE");
-  return value == nullptr || *value == '\0' ? 1.0 : parse_script_wait_scale(value);
+  return value == nullptr || *value == '\0' ? 1 : parse_script_wait_scale(value);
 }
 
 void step_script(ScriptRunner& r, GuiState& state, bool idle, double now,

@@ -20,7 +20,7 @@ struct ScriptRunner {
   double idle_deadline = 0.0;     // ... or this time passes (then the script fails)
   std::string waiting_job;        // "wait-job": until a job whose label has this text runs
   double job_deadline = 0.0;      // ... or this time passes (then the script fails)
-  double wait_scale = 1.0;        // every wait's limit is multiplied by this (slow builds)
+  int wait_scale = 1;             // every wait's limit is multiplied by this (slow builds)
   std::string screenshot;         // save the framebuffer here after this frame
   bool screenshot_figure = false;  // ... only the region of the view's figure
   bool mouse_away = false;         // move the pointer out of the window (no hover)
@@ -35,8 +35,8 @@ struct ScriptRunner {
 // that run many times slower (the sanitizers: scripts/sanitize.sh sets it), so the same
 // scripts test them. Unset: 1. Throws std::invalid_argument naming the variable when it is
 // not a whole number from 1 to 1000.
-double script_wait_scale_from_env();
-double parse_script_wait_scale(const std::string& text);
+int script_wait_scale_from_env();
+int parse_script_wait_scale(const std::string& text);
 
 // Executes what can run this frame. `idle`: no job queued, running or unapplied;
 // `running_job`: the label of the compute job running now ("" = none).

@@ -13,7 +13,7 @@
 namespace attnlab::gui {
 namespace {
 
-ScriptRunner runner_for(const std::string& text, double wait_scale) {
+ScriptRunner runner_for(const std::string& text, int wait_scale) {
   ScriptRunner r;
   r.commands = parse_script(text, "t.script");
   r.wait_scale = wait_scale;
@@ -21,7 +21,7 @@ ScriptRunner runner_for(const std::string& text, double wait_scale) {
 }
 
 TEST(ScriptWait, WaitIdleFailsOnlyAfterItsLimitTimesTheScale) {
-  for (const double scale : {1.0, 10.0}) {
+  for (const int scale : {1, 10}) {
     GuiState state;
     ScriptRunner r = runner_for("wait-idle 60\n", scale);
     step_script(r, state, /*idle=*/false, /*now=*/0.0);
@@ -32,14 +32,14 @@ TEST(ScriptWait, WaitIdleFailsOnlyAfterItsLimitTimesTheScale) {
     ASSERT_TRUE(r.failed) << "scale " << scale;
     EXPECT_NE(r.failure.find("script line 1 (wait-idle)"), std::string::npos) << r.failure;
     // A failure under a stretched limit says so, so a sanitizer log reads right.
-    EXPECT_EQ(r.failure.find("ATTNLAB_SCRIPT_WAIT_SCALE") != std::string::npos, scale != 1.0)
+    EXPECT_EQ(r.failure.find("ATTNLAB_SCRIPT_WAIT_SCALE") != std::string::npos, scale != 1)
         << r.failure;
   }
 }
 
 TEST(ScriptWait, WaitJobLimitIsScaledToo) {
   GuiState state;
-  ScriptRunner r = runner_for("wait-job analyse 30\n", 4.0);
+  ScriptRunner r = runner_for("wait-job analyse 30\n", 4);
   step_script(r, state, true, 0.0);
   step_script(r, state, true, 119.0, "load");
   EXPECT_FALSE(r.failed);
@@ -51,9 +51,9 @@ TEST(ScriptWait, WaitJobLimitIsScaledToo) {
 }
 
 TEST(ScriptWait, ScaleTakesWholeNumbersFromOneTo1000) {
-  EXPECT_EQ(parse_script_wait_scale("1"), 1.0);
-  EXPECT_EQ(parse_script_wait_scale("10"), 10.0);
-  EXPECT_EQ(parse_script_wait_scale("1000"), 1000.0);
+  EXPECT_EQ(parse_script_wait_scale("1"), 1);
+  EXPECT_EQ(parse_script_wait_scale("10"), 10);
+  EXPECT_EQ(parse_script_wait_scale("1000"), 1000);
   for (const char* bad : {"", "0", "1001", "2.5", "-3", "ten", "10s", "99999"}) {
     try {
       parse_script_wait_scale(bad);

@@ -3,6 +3,7 @@
 // softmax, "hifi.*"/"lofi.*" for HiLo).
 #include "models/backbone.h"
 #include "models/memory_estimate.h"
+#include "core/runtime/bf16_products.h"
 
 #include <ATen/ATen.h>
 
@@ -84,6 +85,8 @@ void cast_floating(torch::nn::Module& module, c10::ScalarType dtype) {
 }
 
 void Backbone::set_precision(c10::ScalarType dtype) {
+  // Every bf16 forward accumulates its matrix products in fp32, on every CPU.
+  if (dtype == c10::kBFloat16) runtime::install_fp32_accumulating_bf16_products();
   cast_floating(*this, dtype);
 }
 

@@ -41,6 +41,7 @@
 #include "app/gui/theme.h"
 #include "app/gui/workspace.h"
 #include "core/io/file_bytes.h"
+#include "core/runtime/bf16_products.h"
 #include "core/runtime/data_paths.h"
 #include "core/runtime/device.h"
 #include "models/zoo.h"
@@ -328,6 +329,9 @@ void open_demo(GuiState& state) {
 }  // namespace
 
 int run_gui(const GuiOptions& options) {
+  // Before any worker thread runs LibTorch: a bf16 model picked later must not change the
+  // dispatcher's kernels under a running job (core/runtime/bf16_products.h).
+  runtime::install_fp32_accumulating_bf16_products();
   // A script is checked whole before any window opens: a typo fails at once, with its line.
   std::vector<ScriptCommand> script_commands;
   int script_wait_scale = 1;
@@ -409,6 +413,7 @@ int run_gui(const GuiOptions& options) {
   ScriptRunner script;
   script.commands = std::move(script_commands);
   script.wait_scale = script_wait_scale;
+  script.log_waits = true;  // each wait's time against its limit, on stderr
 
   const bool smoke = options.max_frames > 0;
   int frames = 0;

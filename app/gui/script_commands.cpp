@@ -363,6 +363,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
   {{"wait-idle", {{"SECONDS", ArgKind::Seconds, {}, {}, "60"}}, "wait until the workers are idle"},
    [](ScriptContext& x, const ScriptCommand& c) {
      x.runner.waiting_idle = true;
+     x.runner.wait_started = x.now;
      x.runner.idle_deadline = x.now + x.runner.wait_scale * std::stod(c.args[0]);
      return false;
    }},
@@ -370,6 +371,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
     "wait until a compute job whose label has TEXT runs (then cancel stops it mid-way)"},
    [](ScriptContext& x, const ScriptCommand& c) {
      x.runner.waiting_job = c.args[0];
+     x.runner.wait_started = x.now;
      x.runner.job_deadline = x.now + x.runner.wait_scale * std::stod(c.args[1]);
      return false;
    }},

@@ -2,6 +2,7 @@
 // in script_commands.cpp.
 #include "app/gui/script_runner.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -19,6 +20,15 @@ void fail(ScriptRunner& r, const ScriptCommand& c, const std::string& message) {
 std::string scale_note(const ScriptRunner& r) {
   if (r.wait_scale == 1) return "";
   return " (limits × " + std::to_string(r.wait_scale) + ": ATTNLAB_SCRIPT_WAIT_SCALE)";
+}
+
+// "script line 12: wait-idle 3.4 s of its 60 s": how close each wait came to its limit, the
+// data the scripts' limits are set from (each at least 10x its median, docs/GUI.md).
+void log_wait(const ScriptRunner& r, double now, double deadline) {
+  if (!r.log_waits || r.next == 0) return;
+  const ScriptCommand& c = r.commands[r.next - 1];
+  std::fprintf(stderr, "attnlab: script line %d: %s %.1f s of its %.0f s\n", c.line,
+               c.name.c_str(), now - r.wait_started, deadline - r.wait_started);
 }
 
 }  // namespace
@@ -56,6 +66,7 @@ void step_script(ScriptRunner& r, GuiState& state, bool idle, double now,
       return;
     }
     r.waiting_idle = false;
+    log_wait(r, now, r.idle_deadline);
   }
   if (!r.waiting_job.empty()) {
     if (running_job.find(r.waiting_job) == std::string::npos) {
@@ -65,6 +76,7 @@ void step_script(ScriptRunner& r, GuiState& state, bool idle, double now,
       return;
     }
     r.waiting_job.clear();
+    log_wait(r, now, r.job_deadline);
   }
   while (r.next < r.commands.size() && !r.done) {
     const ScriptCommand& c = r.commands[r.next++];

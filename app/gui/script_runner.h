@@ -21,6 +21,8 @@ struct ScriptRunner {
   std::string waiting_job;        // "wait-job": until a job whose label has this text runs
   double job_deadline = 0.0;      // ... or this time passes (then the script fails)
   int wait_scale = 1;             // every wait's limit is multiplied by this (slow builds)
+  double wait_started = 0.0;      // when the current wait-idle / wait-job began
+  bool log_waits = false;         // print each wait's duration and limit (ATTNLAB_TIMINGS)
   std::string screenshot;         // save the framebuffer here after this frame
   bool screenshot_figure = false;  // ... only the region of the view's figure
   bool mouse_away = false;         // move the pointer out of the window (no hover)

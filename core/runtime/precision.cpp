@@ -2,6 +2,8 @@
 // fp32 copy the full-precision steps read. See precision.h.
 #include "core/runtime/precision.h"
 
+#include "core/runtime/bf16_products.h"
+
 #include <ATen/ATen.h>
 
 #include <cstdlib>
@@ -101,6 +103,9 @@ std::string ComputeTarget::str() const {
 
 ComputeTarget select_target(const std::string& device, const std::string& dtype) {
   ComputeTarget t{select_device(device), parse_dtype(dtype)};
+  // bf16 on a CPU whose LibTorch adds matrix products in bf16: fp32 accumulation instead,
+  // before the probe below and any model runs (bf16_products.h says why).
+  if (t.dtype == c10::kBFloat16) install_fp32_accumulating_bf16_products();
   const std::string why = precision_unsupported(t.dtype, t.device);
   if (!why.empty())
     throw std::invalid_argument("--dtype " + dtype_name(t.dtype) +

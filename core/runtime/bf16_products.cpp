@@ -12,6 +12,7 @@
 #include <ATen/ops/mv_native.h>
 #include <c10/util/Exception.h>
 #include <torch/library.h>
+#include <torch/version.h>
 
 #include <mutex>
 
@@ -74,10 +75,20 @@ at::Tensor slow_conv2d(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef
 }
 
 // Swallows the dispatcher's "Overriding a previously registered kernel" warnings: the
-// override is the point, and they would land on a user's terminal.
+// override is the point, and they would land on a user's terminal. (The handler's
+// interface changed in LibTorch 2: the GPU check builds against a 2.x.)
 struct SilentWarnings : c10::WarningHandler {
+#if TORCH_VERSION_MAJOR >= 2
+  void process(const c10::Warning&) override {}
+#else
   void process(const c10::SourceLocation&, const std::string&, const bool) override {}
+#endif
 };
+#if TORCH_VERSION_MAJOR >= 2
+using WarningGuard = c10::WarningUtils::WarningHandlerGuard;
+#else
+using WarningGuard = c10::Warning::WarningHandlerGuard;
+#endif
 
 }  // namespace
 
@@ -96,7 +107,7 @@ bool install_fp32_accumulating_bf16_products() {
   std::call_once(once, [] {
     if (!cpu_bf16_products_lose_sums()) return;
     SilentWarnings silent;
-    const c10::Warning::WarningHandlerGuard guard(&silent);
+    const WarningGuard guard(&silent);
     // Never destroyed: the kernels stay registered until the process ends (a static
     // destructor would unregister them while LibTorch may still be running).
     auto* lib = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::CPU,

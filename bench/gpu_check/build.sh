@@ -1,32 +1,68 @@
 #!/usr/bin/env bash
-# Builds bench/gpu_check (see main.cpp) against the LibTorch of a Python torch install, without
-# CMake, OpenCV or the GUI: the attention mechanisms, the runtime, the bench; into /tmp/gc.
-# Usage on a machine with a GPU and a CUDA torch: bash bench/gpu_check/build.sh && /tmp/gc/gpucheck
-# && /tmp/gc/gpucheck_presets. NLOHMANN=DIR names a folder holding nlohmann/json.hpp where the
-# machine has none (the H200 run carried a copy of Debian's); STD=c++20 for a torch that needs it.
-set -uo pipefail
+# Builds the GPU check (bench/gpu_check: attnlab_gpucheck from main.cpp, attnlab_gpucheck_presets
+# from presets.cpp) against the LibTorch of a Python torch install, on a machine that has none of
+# attnlab's other C++ libraries (OpenCV, cairo, GLFW, ImGui, GoogleTest, Google Benchmark). It is
+# CMake's GPU-check-only mode (ATTNLAB_GPU_CHECK_ONLY=ON): the same source lists as every other
+# build, less the files that need OpenCV, with LibTorch given as paths computed here from python3
+# (cmake/TorchFromPaths.cmake) because find_package(Torch) on a pip torch often trips over the
+# CUDA toolkit. Into /tmp/gc, with Ninja. Needs python3 with torch, cmake >= 3.22 and ninja
+# (`pip install cmake ninja` is enough), g++, zlib's header, and for a CUDA torch the CUDA
+# runtime's headers (the nvidia wheel's, or nvcc's toolkit).
+# Usage on a machine with a GPU and a CUDA torch:
+#   bash bench/gpu_check/build.sh && /tmp/gc/bench/gpu_check/attnlab_gpucheck \
+#     && /tmp/gc/bench/gpu_check/attnlab_gpucheck_presets
+# NLOHMANN=DIR names a folder holding nlohmann/json.hpp where the machine has no nlohmann-json
+# (the H200 run carried a copy of Debian's); STD=c++20 for a torch that needs it; BUILD=DIR
+# another build folder; PYTHON=... another Python; JOBS=N; CMAKE_ARGS="..." more for cmake.
+# Without a CUDA device each program says "no CUDA device" and exits 77; `ctest --test-dir
+# /tmp/gc` checks exactly that (with CUDA hidden, so it is quick on a GPU machine too).
+set -euo pipefail
 cd "$(dirname "$0")/../.."
-py=python3
-inc=$($py -c 'from torch.utils.cpp_extension import include_paths; print(" ".join("-I"+p for p in include_paths()))')
-lib=$($py -c 'from torch.utils.cpp_extension import library_paths; print(library_paths()[0])')
-abi=$($py -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')
-$py -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
-cuda_inc=$($py -c 'import os, nvidia.cuda_runtime as m; print(os.path.join(list(m.__path__)[0], "include"))' 2>/dev/null || echo /usr/local/cuda/include)
-std=${STD:-c++17}
-flags="-std=$std -O2 -DNDEBUG -fPIC -D_GLIBCXX_USE_CXX11_ABI=$abi -DATTNLAB_VERSION=\"gpucheck\" -I. $inc -I$cuda_inc -I/usr/local/cuda/include -w"
-mkdir -p /tmp/gc
-srcs="$(ls core/attention/*.cpp) core/runtime/threads.cpp core/runtime/device.cpp core/runtime/precision.cpp core/runtime/memory_probe.cpp core/runtime/mac_counter.cpp core/runtime/device_peaks.cpp core/nn/initial_values.cpp core/analysis/table.cpp models/backbone.cpp app/session/attention_bench.cpp bench/gpu_check/main.cpp"
-echo "$srcs" | tr ' ' '\n' | xargs -P 16 -I{} sh -c 'o=/tmp/gc/$(echo {} | tr / _).o; g++ '"$flags"' -c {} -o $o 2>/tmp/gc/$(echo {} | tr / _).err || { echo "COMPILE FAIL {}"; head -c 1500 /tmp/gc/$(echo {} | tr / _).err; }'
-g++ $flags -fopenmp -c core/runtime/small_tasks.cpp -o /tmp/gc/small_tasks.o 2>&1 | head -c 1500
-g++ $flags -DATTNLAB_WITH_CUDA=1 -c core/runtime/cuda_memory.cpp -o /tmp/gc/cuda_memory.o 2>&1 | head -c 3000
-g++ -o /tmp/gc/gpucheck /tmp/gc/*.o -L$lib -Wl,-rpath,$lib -ltorch -ltorch_cpu -ltorch_cuda -lc10 -lc10_cuda -fopenmp -lpthread 2>&1 | head -c 3000
-ls -la /tmp/gc/gpucheck
-# The presets program: every backbone, from an archive of the models library and what it
-# needs (core/io and core/nn; not image_io.cpp, the one file that needs OpenCV).
-mkdir -p /tmp/gc/models
-msrcs="$(ls models/*.cpp core/nn/*.cpp core/io/*.cpp core/image/*.cpp | grep -v -e image_io.cpp -e models/backbone.cpp -e initial_values.cpp)"
-echo "$msrcs" | tr ' ' '\n' | xargs -P 16 -I{} sh -c 'o=/tmp/gc/models/$(echo {} | tr / _).o; g++ '"$flags"' -I${NLOHMANN:-.} -c {} -o $o 2>$o.err || { echo "COMPILE FAIL {}"; head -c 1500 $o.err; }'
-ar rcs /tmp/gc/libmodels.a /tmp/gc/models/*.o
-g++ $flags -I${NLOHMANN:-.} -c bench/gpu_check/presets.cpp -o /tmp/gc/presets.o 2>&1 | head -c 3000
-g++ -o /tmp/gc/gpucheck_presets /tmp/gc/presets.o /tmp/gc/libmodels.a $(ls /tmp/gc/*.o | grep -v -e gpu_check_main -e /presets.o) -L$lib -Wl,-rpath,$lib -ltorch -ltorch_cpu -ltorch_cuda -lc10 -lc10_cuda -fopenmp -lpthread -l:libz.so.1 2>&1 | grep -v "^/usr/bin/ld: warning" | head -c 4000
-ls -la /tmp/gc/gpucheck_presets
+py=${PYTHON:-python3}
+build=${BUILD:-/tmp/gc}
+$py -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda)'
+# One line each: include folders (;-separated, for CMake), library folder, C++ ABI, CUDA ON/OFF.
+mapfile -t torch_paths < <($py - <<'EOF'
+import glob, os
+import torch
+from torch.utils import cpp_extension as ce
+inc = list(ce.include_paths())
+cuda = torch.version.cuda is not None
+if cuda:
+    # c10/cuda's headers include the CUDA runtime's: first the nvidia wheel's that came with
+    # this torch (its CUDA version), then the toolkit's.
+    found = []
+    try:
+        import nvidia
+        for p in nvidia.__path__:
+            found += sorted(glob.glob(os.path.join(p, "*", "include")))
+    except ImportError:
+        pass
+    home = getattr(ce, "CUDA_HOME", None)
+    found += [os.path.join(home, "include")] if home else []
+    found += ["/usr/local/cuda/include"]
+    found = [d for d in found if os.path.isfile(os.path.join(d, "cuda_runtime_api.h"))]
+    inc += found[:1]
+print(";".join(dict.fromkeys(inc)))
+print(ce.library_paths()[0])
+print(int(torch._C._GLIBCXX_USE_CXX11_ABI))
+print("ON" if cuda else "OFF")
+EOF
+)
+[ "${#torch_paths[@]}" = 4 ] || { echo "gpu_check: could not read torch's paths from $py" >&2; exit 1; }
+args=(-DATTNLAB_GPU_CHECK_ONLY=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+      "-DATTNLAB_TORCH_INCLUDE_DIRS=${torch_paths[0]}" "-DATTNLAB_TORCH_LIBRARY_DIR=${torch_paths[1]}"
+      "-DATTNLAB_TORCH_CXX11_ABI=${torch_paths[2]}" "-DATTNLAB_TORCH_CUDA=${torch_paths[3]}")
+[ -n "${NLOHMANN:-}" ] && args+=("-DATTNLAB_NLOHMANN_INCLUDE_DIR=$(cd "$NLOHMANN" && pwd)")
+[ -n "${STD:-}" ] && args+=("-DCMAKE_CXX_STANDARD=${STD#c++}")
+# A machine with zlib's runtime but not its development link (libz.so): name libz.so.1.
+if ! ldconfig -p 2>/dev/null | awk '$1 == "libz.so" {f = 1} END {exit !f}'; then
+  z=$(ldconfig -p 2>/dev/null | awk '$1 == "libz.so.1" {print $NF; exit}')
+  [ -n "$z" ] && args+=("-DZLIB_LIBRARY=$z")
+fi
+generator=()
+[ -f "$build/CMakeCache.txt" ] || generator=(-G Ninja)
+cmake -S . -B "$build" "${generator[@]}" "${args[@]}" ${CMAKE_ARGS:-}
+cmake --build "$build" -j "${JOBS:-$(nproc)}"
+echo "gpu_check: built $build/bench/gpu_check/attnlab_gpucheck"
+echo "gpu_check: built $build/bench/gpu_check/attnlab_gpucheck_presets"

@@ -1,11 +1,15 @@
-// The GPU check (bench/gpu_check/build.sh builds it, outside CMake): every mechanism on CUDA
-// against the CPU at fp32 (TF32 off) and bf16, the CUDA allocator statistics, the device peaks, and
-// the bench-attention table on CUDA with softmax as the baseline, from the project's own code.
+// The GPU check (bench/gpu_check/CMakeLists.txt builds it as attnlab_gpucheck, in every build
+// and alone with ATTNLAB_GPU_CHECK_ONLY: bench/gpu_check/build.sh): every mechanism on CUDA
+// against the CPU at fp32 (TF32 off) and bf16, the CUDA allocator statistics, the device peaks,
+// and the bench-attention table on CUDA with softmax as the baseline, from the project's own
+// code. Without a CUDA device it says so and exits 77 (skipped; the ctest expects exactly that).
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "app/session/attention_bench.h"
 #include "core/attention/registry.h"
@@ -19,6 +23,11 @@ using namespace attnlab;
 int main() {
   std::printf("cuda available %d devices %d\n", int(torch::cuda::is_available()),
               int(torch::cuda::device_count()));
+  if (!torch::cuda::is_available()) {
+    std::printf("gpucheck: no CUDA device (a CPU-only LibTorch, no GPU, or CUDA_VISIBLE_DEVICES "
+                "hides it): nothing checked, exit 77 (skipped)\n");
+    return 77;
+  }
   const c10::Device cuda(c10::kCUDA, 0), cpu(c10::kCPU);
   at::globalContext().setAllowTF32CuBLAS(false);
   at::globalContext().setAllowTF32CuDNN(false);
@@ -95,5 +104,5 @@ int main() {
         std::printf("  %s N=%lld error: %s\n", pt.mechanism.c_str(), (long long)pt.tokens,
                     pt.error.substr(0, 200).c_str());
   }
-  return 0;
+  return worst_name_fail == 0 ? 0 : 1;
 }

@@ -1,6 +1,8 @@
-// The GPU check's second program (bench/gpu_check/build.sh): every preset backbone, random
-// weights, one 224×224 image, its traced forward on CUDA against the CPU at fp32 (TF32 off)
-// and at bf16, and the latency and peak device memory of its forward at batch 1 and 32.
+// The GPU check's second program (attnlab_gpucheck_presets, built beside attnlab_gpucheck by
+// bench/gpu_check/CMakeLists.txt): every preset backbone, random weights, one 224×224 image,
+// its traced forward on CUDA against the CPU at fp32 (TF32 off) and at bf16, and the latency
+// and peak device memory of its forward at batch 1 and 32. Without a CUDA device it says so
+// and exits 77 (skipped).
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
 #include <ATen/core/grad_mode.h>
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "core/runtime/cuda_memory.h"
@@ -40,6 +43,11 @@ std::pair<double, double> time_forward(models::Backbone& m, const at::Tensor& x,
 }  // namespace
 
 int main() {
+  if (!torch::cuda::is_available()) {
+    std::printf("gpucheck_presets: no CUDA device (a CPU-only LibTorch, no GPU, or "
+                "CUDA_VISIBLE_DEVICES hides it): nothing checked, exit 77 (skipped)\n");
+    return 77;
+  }
   const c10::Device cuda(c10::kCUDA, 0);
   at::globalContext().setAllowTF32CuBLAS(false);
   at::globalContext().setAllowTF32CuDNN(false);

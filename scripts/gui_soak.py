@@ -204,7 +204,7 @@ class Soak:
                (self.open_broken_image, 1)]
         actions_fn, weights = zip(*mix)
         done = 0
-        self.emit(f"# gui soak: {actions} actions", "wait-idle 120")
+        self.emit(f"# gui soak: {actions} actions", "wait-idle 600")
         while done < actions:
             action = self.rng.choices(actions_fn, weights)[0]
             count = action()

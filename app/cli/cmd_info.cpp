@@ -9,6 +9,7 @@
 #include "core/runtime/data_paths.h"
 #include "core/runtime/device.h"
 #include "core/runtime/memory_budget.h"
+#include "core/runtime/bf16_products.h"
 #include "core/runtime/precision.h"
 
 namespace attnlab::cli {
@@ -42,6 +43,9 @@ int cmd_info(Args args, const GlobalOptions& g) {
     std::printf("  %-5s %s\n", runtime::dtype_name(t).c_str(),
                 why.empty() ? "runs" : ("refused: " + why).c_str());
   }
+  // How bf16 matrix products add their terms on this CPU (core/runtime/bf16_products.h).
+  std::printf("bf16 matrix products on the CPU: %s\n",
+              runtime::bf16_products_description().c_str());
 #ifdef ATTNLAB_HAVE_GUI
   std::printf("gui: built\n");
 #else

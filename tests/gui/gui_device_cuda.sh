@@ -14,19 +14,19 @@ export ATTNLAB_SETTINGS="$work/settings.json"
 cat >"$work/device.script" <<SCRIPT
 open-model $root/models/zoo/softmax.safetensors
 open-image $root/assets/fashion-mnist/09-ankle-boot-00000.png
-wait-idle 120
+wait-idle 600
 device cuda:0
-wait-idle 120
+wait-idle 600
 frames 3
 expect-no-error
 model-info $work/cuda.json
 tab faithfulness
-wait-idle 60
+wait-idle 600
 frames 4
 screenshot $work/shot_cuda.png
 quit
 SCRIPT
-timeout $((300 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --device cpu --empty \
+timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --device cpu --empty \
   --script "$work/device.script" >"$work/log" 2>&1 || { cat "$work/log" >&2; echo "gui_device_cuda: FAIL: the script" >&2; exit 1; }
 python3 - "$work/cuda.json" <<'PY'
 import json, sys

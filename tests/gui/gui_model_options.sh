@@ -30,7 +30,7 @@ open(out + "/foreign.safetensors", "wb").write(struct.pack("<Q", len(header)) + 
 PY
 sed -e "s|@OUT@|$work|g" -e "s|@ROOT@|$root|g" -e "s|@SHARED@|$shared|g" \
   "$root/tests/gui/scripts/model_options.script" >"$work/run.script"
-timeout $((300 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1600x1000x24" "$attnlab" gui --empty --script "$work/run.script" \
+timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1600x1000x24" "$attnlab" gui --empty --script "$work/run.script" \
   >"$work/run.log" 2>&1 || { cat "$work/run.log" >&2; fail "the script exited with an error"; }
 
 python3 - "$work" <<'PY' || fail "model states"

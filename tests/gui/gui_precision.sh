@@ -16,29 +16,29 @@ fail() { echo "gui_precision: FAIL: $*" >&2; exit 1; }
 cat >"$work/precision.script" <<SCRIPT
 open-model $root/models/zoo/softmax.safetensors
 open-image $root/assets/fashion-mnist/09-ankle-boot-00000.png
-wait-idle 120
+wait-idle 600
 dtype bf16
-wait-idle 120
+wait-idle 600
 frames 3
 expect-no-error
 model-info $work/bf16.json
 tab rank
-wait-idle 60
+wait-idle 600
 frames 4
 mouse-away
 screenshot $work/shot_bf16.png
 dtype fp16
-wait-idle 120
+wait-idle 600
 frames 3
 model-info $work/fp16.json
 screenshot $work/shot_fp16.png
 dtype fp32
-wait-idle 120
+wait-idle 600
 frames 3
 model-info $work/fp32.json
 quit
 SCRIPT
-timeout $((300 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --device cpu --empty \
+timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --device cpu --empty \
   --script "$work/precision.script" >"$work/log" 2>&1 || { cat "$work/log" >&2; fail "the script"; }
 fp16_refused=0
 "$attnlab" --device cpu info | grep -q '^  fp16  refused' && fp16_refused=1

@@ -23,7 +23,7 @@ fail() { echo "gui_script_e2e: FAIL: $*" >&2; exit 1; }
 
 run_script() {  # script file, log file
   local rc=0
-  timeout $((300 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --script "$1" >"$2" 2>&1 || rc=$?
+  timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --script "$1" >"$2" 2>&1 || rc=$?
   return "$rc"
 }
 
@@ -80,7 +80,7 @@ PATH="$work/bin:$PATH" run_script "$work/bad.script" "$work/bad.log" || { cat "$
 # The Cost tab: the complexity sweep of the models open and a bench of their mechanisms,
 # each exported as the report draws it.
 sed -e "s|@OUT@|$work|g" -e "s|@ZOO@|$root/models/zoo|g" "$root/tests/gui/scripts/cost.script" >"$work/cost.script"
-timeout $((400 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/cost.script" \
+timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/cost.script" \
   >"$work/cost.log" 2>&1 || { cat "$work/cost.log" >&2; fail "the cost script exited with an error"; }
 for f in cost_macs.svg cost_latency.svg cost_memory.pdf; do [[ -s "$work/$f" ]] || fail "export $f missing"; done
 grep -q "Multiply-accumulates of the whole forward" "$work/cost.log" || fail "the MACs export is not the complexity figure"
@@ -92,7 +92,7 @@ python3 "$root/tests/gui/png_checks.py" "$work" shot_cost_macs.png shot_cost_lat
 # against the size under the Entropy and Map rank tabs.
 sed -e "s|@OUT@|$work|g" -e "s|@ZOO@|$root/models/zoo|g" -e "s|@ROOT@|$root|g" \
   "$root/tests/gui/scripts/size_sweep.script" >"$work/sweep.script"
-timeout $((400 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/sweep.script" \
+timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/sweep.script" \
   >"$work/sweep.log" 2>&1 || { cat "$work/sweep.log" >&2; fail "the size sweep script exited with an error"; }
 python3 - "$work/sweep.json" <<'PY' || fail "size sweep state"
 import json, sys
@@ -109,7 +109,7 @@ python3 "$root/tests/gui/png_checks.py" "$work" shot_sweep_entropy.png shot_swee
 # stopped while it runs, stays cancelled, and Analyse again finishes it.
 sed -e "s|@OUT@|$work|g" -e "s|@ZOO@|$root/models/zoo|g" -e "s|@ROOT@|$root|g" \
   "$root/tests/gui/scripts/cancel.script" >"$work/cancel.script"
-timeout $((400 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/cancel.script" \
+timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/cancel.script" \
   >"$work/cancel.log" 2>&1 || { cat "$work/cancel.log" >&2; fail "the cancel script exited with an error"; }
 python3 - "$work/cancelled.json" "$work/reanalysed.json" <<'PY' || fail "cancel state"
 import json, sys
@@ -125,7 +125,7 @@ PY
 # The same file opened twice (tests/gui/scripts/same_file_twice.script).
 sed -e "s|@OUT@|$work|g" -e "s|@ZOO@|$root/models/zoo|g" -e "s|@ROOT@|$root|g" \
   "$root/tests/gui/scripts/same_file_twice.script" >"$work/twice.script"
-timeout $((400 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/twice.script" \
+timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/twice.script" \
   >"$work/twice.log" 2>&1 || { cat "$work/twice.log" >&2; fail "the same-file-twice script exited with an error"; }
 python3 - "$work/twice.json" <<'PY' || fail "same file twice"
 import json, sys

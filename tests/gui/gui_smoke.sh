@@ -34,7 +34,7 @@ run_gui() {
   local shot="$1"
   shift
   local rc=0
-  timeout $((120 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" \
+  timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" \
     "$attnlab" gui "$@" --frames 30 --screenshot "$shot" || rc=$?
   return "$rc"
 }

@@ -31,7 +31,7 @@ echo "gui_soak: seed $seed, $actions actions, $(wc -l <"$work/soak.script") scri
 start=$(date +%s.%N)
 # ATTNLAB_SCRIPT_WAIT_SCALE (whole number, default 1) stretches the limit for slow builds
 # (sanitizers), as it stretches the script's own waits.
-timeout $((3000 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
+timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty \
   --script "$work/soak.script" >"$work/log" 2>&1 &
 runner=$!
 : >"$work/rss.csv"

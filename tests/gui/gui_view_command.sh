@@ -26,7 +26,7 @@ fail() { echo "gui_view_command: FAIL: $*" >&2; exit 1; }
 run_script() {  # script file, log file, extra sed substitution
   sed -e "s|@OUT@|$work|g" -e "s|@ROOT@|$root|g" -e "${3:-s|@DEIT@|@DEIT@|}" "$1" >"$work/run.script"
   # A fresh settings file each run: the view options a run leaves are not the next one's.
-  ATTNLAB_SETTINGS="$work/settings_$(basename "$1").json" timeout $((300 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/run.script" \
+  ATTNLAB_SETTINGS="$work/settings_$(basename "$1").json" timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --empty --script "$work/run.script" \
     >"$2" 2>&1 || { cat "$2" >&2; fail "$(basename "$1") exited with an error"; }
 }
 

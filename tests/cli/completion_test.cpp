@@ -101,7 +101,7 @@ void expect_completions(bool library) {
   EXPECT_EQ(c("attnlab --threads 2 report --colo"), "--colormap\n");
   EXPECT_EQ(c("attnlab zoo --wr"), "--write-index\n");
   // help COMMAND: the command names, and no files.
-  EXPECT_EQ(c("attnlab he"), "help\n");
+  EXPECT_EQ(c("attnlab hel"), "help\n");
   EXPECT_EQ(c("attnlab help cla"), "classify\n");
   EXPECT_EQ(c("attnlab --threads 2 help analyze-s"), "analyze-series\nanalyze-sizes\n");
   EXPECT_EQ(c("attnlab help attn"), "\n");      // none (printf prints one empty line)

@@ -13,7 +13,6 @@
 #include "app/cli/commands.h"
 #include "app/cli/version.h"
 #include "core/io/file_bytes.h"
-#include "core/io/text.h"
 #include "core/runtime/device.h"
 #include "core/runtime/memory_budget.h"
 #include "core/runtime/precision.h"
@@ -80,8 +79,14 @@ int main(int argc, char** argv) {
   try {
     // Global options may appear anywhere before the command's own arguments.
     Args all(args);
-    if (all.take_flag("-h") || all.take_flag("--help")) {
-      std::fputs(usage_text().c_str(), stdout);
+    // -h/--help anywhere: the whole help, or after a command that command's own. A file
+    // as the first word opens the GUI, so `attnlab photo.png --help` is the GUI's help.
+    if (const auto topic = help_request(args)) {
+      std::string name = *topic;
+      if (!name.empty() && !find_command(name) &&
+          (std::filesystem::is_regular_file(name) || std::filesystem::is_directory(name)))
+        name = "gui";
+      std::fputs((name.empty() ? usage_text() : command_help(name)).c_str(), stdout);
       return kExitOk;
     }
     if (all.take_flag("--version")) {
@@ -119,10 +124,7 @@ int main(int argc, char** argv) {
     }
     if (gui) return run_gui_command(all, file ? command : "", g);
     if (spec && spec->run) return spec->run(all, g);
-    std::vector<std::string> known;
-    for (const auto& c : commands())
-      if (!c.name.empty()) known.push_back(c.name);
-    throw UsageError("unknown command '" + command + "' (commands: " + attnlab::text::join(known) + ")");
+    throw unknown_command(command);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "attnlab: %s\n(see attnlab --help)\n", e.what());
     return kExitUsage;

@@ -80,5 +80,6 @@ int cmd_complexity(Args args, const GlobalOptions& g);
 int cmd_bench_attention(Args args, const GlobalOptions& g);
 int cmd_completion(Args args, const GlobalOptions& g);
 int cmd_manpage(Args args, const GlobalOptions& g);
+int cmd_help(Args args, const GlobalOptions& g);
 
 }  // namespace attnlab::cli

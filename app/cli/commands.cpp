@@ -1,10 +1,19 @@
 // See commands.h.
 #include "app/cli/commands.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "app/session/analysis_registry.h"
+#include "core/io/text.h"
 
 namespace attnlab::cli {
 namespace {
+
+// The global options that take a value, as main() reads them: help_request() skips their
+// values, and a command's own help names them.
+const std::vector<std::string> kGlobalOptionsWithValue = {"--threads", "--device", "--dtype",
+                                                          "--max-memory"};
 
 // The --analyses line of analyze: the registry's names, comma-separated, wrapped under
 // the option's description column.
@@ -198,6 +207,10 @@ const std::vector<CommandSpec>& commands() {
       {"manpage", cmd_manpage,
        R"(  manpage                                   print the man page (roff) made from this help
 )"},
+      {"help", cmd_help,
+       R"(  help [COMMAND]                            this text, or one command's usage and
+                                            options (the same as attnlab COMMAND --help)
+)"},
   };
   // clang-format on
   return all;
@@ -227,7 +240,7 @@ global options:
   --max-memory M  refuse a forward pass whose estimated peak memory exceeds M (8G, 512M;
                   off: no limit); default: ATTNLAB_MAX_MEMORY, else 80% of the RAM
                   available when it starts
-  -h, --help      this text
+  -h, --help      this text; after a command, that command's usage and options
   --version       print the version and the git revision it was built from
 
 files:
@@ -238,6 +251,51 @@ files:
   $XDG_CONFIG_HOME/attnlab/settings.json (default ~/.config/attnlab/), or $ATTNLAB_SETTINGS.
 )";
   return text;
+}
+
+std::string command_help(const std::string& name) {
+  const auto& all = commands();
+  const auto at = std::find_if(all.begin(), all.end(), [&](const CommandSpec& c) {
+    return !name.empty() && c.name == name;
+  });
+  if (at == all.end()) throw unknown_command(name);
+  std::string lines = at->usage;
+  // The nameless entries after a command are more of its usage (gui's `attnlab IMAGE...`).
+  for (auto next = std::next(at); next != all.end() && next->name.empty(); ++next)
+    lines += next->usage;
+  std::string text = "usage: attnlab [global options] " + name + " ...\n\n" + lines + "\n";
+  // Options described elsewhere: where to read them, so this text need not repeat them.
+  if (name != "analyze" && lines.find("options as analyze") != std::string::npos)
+    text += "analyze's options: attnlab analyze --help\n";
+  text += "global options " + text::join(kGlobalOptionsWithValue) +
+          " and every command: attnlab --help\n";
+  return text;
+}
+
+UsageError unknown_command(const std::string& word) {
+  std::vector<std::string> known;
+  for (const auto& c : commands())
+    if (!c.name.empty()) known.push_back(c.name);
+  return UsageError("unknown command '" + word + "' (commands: " + text::join(known) + ")");
+}
+
+std::optional<std::string> help_request(const std::vector<std::string>& words) {
+  const auto is_help = [](const std::string& w) { return w == "-h" || w == "--help"; };
+  if (std::none_of(words.begin(), words.end(), is_help)) return std::nullopt;
+  // What main() dispatches on: the first word once the global options (and their values)
+  // are taken out, when it is no option.
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const bool takes_value =
+        std::find(kGlobalOptionsWithValue.begin(), kGlobalOptionsWithValue.end(), words[i]) !=
+        kGlobalOptionsWithValue.end();
+    if (takes_value)
+      ++i;
+    else if (!is_help(words[i]) && words[i] != "--version")
+      rest.push_back(words[i]);
+  }
+  if (rest.empty() || rest[0].empty() || rest[0][0] == '-') return std::string();
+  return rest[0];
 }
 
 }  // namespace attnlab::cli

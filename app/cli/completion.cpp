@@ -156,6 +156,11 @@ _attnlab() {
     return
   fi
   if [[ "$cmd" == completion ]]; then COMPREPLY=($(compgen -W "bash" -- "$cur")); return; fi
+  # help COMMAND: the one command whose usage to print.
+  if [[ "$cmd" == help && "$cur" != -* ]]; then
+    if [[ "$prev" == help ]]; then COMPREPLY=($(compgen -W "$_attnlab_commands" -- "$cur")); fi
+    return
+  fi
   if [[ "$cur" == -* ]]; then
     local var="_attnlab_opts_${cmd//-/_}"
     COMPREPLY=($(compgen -W "${!var} $_attnlab_globals" -- "$cur"))

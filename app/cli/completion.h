@@ -1,7 +1,7 @@
 // `attnlab completion bash`: the bash completion script, generated from what this binary
-// knows — the command table and each command's options (read from its --help lines), the
-// model presets, the attention mechanisms, the analyses and the colormaps — so it cannot
-// drift from the code. The .deb installs its output as
+// knows — the command table (also what completes after `help`) and each command's options
+// (read from its --help lines), the model presets, the attention mechanisms, the analyses
+// and the colormaps — so it cannot drift from the code. The .deb installs its output as
 // /usr/share/bash-completion/completions/attnlab (scripts/package.sh).
 #pragma once
 

@@ -75,6 +75,7 @@ attnlab classify \-\-checkpoint model.safetensors photo.png
 attnlab analyze \-\-model ravlt_t \-\-checkpoint RAVLT_T.pth \-\-images imgs/ \-\-out stats/
 attnlab report \-\-demo \-\-out figures/       # every paper figure from the zoo
 attnlab \-\-dtype bf16 bench\-attention \-\-sides 14,28
+attnlab analyze \-\-help                     # one command's usage (or: attnlab help analyze)
 .fi
 )";
 

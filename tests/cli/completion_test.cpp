@@ -100,6 +100,12 @@ void expect_completions(bool library) {
   EXPECT_EQ(c("attnlab report --colormap ma"), "magma\n");
   EXPECT_EQ(c("attnlab --threads 2 report --colo"), "--colormap\n");
   EXPECT_EQ(c("attnlab zoo --wr"), "--write-index\n");
+  // help COMMAND: the command names, and no files.
+  EXPECT_EQ(c("attnlab hel"), "help\n");
+  EXPECT_EQ(c("attnlab help cla"), "classify\n");
+  EXPECT_EQ(c("attnlab --threads 2 help analyze-s"), "analyze-series\nanalyze-sizes\n");
+  EXPECT_EQ(c("attnlab help attn"), "\n");      // none (printf prints one empty line)
+  EXPECT_EQ(c("attnlab help info cla"), "\n");  // help takes one command
   EXPECT_EQ(c("attnlab analyze --preset deit_tiny_p"), "deit_tiny_patch16_224\n");
   // A comma list completes its last item and keeps the items before it.
   EXPECT_EQ(c("attnlab analyze --analyses entropy,roll"), "entropy,rollout\n");

@@ -40,6 +40,9 @@ TEST(ManPage, HasTheSectionsAndEveryCommand) {
   // Help lines verbatim (escaped): analyze's --analyses line, the --dtype global option.
   EXPECT_NE(page.find(roff_escape("[--rank-rtol X | --rank-atol X]")), std::string::npos);
   EXPECT_NE(page.find(roff_escape("--dtype T       fp32 | bf16 | fp16")), std::string::npos);
+  // Where one command's help is: an example, and `help` among the commands.
+  EXPECT_NE(page.find(roff_escape("attnlab analyze --help")), std::string::npos);
+  EXPECT_NE(page.find("\n.SS help\n"), std::string::npos);
   // No raw non-ASCII byte: man renders it the same under any locale.
   for (const char ch : page) EXPECT_GE(static_cast<signed char>(ch), 0) << "non-ASCII byte";
 }

@@ -1,6 +1,6 @@
-// The `attnlab` executable end to end: --help, --version, info, mechanisms, inspect on
-// every fixture and on a broken file (one error line, exit code 1, no crash), and infer
-// reproducing every fixture's expected tensors.
+// The `attnlab` executable end to end: --help (the whole help and each command's own),
+// --version, info, mechanisms, inspect on every fixture and on a broken file (one error
+// line, exit code 1, no crash), and infer reproducing every fixture's expected tensors.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -44,6 +44,69 @@ TEST(Cli, EveryCommandIsInTheHelpAndUnknownOnesAreListed) {
   EXPECT_NE(u.out.find("unknown command 'no-such-command-or-file' (commands: gui, inspect, info,"),
             std::string::npos)
       << u.out;
+}
+
+// stdout alone (stderr thrown away), and stderr alone: where each text goes.
+attnlab::testing::CliRun stdout_of(const std::string& args) {
+  return attnlab::testing::run_shell("(" ATTNLAB_BINARY " " + args + " 2>/dev/null)");
+}
+attnlab::testing::CliRun stderr_of(const std::string& args) {
+  return attnlab::testing::run_shell("(" ATTNLAB_BINARY " " + args + " >/dev/null)");
+}
+
+// `attnlab CMD --help` and `attnlab help CMD`: that command's usage and options on stdout,
+// the same text both ways, none of another command's lines; `attnlab help` and
+// `attnlab --help` the whole help; an unknown command a usage error naming it.
+TEST(Cli, EveryCommandAnswersItsOwnHelp) {
+  for (const auto& c : attnlab::cli::commands()) {
+    if (c.name.empty()) continue;
+    const CliRun option = stdout_of(c.name + " --help");
+    ASSERT_EQ(option.code, 0) << c.name << ": " << option.out;
+    EXPECT_EQ(option.out, attnlab::cli::command_help(c.name));
+    EXPECT_NE(option.out.find(c.usage.substr(0, c.usage.find('\n') + 1)), std::string::npos)
+        << c.name << ":\n"
+        << option.out;
+    for (const auto& other : attnlab::cli::commands())
+      if (!other.name.empty() && other.name != c.name) {
+        EXPECT_EQ(option.out.find(other.usage.substr(0, other.usage.find('\n') + 1)),
+                  std::string::npos)
+            << c.name << " --help shows " << other.name << "'s usage:\n"
+            << option.out;
+      }
+    const CliRun word = stdout_of("help " + c.name);
+    EXPECT_EQ(word.code, 0) << c.name;
+    EXPECT_EQ(word.out, option.out) << c.name;
+  }
+  // -h is --help; global options before the command change nothing.
+  const std::string classify = attnlab::cli::command_help("classify");
+  EXPECT_EQ(stdout_of("classify -h").out, classify);
+  EXPECT_EQ(stdout_of("--threads 2 --device cpu classify --checkpoint m.pth --help").out, classify);
+  // A file as the first word opens the GUI: its help is the GUI's.
+  EXPECT_EQ(stdout_of(std::string(ATTNLAB_SOURCE_DIR) + "/README.md --help").out,
+            attnlab::cli::command_help("gui"));
+}
+
+TEST(Cli, HelpAloneIsTheWholeHelp) {
+  for (const char* args : {"--help", "-h", "help", "--threads 2 --help", "--help --version"}) {
+    const CliRun h = stdout_of(args);
+    EXPECT_EQ(h.code, 0) << args;
+    EXPECT_EQ(h.out, attnlab::cli::usage_text()) << args;
+  }
+}
+
+TEST(Cli, HelpForAnUnknownCommandIsAUsageErrorNamingIt) {
+  for (const char* args : {"help frobnicate", "frobnicate --help", "frobnicate -h"}) {
+    const CliRun e = stderr_of(args);
+    EXPECT_EQ(e.code, 2) << args;
+    EXPECT_EQ(
+        e.out.rfind("attnlab: unknown command 'frobnicate' (commands: gui, inspect, info,", 0), 0u)
+        << args << ": " << e.out;
+    EXPECT_NE(e.out.find(", manpage, help)\n"), std::string::npos) << e.out;
+    EXPECT_EQ(stdout_of(args).out, "") << args;  // nothing on stdout
+  }
+  const CliRun two = run("help inspect info");
+  EXPECT_EQ(two.code, 2) << two.out;
+  EXPECT_NE(two.out.find("help takes one command"), std::string::npos) << two.out;
 }
 
 TEST(Cli, HelpAndVersion) {
@@ -137,8 +200,7 @@ TEST(Cli, InferRefusesMissingInputsAndConfigs) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("recognised as a vit like deit_tiny_patch16_224"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("not in the weights: num_heads 1 (head dim 64"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("not in the weights: num_heads 1 (head dim 64"), std::string::npos) << r.out;
   std::filesystem::remove(out);
   // The wrong architecture for the weights: every mismatched key is named, no file written.
   r = run("infer --checkpoint " + dir + "/deit_mini.pth --config " + dir +

@@ -52,6 +52,10 @@ File > Open uses the GUI's own file list instead of zenity or kdialog.
 .B ATTNLAB_SCRIPT_WAIT_SCALE
 A whole number from 1 to 1000 that multiplies every wait\-idle and wait\-job limit of a
 GUI script (\-\-script), for builds that run many times slower, such as the sanitizers'.
+.TP
+.B ATTNLAB_WORKER_PRIORITY
+normal: the GUI's compute and load workers run at normal priority instead of in the
+background (the test scripts set it, as other processes would otherwise starve them).
 )";
 
 const char* kFiles = R"(.TP

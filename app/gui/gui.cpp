@@ -56,6 +56,10 @@ constexpr int kWindowHeight = 800;
 constexpr double kSettleSeconds = 60.0;
 constexpr double kIdleWaitSeconds = 0.25;        // nothing moves: wake up this often anyway
 constexpr double kBusyFramePeriod = 1.0 / 30.0;  // only background work: 30 frames a second
+// A script waiting for the workers (wait-idle, wait-job) shows nothing new: 5 frames a
+// second. Under Xvfb's software GL a frame costs ~25 ms of a core, which at 30 frames a
+// second was most of a core taken from the job being waited for.
+constexpr double kScriptWaitFramePeriod = 0.2;
 constexpr double kFrameBudgetMs = 33.0;          // frames longer than this are reported
 
 // Exit codes of run_gui.
@@ -430,7 +434,9 @@ int run_gui(const GuiOptions& options) {
     // background work runs, draw at most kBusyFramePeriod apart, so the interface leaves
     // the cores to the worker; input still wakes it at once. Dragging and smoke runs poll.
     const bool quiet = workers_idle() && !script.active();
-    const double wait = last_frame + kBusyFramePeriod - glfwGetTime();
+    const bool script_waits = script.waiting_idle || !script.waiting_job.empty();
+    const double period = script_waits ? kScriptWaitFramePeriod : kBusyFramePeriod;
+    const double wait = last_frame + period - glfwGetTime();
     if (!smoke && quiet && !ImGui::IsAnyMouseDown())
       glfwWaitEventsTimeout(kIdleWaitSeconds);
     else if (!smoke && !ImGui::IsAnyMouseDown() && wait > 0.0)

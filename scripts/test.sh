@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # The test command: install what is missing, build everything, run every test (unit,
-# parity against ../shared/fixtures, CLI, and the GUI under Xvfb).
+# parity against ../shared/fixtures, CLI, and the GUI under Xvfb). Prints how long each
+# phase took (the README records them for a fresh clone).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 start=$(date +%s)
 bash "$root/scripts/setup.sh"
+t_setup=$(date +%s)
 bash "$root/scripts/build.sh"
+t_build=$(date +%s)
 build="${ATTNLAB_BUILD_DIR:-$root/build}"
 cd "$build"
 # -LE perf: timed benchmarks (gui_frame_time) are not tests; run them with ctest -L perf.
 ctest --output-on-failure -j "$(nproc)" --timeout 600 -LE perf
-echo "test.sh: finished in $(( $(date +%s) - start )) s"
+t_test=$(date +%s)
+echo "test.sh: set-up $((t_setup - start)) s, build $((t_build - t_setup)) s," \
+  "tests $((t_test - t_build)) s"
+echo "test.sh: finished in $((t_test - start)) s"

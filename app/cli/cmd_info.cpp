@@ -6,10 +6,10 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/version.h"
+#include "core/runtime/bf16_products.h"
 #include "core/runtime/data_paths.h"
 #include "core/runtime/device.h"
 #include "core/runtime/memory_budget.h"
-#include "core/runtime/bf16_products.h"
 #include "core/runtime/precision.h"
 
 namespace attnlab::cli {

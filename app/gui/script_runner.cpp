@@ -27,8 +27,8 @@ std::string scale_note(const ScriptRunner& r) {
 void log_wait(const ScriptRunner& r, double now, double deadline) {
   if (!r.log_waits || r.next == 0) return;
   const ScriptCommand& c = r.commands[r.next - 1];
-  std::fprintf(stderr, "attnlab: script line %d: %s %.1f s of its %.0f s\n", c.line,
-               c.name.c_str(), now - r.wait_started, deadline - r.wait_started);
+  std::fprintf(stderr, "attnlab: script line %d: %s %.1f s of its %.0f s\n", c.line, c.name.c_str(),
+               now - r.wait_started, deadline - r.wait_started);
 }
 
 }  // namespace

@@ -19,9 +19,15 @@
 namespace attnlab::runtime {
 namespace {
 
-bool bf16(const at::Tensor& t) { return t.defined() && t.scalar_type() == at::kBFloat16; }
-at::Tensor fp32(const at::Tensor& t) { return t.to(at::kFloat); }
-at::Tensor back(const at::Tensor& t) { return t.to(at::kBFloat16); }
+bool bf16(const at::Tensor& t) {
+  return t.defined() && t.scalar_type() == at::kBFloat16;
+}
+at::Tensor fp32(const at::Tensor& t) {
+  return t.to(at::kFloat);
+}
+at::Tensor back(const at::Tensor& t) {
+  return t.to(at::kBFloat16);
+}
 
 // Each kernel: bf16 operands → LibTorch's fp32 CPU kernel on their exact fp32 values, one
 // rounding of the result; anything else → LibTorch's own CPU kernel (at::cpu:: calls it
@@ -110,8 +116,8 @@ bool install_fp32_accumulating_bf16_products() {
     const WarningGuard guard(&silent);
     // Never destroyed: the kernels stay registered until the process ends (a static
     // destructor would unregister them while LibTorch may still be running).
-    auto* lib = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::CPU,
-                                   __FILE__, __LINE__);
+    auto* lib =
+        new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::CPU, __FILE__, __LINE__);
     lib->impl("mm", TORCH_FN(mm));
     lib->impl("bmm", TORCH_FN(bmm));
     lib->impl("addmm", TORCH_FN(addmm));

@@ -20,7 +20,9 @@ namespace {
 
 constexpr int64_t K = 1024;
 
-float first(const at::Tensor& t) { return t.flatten()[0].item<float>(); }
+float first(const at::Tensor& t) {
+  return t.flatten()[0].item<float>();
+}
 
 // Each product a forward reaches (directly, or through matmul, linear, einsum, conv2d).
 std::vector<std::pair<std::string, std::function<at::Tensor()>>> products() {
@@ -30,14 +32,27 @@ std::vector<std::pair<std::string, std::function<at::Tensor()>>> products() {
       {"mm", [=] { return at::mm(a, b); }},
       {"mm, transposed left", [=] { return at::mm(a.t().contiguous().t(), b); }},
       {"bmm", [=] { return at::bmm(a.unsqueeze(0), b.unsqueeze(0)); }},
-      {"addmm", [=] { return at::addmm(ones({8, 8}) * 0, a, b); }},
-      {"baddbmm", [=] { return at::baddbmm(ones({1, 8, 8}) * 0, a.unsqueeze(0), b.unsqueeze(0)); }},
+      {"addmm",
+       [=] {
+         return at::addmm(ones({8, 8}) * 0, a, b);
+       }},
+      {"baddbmm",
+       [=] {
+         return at::baddbmm(ones({1, 8, 8}) * 0, a.unsqueeze(0), b.unsqueeze(0));
+       }},
       {"mv", [=] { return at::mv(a, ones({K})); }},
       {"dot", [=] { return at::dot(ones({K}), ones({K})); }},
-      {"matmul 3d x 2d", [=] { return at::matmul(a.unsqueeze(0).expand({3, 8, K}), b); }},
+      {"matmul 3d x 2d",
+       [=] {
+         return at::matmul(a.unsqueeze(0).expand({3, 8, K}), b);
+       }},
       {"linear", [=] { return at::linear(a, b.t()); }},
-      {"einsum", [=] { return at::einsum("bij,bjk->bik", {a.unsqueeze(0), b.unsqueeze(0)}); }},
-      {"conv2d 4x16x16", [=] {
+      {"einsum",
+       [=] {
+         return at::einsum("bij,bjk->bik", {a.unsqueeze(0), b.unsqueeze(0)});
+       }},
+      {"conv2d 4x16x16",
+       [=] {
          return at::conv2d(ones({1, 4, 16, 16}), ones({2, 4, 16, 16}), ones({2}) * 0, {16, 16});
        }},
   };
@@ -62,12 +77,14 @@ TEST(Bf16Products, ARandomProductIsOneRoundingFromExact) {
   runtime::select_target("cpu", "bf16");
   const at::NoGradGuard no_grad;
   at::manual_seed(3);
-  const at::Tensor a = at::randn({64, K}).to(at::kBFloat16), b = at::randn({K, 48}).to(at::kBFloat16);
+  const at::Tensor a = at::randn({64, K}).to(at::kBFloat16),
+                   b = at::randn({K, 48}).to(at::kBFloat16);
   const at::Tensor exact = at::mm(a.to(at::kDouble), b.to(at::kDouble));
   const at::Tensor magnitude = at::mm(a.to(at::kDouble).abs(), b.to(at::kDouble).abs());
   const double bound = std::ldexp(1.0, -8) + double(K) * std::ldexp(1.0, -24);
   for (const auto& [name, r] : std::vector<std::pair<std::string, at::Tensor>>{
-           {"mm", at::mm(a, b)}, {"matmul", at::matmul(a.unsqueeze(0), b)[0]},
+           {"mm", at::mm(a, b)},
+           {"matmul", at::matmul(a.unsqueeze(0), b)[0]},
            {"linear", at::linear(a, b.t().contiguous())}}) {
     const double worst = ((r.to(at::kDouble) - exact).abs() / magnitude).max().item<double>();
     std::printf("%-7s max |bf16 - exact| / sum|a b| = %.2e (bound %.2e)\n", name.c_str(), worst,

@@ -36,13 +36,15 @@
 
 namespace attnlab::testing {
 
-constexpr double kBf16UnitRoundoff = 0.00390625;  // 2^-8
+constexpr double kBf16UnitRoundoff = 0.00390625;              // 2^-8
 constexpr double kFp32UnitRoundoff = 5.9604644775390625e-08;  // 2^-24
 constexpr int kRoundingsPerBlock = 16;
 constexpr double kBf16Lambda = 5.0;
 
 // The number of roundings on the longest path through `blocks` transformer blocks.
-inline int bf16_roundings(int blocks) { return kRoundingsPerBlock * blocks + 2; }
+inline int bf16_roundings(int blocks) {
+  return kRoundingsPerBlock * blocks + 2;
+}
 
 // ε above: the relative error of the bf16 forward's activations after `blocks` blocks whose
 // longest reduction has `reduction_length` terms.

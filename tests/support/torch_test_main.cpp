@@ -2,13 +2,14 @@
 // attnlab executable does (LibTorch's and OpenMP BLAS's intra-op threads), so that
 // `ATTNLAB_THREADS=1 ctest` really runs every test single-threaded:
 // scripts/test_portability.sh relies on it. Without the variable LibTorch keeps its own
-// default (all cores).
+// default (all cores). The exit status is tests/support/gtest_exit.h's.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <iostream>
 
 #include "core/runtime/threads.h"
+#include "tests/support/gtest_exit.h"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
@@ -20,5 +21,5 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  return RUN_ALL_TESTS();
+  return attnlab::testing::suite_exit_code(RUN_ALL_TESTS());
 }

@@ -115,7 +115,7 @@ TEST(Zoo, EvalOnTheFirstThousandTestImagesGivesTheRecordedNumber) {
   const nlohmann::json index = zoo_index();  // named: a temporary's ["models"] would dangle
   for (const auto& m : index["models"]) {
     const std::string path = kZoo + "/" + m["file"].get<std::string>();
-    const auto r = testing::run_cli("--threads 2 eval --model " + path +
+    const auto r = testing::run_cli("--threads 1 eval --model " + path +
                                     " --dataset fashion-mnist:test --limit 1000");
     ASSERT_EQ(r.code, 0) << r.out;
     char expected[64];

@@ -98,7 +98,7 @@ struct Rule {
   const char* why = "";
 };
 
-bool ends_with(const std::string& s, const std::string& tail) {
+bool bf16_analyses_ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 bool has(const std::string& s, const char* part) {
@@ -108,8 +108,9 @@ bool has(const std::string& s, const char* part) {
 Rule rule_for(const std::string& table, const std::string& column, int blocks) {
   // Not continuous in the activations: no bound exists.
   if (has(column, "ambiguous") || column == "full_mean" ||
-      ((ends_with(column, "rank_mean") || ends_with(column, "rank_max_mean") ||
-        ends_with(column, "rank_min_mean")) &&
+      ((bf16_analyses_ends_with(column, "rank_mean") ||
+        bf16_analyses_ends_with(column, "rank_max_mean") ||
+        bf16_analyses_ends_with(column, "rank_min_mean")) &&
        !has(column, "stable_rank")))
     return {0,
             "a numerical rank counts the singular values above a tolerance near float32's "
@@ -205,7 +206,7 @@ TEST_P(Bf16AgainstFp32, EveryTableWithinItsTolerance) {
     ASSERT_EQ(u.rows.size(), t.rows.size()) << name << " " << t.name;
     for (size_t c = t.key_columns; c < t.columns.size(); ++c) {
       const std::string& col = t.columns[c];
-      if (col == "images" || ends_with(col, "_std")) continue;
+      if (col == "images" || bf16_analyses_ends_with(col, "_std")) continue;
       const Rule rule = rule_for(t.name, col, fp32.blocks);
       double scale = 0.0;
       std::vector<double> diffs;

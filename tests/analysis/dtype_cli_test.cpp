@@ -23,7 +23,7 @@ std::string source(const std::string& rel) {
   return std::string(ATTNLAB_SOURCE_DIR) + "/" + rel;
 }
 
-nlohmann::json read_json(const fs::path& path) {
+nlohmann::json dtype_cli_read_json(const fs::path& path) {
   std::ifstream in(path);
   return nlohmann::json::parse(in);
 }
@@ -44,7 +44,7 @@ TEST(DtypeCli, Bf16AnalyzeSaysItsPrecision) {
               " --images " + source("assets/demo.png") + " --out " + out);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("weights and forward at bf16"), std::string::npos) << r.out;
-  const nlohmann::json side = read_json(fs::path(out) / "hilo__settings.json");
+  const nlohmann::json side = dtype_cli_read_json(fs::path(out) / "hilo__settings.json");
   EXPECT_EQ(side.at("dtype"), "bf16");
   EXPECT_EQ(side.at("device"), "cpu");
   EXPECT_EQ(side.at("model").at("dtype"), "bf16");
@@ -58,7 +58,7 @@ TEST(DtypeCli, Bf16AnalyzeSaysItsPrecision) {
               " --images " + source("assets/demo.png") + " --analyses maps --out " + by_env);
   unsetenv("ATTNLAB_DTYPE");
   ASSERT_EQ(e.code, 0) << e.out;
-  EXPECT_EQ(read_json(fs::path(by_env) / "hilo__settings.json").at("dtype"), "bf16");
+  EXPECT_EQ(dtype_cli_read_json(fs::path(by_env) / "hilo__settings.json").at("dtype"), "bf16");
 }
 
 TEST(DtypeCli, Bf16ReportRunsEndToEnd) {
@@ -71,7 +71,8 @@ TEST(DtypeCli, Bf16ReportRunsEndToEnd) {
   ASSERT_EQ(r.code, 0) << r.out;
   const std::string index = attnlab::testing::read_text((fs::path(out) / "index.html").string());
   EXPECT_NE(index.find("device cpu bf16"), std::string::npos);
-  EXPECT_EQ(read_json(fs::path(out) / "stats" / "rala__settings.json").at("dtype"), "bf16");
+  EXPECT_EQ(dtype_cli_read_json(fs::path(out) / "stats" / "rala__settings.json").at("dtype"),
+            "bf16");
 }
 
 TEST(DtypeCli, Fp16OnTheCpuRunsOrIsRefusedNamingTheOp) {

@@ -28,7 +28,7 @@ std::shared_ptr<attnlab::models::Backbone> build(const Json& config) {
   return m;
 }
 
-Json vit_with(const std::string& mech) {
+Json grad_rollout_vit_with(const std::string& mech) {
   const bool grid_only = attnlab::attention::mechanism_info(mech).needs_grid;
   return {{"arch", "vit"},    {"img_size", 32},    {"patch_size", 8},
           {"embed_dim", 16},  {"depth", 2},        {"num_heads", 2},
@@ -49,7 +49,7 @@ void expect_sound(const at::Tensor& map, int64_t h, int64_t w) {
 // its value vector is zero and the class score can use nothing from it. Both explanations
 // must put all their weight inside the quarter.
 TEST(ClassExplanations, ConcentrateWhereTheClassScoreLooks) {
-  Json c = vit_with("softmax");
+  Json c = grad_rollout_vit_with("softmax");
   c["depth"] = 1;
   auto model = build(c);
   {
@@ -87,7 +87,7 @@ TEST(ClassExplanations, ConcentrateWhereTheClassScoreLooks) {
 TEST(ClassExplanations, RunForEveryMechanism) {
   for (const auto& mech : attnlab::attention::mechanism_names()) {
     SCOPED_TRACE(mech);
-    auto model = build(vit_with(mech));
+    auto model = build(grad_rollout_vit_with(mech));
     const at::Tensor image = at::randn({1, 3, 32, 32});
     const auto r = attnlab::models::run_grad_rollout(*model, image);
     const auto& info = attnlab::attention::mechanism_info(mech);
@@ -113,7 +113,7 @@ TEST(ClassExplanations, RunForEveryMechanism) {
 TEST(ClassExplanations, FamiliesWithTheirOwnSkeletons) {
   for (const std::string arch : {"anchor_deit_distilled", "castling_deit"}) {
     SCOPED_TRACE(arch);
-    Json c = vit_with("softmax");
+    Json c = grad_rollout_vit_with("softmax");
     c["arch"] = arch;
     c.erase("attention");
     if (arch == "anchor_deit_distilled") c["num_anchors"] = 5;
@@ -162,7 +162,7 @@ TEST(ClassExplanations, HierarchicalNonSquareInputs) {
 }
 
 TEST(ClassExplanations, RefusesLayersAboveTheExplicitFormLimit) {
-  Json c = vit_with("linear");
+  Json c = grad_rollout_vit_with("linear");
   c["img_size"] = 520;  // 65x65 = 4225 tokens + cls
   auto model = build(c);
   try {
@@ -179,7 +179,7 @@ TEST(ClassExplanations, GradientRolloutChecksItsInputs) {
   EXPECT_THROW(attnlab::analysis::gradient_rollout({layer}, 0), std::invalid_argument);
   EXPECT_THROW(attnlab::analysis::gradient_rollout({}, 0), std::invalid_argument);
   // A trace from an ordinary forward has no explicit rows to weight.
-  auto model = build(vit_with("softmax"));
+  auto model = build(grad_rollout_vit_with("softmax"));
   attnlab::models::ForwardOptions options;
   options.trace_attention = true;
   const auto r = model->run(at::randn({1, 3, 32, 32}), options);

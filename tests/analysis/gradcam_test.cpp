@@ -17,7 +17,7 @@ using attnlab::attention::TokenLayout;
 
 namespace {
 
-std::shared_ptr<attnlab::models::Backbone> tiny(const attnlab::models::Json& config) {
+std::shared_ptr<attnlab::models::Backbone> gradcam_tiny(const attnlab::models::Json& config) {
   at::manual_seed(0);
   auto m = attnlab::models::make_backbone(config);
   m->eval();
@@ -57,7 +57,7 @@ TEST(GradCam, IsTheReluOfActivationsWeightedByMeanGradientsOverTheGrid) {
 }
 
 TEST(GradCam, GradientsAgreeWithFiniteDifferences) {
-  auto model = tiny(kTinyVit);
+  auto model = gradcam_tiny(kTinyVit);
   model->to(at::kDouble);
   const at::Tensor image = at::randn({1, 3, 32, 32}, at::kDouble);
   const auto r = attnlab::models::run_grad_cam(*model, image);
@@ -82,7 +82,7 @@ TEST(GradCam, GradientsAgreeWithFiniteDifferences) {
 }
 
 TEST(GradCam, IsotropicMapsLeaveThePrefixTokensOut) {
-  auto model = tiny(kTinyVit);
+  auto model = gradcam_tiny(kTinyVit);
   const auto r = attnlab::models::run_grad_cam(*model, at::randn({1, 3, 32, 32}));
   EXPECT_EQ(r.layout.prefix, std::vector<std::string>{"cls"});
   EXPECT_EQ(r.map.sizes(), (at::IntArrayRef{4, 4}));
@@ -108,7 +108,7 @@ TEST(GradCam, HierarchicalModelsExplainTheLastStageOnItsGridForNonSquareInputs) 
                                        {"patch_size", 4},          {"embed_dim", 8},
                                        {"depths", {1, 1, 1, 1}},   {"num_heads", {1, 1, 2, 2}},
                                        {"local_ws", {0, 0, 2, 1}}, {"num_classes", 4}};
-  auto model = tiny(litv2);
+  auto model = gradcam_tiny(litv2);
   const auto r = attnlab::models::run_grad_cam(*model, at::randn({1, 3, 64, 96}));
   EXPECT_EQ(r.target, "layers.3");
   EXPECT_TRUE(r.layout.prefix.empty());

@@ -53,7 +53,8 @@ TEST(HeadColumns, EveryMechanismThatOffersThemPartitionsItsProjectionAndAddsUp) 
     at::manual_seed(0);
     auto m = attnlab::testing::make(name, 16, 2);
     const auto* source = dynamic_cast<const HeadOutputSource*>(m.get());
-    const std::vector<HeadColumns> heads = source ? source->head_columns() : std::vector<HeadColumns>{};
+    const std::vector<HeadColumns> heads =
+        source ? source->head_columns() : std::vector<HeadColumns>{};
     if (heads.empty()) {
       without_columns.insert(name);
       continue;
@@ -100,10 +101,14 @@ TEST(HeadColumns, EveryMechanismThatOffersThemPartitionsItsProjectionAndAddsUp) 
 
 namespace {
 
-std::shared_ptr<attnlab::models::Backbone> tiny_vit() {
+std::shared_ptr<attnlab::models::Backbone> heads_tiny_vit() {
   at::manual_seed(3);
-  auto m = attnlab::models::make_backbone({{"arch", "vit"},   {"img_size", 32}, {"patch_size", 8},
-                                           {"embed_dim", 16}, {"depth", 2},     {"num_heads", 2},
+  auto m = attnlab::models::make_backbone({{"arch", "vit"},
+                                           {"img_size", 32},
+                                           {"patch_size", 8},
+                                           {"embed_dim", 16},
+                                           {"depth", 2},
+                                           {"num_heads", 2},
                                            {"num_classes", 5}});
   m->eval();
   return m;
@@ -121,7 +126,7 @@ void remove_values(attnlab::models::Backbone& model, const std::string& layer, i
 }  // namespace
 
 TEST(HeadAblation, SwitchingAHeadOffEqualsRemovingItsValues) {
-  auto model = tiny_vit();
+  auto model = heads_tiny_vit();
   const at::Tensor x = at::randn({3, 3, 32, 32});
   const auto plan = attnlab::models::plan_head_ablation(*model);
   ASSERT_EQ(plan.layers.size(), 2u);
@@ -135,16 +140,19 @@ TEST(HeadAblation, SwitchingAHeadOffEqualsRemovingItsValues) {
   for (const auto& [k, v] : parameters(*model)) EXPECT_TRUE(at::equal(v, copies.at(k))) << k;
   // With head 1 of layer 0 having no values, its attention output is exactly zero: the
   // model's prediction probability is what ablating that head gives (float rounding only).
-  auto reference = tiny_vit();
+  auto reference = heads_tiny_vit();
   remove_values(*reference, "blocks.0.attn", 1);
-  const at::Tensor p = reference->run(x).logits.to(at::kDouble).softmax(-1)
-                           .gather(1, r.predicted.unsqueeze(1)).squeeze(1);
+  const at::Tensor p = reference->run(x)
+                           .logits.to(at::kDouble)
+                           .softmax(-1)
+                           .gather(1, r.predicted.unsqueeze(1))
+                           .squeeze(1);
   EXPECT_TRUE(at::allclose(p, r.ablated_probability[0][1], 1e-6, 1e-9));
   EXPECT_TRUE(r.loss.isfinite().all().item<bool>());
 }
 
 TEST(HeadAblation, AHeadWhoseOutputIsUnusedChangesNothing) {
-  auto model = tiny_vit();
+  auto model = heads_tiny_vit();
   remove_values(*model, "blocks.1.attn", 0);  // head 0 of layer 1 outputs zeros
   const at::Tensor x = at::randn({4, 3, 32, 32});
   const auto plan = attnlab::models::plan_head_ablation(*model);
@@ -162,11 +170,12 @@ TEST(HeadAblation, AHeadWhoseOutputIsUnusedChangesNothing) {
 }
 
 TEST(HeadAblation, TheSessionTabulatesEveryHeadAndTheFigureDrawsIt) {
-  auto model = tiny_vit();
+  auto model = heads_tiny_vit();
   attnlab::session::AnalysisSettings settings;
   settings.analyses = {"heads"};
   attnlab::session::AnalysisSession session(settings, [](const auto&) {});
-  for (int i = 0; i < 2; ++i) session.explain("img" + std::to_string(i), *model, at::randn({1, 3, 32, 32}));
+  for (int i = 0; i < 2; ++i)
+    session.explain("img" + std::to_string(i), *model, at::randn({1, 3, 32, 32}));
   EXPECT_TRUE(session.warnings().empty());
   const attnlab::analysis::Table* table = nullptr;
   const auto tables = session.tables();
@@ -189,12 +198,16 @@ TEST(HeadAblation, TheGuiRunsItOnlyForSmallModels) {
   traced.trace_attention = true;
   const at::NoGradGuard no_grad;
   // 2 layers x 2 heads on 16 tokens: 64 head-tokens.
-  EXPECT_TRUE(heads->in_image_analysis_if(tiny_vit()->run(at::randn({1, 3, 32, 32}), traced)));
+  EXPECT_TRUE(
+      heads->in_image_analysis_if(heads_tiny_vit()->run(at::randn({1, 3, 32, 32}), traced)));
   // DeiT-Tiny at 224: 12 x 3 heads on 197 tokens (7092 > 4096): left to the command line.
   at::manual_seed(0);
-  auto deit = attnlab::models::make_backbone({{"arch", "vit"},   {"img_size", 224},
-                                              {"patch_size", 16}, {"embed_dim", 192},
-                                              {"depth", 12},      {"num_heads", 3},
+  auto deit = attnlab::models::make_backbone({{"arch", "vit"},
+                                              {"img_size", 224},
+                                              {"patch_size", 16},
+                                              {"embed_dim", 192},
+                                              {"depth", 12},
+                                              {"num_heads", 3},
                                               {"num_classes", 10}});
   deit->eval();
   EXPECT_FALSE(heads->in_image_analysis_if(deit->run(at::randn({1, 3, 224, 224}), traced)));

@@ -26,8 +26,8 @@ using attention::TokenLayout;
 constexpr int64_t kDim = 32;
 constexpr int64_t kHeads = 2;  // d = 16, below the 30 tokens of a 6x5 grid
 
-std::shared_ptr<attention::AttentionMechanism> layer(const std::string& mechanism,
-                                                     uint64_t seed = 3) {
+std::shared_ptr<attention::AttentionMechanism> map_rank_layer(const std::string& mechanism,
+                                                              uint64_t seed = 3) {
   at::manual_seed(seed);
   std::map<std::string, double> options;
   if (mechanism == "anchor") options["anchors"] = 7;
@@ -36,8 +36,8 @@ std::shared_ptr<attention::AttentionMechanism> layer(const std::string& mechanis
   return m;
 }
 
-std::shared_ptr<const AttentionTrace> traced(attention::AttentionMechanism& m,
-                                             const TokenLayout& l, int64_t batch = 2) {
+std::shared_ptr<const AttentionTrace> traced(attention::AttentionMechanism& m, const TokenLayout& l,
+                                             int64_t batch = 2) {
   at::NoGradGuard no_grad;
   return m.forward_traced(random_tokens(batch, l.tokens(), kDim, 11), l).trace;
 }
@@ -67,7 +67,8 @@ TEST(ConvMixingMatrix, EqualsTheDepthwiseConvolution) {
 TEST(MapRank, FactorsOfKnownRank) {
   at::manual_seed(2);
   for (int64_t r : {1, 3, 8}) {
-    const at::Tensor left = at::randn({40, 8}, at::kDouble), right = at::randn({25, 8}, at::kDouble);
+    const at::Tensor left = at::randn({40, 8}, at::kDouble),
+                     right = at::randn({25, 8}, at::kDouble);
     // Only r of the 8 factor columns are independent: rank r.
     const at::Tensor mix = at::randn({8, r}, at::kDouble);
     const at::Tensor l = at::matmul(at::matmul(left, mix), at::randn({r, 8}, at::kDouble));
@@ -93,7 +94,7 @@ TEST(MapRank, FactoredEqualsExplicitForEveryMechanism) {
       cls.prefix = {"cls"};
       layouts.push_back(cls);
     }
-    auto m = layer(info.name);
+    auto m = map_rank_layer(info.name);
     for (const TokenLayout& l : layouts) {
       auto t = traced(*m, l);
       for (int64_t b = 0; b < 2; ++b) {
@@ -110,7 +111,8 @@ TEST(MapRank, FactoredEqualsExplicitForEveryMechanism) {
             // The leading singular values agree to float32 rounding of the rows.
             const int64_t k = std::min(r.stats.sigma.size(0), ref.sigma.size(0));
             const double scale = ref.sigma[0].item<double>();
-            const double diff = max_abs_diff(r.stats.sigma.slice(0, 0, k), ref.sigma.slice(0, 0, k));
+            const double diff =
+                max_abs_diff(r.stats.sigma.slice(0, 0, k), ref.sigma.slice(0, 0, k));
             EXPECT_LE(diff, 1e-5 * scale) << where;
             worst = std::max(worst, diff / scale);
           } else {
@@ -124,8 +126,8 @@ TEST(MapRank, FactoredEqualsExplicitForEveryMechanism) {
       }
     }
   }
-  std::printf("[map rank] %d factored heads, %d ranks compared, worst sigma delta %.3g\n",
-              factored, compared, worst);
+  std::printf("[map rank] %d factored heads, %d ranks compared, worst sigma delta %.3g\n", factored,
+              compared, worst);
   EXPECT_GE(factored, 20);
   EXPECT_GE(compared, 40);
 }
@@ -135,7 +137,7 @@ TEST(MapRank, BoundsOfTheFactoredForms) {
   const std::map<std::string, int64_t> bounds{
       {"linear", 16}, {"flatten", 16}, {"anchor", 7}, {"hydra", 1}, {"rala", 16}};
   for (const auto& [name, bound] : bounds) {
-    auto m = layer(name);
+    auto m = map_rank_layer(name);
     for (const auto& r : analysis::map_ranks(*traced(*m, l), 0)) {
       EXPECT_EQ(r.form, "factored") << name;
       EXPECT_EQ(r.bound, bound) << name;
@@ -144,7 +146,7 @@ TEST(MapRank, BoundsOfTheFactoredForms) {
   }
   // Softmax: full rank over 30 keys; Castling's 0.5·I makes its map full too.
   for (const std::string name : {"softmax", "castling"}) {
-    auto m = layer(name);
+    auto m = map_rank_layer(name);
     for (const auto& r : analysis::map_ranks(*traced(*m, l), 0)) {
       EXPECT_EQ(r.form, "explicit") << name;
       EXPECT_EQ(r.stats.rank, 30) << name;
@@ -164,7 +166,7 @@ TEST(MapRank, AddedMixingIsWhatTheForwardAdded) {
   TokenLayout cls = attention::grid_layout(4, 5);
   cls.prefix = {"cls"};
   for (const auto& mix : mixings) {
-    auto m = layer(mix.mechanism);
+    auto m = map_rank_layer(mix.mechanism);
     at::Tensor bias;
     for (const auto& p : m->named_parameters())
       if (p.key() == mix.bias) bias = p.value().detach();
@@ -203,7 +205,7 @@ TEST(MapRank, AddedMixingIsWhatTheForwardAdded) {
     }
   }
   // Mechanisms with no added mixing report none.
-  auto m = layer("linear");
+  auto m = map_rank_layer("linear");
   for (const auto& r : analysis::map_ranks(*traced(*m, attention::grid_layout(6, 5)), 0)) {
     EXPECT_EQ(r.mixing, "");
     EXPECT_TRUE(r.lifted.empty());
@@ -214,14 +216,15 @@ TEST(MapRank, LimitsBadImagesAndNaN) {
   const TokenLayout l = attention::grid_layout(6, 5);
   analysis::MapRankOptions small;
   small.max_explicit_tokens = 10;
-  auto soft = layer("softmax");
+  auto soft = map_rank_layer("softmax");
   auto t = traced(*soft, l);
   for (const auto& r : analysis::map_ranks(*t, 0, small)) {
     EXPECT_EQ(r.form, "skipped");
     EXPECT_EQ(r.stats.rank, 0);
   }
-  auto lin = layer("linear");
-  for (const auto& r : analysis::map_ranks(*traced(*lin, l), 0, small)) EXPECT_EQ(r.form, "factored");
+  auto lin = map_rank_layer("linear");
+  for (const auto& r : analysis::map_ranks(*traced(*lin, l), 0, small))
+    EXPECT_EQ(r.form, "factored");
   EXPECT_THROW(analysis::map_ranks(*t, 2), attention::TraceQueryError);
   small.lift_channels = 0;
   EXPECT_THROW(analysis::map_ranks(*t, 0, small), std::invalid_argument);

@@ -25,10 +25,9 @@ namespace {
 
 using attention::TokenLayout;
 
-std::shared_ptr<const attention::AttentionTrace> traced(const std::string& mechanism,
-                                                        const TokenLayout& l,
-                                                        std::map<std::string, double> opts = {},
-                                                        bool zero_weights = false) {
+std::shared_ptr<const attention::AttentionTrace> outliers_traced(
+    const std::string& mechanism, const TokenLayout& l, std::map<std::string, double> opts = {},
+    bool zero_weights = false) {
   at::manual_seed(3);
   auto m = make(mechanism, 32, 2, std::move(opts));
   m->eval();
@@ -41,7 +40,7 @@ std::shared_ptr<const attention::AttentionTrace> traced(const std::string& mecha
 TEST(OutlierTokens, AnInjectedHighNormTokenIsFound) {
   TokenLayout l = attention::grid_layout(4, 5);
   l.prefix = {"cls"};
-  auto t = traced("softmax", l);
+  auto t = outliers_traced("softmax", l);
   at::manual_seed(9);
   at::Tensor tokens = at::randn({l.tokens(), 16}, at::kDouble);
   tokens[7] *= 50.0;
@@ -67,7 +66,7 @@ TEST(OutlierTokens, ReceivedAttentionIsTheColumnMeans) {
   };
   for (const Case& c : {Case{"softmax", cls, {}}, Case{"linear", cls, {}},
                         Case{"hilo", attention::grid_layout(4, 6), {{"window", 2}}}}) {
-    auto t = traced(c.mechanism, c.layout, c.options);
+    auto t = outliers_traced(c.mechanism, c.layout, c.options);
     const int64_t n = c.layout.tokens();
     at::Tensor tokens = at::randn({n, 8}, at::kDouble);
     tokens[0] *= 40.0;  // the cls token (softmax, linear) or the first grid token (hilo)
@@ -83,14 +82,16 @@ TEST(OutlierTokens, ReceivedAttentionIsTheColumnMeans) {
       mass += expected[0].item<double>();
     }
     EXPECT_NEAR(o.outlier_mass, mass / double(t->heads), 1e-6) << c.mechanism;
-    if (c.layout.num_prefix() > 0) EXPECT_NEAR(o.prefix_mass, o.outlier_mass, 1e-12);
-    else EXPECT_EQ(o.prefix_mass, 0.0);
+    if (c.layout.num_prefix() > 0)
+      EXPECT_NEAR(o.prefix_mass, o.outlier_mass, 1e-12);
+    else
+      EXPECT_EQ(o.prefix_mass, 0.0);
   }
 }
 
 TEST(OutlierTokens, UniformAttentionGivesOutliersTheirShare) {
   const TokenLayout l = attention::grid_layout(5, 5);
-  auto t = traced("softmax", l, {}, /*zero_weights=*/true);  // q = k = 0: uniform rows
+  auto t = outliers_traced("softmax", l, {}, /*zero_weights=*/true);  // q = k = 0: uniform rows
   at::Tensor tokens = at::ones({25, 4}, at::kDouble);
   tokens[3] *= 20.0, tokens[11] *= 30.0;
   const auto o = analysis::outlier_tokens(tokens, *t, 0);
@@ -107,7 +108,7 @@ TEST(OutlierTokens, BlockOutputsInBothLayoutsAndBadInput) {
   EXPECT_LE(max_abs_diff(session::block_tokens(nchw, 1, l), bnc[1].to(at::kDouble)), 0.0);
   EXPECT_THROW(session::block_tokens(at::randn({2, 11, 5}), 0, l), attention::TraceQueryError);
   EXPECT_THROW(session::block_tokens(bnc, 2, l), attention::TraceQueryError);
-  auto t = traced("linear", l);
+  auto t = outliers_traced("linear", l);
   EXPECT_THROW(analysis::outlier_tokens(at::randn({12, 5}), *t, 0, 0.0), std::invalid_argument);
   EXPECT_THROW(analysis::outlier_tokens(at::randn({11, 5}), *t, 0), std::invalid_argument);
   EXPECT_THROW(analysis::outlier_tokens(at::randn({12, 5}), *t, 5), attention::TraceQueryError);
@@ -119,9 +120,9 @@ TEST(OutlierTokens, BlockOutputsInBothLayoutsAndBadInput) {
 // Through the session: a 2-block DeiT whose first block output gets token 5 scaled by
 // hand; the table and the per-image array find it there and only there.
 TEST(OutlierTokens, TheSessionFindsAnInjectedToken) {
-  const models::Json c = {{"arch", "vit"},  {"img_size", 32},    {"patch_size", 8},
-                          {"embed_dim", 32}, {"depth", 2},       {"num_heads", 2},
-                          {"num_classes", 5}, {"attention", "softmax"}};
+  const models::Json c = {
+      {"arch", "vit"}, {"img_size", 32}, {"patch_size", 8},  {"embed_dim", 32},
+      {"depth", 2},    {"num_heads", 2}, {"num_classes", 5}, {"attention", "softmax"}};
   at::manual_seed(4);
   auto model = models::make_backbone(c);
   model->eval();

@@ -102,9 +102,9 @@ at::Tensor step_by_hand(const AttentionTrace& t, double r, HeadFusion f, double 
   return m / m.sum(1, true);
 }
 
-std::shared_ptr<const AttentionTrace> traced(const std::string& mech, const TokenLayout& l,
-                                             uint64_t seed,
-                                             std::map<std::string, double> options = {}) {
+std::shared_ptr<const AttentionTrace> rollout_traced(const std::string& mech, const TokenLayout& l,
+                                                     uint64_t seed,
+                                                     std::map<std::string, double> options = {}) {
   at::manual_seed(seed);
   auto m = make(mech, 32, 2, std::move(options));
   m->eval();
@@ -158,7 +158,7 @@ TEST(Rollout, ImplicitPathEqualsExplicitMatrixForEveryMechanism) {
     if (info.name == "hilo") layouts.push_back(attention::grid_layout(7, 5));
     for (const TokenLayout& l : layouts) {
       std::vector<std::shared_ptr<const AttentionTrace>> keep;
-      for (uint64_t s : {11, 12, 13}) keep.push_back(traced(info.name, l, s));
+      for (uint64_t s : {11, 12, 13}) keep.push_back(rollout_traced(info.name, l, s));
       const Layers layers{keep[0].get(), keep[1].get(), keep[2].get()};
       for (double r : {0.5, 0.9}) {
         RolloutOptions o;
@@ -185,7 +185,7 @@ TEST(Rollout, ImplicitPathEqualsExplicitMatrixForEveryMechanism) {
 
 TEST(Rollout, MaxFusionAndDiscardingFollowTheHandDefinition) {
   const TokenLayout l = with_prefix(3, 4, {"cls"});
-  auto a = traced("softmax", l, 21), b = traced("linear", l, 22);
+  auto a = rollout_traced("softmax", l, 21), b = rollout_traced("linear", l, 22);
   const Layers layers{a.get(), b.get()};
   for (const RolloutOptions o :
        {RolloutOptions{HeadFusion::Max, 0.5, 0.0}, RolloutOptions{HeadFusion::Mean, 0.6, 0.3},
@@ -208,7 +208,7 @@ TEST(Rollout, HierarchicalStagesMapTokensByArea) {
     const std::vector<std::string> pre =
         cls ? std::vector<std::string>{"cls"} : std::vector<std::string>{};
     const TokenLayout fine = with_prefix(8, 8, pre), coarse = with_prefix(4, 4, pre);
-    auto first = traced("linear", fine, 31), second = traced("softmax", coarse, 32);
+    auto first = rollout_traced("linear", fine, 31), second = rollout_traced("softmax", coarse, 32);
     const int64_t p = fine.num_prefix();
     at::Tensor pm = at::zeros({coarse.tokens(), fine.tokens()}, at::kDouble);
     if (cls) pm[0][0] = 1.0;
@@ -301,7 +301,7 @@ TEST(AreaMap, PrefixTokensMapByNameAndEqualLayoutsGiveIdentity) {
 
 TEST(Rollout, RefusalsNameTheProblem) {
   const TokenLayout l = attention::grid_layout(6, 6);
-  auto t = traced("linear", l, 41);
+  auto t = rollout_traced("linear", l, 41);
   const Layers layers{t.get(), t.get()};
   RolloutOptions o;
   o.max_tokens = 30;

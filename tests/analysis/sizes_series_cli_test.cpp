@@ -20,10 +20,10 @@ using attnlab::testing::run_cli;
 
 namespace {
 
-const std::string kRoot = ATTNLAB_SOURCE_DIR;
-const std::string kZoo = kRoot + "/models/zoo";
-const std::string kImages = kRoot + "/assets/fashion-mnist/09-ankle-boot-00000.png " + kRoot +
-                            "/assets/fashion-mnist/00-t-shirt-top-00019.png";
+const std::string kSizesSeriesCliRoot = ATTNLAB_SOURCE_DIR;
+const std::string kSizesSeriesCliZoo = kSizesSeriesCliRoot + "/models/zoo";
+const std::string kImages = kSizesSeriesCliRoot + "/assets/fashion-mnist/09-ankle-boot-00000.png " +
+                            kSizesSeriesCliRoot + "/assets/fashion-mnist/00-t-shirt-top-00019.png";
 
 std::vector<double> column(const attnlab::analysis::Table& t, const std::string& name) {
   std::vector<double> out;
@@ -35,9 +35,10 @@ std::vector<double> column(const attnlab::analysis::Table& t, const std::string&
 
 TEST(AnalyzeSizes, EveryTableOncePerSizeWithTheSizeAsItsX) {
   const std::string out = attnlab::testing::unique_temp_path("sizes");
-  const auto r = run_cli("--threads 2 analyze-sizes --model " + kZoo +
+  const auto r = run_cli("--threads 2 analyze-sizes --model " + kSizesSeriesCliZoo +
                          "/softmax.safetensors --img-sizes 28,42 --analyses entropy,locality "
-                         "--images " + kImages + " --out " + out);
+                         "--images " +
+                         kImages + " --out " + out);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto entropy = read_table_csv(out + "/softmax_sizes__entropy_layers_sizes.csv");
   std::set<double> sizes;
@@ -56,10 +57,10 @@ TEST(AnalyzeSizes, EveryTableOncePerSizeWithTheSizeAsItsX) {
 
 TEST(AnalyzeSizes, UsageErrorsWriteNothing) {
   const std::string out = attnlab::testing::unique_temp_path("sizes_bad");
-  for (const std::string extra : {"--img-sizes 28", "--img-sizes 28,42 --img-size 56",
-                                  "--img-sizes 28,40x44", ""}) {
-    const auto r = run_cli("analyze-sizes --model " + kZoo + "/softmax.safetensors " + extra +
-                           " --images " + kImages + " --out " + out);
+  for (const std::string extra :
+       {"--img-sizes 28", "--img-sizes 28,42 --img-size 56", "--img-sizes 28,40x44", ""}) {
+    const auto r = run_cli("analyze-sizes --model " + kSizesSeriesCliZoo + "/softmax.safetensors " +
+                           extra + " --images " + kImages + " --out " + out);
     EXPECT_EQ(r.code, 2) << extra << ": " << r.out;
     EXPECT_FALSE(fs::exists(out)) << extra;
   }
@@ -67,10 +68,12 @@ TEST(AnalyzeSizes, UsageErrorsWriteNothing) {
 
 TEST(ReportSizes, EachModelsSweepGoesIntoTheReport) {
   const std::string out = attnlab::testing::unique_temp_path("report_sizes");
-  const auto r = run_cli("--threads 2 report --models " + kZoo + "/softmax.safetensors " + kZoo +
+  const auto r = run_cli("--threads 2 report --models " + kSizesSeriesCliZoo +
+                         "/softmax.safetensors " + kSizesSeriesCliZoo +
                          "/linear.safetensors --img-sizes 28,42 --analyses entropy,locality "
                          "--figures entropy,locality --formats svg --complexity-scales none "
-                         "--images " + kImages + " --out " + out);
+                         "--images " +
+                         kImages + " --out " + out);
   ASSERT_EQ(r.code, 0) << r.out;
   for (const std::string model : {"softmax", "linear"}) {
     const auto entropy =
@@ -84,9 +87,11 @@ TEST(ReportSizes, EachModelsSweepGoesIntoTheReport) {
   }
   // A size a model cannot take is reported, and the rest of the report is still written.
   const std::string bad = attnlab::testing::unique_temp_path("report_sizes_bad");
-  const auto b = run_cli("report --models " + kZoo + "/softmax.safetensors --img-sizes 28,29 "
+  const auto b = run_cli("report --models " + kSizesSeriesCliZoo +
+                         "/softmax.safetensors --img-sizes 28,29 "
                          "--analyses entropy --figures entropy --formats svg "
-                         "--complexity-scales none --images " + kImages + " --out " + bad);
+                         "--complexity-scales none --images " +
+                         kImages + " --out " + bad);
   EXPECT_EQ(b.code, 1) << b.out;
   EXPECT_NE(b.out.find("resolution sweep of softmax"), std::string::npos) << b.out;
   EXPECT_TRUE(fs::exists(bad + "/index.html"));
@@ -96,11 +101,11 @@ TEST(ReportSizes, EachModelsSweepGoesIntoTheReport) {
 
 TEST(SeriesCka, EveryCheckpointIsComparedWithTheFinalOne) {
   const std::string out = attnlab::testing::unique_temp_path("series_cka");
-  const std::string series = kZoo + "/castling_series/";
-  const auto r = run_cli("--threads 2 analyze-series --checkpoints " + series +
-                         "step_000000.safetensors " + series + "step_000450.safetensors " +
-                         series + "step_000937.safetensors --analyses cka --images " + kImages +
-                         " --out " + out);
+  const std::string series = kSizesSeriesCliZoo + "/castling_series/";
+  const auto r =
+      run_cli("--threads 2 analyze-series --checkpoints " + series + "step_000000.safetensors " +
+              series + "step_000450.safetensors " + series +
+              "step_000937.safetensors --analyses cka --images " + kImages + " --out " + out);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto t = read_table_csv(out + "/castling_series__cka_final_series.csv");
   ASSERT_EQ(t.rows.size(), 3u * 4u);
@@ -120,9 +125,10 @@ TEST(HeadImportanceCli, OneRowPerHeadWithLossAndAccuracy) {
   if (attnlab::data::fashion_mnist_dir().empty())
     GTEST_SKIP() << "dataset-fashion-mnist is not installed";
   const std::string out = attnlab::testing::unique_temp_path("heads");
-  const auto r = run_cli("--threads 2 head-importance --model " + kZoo +
+  const auto r = run_cli("--threads 2 head-importance --model " + kSizesSeriesCliZoo +
                          "/softmax.safetensors --dataset fashion-mnist:test --limit 20 "
-                         "--batch 8 --out " + out);
+                         "--batch 8 --out " +
+                         out);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto t = read_table_csv(out + "/softmax__head_importance.csv");
   ASSERT_EQ(t.rows.size(), 8u);  // 4 layers x 2 heads
@@ -135,8 +141,8 @@ TEST(HeadImportanceCli, OneRowPerHeadWithLossAndAccuracy) {
   }
   for (const char* f : {"head_importance.svg", "head_importance_loss.pdf", "settings.json"})
     EXPECT_TRUE(fs::exists(out + "/softmax__" + f)) << f;
-  const auto bad = run_cli("head-importance --model " + kZoo + "/softmax.safetensors --out " +
-                           out + "_bad");
+  const auto bad = run_cli("head-importance --model " + kSizesSeriesCliZoo +
+                           "/softmax.safetensors --out " + out + "_bad");
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_FALSE(fs::exists(out + "_bad"));
   fs::remove_all(out);

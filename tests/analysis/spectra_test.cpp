@@ -65,7 +65,7 @@ at::Tensor naive_log_amplitude(const at::Tensor& bhwc) {
 }
 
 // max |a − ref| / max |ref| in double.
-double relative(const at::Tensor& a, const at::Tensor& ref) {
+double spectra_relative(const at::Tensor& a, const at::Tensor& ref) {
   return max_abs_diff(a, ref) / ref.to(at::kDouble).abs().max().item<double>();
 }
 
@@ -167,7 +167,7 @@ TEST(Spectra, HighFrequencyRatioOfPureAndMixedTones) {
 TEST(Spectra, LogAmplitudeMatchesDirectDftOnAnOddGrid) {
   at::manual_seed(4);
   const at::Tensor x = at::randn({2, 5, 7, 3});
-  const double rel = relative(log_amplitude_spectrum(x), naive_log_amplitude(x));
+  const double rel = spectra_relative(log_amplitude_spectrum(x), naive_log_amplitude(x));
   std::cout << "[spectra] 5×7 random vs direct DFT: max|Δ|/max|ref| = " << rel << "\n";
   EXPECT_LE(rel, 1e-5);
   EXPECT_THROW(log_amplitude_spectrum(at::zeros({5, 7, 3})), std::invalid_argument);
@@ -187,13 +187,13 @@ TEST(Spectra, MatrixTransformMatchesLibTorchFftAtViTSize) {
   at::manual_seed(11);
   const at::Tensor x = at::randn({2, 14, 14, 384});
   const at::Tensor reference =
-      at::fft_fftshift(at::fft_fft2(x.permute({0, 3, 1, 2}).to(at::kDouble), c10::nullopt,
-                                    {-2, -1}),
-                       at::IntArrayRef{-2, -1})
+      at::fft_fftshift(
+          at::fft_fft2(x.permute({0, 3, 1, 2}).to(at::kDouble), c10::nullopt, {-2, -1}),
+          at::IntArrayRef{-2, -1})
           .abs();
   const analysis::SpectrumParts parts = analysis::spectrum_parts(x);
   const at::Tensor amplitude = parts.log_amplitude.to(at::kDouble).exp();
-  const double rel = relative(amplitude, reference);
+  const double rel = spectra_relative(amplitude, reference);
   std::cout << "[spectra] 14×14×384 matrix DFT vs fft2: max|Δ|/max|ref| = " << rel << "\n";
   EXPECT_LE(rel, 1e-6);  // the log amplitudes are stored float32 (7 digits)
   EXPECT_LE(max_abs_diff(parts.log_amplitude, log_amplitude_spectrum(x)), 1e-6);
@@ -234,7 +234,7 @@ TEST(Spectra, HiloFixtureBranchesMatchDirectDftAndTheTracedModel) {
     const at::Tensor f = e.at(branch + ".layers.2.blocks.0");
     ASSERT_EQ(f.sizes(), at::IntArrayRef({1, 14, 14, 32}));
     spectra[branch] = log_amplitude_spectrum(f);
-    const double rel = relative(spectra[branch], naive_log_amplitude(f));
+    const double rel = spectra_relative(spectra[branch], naive_log_amplitude(f));
     std::cout << "[spectra] litv2_mini " << branch << " vs direct DFT: max|Δ|/max|ref| = " << rel
               << "\n";
     EXPECT_LE(rel, 1e-4) << branch;
@@ -257,8 +257,9 @@ TEST(Spectra, HiloFixtureBranchesMatchDirectDftAndTheTracedModel) {
   // sides round alike (it failed under other BLAS/ATen kernels: 1e-3 relative).
   for (const std::string branch : {"hifi", "lofi"}) {
     const at::Tensor out = trace->internal("hilo." + branch + "_out");
-    const double feat = relative(out, e.at(branch + ".layers.2.blocks.0"));
-    const double amp = relative(log_amplitude_spectrum(out).exp(), spectra.at(branch).exp());
+    const double feat = spectra_relative(out, e.at(branch + ".layers.2.blocks.0"));
+    const double amp =
+        spectra_relative(log_amplitude_spectrum(out).exp(), spectra.at(branch).exp());
     std::cout << "[spectra] litv2_mini traced hilo." << branch
               << "_out vs fixture: features max|Δ|/max|ref| = " << feat
               << ", amplitude spectra max|Δ|/max|ref| = " << amp << "\n";

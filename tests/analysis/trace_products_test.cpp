@@ -24,12 +24,12 @@ namespace {
 using attention::AttentionTrace;
 using attention::TokenLayout;
 
-constexpr int64_t kDim = 32;
-constexpr int64_t kHeads = 2;
+constexpr int64_t kTraceProductsDim = 32;
+constexpr int64_t kTraceProductsHeads = 2;
 constexpr double kTol = 1e-5;  // float32 products against float64 references, relative
 
 // max |a − ref| / max |ref|: float32 results relative to the size of the exact result.
-double relative_max(const at::Tensor& a, const at::Tensor& ref) {
+double trace_products_relative_max(const at::Tensor& a, const at::Tensor& ref) {
   const at::Tensor r = ref.to(at::kCPU, at::kDouble);
   const double scale = r.abs().max().item<double>();
   return max_abs_diff(a, r) / (scale > 0 ? scale : 1.0);
@@ -88,36 +88,42 @@ std::vector<Case> cases() {
   return out;
 }
 
-std::shared_ptr<const AttentionTrace> traced(const Case& c, int64_t batch, uint64_t seed) {
+std::shared_ptr<const AttentionTrace> trace_products_traced(const Case& c, int64_t batch,
+                                                            uint64_t seed) {
   at::manual_seed(seed);
-  auto m = make(c.mechanism, kDim, kHeads, c.options);
+  auto m = make(c.mechanism, kTraceProductsDim, kTraceProductsHeads, c.options);
   if (c.train)
     m->train();
   else
     m->eval();
   at::NoGradGuard no_grad;
-  return m->forward_traced(random_tokens(batch, c.layout.tokens(), kDim, seed + 1), c.layout).trace;
+  return m
+      ->forward_traced(random_tokens(batch, c.layout.tokens(), kTraceProductsDim, seed + 1),
+                       c.layout)
+      .trace;
 }
 
 TEST(TraceProducts, ApplyAndApplyTransposedEqualTheExplicitMatrixProducts) {
   double worst = 0.0;
   for (const Case& c : cases()) {
-    auto t = traced(c, 2, 3);
+    auto t = trace_products_traced(c, 2, 3);
     if (c.train) {
       ASSERT_TRUE(attention::castling_sparse_branch_active(*t)) << c.label;
     }
     const int64_t n = c.layout.tokens();
     for (int64_t b = 0; b < 2; ++b)
-      for (int64_t h = 0; h < kHeads; ++h) {
+      for (int64_t h = 0; h < kTraceProductsHeads; ++h) {
         const at::Tensor a = token_matrix(*t, b, h);
         const at::Tensor x = at::randn({n, 3});
         const at::Tensor y = at::randn({n});
-        const double fwd = relative_max(t->apply(b, h, x), at::matmul(a, x.to(at::kDouble)));
-        const double bwd =
-            relative_max(t->apply_transposed(b, h, y), at::matmul(a.t(), y.to(at::kDouble)));
-        const double bwd2 =
-            relative_max(t->apply_transposed(b, h, x), at::matmul(a.t(), x.to(at::kDouble)));
-        const double fwd1 = relative_max(t->apply(b, h, y), at::matmul(a, y.to(at::kDouble)));
+        const double fwd =
+            trace_products_relative_max(t->apply(b, h, x), at::matmul(a, x.to(at::kDouble)));
+        const double bwd = trace_products_relative_max(t->apply_transposed(b, h, y),
+                                                       at::matmul(a.t(), y.to(at::kDouble)));
+        const double bwd2 = trace_products_relative_max(t->apply_transposed(b, h, x),
+                                                        at::matmul(a.t(), x.to(at::kDouble)));
+        const double fwd1 =
+            trace_products_relative_max(t->apply(b, h, y), at::matmul(a, y.to(at::kDouble)));
         EXPECT_EQ(t->apply(b, h, y).dim(), 1) << c.label;
         EXPECT_LE(fwd, kTol) << c.label << " image " << b << " head " << h << ": A·x";
         EXPECT_LE(fwd1, kTol) << c.label << " image " << b << " head " << h << ": A·y (vector)";
@@ -132,16 +138,16 @@ TEST(TraceProducts, ApplyAndApplyTransposedEqualTheExplicitMatrixProducts) {
 TEST(TraceProducts, HeadOutputIsRowsTimesTheGroupsValues) {
   double worst = 0.0;
   for (const Case& c : cases()) {
-    auto t = traced(c, 2, 5);
+    auto t = trace_products_traced(c, 2, 5);
     for (int64_t b = 0; b < 2; ++b)
-      for (int64_t h = 0; h < kHeads; ++h) {
+      for (int64_t h = 0; h < kTraceProductsHeads; ++h) {
         const auto& g = t->group_of(h);
         // In the head's own key space: pooled values for Lo-Fi, padded grid for Hi-Fi.
         const at::Tensor ref =
             at::matmul(t->matrix(b, h).to(at::kDouble), g.v[b][h - g.first_head].to(at::kDouble));
         const at::Tensor out = t->head_output(b, h);
         ASSERT_EQ(out.sizes(), (at::IntArrayRef{c.layout.tokens(), t->head_dim})) << c.label;
-        const double d = relative_max(out, ref);
+        const double d = trace_products_relative_max(out, ref);
         EXPECT_LE(d, kTol) << c.label << " image " << b << " head " << h;
         worst = std::max(worst, d);
       }
@@ -153,20 +159,20 @@ TEST(TraceProducts, HeadOutputIsRowsTimesTheGroupsValues) {
 // its output is that matrix times the pooled values, the query rows cropped to N tokens.
 TEST(TraceProducts, HiloLofiHeadOutputIsTheMatrixTimesPooledValues) {
   const Case c{"hilo", attention::grid_layout(7, 5), {{"window", 2}}, false, "hilo 7x5"};
-  auto t = traced(c, 1, 9);
+  auto t = trace_products_traced(c, 1, 9);
   const auto& g = t->group_of(1);
   ASSERT_EQ(g.name, "lofi");
   const at::Tensor m = t->matrix(0, 1);
   ASSERT_EQ(m.sizes(), (at::IntArrayRef{35, 4 * 3}));  // padded 8×6 pooled to 4×3
   const at::Tensor ref = at::matmul(m.to(at::kDouble), g.v[0][0].to(at::kDouble));
-  const double d = relative_max(t->head_output(0, 1), ref);
+  const double d = trace_products_relative_max(t->head_output(0, 1), ref);
   std::printf("[products] hilo lofi head_output vs matrix·pooled v: %.3g\n", d);
   EXPECT_LE(d, kTol);
   // The Lo-Fi rows sum to 1 over pooled keys; on the tokens, the share of the padding
   // positions is lost: A·1 = 1 − (weight on keys beyond the grid) < 1 for some queries.
   const at::Tensor sums = t->apply(0, 1, at::ones({35})).to(at::kDouble);
   EXPECT_LT(sums.min().item<double>(), 1.0 - 1e-3);
-  EXPECT_LE(relative_max(sums, token_matrix(*t, 0, 1).sum(1)), kTol);
+  EXPECT_LE(trace_products_relative_max(sums, token_matrix(*t, 0, 1).sum(1)), kTol);
 }
 
 // The fast paths form no row: on a 128×128 grid (16384 tokens) one 256-row chunk of the
@@ -196,7 +202,7 @@ TEST(TraceProducts, FastPathsOnLinearMechanismsFormNoRows) {
       largest = probe.largest_block();
     }
     const at::Tensor want = at::matmul(t->rows(0, 0, sample).to(at::kDouble), x.to(at::kDouble));
-    const double d = relative_max(t->apply(0, 0, x).index_select(0, sample), want);
+    const double d = trace_products_relative_max(t->apply(0, 0, x).index_select(0, sample), want);
     std::printf(
         "[products] %s 128x128: A·x + Aᵀ·x largest block %.3g MiB (one row chunk %.3g MiB), "
         "sampled rows rel max|delta| %.3g\n",
@@ -208,7 +214,7 @@ TEST(TraceProducts, FastPathsOnLinearMechanismsFormNoRows) {
 
 TEST(TraceProducts, OperandsOfTheWrongLengthAreRefused) {
   const Case c{"linear", attention::grid_layout(3, 3), {}, false, "linear"};
-  auto t = traced(c, 1, 1);
+  auto t = trace_products_traced(c, 1, 1);
   EXPECT_THROW(t->apply(0, 0, at::ones({8})), attention::TraceQueryError);
   EXPECT_THROW(t->apply_transposed(0, 0, at::ones({10, 2})), attention::TraceQueryError);
   EXPECT_THROW(t->apply(0, 2, at::ones({9})), attention::TraceQueryError);

@@ -11,10 +11,10 @@ namespace {
 using attention::TokenLayout;
 
 // (B, C, H, W) -> (B, N, C) tokens and back.
-at::Tensor to_tokens(const at::Tensor& image) {
+at::Tensor efficientvit_to_tokens(const at::Tensor& image) {
   return image.flatten(2).transpose(1, 2).contiguous();
 }
-at::Tensor to_image(const at::Tensor& tokens, int64_t h, int64_t w) {
+at::Tensor efficientvit_to_image(const at::Tensor& tokens, int64_t h, int64_t w) {
   return tokens.transpose(1, 2).reshape({tokens.size(0), tokens.size(2), h, w});
 }
 
@@ -45,8 +45,8 @@ TEST(EfficientVitAttention, ReproducesTheReferenceModule) {
   attn->eval();
   const at::Tensor image = expected.at("input");  // (1, 32, 8, 6)
   const auto layout = attention::grid_layout(8, 6);
-  auto [y, trace] = attn->forward_traced(to_tokens(image), layout);
-  EXPECT_LE(max_abs_diff(to_image(y, 8, 6), expected.at("out")), 1e-5);
+  auto [y, trace] = attn->forward_traced(efficientvit_to_tokens(image), layout);
+  EXPECT_LE(max_abs_diff(efficientvit_to_image(y, 8, 6), expected.at("out")), 1e-5);
   const at::Tensor qkv = trace->internal("efficientvit.qkv");  // (1, 192, 8, 6)
   EXPECT_LE(max_abs_diff(qkv.slice(1, 0, 96), expected.at("out.qkv")), 1e-5);
   EXPECT_LE(max_abs_diff(qkv.slice(1, 96), expected.at("out.aggreg.0")), 1e-5);
@@ -84,7 +84,7 @@ TEST(EfficientVitAttention, RowsSumToOneAndRebuildTheForward) {
       EXPECT_LE(max_abs_diff(trace->apply_transposed(b, h, v), at::matmul(rows.t(), v)), 1e-5);
     }
   const at::Tensor image = mixed.transpose(-2, -1).reshape({2, trace->heads * d, 5, 6});
-  EXPECT_LE(max_abs_diff(to_tokens(project(*attn, image)), y), 1e-5);
+  EXPECT_LE(max_abs_diff(efficientvit_to_tokens(project(*attn, image)), y), 1e-5);
   // The KV buffer, one d×d matrix per traced head.
   const auto ranks = trace->rank_matrices(1);
   ASSERT_EQ(ranks.size(), 1u);
@@ -158,7 +158,7 @@ TEST(EfficientVitAttention, TrainingUsesBatchStatistics) {
   const at::Tensor mean = z.mean(dims, /*keepdim=*/true);
   const at::Tensor var = z.var(dims, /*unbiased=*/false, /*keepdim=*/true);
   // weight 1 and bias 0 as initialised: y is z standardised per channel.
-  EXPECT_LE(max_abs_diff(to_image(y, 4, 4), (z - mean) / at::sqrt(var + 1e-5)), 1e-5);
+  EXPECT_LE(max_abs_diff(efficientvit_to_image(y, 4, 4), (z - mean) / at::sqrt(var + 1e-5)), 1e-5);
   EXPECT_GT(attn->named_buffers()["proj.norm.running_mean"].abs().max().item<double>(), 0.0);
 }
 

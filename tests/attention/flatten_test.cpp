@@ -14,7 +14,7 @@ using attention::TokenLayout;
 
 // The attention result fed to proj, from the trace's internals: merged heads of
 // φq·kv/(φq·mean φk + 1e-6), plus the dwc term.
-at::Tensor mixed_from_internals(const attention::AttentionTrace& t) {
+at::Tensor flatten_mixed_from_internals(const attention::AttentionTrace& t) {
   const auto& g = t.group_of(0);
   const at::Tensor den = at::matmul(g.q, t.internal("flatten.k_mean").unsqueeze(-1));
   const at::Tensor out = at::matmul(g.q, t.internal("flatten.kv")) / (den + 1e-6);
@@ -36,7 +36,7 @@ TEST(FlattenAttention, ReproducesTheReferenceModule) {
   // out.dwc is (B·h, d, H, W); the trace keeps (B, h, N, d).
   const at::Tensor dwc = expected.at("out.dwc").reshape({1, 2, 16, 48}).transpose(-2, -1);
   EXPECT_LE(max_abs_diff(trace->internal("flatten.dwc_v"), dwc), 1e-5);
-  EXPECT_LE(max_abs_diff(mixed_from_internals(*trace), expected.at("in.proj")), 1e-5);
+  EXPECT_LE(max_abs_diff(flatten_mixed_from_internals(*trace), expected.at("in.proj")), 1e-5);
   // Without num_patches the module has no positional encoding: the fixture's is unexpected.
   auto bare = make("flatten", 32, 2, {{"qkv_bias", 1}});
   EXPECT_THROW(load_from(*bare, weights, ""), nn::StateLoadError);

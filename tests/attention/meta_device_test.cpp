@@ -18,15 +18,15 @@ namespace {
 
 using attention::TokenLayout;
 
-constexpr int64_t kDim = 32;
-constexpr int64_t kHeads = 2;
+constexpr int64_t kMetaDeviceDim = 32;
+constexpr int64_t kMetaDeviceHeads = 2;
 
 // Each part of a mechanism's use and what it gave on meta: every tensor it returns must be
 // a meta tensor too (a fixed-device tensor returned as is mixes nothing, but is wrong).
 std::map<std::string, MetaOutcome> run_on_meta(attention::AttentionMechanism& m,
                                                const TokenLayout& layout) {
   std::map<std::string, MetaOutcome> parts;
-  const at::Tensor x = meta_tensor({2, layout.tokens(), kDim});
+  const at::Tensor x = meta_tensor({2, layout.tokens(), kMetaDeviceDim});
   const auto part = [&](const std::string& name,
                         const std::function<std::vector<at::Tensor>()>& f) {
     parts[name] = meta_outcome([&] {
@@ -84,7 +84,7 @@ class EveryMechanismOnMeta : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryMechanismOnMeta, EveryPartRunsOnTheDeviceOfItsInput) {
   const auto& info = attention::mechanism_info(GetParam());
-  auto m = make(GetParam(), kDim, kHeads);
+  auto m = make(GetParam(), kMetaDeviceDim, kMetaDeviceHeads);
   m->eval();
   move_to_meta(*m);
   for (const auto& p : m->parameters()) ASSERT_TRUE(p.is_meta());
@@ -103,8 +103,8 @@ class FixedDeviceBias : public attention::AttentionMechanism {
   FixedDeviceBias() : AttentionMechanism("softmax", config()) {}
   static attention::MechanismConfig config() {
     attention::MechanismConfig c;
-    c.dim = kDim;
-    c.heads = kHeads;
+    c.dim = kMetaDeviceDim;
+    c.heads = kMetaDeviceHeads;
     return c;
   }
 
@@ -117,9 +117,10 @@ class FixedDeviceBias : public attention::AttentionMechanism {
 TEST(MetaDevice, CatchesATensorMadeOnAFixedDevice) {
   FixedDeviceBias m;
   const TokenLayout layout = attention::grid_layout(6, 4);
-  EXPECT_NO_THROW(m.forward(at::randn({1, layout.tokens(), kDim}), layout));  // fine on CPU
+  EXPECT_NO_THROW(
+      m.forward(at::randn({1, layout.tokens(), kMetaDeviceDim}), layout));  // fine on CPU
   const MetaOutcome o = meta_outcome([&] {
-    m.forward(meta_tensor({1, layout.tokens(), kDim}), layout);
+    m.forward(meta_tensor({1, layout.tokens(), kMetaDeviceDim}), layout);
   });
   EXPECT_EQ(o.kind, MetaOutcome::DeviceMixed) << o.describe();
 }

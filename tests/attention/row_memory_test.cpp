@@ -12,8 +12,8 @@ namespace {
 
 constexpr int64_t kSide = 112;
 constexpr int64_t kTokens = kSide * kSide;  // 12544
-constexpr int64_t kDim = 32;
-constexpr int64_t kHeads = 2;
+constexpr int64_t kRowMemoryDim = 32;
+constexpr int64_t kRowMemoryHeads = 2;
 // One N×N float32 matrix is 629 MB; allow a row query 1/100 of that (6.3 MB), which is
 // still > 100× what an O(N·d) row needs here (N·d·4 B = 0.8 MB per head).
 constexpr int64_t kNxNBytes = kTokens * kTokens * 4;
@@ -32,11 +32,11 @@ TEST(RowMemory, TheProbeSeesAnNxNAllocation) {
 class LinearMechanismAt12544 : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LinearMechanismAt12544, ForwardAndRowQueryAllocateNoNxNTensor) {
-  auto m = make(GetParam(), kDim, kHeads);
+  auto m = make(GetParam(), kRowMemoryDim, kRowMemoryHeads);
   m->eval();
   at::NoGradGuard no_grad;
   const auto layout = attention::grid_layout(kSide, kSide);
-  at::Tensor x = random_tokens(1, kTokens, kDim);
+  at::Tensor x = random_tokens(1, kTokens, kRowMemoryDim);
 
   runtime::CpuMemoryProbe probe;
   auto [out, trace] = m->forward_traced(x, layout);

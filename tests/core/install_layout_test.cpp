@@ -43,7 +43,7 @@ struct FakePrefix {
   fs::path share() const { return root / "share" / "attnlab"; }
 };
 
-const std::string kSource = ATTNLAB_SOURCE_DIR;
+const std::string kInstallLayoutSource = ATTNLAB_SOURCE_DIR;
 
 TEST(InstallLayout, VersionNamesTheGitRevision) {
   const CliRun v = run_binary(ATTNLAB_BINARY, "--version");
@@ -61,9 +61,11 @@ TEST(InstallLayout, VersionNamesTheGitRevision) {
 TEST(InstallLayout, BuildFolderBinaryReadsTheSourceTree) {
   const CliRun r = run_binary(ATTNLAB_BINARY, "info");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_TRUE(has_line_with(r.out, {"zoo:", (kSource + "/models/zoo (source tree)").c_str()}))
+  EXPECT_TRUE(
+      has_line_with(r.out, {"zoo:", (kInstallLayoutSource + "/models/zoo (source tree)").c_str()}))
       << r.out;
-  EXPECT_TRUE(has_line_with(r.out, {"assets:", (kSource + "/assets (source tree)").c_str()}))
+  EXPECT_TRUE(
+      has_line_with(r.out, {"assets:", (kInstallLayoutSource + "/assets (source tree)").c_str()}))
       << r.out;
 }
 
@@ -72,7 +74,7 @@ TEST(InstallLayout, InstalledBinaryReadsItsOwnShareFolder) {
   fs::create_directories(prefix.share() / "assets");
   fs::create_directories(prefix.share() / "zoo");
   // One zoo model and the class names: enough for `zoo` to list it from there.
-  fs::copy_file(kSource + "/models/zoo/softmax.safetensors",
+  fs::copy_file(kInstallLayoutSource + "/models/zoo/softmax.safetensors",
                 prefix.share() / "zoo" / "softmax.safetensors");
   const CliRun info = run_binary(prefix.binary(), "info");
   ASSERT_EQ(info.code, 0) << info.out;

@@ -37,7 +37,7 @@
 namespace attnlab::testing {
 namespace {
 
-const std::string kSource = ATTNLAB_SOURCE_DIR;
+const std::string kPreprocessReferenceSource = ATTNLAB_SOURCE_DIR;
 
 struct Reference {
   nlohmann::json meta;
@@ -46,9 +46,9 @@ struct Reference {
 
 Reference read_reference() {
   Reference r;
-  std::ifstream meta(kSource + "/tests/data/preprocess_reference.json");
+  std::ifstream meta(kPreprocessReferenceSource + "/tests/data/preprocess_reference.json");
   r.meta = nlohmann::json::parse(meta);
-  const std::string npz = kSource + "/tests/data/preprocess_reference.npz";
+  const std::string npz = kPreprocessReferenceSource + "/tests/data/preprocess_reference.npz";
   const std::vector<uint8_t> bytes = io::read_file_bytes(npz);
   io::ZipReader zip(io::ByteView(bytes.data(), bytes.size()), npz);
   for (const auto& c : r.meta.at("cases")) {
@@ -71,7 +71,8 @@ TEST(PreprocessReference, PresetsMatchPilAndTorchvisionOnAPhoto) {
   for (const auto& c : ref.meta.at("cases")) {
     const std::string name = c.at("name");
     SCOPED_TRACE(name);
-    const io::RgbImage photo = io::load_rgb_image(kSource + "/" + c.at("image").get<std::string>());
+    const io::RgbImage photo =
+        io::load_rgb_image(kPreprocessReferenceSource + "/" + c.at("image").get<std::string>());
     ASSERT_EQ(photo.width, ref.meta.at("photo_size")[0].get<int>());
     ASSERT_EQ(photo.height, ref.meta.at("photo_size")[1].get<int>());
     const at::Tensor& want = ref.arrays.at(name);
@@ -106,7 +107,8 @@ TEST(PreprocessReference, AResizeWithoutAntialiasingIsFarFromTheReference) {
   // normalisation, is off by many levels.
   const Reference ref = read_reference();
   const auto& c = ref.meta.at("cases")[0];
-  const io::RgbImage photo = io::load_rgb_image(kSource + "/" + c.at("image").get<std::string>());
+  const io::RgbImage photo =
+      io::load_rgb_image(kPreprocessReferenceSource + "/" + c.at("image").get<std::string>());
   const image::Preprocessing p = image::imagenet_eval(c.at("resize"), c.at("crop"));
   const auto [w, h] = image::resized_size(photo.width, photo.height, p.resize_short);
   cv::Mat src(photo.height, photo.width, CV_8UC3, const_cast<uint8_t*>(photo.rgb.data()));

@@ -104,7 +104,7 @@ std::vector<std::string> manifest_names() {
   return names;
 }
 
-// One test per manifest (so ctest runs them in parallel): both containers.
+// One test per manifest (a failure names it): both containers.
 class EveryManifest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryManifest, IsRecognisedByClassifyWithNoFlagsAsPthAndBareSafetensors) {

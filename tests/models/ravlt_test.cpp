@@ -24,7 +24,7 @@ namespace {
 
 const char* const kName = "ravlt_mini";
 
-std::string fixture(const std::string& suffix) {
+std::string ravlt_fixture(const std::string& suffix) {
   return parity_dir() + "/" + kName + suffix;
 }
 
@@ -42,17 +42,17 @@ std::shared_ptr<models::Backbone> loaded_mini(const models::Json& config,
 }
 
 TEST(RavltParity, MiniMatchesTheReferenceForEveryWeightsAndConfigSource) {
-  const nn::TensorMap expected = nn::read_tensor_map(fixture(".expected.safetensors"));
+  const nn::TensorMap expected = nn::read_tensor_map(ravlt_fixture(".expected.safetensors"));
   const std::map<std::string, models::Json> configs = {
-      {"config.json", models::config_from_file(fixture(".config.json"))},
+      {"config.json", models::config_from_file(ravlt_fixture(".config.json"))},
       {"metadata",
-       models::config_from_metadata(io::read_tensor_file(fixture(".safetensors")).metadata)}};
+       models::config_from_metadata(io::read_tensor_file(ravlt_fixture(".safetensors")).metadata)}};
   models::ForwardOptions options;
   options.record_outputs = true;
   for (const auto& [config_source, config] : configs) {
     for (const std::string weights : {".safetensors", ".pth"}) {
       SCOPED_TRACE("config from " + config_source + ", weights from " + kName + weights);
-      auto model = loaded_mini(config, fixture(weights));
+      auto model = loaded_mini(config, ravlt_fixture(weights));
       const auto result = model->run(expected.at("input"), options);
       ASSERT_EQ(result.logits.sizes(), expected.at("logits").sizes());
       const double logits_diff =
@@ -138,11 +138,11 @@ TEST(RavltManifest, OfficialConfigsGiveExactlyTheManifestKeysShapesAndCounts) {
 }
 
 models::Json mini_config() {
-  return models::config_from_file(fixture(".config.json"));
+  return models::config_from_file(ravlt_fixture(".config.json"));
 }
 
 TEST(RavltModel, ARopeAngleBufferOtherThanOursIsRefusedAtForwardTime) {
-  auto model = loaded_mini(mini_config(), fixture(".safetensors"));
+  auto model = loaded_mini(mini_config(), ravlt_fixture(".safetensors"));
   const at::Tensor images = at::randn({1, 3, 64, 64});
   EXPECT_NO_THROW(model->run(images));
   at::Tensor angle = model->named_buffers()["layers.2.RoPE.angle"];
@@ -159,7 +159,7 @@ TEST(RavltModel, ARopeAngleBufferOtherThanOursIsRefusedAtForwardTime) {
 
 TEST(RavltModel, TrainingModeUsesBatchStatisticsAndEvalDoesNot) {
   at::manual_seed(3);
-  auto model = loaded_mini(mini_config(), fixture(".safetensors"));
+  auto model = loaded_mini(mini_config(), ravlt_fixture(".safetensors"));
   const at::Tensor images = at::randn({2, 3, 64, 96});
   at::Tensor mean = model->named_buffers()["patch_embed.proj.1.running_mean"];
   const at::Tensor before = mean.clone();
@@ -172,7 +172,7 @@ TEST(RavltModel, TrainingModeUsesBatchStatisticsAndEvalDoesNot) {
 }
 
 TEST(RavltModel, TracesCarryEachLayersPathMechanismAndGrid) {
-  auto model = loaded_mini(mini_config(), fixture(".safetensors"));
+  auto model = loaded_mini(mini_config(), ravlt_fixture(".safetensors"));
   const at::Tensor images = at::randn({1, 3, 64, 96});
   models::ForwardOptions options;
   options.trace_attention = true;

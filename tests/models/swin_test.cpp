@@ -24,11 +24,11 @@ namespace {
 
 using models::Json;
 
-std::string fixture(const std::string& suffix) {
+std::string swin_fixture(const std::string& suffix) {
   return parity_dir() + "/swin_mini" + suffix;
 }
 
-double relative(const at::Tensor& a, const at::Tensor& ref) {
+double swin_relative(const at::Tensor& a, const at::Tensor& ref) {
   return (a.to(at::kDouble) - ref.to(at::kDouble)).norm().item<double>() /
          ref.to(at::kDouble).norm().item<double>();
 }
@@ -37,19 +37,20 @@ models::ForwardResult run_mini(const std::string& weights, const Json& config,
                                std::shared_ptr<models::Backbone>* keep = nullptr) {
   auto model = models::make_backbone(config);
   EXPECT_EQ(model->arch(), "swin");
-  models::load_checkpoint(*model, fixture(weights));
+  models::load_checkpoint(*model, swin_fixture(weights));
   model->eval();
   if (keep) *keep = model;
   models::ForwardOptions options;
   options.record_outputs = true;
   options.trace_attention = true;
   at::NoGradGuard no_grad;
-  return model->run(nn::read_tensor_map(fixture(".expected.safetensors")).at("input"), options);
+  return model->run(nn::read_tensor_map(swin_fixture(".expected.safetensors")).at("input"),
+                    options);
 }
 
-void expect_parity(const std::string& weights, const Json& config, const std::string& label) {
+void swin_expect_parity(const std::string& weights, const Json& config, const std::string& label) {
   const auto r = run_mini(weights, config);
-  const auto expected = nn::read_tensor_map(fixture(".expected.safetensors"));
+  const auto expected = nn::read_tensor_map(swin_fixture(".expected.safetensors"));
   const double logits = max_abs_diff(r.logits, expected.at("logits"));
   std::cout << "[swin] " << label << ": logits max |delta| = " << logits << "\n";
   EXPECT_LE(logits, 1e-4) << label;
@@ -64,7 +65,7 @@ void expect_parity(const std::string& weights, const Json& config, const std::st
       std::cout << "[swin] " << label << ": " << name << " max |delta| = " << d << "\n";
       EXPECT_LE(d, 1e-5) << label << ": " << name;
     } else {
-      const double rel = relative(it->second, ref);
+      const double rel = swin_relative(it->second, ref);
       std::cout << "[swin] " << label << ": " << name << " |delta|/|ref| = " << rel << "\n";
       EXPECT_LE(rel, 1e-4) << label << ": " << name;
     }
@@ -87,32 +88,33 @@ void expect_parity(const std::string& weights, const Json& config, const std::st
 }
 
 Json metadata_config() {
-  return models::config_from_metadata(io::read_tensor_file(fixture(".safetensors")).metadata);
+  return models::config_from_metadata(io::read_tensor_file(swin_fixture(".safetensors")).metadata);
 }
 
 TEST(SwinParity, SafetensorsWithConfigFile) {
-  expect_parity(".safetensors", models::config_from_file(fixture(".config.json")),
-                "safetensors + config.json");
+  swin_expect_parity(".safetensors", models::config_from_file(swin_fixture(".config.json")),
+                     "safetensors + config.json");
 }
 
 TEST(SwinParity, SafetensorsWithMetadataConfig) {
-  expect_parity(".safetensors", metadata_config(), "safetensors + metadata");
+  swin_expect_parity(".safetensors", metadata_config(), "safetensors + metadata");
 }
 
 TEST(SwinParity, PthWithConfigFile) {
-  expect_parity(".pth", models::config_from_file(fixture(".config.json")), "pth + config.json");
+  swin_expect_parity(".pth", models::config_from_file(swin_fixture(".config.json")),
+                     "pth + config.json");
 }
 
 TEST(SwinParity, TheRelativeBiasMattersSoTheParityTestCanFail) {
   // With the shifted block's bias table zeroed its probabilities leave the tolerance by
   // orders of magnitude: the comparison above is not vacuous.
   std::shared_ptr<models::Backbone> model;
-  run_mini(".safetensors", models::config_from_file(fixture(".config.json")), &model);
+  run_mini(".safetensors", models::config_from_file(swin_fixture(".config.json")), &model);
   at::NoGradGuard no_grad;
   model->named_parameters()["layers.0.blocks.1.attn.relative_position_bias_table"].zero_();
   models::ForwardOptions options;
   options.record_outputs = true;
-  const auto expected = nn::read_tensor_map(fixture(".expected.safetensors"));
+  const auto expected = nn::read_tensor_map(swin_fixture(".expected.safetensors"));
   const auto r = model->run(expected.at("input"), options);
   EXPECT_GT(
       max_abs_diff(r.outputs.at("attn.layers.0.blocks.1"), expected.at("attn.layers.0.blocks.1")),
@@ -152,8 +154,8 @@ TEST(SwinBlock, ReproducesTheReferenceShiftedBlock) {
 }
 
 TEST(SwinBlock, ALoadedMaskOtherThanTheShiftedWindowsIsRefused) {
-  auto model = models::make_backbone(models::config_from_file(fixture(".config.json")));
-  models::load_checkpoint(*model, fixture(".safetensors"));
+  auto model = models::make_backbone(models::config_from_file(swin_fixture(".config.json")));
+  models::load_checkpoint(*model, swin_fixture(".safetensors"));
   model->eval();
   at::NoGradGuard no_grad;
   model->named_buffers()["layers.0.blocks.1.attn_mask"].zero_();
@@ -201,8 +203,8 @@ TEST(SwinManifest, OfficialConfigsHaveExactlyTheManifestKeysShapesDtypesAndOrder
 // their config from the shapes (widths, depths, heads from the bias tables, window from their
 // rows, the image size from a shifted block's attn_mask) and build the checkpoint exactly.
 TEST(SwinRecognition, OtherSizesGetTheirConfigFromTheShapes) {
-  const Json mini = models::config_from_file(fixture(".config.json"));
-  const auto shapes = models::shapes_of(nn::read_tensor_map(fixture(".safetensors")));
+  const Json mini = models::config_from_file(swin_fixture(".config.json"));
+  const auto shapes = models::shapes_of(nn::read_tensor_map(swin_fixture(".safetensors")));
   const models::Recognition r = models::recognise_weights(shapes, "swin", "mini.pth");
   EXPECT_FALSE(r.exact);
   for (const char* key :
@@ -229,7 +231,7 @@ TEST(SwinRecognition, OtherSizesGetTheirConfigFromTheShapes) {
 }
 
 TEST(SwinConfig, RefusesWhatTheReferenceCannotBuildOrRun) {
-  Json c = models::config_from_file(fixture(".config.json"));
+  Json c = models::config_from_file(swin_fixture(".config.json"));
   auto model = models::make_backbone(c);
   EXPECT_THROW(model->run(at::randn({1, 3, 64, 64})), models::ModelError);  // not img_size
   Json odd = c;

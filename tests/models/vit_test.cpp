@@ -36,7 +36,7 @@ namespace {
 using models::Json;
 using Layout = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 
-double relative(const at::Tensor& a, const at::Tensor& ref) {
+double vit_relative(const at::Tensor& a, const at::Tensor& ref) {
   const auto r = ref.to(at::kDouble);
   return (a.to(at::kDouble) - r).norm().item<double>() / r.norm().item<double>();
 }
@@ -82,7 +82,7 @@ void check_parity(const std::string& name, const std::string& weights_ext, bool 
     const auto it = result.outputs.find(key);
     ASSERT_NE(it, result.outputs.end()) << tag << ": no output " << key;
     ASSERT_EQ(it->second.sizes(), ref.sizes()) << tag << ": " << key;
-    const double rel = relative(it->second, ref);
+    const double rel = vit_relative(it->second, ref);
     std::printf("[parity] %s %s rel = %.3g\n", tag.c_str(), key.c_str(), rel);
     EXPECT_LE(rel, 1e-4) << tag << ": " << key;
     ++compared;

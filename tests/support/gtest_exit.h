@@ -10,8 +10,8 @@ namespace attnlab::testing {
 
 inline int suite_exit_code(int run_all_tests_result) {
   const ::testing::UnitTest& t = *::testing::UnitTest::GetInstance();
-  if (run_all_tests_result == 0 && t.failed_test_count() == 0 &&
-      t.successful_test_count() == 0 && t.skipped_test_count() > 0)
+  if (run_all_tests_result == 0 && t.failed_test_count() == 0 && t.successful_test_count() == 0 &&
+      t.skipped_test_count() > 0)
     return 77;
   return run_all_tests_result;
 }

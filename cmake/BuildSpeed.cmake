@@ -42,17 +42,24 @@ function(attnlab_torch_pch target)
   endif()
 endfunction()
 
-# ATTNLAB_UNITY_TESTS (default ON): the test binaries that link LibTorch compile their
-# files in batches of ATTNLAB_UNITY_BATCH (CMake's unity build). Each of their units
+# ATTNLAB_UNITY (default ON): the libraries and test binaries that use LibTorch compile
+# their files in batches of ATTNLAB_UNITY_BATCH (CMake's unity build). Each of their units
 # spent ~3 s loading the 390 MB precompiled LibTorch header and instantiated the same
-# LibTorch and GoogleTest templates again; a batch does both once. Every test file keeps
-# its helpers' names distinct from the other files' (an anonymous namespace is shared by
-# a batch). OFF compiles each file alone (quicker to rebuild after editing one test).
-option(ATTNLAB_UNITY_TESTS "Compile the LibTorch test binaries in unity batches" ON)
-set(ATTNLAB_UNITY_BATCH 6 CACHE STRING "Files per unity batch of the test binaries")
-function(attnlab_unity_tests target)
-  if(ATTNLAB_UNITY_TESTS)
+# LibTorch, nlohmann/json and GoogleTest templates again; a batch does both once. Files
+# of one target therefore give their anonymous-namespace helpers names of their own
+# (tests/support/unity_names.py checks it, as the ctest unity_names). OFF compiles each
+# file alone (quicker to rebuild after editing one file).
+# attnlab_unity(target [file ...]): the files named stay out of the batches (they define
+# macros for themselves or register kernels with LibTorch while the program starts).
+option(ATTNLAB_UNITY "Compile the LibTorch libraries and test binaries in unity batches" ON)
+set(ATTNLAB_UNITY_BATCH 6 CACHE STRING "Files per unity batch")
+function(attnlab_unity target)
+  if(ATTNLAB_UNITY)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON
                                                UNITY_BUILD_BATCH_SIZE ${ATTNLAB_UNITY_BATCH})
+    if(ARGN)
+      set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target}
+                                  PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+    endif()
   endif()
 endfunction()

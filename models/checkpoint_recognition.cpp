@@ -55,7 +55,7 @@ namespace {
 
 struct CannotDerive {};  // a key the family reader needs is missing or odd
 
-const std::vector<int64_t>& need(const ShapeMap& w, const std::string& key, size_t dims) {
+const std::vector<int64_t>& need_shape(const ShapeMap& w, const std::string& key, size_t dims) {
   const auto it = w.find(key);
   if (it == w.end() || it->second.size() != dims) throw CannotDerive{};
   return it->second;
@@ -106,10 +106,10 @@ Derivation derive_vit(const ShapeMap& w, const std::string& family) {
                        : family == "castling_deit" ? "castling_deit_tiny"
                        : dist                      ? "deit_tiny_distilled_patch16_224"
                                                    : "deit_tiny_patch16_224");
-  const int64_t c = need(w, "cls_token", 3)[2];
-  const auto& patch = need(w, "patch_embed.proj.weight", 4);
+  const int64_t c = need_shape(w, "cls_token", 3)[2];
+  const auto& patch = need_shape(w, "patch_embed.proj.weight", 4);
   if (patch[2] != patch[3]) throw CannotDerive{};
-  const int64_t prefix = dist ? 2 : 1, tokens = need(w, "pos_embed", 3)[1] - prefix;
+  const int64_t prefix = dist ? 2 : 1, tokens = need_shape(w, "pos_embed", 3)[1] - prefix;
   const auto grid = static_cast<int64_t>(std::lround(std::sqrt(static_cast<double>(tokens))));
   if (grid < 1 || grid * grid != tokens) throw CannotDerive{};
   d.set("embed_dim", c, "cls_token");
@@ -117,7 +117,7 @@ Derivation derive_vit(const ShapeMap& w, const std::string& family) {
   d.set("patch_size", patch[2], "patch_embed.proj.weight");
   d.set("img_size", grid * patch[2], std::to_string(tokens) + " position tokens");
   d.set("num_classes", rows(w, "head.weight"), "head.weight");
-  d.set("mlp_ratio", static_cast<double>(need(w, "blocks.0.mlp.fc1.weight", 2)[0]) / c,
+  d.set("mlp_ratio", static_cast<double>(need_shape(w, "blocks.0.mlp.fc1.weight", 2)[0]) / c,
         "blocks.0.mlp.fc1.weight");
   if (family == "vit") d.set("qkv_bias", w.count("blocks.0.attn.qkv.bias") > 0, "qkv.bias");
   if (c % 64 == 0)
@@ -130,7 +130,7 @@ Derivation derive_vit(const ShapeMap& w, const std::string& family) {
 
 Derivation derive_litv2(const ShapeMap& w) {
   Derivation d = start("litv2_s");
-  const auto& patch = need(w, "patch_embed.proj.weight", 4);
+  const auto& patch = need_shape(w, "patch_embed.proj.weight", 4);
   const int64_t c = patch[0], stages = count_indices(w, "layers.");
   if (stages < 1) throw CannotDerive{};
   std::vector<int64_t> depths, heads;
@@ -142,7 +142,8 @@ Derivation derive_litv2(const ShapeMap& w) {
   d.set("patch_size", patch[2], "patch_embed.proj.weight");
   d.set("depths", depths, "layers.i.blocks.N");
   d.set("num_classes", rows(w, "head.weight"), "head.weight");
-  d.set("mlp_ratio", static_cast<double>(need(w, "layers.0.blocks.0.mlp.fc1.weight", 2)[0]) / c,
+  d.set("mlp_ratio",
+        static_cast<double>(need_shape(w, "layers.0.blocks.0.mlp.fc1.weight", 2)[0]) / c,
         "mlp.fc1.weight");
   d.assume("num_heads", heads, "head dim 32, as every LITv2");
   d.assume("local_ws", d.r.config["local_ws"], "HiLo windows of " + d.r.preset);
@@ -156,8 +157,8 @@ Derivation derive_ravlt(const ShapeMap& w) {
   std::vector<int64_t> dims, depths, heads;
   for (int64_t i = 0; i < stages; ++i) {
     const std::string s = "layers." + std::to_string(i) + ".";
-    const int64_t dim = need(w, s + "blocks.0.norm1.norm.weight", 1)[0];
-    const int64_t half_head = need(w, s + "RoPE.angle", 1)[0];  // RoPE angles: head dim / 2
+    const int64_t dim = need_shape(w, s + "blocks.0.norm1.norm.weight", 1)[0];
+    const int64_t half_head = need_shape(w, s + "RoPE.angle", 1)[0];  // RoPE angles: head dim / 2
     if (half_head < 1 || dim % (2 * half_head) != 0) throw CannotDerive{};
     dims.push_back(dim);
     depths.push_back(count_indices(w, s + "blocks."));
@@ -169,7 +170,7 @@ Derivation derive_ravlt(const ShapeMap& w) {
   d.set("projection", rows(w, "proj.weight"), "proj.weight");
   d.set("num_classes", rows(w, "head.weight"), "head.weight");
   d.set("mlp_ratio",
-        static_cast<double>(need(w, "layers.0.blocks.0.ffn.fc1.weight", 4)[0]) / dims[0],
+        static_cast<double>(need_shape(w, "layers.0.blocks.0.ffn.fc1.weight", 4)[0]) / dims[0],
         "ffn.fc1.weight");
   return d;
 }
@@ -178,7 +179,7 @@ Derivation derive_ravlt(const ShapeMap& w) {
 // and the grid from a shifted block's attn_mask ((G/w)² windows) or a clamped stage (G = w).
 Derivation derive_swin(const ShapeMap& w) {
   Derivation d = start("swin_tiny_patch4_window7_224");
-  const auto& patch = need(w, "patch_embed.proj.weight", 4);
+  const auto& patch = need_shape(w, "patch_embed.proj.weight", 4);
   const int64_t c = patch[0], stages = count_indices(w, "layers.");
   if (stages < 1 || patch[2] != patch[3]) throw CannotDerive{};
   auto side_of = [](int64_t square) {  // the integer root of a square, or CannotDerive
@@ -191,7 +192,7 @@ Derivation derive_swin(const ShapeMap& w) {
   for (int64_t i = 0; i < stages; ++i) {
     const std::string s = "layers." + std::to_string(i) + ".blocks.";
     depths.push_back(count_indices(w, s));
-    const auto& table = need(w, s + "0.attn.relative_position_bias_table", 2);
+    const auto& table = need_shape(w, s + "0.attn.relative_position_bias_table", 2);
     heads.push_back(table[1]);
     windows.push_back((side_of(table[0]) + 1) / 2);
     if (const auto mask = w.find(s + "1.attn_mask"); grid == 0 && mask != w.end()) {
@@ -212,7 +213,8 @@ Derivation derive_swin(const ShapeMap& w) {
   else
     d.assume("img_size", d.r.config["img_size"], "no shifted block tells the grid");
   d.set("num_classes", rows(w, "head.weight"), "head.weight");
-  d.set("mlp_ratio", static_cast<double>(need(w, "layers.0.blocks.0.mlp.fc1.weight", 2)[0]) / c,
+  d.set("mlp_ratio",
+        static_cast<double>(need_shape(w, "layers.0.blocks.0.mlp.fc1.weight", 2)[0]) / c,
         "mlp.fc1.weight");
   d.set("qkv_bias", w.count("layers.0.blocks.0.attn.qkv.bias") > 0, "qkv.bias");
   d.set("ape", w.count("absolute_pos_embed") > 0, "absolute_pos_embed");

@@ -14,10 +14,10 @@
 namespace attnlab::models {
 namespace {
 
-const char* const kFamily = "litv2";
+const char* const kLitv2Family = "litv2";
 
-[[noreturn]] void fail(const std::string& message) {
-  throw ModelError(std::string(kFamily) + " config: " + message);
+[[noreturn]] void litv2_fail(const std::string& message) {
+  throw ModelError(std::string(kLitv2Family) + " config: " + message);
 }
 
 struct Litv2Config {
@@ -31,57 +31,58 @@ struct Litv2Config {
 };
 
 std::vector<int64_t> ints_or(const Json& c, const std::string& key, std::vector<int64_t> fallback) {
-  return c.contains(key) ? get_ints(c, key, kFamily) : fallback;
+  return c.contains(key) ? get_ints(c, key, kLitv2Family) : fallback;
 }
 
-Litv2Config read_config(const Json& c) {
-  if (!c.is_object()) fail("expected a JSON object");
-  if (c.contains("arch") && get_string(c, "arch", kFamily, "") != "litv2")
-    fail("'arch' is '" + get_string(c, "arch", kFamily, "") + "', expected 'litv2'");
+Litv2Config read_litv2_config(const Json& c) {
+  if (!c.is_object()) litv2_fail("expected a JSON object");
+  if (c.contains("arch") && get_string(c, "arch", kLitv2Family, "") != "litv2")
+    litv2_fail("'arch' is '" + get_string(c, "arch", kLitv2Family, "") + "', expected 'litv2'");
   Litv2Config k;
-  k.img_size = get_int(c, "img_size", kFamily, 224);
-  k.patch_size = get_int(c, "patch_size", kFamily, 4);
-  k.embed_dim = get_int(c, "embed_dim", kFamily);
-  k.depths = get_ints(c, "depths", kFamily);
-  k.num_heads = get_ints(c, "num_heads", kFamily);
-  k.mlp_ratio = get_real(c, "mlp_ratio", kFamily, 4.0);
-  k.qkv_bias = get_bool(c, "qkv_bias", kFamily, true);
-  k.alpha = get_real(c, "alpha", kFamily, 0.9);
+  k.img_size = get_int(c, "img_size", kLitv2Family, 224);
+  k.patch_size = get_int(c, "patch_size", kLitv2Family, 4);
+  k.embed_dim = get_int(c, "embed_dim", kLitv2Family);
+  k.depths = get_ints(c, "depths", kLitv2Family);
+  k.num_heads = get_ints(c, "num_heads", kLitv2Family);
+  k.mlp_ratio = get_real(c, "mlp_ratio", kLitv2Family, 4.0);
+  k.qkv_bias = get_bool(c, "qkv_bias", kLitv2Family, true);
+  k.alpha = get_real(c, "alpha", kLitv2Family, 0.9);
   k.local_ws = ints_or(c, "local_ws", {0, 0, 2, 1});
-  k.num_classes = get_int(c, "num_classes", kFamily, 1000);
-  k.ln_eps = get_real(c, "ln_eps", kFamily, 1e-5);
+  k.num_classes = get_int(c, "num_classes", kLitv2Family, 1000);
+  k.ln_eps = get_real(c, "ln_eps", kLitv2Family, 1e-5);
   k.lofi_heads = ints_or(c, "lofi_heads", std::vector<int64_t>(k.depths.size(), -1));
 
-  if (k.img_size <= 0) fail("'img_size' must be positive");
-  if (k.patch_size <= 0) fail("'patch_size' must be positive");
-  if (k.embed_dim <= 0) fail("'embed_dim' must be positive");
-  if (k.depths.empty()) fail("'depths' must list at least one stage");
-  if (k.stages() > 8) fail("'depths' lists " + std::to_string(k.stages()) + " stages (at most 8)");
+  if (k.img_size <= 0) litv2_fail("'img_size' must be positive");
+  if (k.patch_size <= 0) litv2_fail("'patch_size' must be positive");
+  if (k.embed_dim <= 0) litv2_fail("'embed_dim' must be positive");
+  if (k.depths.empty()) litv2_fail("'depths' must list at least one stage");
+  if (k.stages() > 8)
+    litv2_fail("'depths' lists " + std::to_string(k.stages()) + " stages (at most 8)");
   const auto n = std::to_string(k.stages());
   const std::pair<const char*, const std::vector<int64_t>*> per_stage[] = {
       {"num_heads", &k.num_heads}, {"local_ws", &k.local_ws}, {"lofi_heads", &k.lofi_heads}};
   for (const auto& [key, values] : per_stage)
     if (static_cast<int64_t>(values->size()) != k.stages())
-      fail("'" + std::string(key) + "' has " + std::to_string(values->size()) +
-           " entries but 'depths' has " + n);
-  if (!(k.mlp_ratio > 0)) fail("'mlp_ratio' must be positive");
-  if (!(k.alpha >= 0 && k.alpha <= 1)) fail("'alpha' must be in [0, 1]");
-  if (!(k.ln_eps > 0)) fail("'ln_eps' must be positive");
-  if (k.num_classes < 0) fail("'num_classes' must be >= 0 (0: no head)");
+      litv2_fail("'" + std::string(key) + "' has " + std::to_string(values->size()) +
+                 " entries but 'depths' has " + n);
+  if (!(k.mlp_ratio > 0)) litv2_fail("'mlp_ratio' must be positive");
+  if (!(k.alpha >= 0 && k.alpha <= 1)) litv2_fail("'alpha' must be in [0, 1]");
+  if (!(k.ln_eps > 0)) litv2_fail("'ln_eps' must be positive");
+  if (k.num_classes < 0) litv2_fail("'num_classes' must be >= 0 (0: no head)");
   for (int64_t i = 0; i < k.stages(); ++i) {
     const auto stage = "stage " + std::to_string(i) + ": ";
-    if (k.depths[i] <= 0) fail(stage + "'depths' entries must be positive");
-    if (k.local_ws[i] < 0) fail(stage + "'local_ws' entries must be >= 0 (0: no attention)");
+    if (k.depths[i] <= 0) litv2_fail(stage + "'depths' entries must be positive");
+    if (k.local_ws[i] < 0) litv2_fail(stage + "'local_ws' entries must be >= 0 (0: no attention)");
     if (k.local_ws[i] == 0) continue;
     if (k.num_heads[i] <= 0 || k.dim(i) % k.num_heads[i] != 0)
-      fail(stage + "'num_heads' " + std::to_string(k.num_heads[i]) +
-           " must be positive and divide the stage width " + std::to_string(k.dim(i)));
+      litv2_fail(stage + "'num_heads' " + std::to_string(k.num_heads[i]) +
+                 " must be positive and divide the stage width " + std::to_string(k.dim(i)));
     if (k.lofi_heads[i] < -1 || k.lofi_heads[i] > k.num_heads[i])
-      fail(stage + "'lofi_heads' " + std::to_string(k.lofi_heads[i]) + " must be -1 or 0.." +
-           std::to_string(k.num_heads[i]));
+      litv2_fail(stage + "'lofi_heads' " + std::to_string(k.lofi_heads[i]) + " must be -1 or 0.." +
+                 std::to_string(k.num_heads[i]));
     if (k.local_ws[i] == 1 && k.lofi_heads[i] >= 0 && k.lofi_heads[i] != k.num_heads[i])
-      fail(stage + "'local_ws' 1 makes all heads Lo-Fi, but 'lofi_heads' is " +
-           std::to_string(k.lofi_heads[i]));
+      litv2_fail(stage + "'local_ws' 1 makes all heads Lo-Fi, but 'lofi_heads' is " +
+                 std::to_string(k.lofi_heads[i]));
   }
   return k;
 }
@@ -111,7 +112,7 @@ class Litv2 : public Backbone {
           stage_blocks.push_back(
               blocks->register_module(std::to_string(j), std::make_shared<litv2::Block>(s)));
         } catch (const attention::AttentionError& e) {
-          fail("stage " + std::to_string(i) + ": " + e.what());
+          litv2_fail("stage " + std::to_string(i) + ": " + e.what());
         }
       }
       blocks_.push_back(std::move(stage_blocks));
@@ -171,7 +172,7 @@ class Litv2 : public Backbone {
 }  // namespace
 
 std::shared_ptr<Backbone> make_litv2(const Json& config) {
-  return std::make_shared<Litv2>(read_config(config));
+  return std::make_shared<Litv2>(read_litv2_config(config));
 }
 
 std::string litv2_mechanism(const Json&) {
@@ -212,7 +213,7 @@ Json litv2_official_config(const std::string& name) {
 }
 
 Json litv2_config_for_weights(Json config, const nn::TensorMap& weights) {
-  Litv2Config k = read_config(config);
+  Litv2Config k = read_litv2_config(config);
   std::vector<int64_t> lofi(k.depths.size(), -1);
   for (int64_t i = 0; i < k.stages(); ++i) {
     if (k.local_ws[i] == 0) continue;
@@ -224,20 +225,21 @@ Json litv2_config_for_weights(Json config, const nn::TensorMap& weights) {
       if (auto it = weights.find(p + "l_q.weight"); it != weights.end()) {
         const int64_t rows = it->second.dim() == 2 ? it->second.size(0) : -1;
         if (rows <= 0 || rows % head_dim != 0)
-          fail("weights: " + p + "l_q.weight has shape " + nn::shape_string(it->second.sizes()) +
-               ", not (l·" + std::to_string(head_dim) + ", C)");
+          litv2_fail("weights: " + p + "l_q.weight has shape " +
+                     nn::shape_string(it->second.sizes()) + ", not (l·" + std::to_string(head_dim) +
+                     ", C)");
         l = rows / head_dim;
       } else if (weights.count(p + "h_qkv.weight")) {
         l = 0;  // an all-Hi-Fi layer (alpha 0)
       } else {
-        fail("weights: stage " + std::to_string(i) + " has attention (local_ws " +
-             std::to_string(k.local_ws[i]) + ") but neither " + p + "l_q.weight nor " + p +
-             "h_qkv.weight is present");
+        litv2_fail("weights: stage " + std::to_string(i) + " has attention (local_ws " +
+                   std::to_string(k.local_ws[i]) + ") but neither " + p + "l_q.weight nor " + p +
+                   "h_qkv.weight is present");
       }
       if (j > 0 && l != lofi[i])
-        fail("weights: the blocks of stage " + std::to_string(i) +
-             " have different Lo-Fi head counts (" + std::to_string(lofi[i]) + " and " +
-             std::to_string(l) + ")");
+        litv2_fail("weights: the blocks of stage " + std::to_string(i) +
+                   " have different Lo-Fi head counts (" + std::to_string(lofi[i]) + " and " +
+                   std::to_string(l) + ")");
       lofi[i] = l;
     }
   }

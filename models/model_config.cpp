@@ -15,7 +15,7 @@ namespace {
   throw ModelError(family + " config: '" + key + "' " + what);
 }
 
-const Json& need(const Json& c, const std::string& key, const std::string& family) {
+const Json& need_key(const Json& c, const std::string& key, const std::string& family) {
   if (!c.is_object() || !c.contains(key)) bad(family, key, "is missing");
   return c.at(key);
 }
@@ -65,7 +65,7 @@ int64_t metadata_step(const std::map<std::string, std::string>& metadata) {
 }
 
 int64_t get_int(const Json& c, const std::string& key, const std::string& family) {
-  const Json& v = need(c, key, family);
+  const Json& v = need_key(c, key, family);
   if (!v.is_number_integer()) bad(family, key, "must be an integer");
   return v.get<int64_t>();
 }
@@ -98,7 +98,7 @@ std::string get_string(const Json& c, const std::string& key, const std::string&
 }
 
 std::vector<int64_t> get_ints(const Json& c, const std::string& key, const std::string& family) {
-  const Json& v = need(c, key, family);
+  const Json& v = need_key(c, key, family);
   if (!v.is_array()) bad(family, key, "must be a list of integers");
   std::vector<int64_t> out;
   for (const auto& e : v) {
@@ -110,7 +110,7 @@ std::vector<int64_t> get_ints(const Json& c, const std::string& key, const std::
 
 std::vector<std::string> get_strings(const Json& c, const std::string& key,
                                      const std::string& family) {
-  const Json& v = need(c, key, family);
+  const Json& v = need_key(c, key, family);
   if (!v.is_array()) bad(family, key, "must be a list of strings");
   std::vector<std::string> out;
   for (const auto& e : v) {

@@ -14,10 +14,10 @@
 namespace attnlab::models {
 namespace {
 
-const char* const kFamily = "ravlt";
+const char* const kRavltFamily = "ravlt";
 
 [[noreturn]] void bad(const std::string& key, const std::string& what) {
-  throw ModelError(std::string(kFamily) + " config: '" + key + "' " + what);
+  throw ModelError(std::string(kRavltFamily) + " config: '" + key + "' " + what);
 }
 
 std::string registered_mechanism(const std::string& stage_attention) {
@@ -56,7 +56,7 @@ class RavltBackbone : public Backbone {
     head_ = attention::add_layer<attention::Conv2dLayer>(*this, "head", head);
   }
 
-  std::string arch() const override { return kFamily; }
+  std::string arch() const override { return kRavltFamily; }
   // The stem's stride 4, then each stage's padded stride-2 downsampling (ceil).
   std::vector<StageShape> stage_shapes(int64_t height, int64_t width) const override {
     std::vector<StageShape> out;
@@ -100,9 +100,9 @@ class RavltBackbone : public Backbone {
 
 RavltConfig parse_ravlt_config(const Json& config) {
   RavltConfig c;
-  c.embed_dims = get_ints(config, "embed_dims", kFamily);
-  c.depths = get_ints(config, "depths", kFamily);
-  c.num_heads = get_ints(config, "num_heads", kFamily);
+  c.embed_dims = get_ints(config, "embed_dims", kRavltFamily);
+  c.depths = get_ints(config, "depths", kRavltFamily);
+  c.num_heads = get_ints(config, "num_heads", kRavltFamily);
   const size_t stages = c.embed_dims.size();
   if (stages == 0) bad("embed_dims", "must list at least one stage");
   const std::string count = std::to_string(stages);
@@ -120,16 +120,16 @@ RavltConfig parse_ravlt_config(const Json& config) {
       bad("num_heads", "must divide the width " + std::to_string(c.embed_dims[i]) + at_stage +
                            " into heads whose dim is a multiple of 4 (2-D RoPE)");
   }
-  c.mlp_ratio = get_real(config, "mlp_ratio", kFamily, 3.5);
+  c.mlp_ratio = get_real(config, "mlp_ratio", kRavltFamily, 3.5);
   for (const int64_t dim : c.embed_dims)
     if (!(c.mlp_ratio > 0.0) || static_cast<int64_t>(c.mlp_ratio * static_cast<double>(dim)) < 1)
       bad("mlp_ratio", "must give a positive FFN width int(mlp_ratio · C)");
-  c.projection = get_int(config, "projection", kFamily, 1024);
+  c.projection = get_int(config, "projection", kRavltFamily, 1024);
   if (c.projection < 1) bad("projection", "must be positive");
-  c.num_classes = get_int(config, "num_classes", kFamily, 1000);
+  c.num_classes = get_int(config, "num_classes", kRavltFamily, 1000);
   if (c.num_classes < 1) bad("num_classes", "must be positive");
   if (config.contains("stage_attention")) {
-    c.stage_attention = get_strings(config, "stage_attention", kFamily);
+    c.stage_attention = get_strings(config, "stage_attention", kRavltFamily);
     if (c.stage_attention.size() != stages)
       bad("stage_attention", "must have one entry per stage (" + count + ")");
     for (const auto& s : c.stage_attention) registered_mechanism(s);
@@ -137,9 +137,9 @@ RavltConfig parse_ravlt_config(const Json& config) {
     // The released layout: linear attention at the two high-resolution stages only.
     for (size_t i = 0; i < stages; ++i) c.stage_attention.push_back(i < 2 ? "rala" : "softmax");
   }
-  c.layerscale = get_bool(config, "layerscale", kFamily, true);
+  c.layerscale = get_bool(config, "layerscale", kRavltFamily, true);
   if (config.contains("input_hw")) {
-    c.input_hw = get_ints(config, "input_hw", kFamily);
+    c.input_hw = get_ints(config, "input_hw", kRavltFamily);
     if (c.input_hw.size() != 2 || c.input_hw[0] < 1 || c.input_hw[1] < 1)
       bad("input_hw", "must be [H, W] with positive sizes");
   }
@@ -153,7 +153,7 @@ std::vector<std::string> ravlt_official_names() {
 Json ravlt_official_config(const std::string& name) {
   // SPEC §2.3; the head counts of B and L follow from the manifests' RoPE.angle lengths
   // (d/2): head dim 96 at stages 1–2 and 64 at stages 3–4.
-  Json c = {{"arch", kFamily},
+  Json c = {{"arch", kRavltFamily},
             {"mlp_ratio", 3.5},
             {"projection", 1024},
             {"num_classes", 1000},
@@ -192,7 +192,7 @@ std::string ravlt_mechanism(const Json&) {
 }
 
 std::vector<std::string> ravlt_archs() {
-  return {kFamily};
+  return {kRavltFamily};
 }
 
 }  // namespace attnlab::models

@@ -10,18 +10,18 @@
 
 #include "core/attention/layers.h"
 #include "core/io/text.h"
+#include "core/nn/initial_values.h"
 #include "core/nn/state_loading.h"
 #include "models/stage_runner.h"
 #include "models/swin_blocks.h"
-#include "core/nn/initial_values.h"
 
 namespace attnlab::models {
 namespace {
 
-const char* const kFamily = "swin";
+const char* const kSwinFamily = "swin";
 
-[[noreturn]] void fail(const std::string& message) {
-  throw ModelError(std::string(kFamily) + " config: " + message);
+[[noreturn]] void swin_fail(const std::string& message) {
+  throw ModelError(std::string(kSwinFamily) + " config: " + message);
 }
 
 struct SwinConfig {
@@ -35,52 +35,55 @@ struct SwinConfig {
   int64_t grid(int64_t stage) const { return (img_size / patch_size) >> stage; }
 };
 
-SwinConfig read_config(const Json& c) {
-  if (!c.is_object()) fail("expected a JSON object");
-  if (c.contains("arch") && get_string(c, "arch", kFamily, "") != kFamily)
-    fail("'arch' is '" + get_string(c, "arch", kFamily, "") + "', expected 'swin'");
+SwinConfig read_swin_config(const Json& c) {
+  if (!c.is_object()) swin_fail("expected a JSON object");
+  if (c.contains("arch") && get_string(c, "arch", kSwinFamily, "") != kSwinFamily)
+    swin_fail("'arch' is '" + get_string(c, "arch", kSwinFamily, "") + "', expected 'swin'");
   SwinConfig k;
-  if (c.contains("img_size") && c["img_size"].is_array()) fail("'img_size' must be one integer");
-  k.img_size = get_int(c, "img_size", kFamily, 224);
-  k.patch_size = get_int(c, "patch_size", kFamily, 4);
-  k.embed_dim = get_int(c, "embed_dim", kFamily);
-  k.depths = get_ints(c, "depths", kFamily);
-  k.num_heads = get_ints(c, "num_heads", kFamily);
-  k.window_size = get_int(c, "window_size", kFamily, 7);
-  k.mlp_ratio = get_real(c, "mlp_ratio", kFamily, 4.0);
-  k.qkv_bias = get_bool(c, "qkv_bias", kFamily, true);
-  k.ape = get_bool(c, "ape", kFamily, false);
-  k.patch_norm = get_bool(c, "patch_norm", kFamily, true);
-  k.num_classes = get_int(c, "num_classes", kFamily, 1000);
-  k.ln_eps = get_real(c, "ln_eps", kFamily, 1e-5);
+  if (c.contains("img_size") && c["img_size"].is_array())
+    swin_fail("'img_size' must be one integer");
+  k.img_size = get_int(c, "img_size", kSwinFamily, 224);
+  k.patch_size = get_int(c, "patch_size", kSwinFamily, 4);
+  k.embed_dim = get_int(c, "embed_dim", kSwinFamily);
+  k.depths = get_ints(c, "depths", kSwinFamily);
+  k.num_heads = get_ints(c, "num_heads", kSwinFamily);
+  k.window_size = get_int(c, "window_size", kSwinFamily, 7);
+  k.mlp_ratio = get_real(c, "mlp_ratio", kSwinFamily, 4.0);
+  k.qkv_bias = get_bool(c, "qkv_bias", kSwinFamily, true);
+  k.ape = get_bool(c, "ape", kSwinFamily, false);
+  k.patch_norm = get_bool(c, "patch_norm", kSwinFamily, true);
+  k.num_classes = get_int(c, "num_classes", kSwinFamily, 1000);
+  k.ln_eps = get_real(c, "ln_eps", kSwinFamily, 1e-5);
 
-  if (k.patch_size <= 0) fail("'patch_size' must be positive");
-  if (k.img_size < k.patch_size) fail("'img_size' must be at least 'patch_size'");
-  if (k.embed_dim <= 0) fail("'embed_dim' must be positive");
-  if (k.window_size <= 0) fail("'window_size' must be positive");
-  if (k.depths.empty()) fail("'depths' must list at least one stage");
-  if (k.stages() > 8) fail("'depths' lists " + std::to_string(k.stages()) + " stages (at most 8)");
+  if (k.patch_size <= 0) swin_fail("'patch_size' must be positive");
+  if (k.img_size < k.patch_size) swin_fail("'img_size' must be at least 'patch_size'");
+  if (k.embed_dim <= 0) swin_fail("'embed_dim' must be positive");
+  if (k.window_size <= 0) swin_fail("'window_size' must be positive");
+  if (k.depths.empty()) swin_fail("'depths' must list at least one stage");
+  if (k.stages() > 8)
+    swin_fail("'depths' lists " + std::to_string(k.stages()) + " stages (at most 8)");
   if (static_cast<int64_t>(k.num_heads.size()) != k.stages())
-    fail("'num_heads' has " + std::to_string(k.num_heads.size()) + " entries but 'depths' has " +
-         std::to_string(k.stages()));
-  if (!(k.mlp_ratio > 0)) fail("'mlp_ratio' must be positive");
-  if (!(k.ln_eps > 0)) fail("'ln_eps' must be positive");
-  if (k.num_classes < 0) fail("'num_classes' must be >= 0 (0: no head)");
+    swin_fail("'num_heads' has " + std::to_string(k.num_heads.size()) +
+              " entries but 'depths' has " + std::to_string(k.stages()));
+  if (!(k.mlp_ratio > 0)) swin_fail("'mlp_ratio' must be positive");
+  if (!(k.ln_eps > 0)) swin_fail("'ln_eps' must be positive");
+  if (k.num_classes < 0) swin_fail("'num_classes' must be >= 0 (0: no head)");
   const int64_t patches = k.img_size / k.patch_size;
   for (int64_t i = 0; i < k.stages(); ++i) {
     const auto stage = "stage " + std::to_string(i) + ": ";
-    if (k.depths[i] <= 0) fail(stage + "'depths' entries must be positive");
+    if (k.depths[i] <= 0) swin_fail(stage + "'depths' entries must be positive");
     if (k.num_heads[i] <= 0 || k.dim(i) % k.num_heads[i] != 0)
-      fail(stage + "'num_heads' " + std::to_string(k.num_heads[i]) +
-           " must be positive and divide the stage width " + std::to_string(k.dim(i)));
+      swin_fail(stage + "'num_heads' " + std::to_string(k.num_heads[i]) +
+                " must be positive and divide the stage width " + std::to_string(k.dim(i)));
     if (i > 0 && (k.grid(i - 1) % 2 != 0 || k.grid(i) == 0))
-      fail(stage + "PatchMerging needs an even grid, but the " + std::to_string(patches) +
-           "-patch side halves to " + std::to_string(k.grid(i - 1)));
+      swin_fail(stage + "PatchMerging needs an even grid, but the " + std::to_string(patches) +
+                "-patch side halves to " + std::to_string(k.grid(i - 1)));
     // The window a block of this stage uses (clamped to the grid, as the reference).
     const int64_t g = k.grid(i), w = std::min(g, k.window_size);
     if (g % w != 0)
-      fail(stage + "the " + std::to_string(g) + "x" + std::to_string(g) +
-           " grid is not a multiple of the window " + std::to_string(w) + " (Swin does not pad)");
+      swin_fail(stage + "the " + std::to_string(g) + "x" + std::to_string(g) +
+                " grid is not a multiple of the window " + std::to_string(w) +
+                " (Swin does not pad)");
   }
   return k;
 }
@@ -114,7 +117,7 @@ class Swin : public Backbone {
           stage_blocks.push_back(
               blocks->register_module(std::to_string(j), std::make_shared<swin::Block>(s)));
         } catch (const attention::AttentionError& e) {
-          fail("stage " + std::to_string(i) + ": " + e.what());
+          swin_fail("stage " + std::to_string(i) + ": " + e.what());
         }
       }
       blocks_.push_back(std::move(stage_blocks));
@@ -131,7 +134,7 @@ class Swin : public Backbone {
                                                            true);
   }
 
-  std::string arch() const override { return kFamily; }
+  std::string arch() const override { return kSwinFamily; }
 
   // Built for img_size (forward_images), whatever the size asked about.
   std::vector<StageShape> stage_shapes(int64_t, int64_t) const override {
@@ -177,15 +180,15 @@ class Swin : public Backbone {
 }  // namespace
 
 std::shared_ptr<Backbone> make_swin(const Json& config) {
-  return std::make_shared<Swin>(read_config(config));
+  return std::make_shared<Swin>(read_swin_config(config));
 }
 
 std::string swin_mechanism(const Json&) {
-  return kFamily;  // (shifted) window attention, the mechanism named after the family
+  return kSwinFamily;  // (shifted) window attention, the mechanism named after the family
 }
 
 std::vector<std::string> swin_archs() {
-  return {kFamily};
+  return {kSwinFamily};
 }
 
 std::vector<std::string> swin_official_names() {
@@ -196,7 +199,7 @@ std::vector<std::string> swin_official_names() {
 Json swin_official_config(const std::string& name) {
   // microsoft/Swin-Transformer configs/swin/*_patch4_window7_224.yaml: T embed 96, depths
   // [2,2,6,2], heads [3,6,12,24]; S depths [2,2,18,2]; B embed 128, heads [4,8,16,32].
-  Json c = {{"arch", kFamily},     {"img_size", 224},  {"patch_size", 4}, {"window_size", 7},
+  Json c = {{"arch", kSwinFamily}, {"img_size", 224},  {"patch_size", 4}, {"window_size", 7},
             {"mlp_ratio", 4.0},    {"qkv_bias", true}, {"ape", false},    {"patch_norm", true},
             {"num_classes", 1000}, {"ln_eps", 1e-5}};
   if (name == "swin_tiny_patch4_window7_224") {

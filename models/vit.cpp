@@ -36,10 +36,10 @@
 
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
+#include "core/nn/initial_values.h"
 #include "models/backbone.h"
 #include "models/model_config.h"
 #include "models/vit_blocks.h"
-#include "core/nn/initial_values.h"
 
 namespace attnlab::models {
 namespace {
@@ -48,10 +48,10 @@ using attention::LinearLayer;
 using vit::Block;
 using vit::PatchEmbed;
 
-const std::string kFamily = "vit";
+const std::string kVitFamily = "vit";
 
 [[noreturn]] void refuse(const std::string& key, const std::string& what) {
-  throw ModelError(kFamily + " config: '" + key + "' " + what);
+  throw ModelError(kVitFamily + " config: '" + key + "' " + what);
 }
 
 // The resolved configuration.
@@ -81,7 +81,8 @@ struct VitSpec {
 };
 
 int64_t positive(const Json& c, const std::string& key, int64_t fallback) {
-  const int64_t v = fallback > 0 ? get_int(c, key, kFamily, fallback) : get_int(c, key, kFamily);
+  const int64_t v =
+      fallback > 0 ? get_int(c, key, kVitFamily, fallback) : get_int(c, key, kVitFamily);
   if (v < 1) refuse(key, "must be at least 1 (got " + std::to_string(v) + ")");
   return v;
 }
@@ -111,9 +112,9 @@ std::string fixed_attention(const std::string& arch) {
 }
 
 VitSpec parse_vit_spec(const Json& c) {
-  if (!c.is_object()) throw ModelError(kFamily + " config must be a JSON object");
+  if (!c.is_object()) throw ModelError(kVitFamily + " config must be a JSON object");
   VitSpec s;
-  s.arch = get_string(c, "arch", kFamily, "");
+  s.arch = get_string(c, "arch", kVitFamily, "");
   const bool anchor = s.arch == "anchor_deit_distilled";
   const bool castling = s.arch == "castling_deit";
   if (!anchor && !castling && s.arch != "vit")
@@ -129,19 +130,19 @@ VitSpec parse_vit_spec(const Json& c) {
   if (s.embed_dim % s.num_heads != 0)
     refuse("num_heads", "must divide embed_dim (" + std::to_string(s.num_heads) + " vs " +
                             std::to_string(s.embed_dim) + ")");
-  const double ratio = get_real(c, "mlp_ratio", kFamily, 4.0);
+  const double ratio = get_real(c, "mlp_ratio", kVitFamily, 4.0);
   s.mlp_hidden = static_cast<int64_t>(static_cast<double>(s.embed_dim) * ratio);  // timm: int()
   if (!(ratio > 0) || s.mlp_hidden < 1) refuse("mlp_ratio", "must give a hidden width >= 1");
   s.num_classes = positive(c, "num_classes", 1000);
-  s.ln_eps = get_real(c, "ln_eps", kFamily, 1e-6);
-  const std::string pos_init = get_string(c, "pos_embed_init", kFamily, "normal");
+  s.ln_eps = get_real(c, "ln_eps", kVitFamily, 1e-6);
+  const std::string pos_init = get_string(c, "pos_embed_init", kVitFamily, "normal");
   if (pos_init != "normal" && pos_init != "sincos")
     refuse("pos_embed_init", "must be normal or sincos (got '" + pos_init + "')");
   s.sincos_positions = pos_init == "sincos";
   if (!(s.ln_eps > 0)) refuse("ln_eps", "must be positive");
 
   const std::string fixed = fixed_attention(s.arch);
-  s.attention = get_string(c, "attention", kFamily, fixed.empty() ? kDefaultAttention : fixed);
+  s.attention = get_string(c, "attention", kVitFamily, fixed.empty() ? kDefaultAttention : fixed);
   if (!fixed.empty() && s.attention != fixed)
     refuse("attention",
            "must be '" + fixed + "' for arch " + s.arch + " (got '" + s.attention + "')");
@@ -151,19 +152,19 @@ VitSpec parse_vit_spec(const Json& c) {
   } catch (const attention::AttentionError& e) {
     refuse("attention", e.what());
   }
-  s.class_token = get_bool(c, "class_token", kFamily, !info->needs_grid);
+  s.class_token = get_bool(c, "class_token", kVitFamily, !info->needs_grid);
   if (s.class_token && info->needs_grid)
     refuse("class_token", "must be false with attention '" + s.attention +
                               "': it needs a pure token grid (no cls token); the model then " +
                               "pools the mean of the patch tokens through fc_norm");
   if (anchor && !s.class_token)
     refuse("class_token", "must be true for anchor_deit_distilled (cls and dist tokens)");
-  s.distilled = anchor || get_bool(c, "distilled", kFamily, false);
+  s.distilled = anchor || get_bool(c, "distilled", kVitFamily, false);
   if (s.distilled && !s.class_token)
     refuse("distilled", "needs the cls token (class_token true): the dist token follows it");
   s.input_h = s.input_w = s.img_size;
   if (c.contains("input_size")) {
-    const std::vector<int64_t> hw = get_ints(c, "input_size", kFamily);
+    const std::vector<int64_t> hw = get_ints(c, "input_size", kVitFamily);
     if (hw.size() != 2 || hw[0] < 1 || hw[1] < 1 || hw[0] > 8192 || hw[1] > 8192)
       refuse("input_size", "must be [H, W] with sizes from 1 to 8192");
     if (hw[0] % s.patch_size != 0 || hw[1] % s.patch_size != 0)
@@ -173,7 +174,7 @@ VitSpec parse_vit_spec(const Json& c) {
     s.input_h = hw[0];
     s.input_w = hw[1];
   }
-  const std::string interp = get_string(c, "pos_embed_interpolation", kFamily, "bicubic");
+  const std::string interp = get_string(c, "pos_embed_interpolation", kVitFamily, "bicubic");
   if (interp != "bicubic" && interp != "bicubic_antialias")
     refuse("pos_embed_interpolation",
            "must be bicubic or bicubic_antialias (got '" + interp + "')");
@@ -199,13 +200,13 @@ VitSpec parse_vit_spec(const Json& c) {
   }
   auto& opts = s.attention_options;
   map_option(c, *info, "qkv_bias", "qkv_bias",
-             get_bool(c, "qkv_bias", kFamily, !castling) ? 1.0 : 0.0, opts);
+             get_bool(c, "qkv_bias", kVitFamily, !castling) ? 1.0 : 0.0, opts);
   map_option(c, *info, "num_anchors", "anchors",
-             static_cast<double>(get_int(c, "num_anchors", kFamily, 30)), opts);
+             static_cast<double>(get_int(c, "num_anchors", kVitFamily, 30)), opts);
   map_option(c, *info, "sparse_threshold", "threshold",
-             get_real(c, "sparse_threshold", kFamily, 0.02), opts);
+             get_real(c, "sparse_threshold", kVitFamily, 0.02), opts);
   map_option(c, *info, "res_kernel_size", "kernel",
-             static_cast<double>(get_int(c, "res_kernel_size", kFamily, 9)), opts);
+             static_cast<double>(get_int(c, "res_kernel_size", kVitFamily, 9)), opts);
   return s;
 }
 
@@ -250,10 +251,10 @@ class VisionTransformer : public Backbone {
     // positions and dist ~0.02); checkpoints overwrite them.
     if (spec_.class_token)
       cls_token_ = register_parameter("cls_token", nn::initial_normal({1, 1, c}, 1e-6));
-    pos_embed_ = register_parameter("pos_embed",
-                                    spec_.sincos_positions
-                                        ? sincos_positions(spec_)
-                                        : nn::initial_normal({1, spec_.layout(true).tokens(), c}, 0.02));
+    pos_embed_ = register_parameter(
+        "pos_embed", spec_.sincos_positions
+                         ? sincos_positions(spec_)
+                         : nn::initial_normal({1, spec_.layout(true).tokens(), c}, 0.02));
     if (spec_.distilled)
       dist_token_ = register_parameter("dist_token", nn::initial_normal({1, 1, c}, 0.02));
     patch_embed_ =

@@ -70,7 +70,7 @@ std::string style_key(const GuiState& state) {
 }
 
 // What the figure of `models` shows: the style, the view's title, and each map's identity.
-std::string figure_key(const GuiState& state, const std::vector<int>& models) {
+std::string models_figure_key(const GuiState& state, const std::vector<int>& models) {
   std::string key = style_key(state);
   for (int k : models) {
     const ShownMap& sm = frame_map(state, k);
@@ -122,7 +122,7 @@ FigureJob compare_figure_job(const GuiState& state) {
 }
 
 std::string compare_figure_key(const GuiState& state, const ComparePanels& panels) {
-  std::string key = figure_key(state, panels.models);
+  std::string key = models_figure_key(state, panels.models);
   key += state.view.shared_scale ? "|shared" : "|own";
   if (panels.difference)
     key += "|diff" + std::to_string(panels.difference->first) + "-" +
@@ -131,8 +131,7 @@ std::string compare_figure_key(const GuiState& state, const ComparePanels& panel
 }
 
 FigureJob single_map_figure_job(const GuiState& state) {
-  if (!has_map(state, state.view.model))
-    return no_figure(shown_map(state, state.view.model).why);
+  if (!has_map(state, state.view.model)) return no_figure(shown_map(state, state.view.model).why);
   viz::CompareOptions o;
   o.input_panel = false;
   const ViewState& v = state.view;
@@ -148,12 +147,13 @@ FigureJob single_map_figure_job(const GuiState& state) {
 
 std::string single_map_figure_key(const GuiState& state) {
   const ViewState& v = state.view;
-  return "single|" + figure_key(state, {state.view.model}) + "|" + text::format_g(v.zoom, 4) +
-         "," + text::format_g(v.pan_x, 4) + "," + text::format_g(v.pan_y, 4);
+  return "single|" + models_figure_key(state, {state.view.model}) + "|" +
+         text::format_g(v.zoom, 4) + "," + text::format_g(v.pan_x, 4) + "," +
+         text::format_g(v.pan_y, 4);
 }
 
 std::string heads_figure_key(const GuiState& state) {
-  return "heads|" + figure_key(state, {state.view.model});
+  return "heads|" + models_figure_key(state, {state.view.model});
 }
 
 std::string explanation_figure_key(const GuiState& state) {
@@ -163,7 +163,8 @@ std::string explanation_figure_key(const GuiState& state) {
     if (!state.view.compare && k != state.view.model) continue;
     const ResultSlot* r = result_of(state, k, state.view.image);
     char id[32];
-    std::snprintf(id, sizeof id, "|%p", r ? static_cast<const void*>(r->explanation.get()) : nullptr);
+    std::snprintf(id, sizeof id, "|%p",
+                  r ? static_cast<const void*>(r->explanation.get()) : nullptr);
     key += id;
   }
   return key;

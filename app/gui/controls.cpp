@@ -11,12 +11,11 @@
 #include "app/gui/model_panel.h"
 #include "app/gui/series_view.h"
 #include "app/gui/size_sweep_view.h"
+#include "app/gui/theme.h"
 #include "app/gui/workspace.h"
 
 namespace attnlab::gui {
 namespace {
-
-const ImVec4 kErrorColor(1.0f, 0.42f, 0.42f, 1.0f);
 
 int layer_count(const GuiState& state) {
   const ResultSlot* r = result_of(state, state.view.model, state.view.image);
@@ -248,8 +247,9 @@ void draw_map_controls(const GuiState& state, ViewState& v) {
       index = std::clamp(index, 0, int(state.models.size()) - 1);
       if (ImGui::BeginCombo(label, state.models[size_t(index)].info.name.c_str())) {
         for (int m = 0; m < int(state.models.size()); ++m)
-          if (ImGui::Selectable((state.models[size_t(m)].info.name + "##" + std::to_string(m)).c_str(),
-                                m == index))
+          if (ImGui::Selectable(
+                  (state.models[size_t(m)].info.name + "##" + std::to_string(m)).c_str(),
+                  m == index))
             index = m;
         ImGui::EndCombo();
       }

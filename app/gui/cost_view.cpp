@@ -32,7 +32,7 @@ bool any_loading(const GuiState& state) {
                      [](const ModelSlot& m) { return m.status == LoadStatus::Loading; });
 }
 
-void fail(JobContext& ctx, const std::string& what) {
+void fail_job(JobContext& ctx, const std::string& what) {
   ctx.post([what](GuiState& g) {
     g.cost.counting = g.cost.benching = false;
     g.cost.error = what;
@@ -68,7 +68,7 @@ void start_complexity(GuiState& state, ComputeWorker& worker) {
         g.cost.counting = false;
       });
     } catch (const std::exception& e) {
-      fail(ctx, std::string("complexity: ") + e.what());
+      fail_job(ctx, std::string("complexity: ") + e.what());
     }
   });
 }
@@ -103,7 +103,7 @@ void start_bench(GuiState& state, ComputeWorker& worker) {
         g.cost.benching = false;
       });
     } catch (const std::exception& e) {
-      fail(ctx, std::string("bench: ") + e.what());
+      fail_job(ctx, std::string("bench: ") + e.what());
     }
   });
 }
@@ -152,8 +152,7 @@ void draw_cost_tab(const GuiState& state, TextureCache& cache, CostState::Shown&
   const bool macs = shown == CostState::Shown::Macs;
   if (macs) {
     // Counted again whenever the open models change (a few forwards per model).
-    if (!c.counting && !any_loading(state) && c.counted != models_key(state) &&
-        c.error.empty())
+    if (!c.counting && !any_loading(state) && c.counted != models_key(state) && c.error.empty())
       requests.count_complexity = true;
   } else {
     ImGui::SameLine();
@@ -172,7 +171,8 @@ void draw_cost_tab(const GuiState& state, TextureCache& cache, CostState::Shown&
   std::snprintf(id, sizeof id, "|%p|%p|%d|%dx%d", static_cast<const void*>(c.sweep.get()),
                 static_cast<const void*>(c.bench.get()), part, w, h);
   const std::string slot = "tab|cost", key = id;
-  value_tooltip(show_figure(cache, slot, key, [&] { return cost_tab_figure(state); }, w, h));
+  value_tooltip(show_figure(
+      cache, slot, key, [&] { return cost_tab_figure(state); }, w, h));
   if (macs && c.sweep)
     for (const auto& n : c.sweep->notes) ImGui::TextDisabled("not counted: %s", n.c_str());
 }

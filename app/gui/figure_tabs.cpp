@@ -166,7 +166,7 @@ namespace {
 
 // What a tab's figure is drawn from: the analyses it reads (by identity: a new analysis,
 // e.g. another checkpoint of a series, is a new object), the layer, and the panel size.
-std::string figure_key(const GuiState& state, const session::AnalysisTab& tab, int w, int h) {
+std::string tab_figure_key(const GuiState& state, const session::AnalysisTab& tab, int w, int h) {
   std::string key =
       std::to_string(state.view.layer) + "|" + std::to_string(w) + "x" + std::to_string(h);
   const auto add = [&](int m) {
@@ -196,9 +196,9 @@ void draw_figure_tab(const GuiState& state, TextureCache& cache, const TabEntry&
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int w = std::max(200, int(avail.x));
   const int h = std::max(150, below ? int(avail.y) / (below + 1) - 30 : int(avail.y) - 40);
-  const std::string slot = "tab|" + tab.id, key = figure_key(state, spec, w, h);
-  value_tooltip(
-      show_figure(cache, slot, key, [&] { return tab_figure_job(state, tab.id); }, w, h));
+  const std::string slot = "tab|" + tab.id, key = tab_figure_key(state, spec, w, h);
+  value_tooltip(show_figure(
+      cache, slot, key, [&] { return tab_figure_job(state, tab.id); }, w, h));
   if (!spec.hint.empty() && cache.geometry(slot)) {
     // Wrapped: a hint longer than the panel is wide must not run off its edge.
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

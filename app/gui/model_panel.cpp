@@ -6,12 +6,11 @@
 #include <cstdio>
 
 #include "app/gui/model_options.h"
+#include "app/gui/theme.h"
 #include "models/presets.h"
 
 namespace attnlab::gui {
 namespace {
-
-const ImVec4 kErrorColor(1.0f, 0.42f, 0.42f, 1.0f);
 
 void wrapped_disabled(const std::string& text) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

@@ -7,6 +7,7 @@
 #include "app/gui/map_view.h"
 #include "app/gui/series_view.h"
 #include "app/gui/tab_table.h"
+#include "app/gui/theme.h"
 #include "app/gui/workspace.h"
 
 #include <imgui.h>
@@ -20,7 +21,6 @@ namespace attnlab::gui {
 namespace {
 
 constexpr float kSidebarWidth = 330.0f;
-const ImVec4 kErrorColor(1.0f, 0.42f, 0.42f, 1.0f);
 const ImVec4 kNoticeColor(0.95f, 0.80f, 0.35f, 1.0f);
 
 constexpr ImGuiWindowFlags kTileFlags =

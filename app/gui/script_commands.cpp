@@ -25,7 +25,7 @@ bool is_index(const std::string& s) {
 }
 
 // Ends the script with a message naming the command's line; the handler returns this.
-bool fail(ScriptContext& x, const ScriptCommand& c, const std::string& message) {
+bool fail_command(ScriptContext& x, const ScriptCommand& c, const std::string& message) {
   x.runner.failed = x.runner.done = true;
   x.runner.failure = "script line " + std::to_string(c.line) + " (" + c.name + "): " + message;
   return false;
@@ -56,9 +56,9 @@ int find_slot(ScriptContext& x, const ScriptCommand& c, const std::string& a, bo
     }
   }
   if (found >= 0 && found < count) return found;
-  fail(x, c,
-       "no " + std::string(model ? "model" : "image") + " '" + a + "' (" + std::to_string(count) +
-           " open)");
+  fail_command(x, c,
+               "no " + std::string(model ? "model" : "image") + " '" + a + "' (" +
+                   std::to_string(count) + " open)");
   return -1;
 }
 
@@ -88,7 +88,7 @@ bool change_model(ScriptContext& x, const ScriptCommand& c, Change change) {
   if (m < 0) return false;
   const ModelSlot& slot = x.state.models[size_t(m)];
   if (slot.status != LoadStatus::Ready || slot.reloading)
-    return fail(x, c, "model " + c.args[0] + " is not loaded yet (wait-idle first)");
+    return fail_command(x, c, "model " + c.args[0] + " is not loaded yet (wait-idle first)");
   ModelOptions options = slot.options;
   change(options);
   x.state.requests.model_options.emplace_back(slot.id, options);
@@ -102,14 +102,14 @@ bool export_view(ScriptContext& x, const ScriptCommand& c, bool panel) {
   const bool ok = panel ? export_panel(x.state, c.args[0], &message)
                         : export_stats(x.state, c.args[0], &message);
   std::fprintf(stderr, "attnlab: script: %s\n", message.c_str());
-  return ok ? true : fail(x, c, message);
+  return ok ? true : fail_command(x, c, message);
 }
 
 bool expect_error(ScriptContext& x, const ScriptCommand& c, bool want) {
   const StatusBarState& status = x.state.status;
   const bool error = status.notice_is_error && !status.notice.empty();
   if (error == want) return true;
-  return fail(
+  return fail_command(
       x, c,
       error ? "unexpected error: " + status.notice : "expected an error message, there is none");
 }
@@ -156,7 +156,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
      r.fusion = int(analysis::parse_head_fusion(c.args[0]));
      r.residual = std::stod(c.args[1]);
      r.discard = std::stod(c.args[2]);
-     if (r.discard >= 1) return fail(x, c, "the discard ratio must be below 1");
+     if (r.discard >= 1) return fail_command(x, c, "the discard ratio must be below 1");
      r.renormalize = c.args[3] == "on";
      return true;
    }},
@@ -175,7 +175,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
    [](ScriptContext& x, const ScriptCommand& c) {
      const std::string& a = c.args[0];
      if (a != "top1" && a.find_first_not_of("0123456789") != std::string::npos)
-       return fail(x, c, "class wants top1 or a class index, not '" + a + "'");
+       return fail_command(x, c, "class wants top1 or a class index, not '" + a + "'");
      x.state.view.explain_class = a == "top1" ? -1 : std::stoi(a);
      return true;
    }},
@@ -220,7 +220,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
   {{"colormap", {{"NAME", ArgKind::Name}}, "the maps' colormap"},
    [](ScriptContext& x, const ScriptCommand& c) {
      const auto cm = viz::colormap_from_name(c.args[0]);
-     if (!cm) return fail(x, c, "unknown colormap " + c.args[0]);
+     if (!cm) return fail_command(x, c, "unknown colormap " + c.args[0]);
      x.state.view.style.cmap = *cm;
      return true;
    }},
@@ -269,18 +269,18 @@ const std::vector<ScriptCommandSpec> kCommands = {
     "write the tab's figure as a PNG at the resolution the view draws it (to compare with screenshot-figure)"},
    [](ScriptContext& x, const ScriptCommand& c) {
      const double dpi = x.state.view.shown_figure.dpi;
-     if (dpi <= 0) return fail(x, c, "the view shows no figure");
+     if (dpi <= 0) return fail_command(x, c, "the view shows no figure");
      std::string message;
      const bool ok = export_panel(x.state, c.args[0], &message, dpi);
      std::fprintf(stderr, "attnlab: script: %s\n", message.c_str());
-     return ok ? true : fail(x, c, message);
+     return ok ? true : fail_command(x, c, message);
    }},
   {{"export-stats", {{"DIR", ArgKind::Path}}, "write the statistics (CSV, JSON, LaTeX) into DIR"},
    [](ScriptContext& x, const ScriptCommand& c) { return export_view(x, c, false); }},
   {{"load-series", {}, "analyse the current model's training series"},
    [](ScriptContext& x, const ScriptCommand& c) {
      if (series_files_of(x.state, x.state.view.model).empty())
-       return fail(x, c, "the current model has no checkpoint series beside it");
+       return fail_command(x, c, "the current model has no checkpoint series beside it");
      x.runner.series_requested = true;
      return true;
    }},
@@ -290,10 +290,10 @@ const std::vector<ScriptCommandSpec> kCommands = {
      try {
        parse_sweep_sizes(c.args[0]);
      } catch (const std::exception& e) {
-       return fail(x, c, e.what());
+       return fail_command(x, c, e.what());
      }
      if (x.state.models.empty() || x.state.images.empty())
-       return fail(x, c, "open a model and an image first");
+       return fail_command(x, c, "open a model and an image first");
      ViewState& v = x.state.view;
      v.sweep_sizes_model = v.model;  // the typed list stays for this model and load
      v.sweep_sizes_loads = x.state.models[size_t(v.model)].loads;
@@ -318,7 +318,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
    }},
   {{"load-as", {{"PRESET", ArgKind::Name}}, "load the current, failed model again as this preset"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     if (x.state.models.empty()) return fail(x, c, "no model is open");
+     if (x.state.models.empty()) return fail_command(x, c, "no model is open");
      const int m = std::clamp(x.state.view.model, 0, int(x.state.models.size()) - 1);
      x.state.requests.retry_model = {x.state.models[size_t(m)].id, c.args[0]};
      x.state.status.notice.clear();
@@ -342,7 +342,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
   {{"model-info", {{"PATH", ArgKind::Path, {}, {".json"}}},
     "write the current model's details and top-5 as JSON (recognition, input size, names)"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     if (x.state.models.empty()) return fail(x, c, "no model is open");
+     if (x.state.models.empty()) return fail_command(x, c, "no model is open");
      io::write_file_atomic(c.args[0], model_info_json(x.state, x.state.view.model).dump(2) + "\n");
      return true;
    }},
@@ -351,7 +351,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
      const int k = std::stoi(c.args[0]);
      const SeriesState& series = x.state.series;
      if (series.files.empty() || size_t(k) >= series.analyses.size() || !series.analyses[size_t(k)])
-       return fail(x, c, "no analysed checkpoint " + c.args[0] + " (load-series, then wait-idle)");
+       return fail_command(x, c, "no analysed checkpoint " + c.args[0] + " (load-series, then wait-idle)");
      show_series_checkpoint(x.state, k);
      return true;
    }},
@@ -426,7 +426,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
    [](ScriptContext& x, const ScriptCommand& c) { return expect_error(x, c, false); }},
   {{"expect-busy", {}, "a job is running now: what follows happens while it runs"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     return x.idle ? fail(x, c, "expected a job to be running, but everything is idle") : true;
+     return x.idle ? fail_command(x, c, "expected a job to be running, but everything is idle") : true;
    }},
   {{"expect-answered", {}, "the current model's maps answer the current query"},
    [](ScriptContext& x, const ScriptCommand& c) {
@@ -434,7 +434,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
      const ResultSlot* res = result_of(x.state, v.model, v.image);
      const std::string wanted = wanted_query(x.state, v.model).tag();
      if (!res || !res->maps || res->maps_key != wanted)
-       return fail(x, c, "the maps of query " + wanted + " have not arrived");
+       return fail_command(x, c, "the maps of query " + wanted + " have not arrived");
      return true;
    }},
   {{"quit", {}, "end the script and close the window"},

@@ -11,7 +11,7 @@
 namespace attnlab::gui {
 namespace {
 
-void fail(ScriptRunner& r, const ScriptCommand& c, const std::string& message) {
+void fail_script_line(ScriptRunner& r, const ScriptCommand& c, const std::string& message) {
   r.failed = r.done = true;
   r.failure = "script line " + std::to_string(c.line) + " (" + c.name + "): " + message;
 }
@@ -60,8 +60,8 @@ void step_script(ScriptRunner& r, GuiState& state, bool idle, double now,
   if (r.waiting_idle) {
     if (!idle) {
       if (now > r.idle_deadline) {
-        fail(r, r.commands[r.next - 1],
-             "the workers were still busy when the wait ran out" + scale_note(r));
+        fail_script_line(r, r.commands[r.next - 1],
+                         "the workers were still busy when the wait ran out" + scale_note(r));
       }
       return;
     }
@@ -71,8 +71,9 @@ void step_script(ScriptRunner& r, GuiState& state, bool idle, double now,
   if (!r.waiting_job.empty()) {
     if (running_job.find(r.waiting_job) == std::string::npos) {
       if (now > r.job_deadline)
-        fail(r, r.commands[r.next - 1],
-             "no job '" + r.waiting_job + "' ran before the wait ran out" + scale_note(r));
+        fail_script_line(
+            r, r.commands[r.next - 1],
+            "no job '" + r.waiting_job + "' ran before the wait ran out" + scale_note(r));
       return;
     }
     r.waiting_job.clear();
@@ -84,7 +85,7 @@ void step_script(ScriptRunner& r, GuiState& state, bool idle, double now,
       ScriptContext context{r, state, idle, now, running_job};
       if (!script_command(c.name).run(context, c)) return;
     } catch (const std::exception& e) {
-      fail(r, c, e.what());
+      fail_script_line(r, c, e.what());
       return;
     }
   }

@@ -15,6 +15,9 @@ struct ThemeState {
   std::string font_path;           // the system font in use ("" = ImGui's built-in one)
 };
 
+// Text colour of errors: a failed load, a refused option, a failed export.
+inline const ImVec4 kErrorColor(1.0f, 0.42f, 0.42f, 1.0f);
+
 // Call once after ImGui::CreateContext() and before the first frame.
 void apply_theme(ThemeState& theme);
 

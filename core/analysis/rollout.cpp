@@ -102,7 +102,7 @@ at::Tensor area_map_f64(const TokenLayout& coarse, const TokenLayout& fine) {
 
 // Row sums as divisors; a row summing to exactly 0 (possible only for signed rows such as
 // castling's or RALA's) is left as it is rather than turned into inf/NaN.
-at::Tensor safe_divisor(const at::Tensor& sums) {
+at::Tensor rollout_safe_divisor(const at::Tensor& sums) {
   return at::where(sums == 0, at::ones_like(sums), sums);
 }
 
@@ -136,7 +136,7 @@ at::Tensor step_from_fused(at::Tensor a, int64_t p, const RolloutOptions& o) {
   }
   at::Tensor m = a.mul_(o.residual);
   m.diagonal().add_(1.0 - o.residual);
-  if (o.renormalize) m = m / safe_divisor(m.sum(1, /*keepdim=*/true));
+  if (o.renormalize) m = m / rollout_safe_divisor(m.sum(1, /*keepdim=*/true));
   return m;
 }
 
@@ -154,7 +154,7 @@ at::Tensor implicit_step(const AttentionTrace& t, int64_t b, const at::Tensor& v
     at::Tensor sums = at::zeros_like(v);
     const at::Tensor ones = at::ones({t.layout.tokens()});
     for (int64_t h = 0; h < t.heads; ++h) sums += t.apply(b, h, ones).to(at::kCPU, at::kDouble);
-    u = v / safe_divisor(r * inv_heads * sums + (1.0 - r));
+    u = v / rollout_safe_divisor(r * inv_heads * sums + (1.0 - r));
   }
   at::Tensor mixed = at::zeros_like(v);
   if (r > 0.0)
@@ -208,7 +208,8 @@ RolloutResult rollout_of_readout(const std::vector<const AttentionTrace*>& layer
     check_explicit_size(layers, options.max_tokens, "with max/min fusion or discarding");
 
   result.weights = carry_back(
-      layers.size(), readout.to(at::kCPU, at::kDouble), [&](size_t l) -> const TokenLayout& { return layers[l]->layout; },
+      layers.size(), readout.to(at::kCPU, at::kDouble),
+      [&](size_t l) -> const TokenLayout& { return layers[l]->layout; },
       [&](size_t l, const at::Tensor& u) {
         const AttentionTrace& t = *layers[l];
         return result.implicit_path ? implicit_step(t, b, u, options)

@@ -8,18 +8,18 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/analysis/result_key.h"
+#include "viz/figure_layout.h"
 #include "viz/figures/anchors.h"
 #include "viz/figures/castling_mask.h"
+#include "viz/figures/cka.h"
 #include "viz/figures/entropy.h"
 #include "viz/figures/hilo_spectra.h"
 #include "viz/figures/locality.h"
-#include "viz/figures/cka.h"
 #include "viz/figures/map_rank.h"
 #include "viz/figures/outliers.h"
 #include "viz/figures/rank.h"
 #include "viz/figures/series_statistic.h"
-#include "core/analysis/result_key.h"
-#include "viz/figure_layout.h"
 #include "viz/render.h"
 
 namespace attnlab::viz {
@@ -367,8 +367,7 @@ TEST(EntropyFigure, NormalisedEntropyPerHeadAndSignedModelsNamed) {
   ASSERT_EQ(means[0]->y.size(), 3u);
   EXPECT_NEAR(means[0]->y[0], 0.55, 1e-12);  // heads 0.5 and 0.6
   EXPECT_NEAR(means[1]->y[2], 1.15, 1e-12);  // layer 2 of castling: 1.1 and 1.2
-  EXPECT_NE(r.caption.find("castling: rows with negative weights"), std::string::npos)
-      << r.caption;
+  EXPECT_NE(r.caption.find("castling: rows with negative weights"), std::string::npos) << r.caption;
   EXPECT_EQ(r.caption.find("softmax: rows"), std::string::npos) << r.caption;
   expect_renders(r.figure);
   expect_invalid([] { entropy_figure({}); }, "no model");
@@ -393,9 +392,9 @@ Table map_rank_table(const std::string& form, double rank, const std::string& mi
 }
 
 TEST(MapRankFigure, RankSharesWithLiftedSeriesAndBoundsNamed) {
-  const CaptionedFigure r = map_rank_figure(
-      {{"softmax", map_rank_table("explicit", 48, "", NAN)},
-       {"flatten", map_rank_table("factored", 7, "dwc", 49)}});
+  const CaptionedFigure r =
+      map_rank_figure({{"softmax", map_rank_table("explicit", 48, "", NAN)},
+                       {"flatten", map_rank_table("factored", 7, "dwc", 49)}});
   ASSERT_EQ(r.figure.panels.size(), 1u);
   const Panel& p = r.figure.panels[0];
   EXPECT_NE(p.y.label.find("min(N, K)"), std::string::npos);
@@ -536,7 +535,8 @@ Table outliers_table(double ratio, double mass, double prefix) {
                   {"layer", "path", "mechanism", "factor_mean", "max_over_median_mean",
                    "outlier_mass_mean", "prefix_mass_mean", "outlier_share_mean", "images"},
                   3);
-  for (int l = 0; l < 3; ++l) t.add_row({l, "b", "m", 10.0, ratio * (l + 1), mass, prefix, 0.01, 2});
+  for (int l = 0; l < 3; ++l)
+    t.add_row({l, "b", "m", 10.0, ratio * (l + 1), mass, prefix, 0.01, 2});
   return t;
 }
 
@@ -582,7 +582,8 @@ TEST(OutliersFigure, PositionsOverThePictureOnASharedScale) {
   ASSERT_EQ(r.figure.panels.size(), 3u);
   ASSERT_TRUE(r.figure.colorbar.has_value());
   EXPECT_NEAR(r.figure.colorbar->vmax, 14.0, 1e-6);  // the largest ratio of this image only
-  EXPECT_NE(r.figure.panels[2].title.find("1 > 10×"), std::string::npos) << r.figure.panels[2].title;
+  EXPECT_NE(r.figure.panels[2].title.find("1 > 10×"), std::string::npos)
+      << r.figure.panels[2].title;
   expect_renders(r.figure);
   expect_invalid([&] { outlier_positions_figure(arrays, "none", grey_image(8), {}); },
                  "outliers__none");
@@ -617,15 +618,15 @@ TEST(CkaFigure, CkaFromTheMeanHsicOnOneScale) {
 // A per-layer statistic over checkpoints: rows come in checkpoint order (here not in step
 // order), two heads per layer averaged, one line per layer in step order.
 TEST(SeriesStatisticFigure, OneLinePerLayerInStepOrder) {
-  Table t = table("entropy_heads_series",
-                  {"checkpoint_index", "checkpoint", "step", "layer", "head", "value_mean", "images"},
-                  5);
+  Table t =
+      table("entropy_heads_series",
+            {"checkpoint_index", "checkpoint", "step", "layer", "head", "value_mean", "images"}, 5);
   const int steps[3] = {200, 0, 100};
   for (int k = 0; k < 3; ++k)
     for (int l = 0; l < 2; ++l)
       for (int h = 0; h < 2; ++h)
         t.add_row({k, "c" + std::to_string(k), steps[k], l, h, 0.1 * steps[k] / 100 + l + h, 4});
-  const SeriesStatistic stat{"entropy_heads_series", "value_mean", "value", "A value"};
+  const SeriesStatistic stat{"entropy_heads_series", "value_mean", "value", "A value", ""};
   const CaptionedFigure r = series_statistic_figure({t}, stat);
   ASSERT_EQ(r.figure.panels.size(), 1u);
   const auto lines = labelled(r.figure.panels[0]);

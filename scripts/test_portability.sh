@@ -8,7 +8,7 @@
 #   CELLS="Haswell:default:AVX2:1" bash scripts/test_portability.sh
 #   CTEST_ARGS="-LE gui -R Bf16" bash scripts/test_portability.sh   # a subset in each cell
 #
-# A cell is KERNEL:ATEN:ONEDNN:THREADS, each emulated on this machine with the switch the
+# A cell is KERNEL:ATEN:ONEDNN:THREADS[:LOAD], each emulated on this machine with the switch the
 # library reads at start-up:
 #   KERNEL   OPENBLAS_CORETYPE: Debian's OpenBLAS has kernels for every x86-64 CPU and picks
 #            one at start-up; this overrides the choice (the name OpenBLAS reports is
@@ -22,6 +22,9 @@
 #            leave it unset.
 #   THREADS  ATTNLAB_THREADS (the test binaries and the attnlab executable apply it) and
 #            OMP_NUM_THREADS (OpenBLAS's OpenMP pool): 1 or 2.
+#   LOAD     optional: how many cores a spin loop keeps busy while the cell runs (default 0),
+#            the slowed machine of a shared server. No test may depend on wall-clock time, so
+#            a loaded cell must pass like the others, only later.
 # A cell whose instructions this CPU lacks is reported as skipped. The default cells give
 # every value of every switch at least once, with both thread counts for each CPU
 # generation, and the mixed cells a newer CPU runs when only some libraries are held back
@@ -32,7 +35,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${ATTNLAB_BUILD_DIR:-$root/build}"
 default_cells="Prescott:default:SSE41:1 Prescott:default:SSE41:2
 Sandybridge:default:AVX:1 Sandybridge:default:AVX:2
-Haswell:avx2:AVX2:1 Haswell:avx2:all:2 Haswell:default:AVX2:2
+Haswell:avx2:AVX2:1 Haswell:avx2:all:2 Haswell:default:AVX2:2 Haswell:default:all:2:1
 SkylakeX:avx512:all:1 SkylakeX:avx512:AVX512_CORE:2 SkylakeX:avx2:AVX2:2"
 cells=(${CELLS:-$default_cells})
 logs="$build/portability"
@@ -52,10 +55,14 @@ needs() {
 }
 
 declare -A result
+spinners=()
+# A spin loop must not outlive the sweep, whatever ends it.
+trap 'for pid in "${spinners[@]}"; do kill "$pid" 2>/dev/null; done' EXIT
 failed=0
 start=$(date +%s)
 for cell in "${cells[@]}"; do
-  IFS=: read -r kernel aten onednn threads <<<"$cell"
+  IFS=: read -r kernel aten onednn threads load <<<"$cell"
+  load="${load:-0}"
   missing=""
   for v in "$kernel" "$aten" "$onednn"; do
     flag="$(needs "$v")"
@@ -78,11 +85,17 @@ for cell in "${cells[@]}"; do
   core="$(env "${env_args[@]}" OPENBLAS_VERBOSE=2 "$build/app/attnlab" --version 2>&1 |
     sed -n 's/^Core: //p' | head -1)"
   t0=$(date +%s)
-  echo "portability: $cell (${env_args[*]}; OpenBLAS says core ${core:-?}) ..."
+  echo "portability: $cell (${env_args[*]}; OpenBLAS says core ${core:-?}; $load core(s) kept busy) ..."
+  spinners=()
+  for ((i = 0; i < load; i++)); do
+    (while :; do :; done) &
+    spinners+=($!)
+  done
   # shellcheck disable=SC2086
   (cd "$build" && env "${env_args[@]}" ctest -j "$(nproc)" --timeout 1800 -LE perf \
     --output-on-failure ${CTEST_ARGS:-} >"$log" 2>&1)
   rc=$?
+  for pid in "${spinners[@]}"; do kill "$pid" 2>/dev/null; done
   summary="$(grep -E 'tests passed|tests failed' "$log" | tail -1)"
   secs=$(($(date +%s) - t0))
   if [ $rc -eq 0 ]; then
@@ -95,7 +108,7 @@ for cell in "${cells[@]}"; do
 done
 
 echo
-echo "portability matrix (OpenBLAS kernel : ATen capability : oneDNN ISA : threads) -> result"
+echo "portability matrix (OpenBLAS kernel : ATen capability : oneDNN ISA : threads [: busy cores]) -> result"
 for cell in "${cells[@]}"; do
   printf '  %-32s %s\n' "$cell" "${result[$cell]}"
 done

@@ -6,23 +6,14 @@
 
 #include "core/io/state_dict.h"
 #include "core/io/torch_bridge.h"
+#include "core/nn/initial_values.h"
 #include "models/backbone.h"
 #include "models/checkpoint_summary.h"
 #include "models/hf_layout.h"
-#include "models/litv2.h"
+#include "models/model_family.h"
 #include "models/model_registry.h"
-#include "core/nn/initial_values.h"
 
 namespace attnlab::models {
-namespace {
-
-// The checkpoint-summary family name of a backbone arch.
-std::string family_of(const std::string& arch) {
-  if (arch == "anchor_deit_distilled") return "anchor_deit";
-  return arch;
-}
-
-}  // namespace
 
 CheckpointWeights read_checkpoint_weights(const std::string& path, const std::string& key) {
   return read_checkpoint_weights(io::read_tensor_file(path), key);
@@ -62,7 +53,7 @@ void load_weights(torch::nn::Module& model, CheckpointWeights&& w) {
     std::string where = w.path + (w.source_key.empty() ? "" : " ['" + w.source_key + "']");
     const auto* backbone = dynamic_cast<const Backbone*>(&model);
     if (backbone && w.architecture != "unknown" &&
-        w.architecture.rfind(family_of(backbone->arch()), 0) != 0)
+        w.architecture.rfind(key_family_of_arch(backbone->arch()), 0) != 0)
       where += " (its keys look like a " + w.architecture + " checkpoint, the model is " +
                backbone->arch() + ")";
     throw nn::StateLoadError(where + ": " + e.what(), e.missing, e.unexpected, e.mismatched);
@@ -80,11 +71,11 @@ LoadedModel load_model(Json config, const std::string& path, const std::string& 
 }
 
 LoadedModel load_model(Json config, CheckpointWeights w) {
-  if (get_string(config, "arch", "model", "") == "litv2") {
-    // Weights that do not even have LITv2's attention keys cannot be fitted; the strict
-    // load below then names every key that does not fit, which says more.
+  if (const ModelFamily* family = family_for_config(config); family && family->fit_to_weights) {
+    // Weights that cannot be fitted (LITv2's without its attention keys) are left to the
+    // strict load below, which names every key that does not fit: that says more.
     try {
-      config = litv2_config_for_weights(config, w.tensors);
+      config = family->fit_to_weights(config, w.tensors);
     } catch (const ModelError&) {
     }
   }

@@ -1,6 +1,7 @@
-// Architecture recognition works on key names alone (the reference layouts differ in
-// their attention modules: qkv, l_q/h_qkv, qkvo, x_to_emb, dconv), so it also names the
-// family of checkpoints whose sizes we do not ship presets for.
+// Architecture recognition works on key names alone, by the families' key rules
+// (model_family.h; the reference layouts differ in their attention modules: qkv,
+// l_q/h_qkv, qkvo, x_to_emb, dconv), so it also names the family of checkpoints whose
+// sizes we do not ship presets for.
 #include "models/checkpoint_summary.h"
 
 #include <map>
@@ -9,42 +10,9 @@
 #include "core/io/io_error.h"
 #include "core/io/state_dict.h"
 #include "core/io/tensor_stats.h"
+#include "models/model_family.h"
 
 namespace attnlab::models {
-
-namespace {
-
-using Names = std::vector<std::string>;
-
-bool any_key_contains(const Names& names, const char* needle) {
-  for (const auto& n : names)
-    if (n.find(needle) != std::string::npos) return true;
-  return false;
-}
-
-bool any_key_starts_with(const Names& names, const std::string& prefix) {
-  for (const auto& n : names)
-    if (n.rfind(prefix, 0) == 0) return true;
-  return false;
-}
-
-std::string guess_architecture(const Names& t) {
-  // RAVLT and LITv2 keep their blocks inside stages (layers.i.blocks.j); the DeiT skeleton
-  // has top-level blocks.j, whatever attention it runs — "DeiT with attention X" (the zoo)
-  // carries RALA's qkvo or HiLo's l_q / h_qkv keys there and is still a vit.
-  const bool deit_skeleton = any_key_starts_with(t, "blocks.0.");
-  if (!deit_skeleton && any_key_contains(t, ".attn.relative_position_bias_table")) return "swin";
-  if (!deit_skeleton && any_key_contains(t, ".attn.qkvo.")) return "ravlt";
-  if (!deit_skeleton && (any_key_contains(t, ".attn.h_qkv.") || any_key_contains(t, ".attn.l_q.")))
-    return "litv2";
-  if (any_key_contains(t, ".attn.x_to_emb.") && any_key_contains(t, "dist_token"))
-    return "anchor_deit";
-  if (any_key_contains(t, ".attn.dconv.")) return "castling_deit";
-  if (deit_skeleton && any_key_contains(t, "patch_embed.proj.")) return "vit";
-  return "unknown";
-}
-
-}  // namespace
 
 std::string checkpoint_architecture(const io::TensorFile& file) {
   io::StateDictView view;
@@ -55,7 +23,7 @@ std::string checkpoint_architecture(const io::TensorFile& file) {
   }
   std::vector<std::string> names;
   for (const auto& entry : view.entries) names.push_back(entry.second);
-  return guess_architecture(names);
+  return family_of_keys(names);
 }
 
 CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
@@ -88,7 +56,7 @@ CheckpointSummary summarize_checkpoint(const io::TensorFile& file) {
     ++dtypes[io::dtype_name(t.dtype)];
     if (io::is_floating(t.dtype)) s.parameter_count += t.numel();
   }
-  s.architecture = guess_architecture(names);
+  s.architecture = family_of_keys(names);
   s.tensor_count = names.size();
   s.lines.push_back("weights: " + (s.weights_key.empty()
                                        ? std::string("flat state dict")

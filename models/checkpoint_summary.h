@@ -1,5 +1,5 @@
 // What a checkpoint is, in a few lines: format, which architecture family its keys
-// belong to (ViT/DeiT, LITv2, RAVLT, AnchorFormer-DeiT, Castling-DeiT), the container
+// belong to (the families' key rules, model_family.h), the container
 // key holding the weights, parameter count and dtypes. Shown by `attnlab inspect` and
 // the GUI; the strict loaders of each backbone come with the models.
 #pragma once
@@ -16,8 +16,8 @@ struct CheckpointSummary {
   std::string path;
   std::string format;       // "safetensors", "PyTorch zip (.pth)", ...
   std::string weights_key;  // container key the state dict came from ("" = flat)
-  // "vit", "litv2", "ravlt", "anchor_deit", "castling_deit", "swin" (recognised, not
-  // buildable yet), "unknown"
+  // the family its key names tell (a KeyRule's family: "vit", "litv2", "ravlt",
+  // "anchor_deit", "castling_deit", "swin", ...), or "unknown"
   std::string architecture;
   int64_t parameter_count = 0;  // elements of floating-point tensors in the state dict
   size_t tensor_count = 0;

@@ -1,6 +1,6 @@
 // The attention mechanism a model config runs, by name: what the zoo index, the report's
 // bench and the GUI's Cost tab call a model's mechanism. Each backbone family says it of
-// its own configs (`<family>_mechanism`, listed in model_registry.cpp).
+// its own configs (ModelFamily::mechanism, model_family.h).
 #pragma once
 
 #include <string>

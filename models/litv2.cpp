@@ -5,10 +5,12 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "core/io/text.h"
 #include "models/litv2_blocks.h"
+#include "models/model_family.h"
 #include "models/stage_runner.h"
 
 namespace attnlab::models {
@@ -175,41 +177,44 @@ std::shared_ptr<Backbone> make_litv2(const Json& config) {
   return std::make_shared<Litv2>(read_litv2_config(config));
 }
 
-std::string litv2_mechanism(const Json&) {
-  return "hilo";  // every LITv2 attention layer is HiLo (its last stage with alpha 0)
+namespace {
+
+// The released sizes (SPEC §2.2): head dim 32 everywhere, α 0.9, HiLo windows [–, –, 2, 1].
+struct Litv2Size {
+  const char* name;
+  const char* label;
+  int64_t embed_dim;
+  std::vector<int64_t> depths, num_heads;
+};
+
+const std::vector<Litv2Size>& litv2_sizes() {
+  static const std::vector<Litv2Size> sizes = {
+      {"litv2_s", "LITv2-s", 96, {2, 2, 6, 2}, {3, 6, 12, 24}},
+      {"litv2_m", "LITv2-m", 96, {2, 2, 18, 2}, {3, 6, 12, 24}},
+      {"litv2_b", "LITv2-b", 128, {2, 2, 18, 2}, {4, 8, 16, 32}},
+  };
+  return sizes;
 }
 
-std::vector<std::string> litv2_archs() {
-  return {"litv2"};
-}
+}  // namespace
 
 std::vector<std::string> litv2_official_names() {
-  return {"litv2_s", "litv2_m", "litv2_b"};
+  std::vector<std::string> names;
+  for (const auto& size : litv2_sizes()) names.push_back(size.name);
+  return names;
 }
 
 Json litv2_official_config(const std::string& name) {
-  // SPEC §2.2: S C0 96, depths [2,2,6,2], heads [3,6,12,24]; M depths [2,2,18,2];
-  // B C0 128, heads [4,8,16,32] (and M's depths). d = 32 everywhere; α 0.9; s [–,–,2,1].
-  Json c = {{"arch", "litv2"},          {"img_size", 224},     {"patch_size", 4},
-            {"mlp_ratio", 4.0},         {"qkv_bias", true},    {"alpha", 0.9},
-            {"local_ws", {0, 0, 2, 1}}, {"num_classes", 1000}, {"ln_eps", 1e-5}};
-  if (name == "litv2_s") {
-    c["embed_dim"] = 96;
-    c["depths"] = {2, 2, 6, 2};
-    c["num_heads"] = {3, 6, 12, 24};
-  } else if (name == "litv2_m") {
-    c["embed_dim"] = 96;
-    c["depths"] = {2, 2, 18, 2};
-    c["num_heads"] = {3, 6, 12, 24};
-  } else if (name == "litv2_b") {
-    c["embed_dim"] = 128;
-    c["depths"] = {2, 2, 18, 2};
-    c["num_heads"] = {4, 8, 16, 32};
-  } else {
-    throw ModelError("litv2: unknown official model '" + name +
-                     "' (known: " + text::join(litv2_official_names()) + ")");
-  }
-  return c;
+  for (const auto& size : litv2_sizes())
+    if (name == size.name)
+      return {{"arch", "litv2"},       {"img_size", 224},
+              {"patch_size", 4},       {"embed_dim", size.embed_dim},
+              {"depths", size.depths}, {"num_heads", size.num_heads},
+              {"mlp_ratio", 4.0},      {"qkv_bias", true},
+              {"alpha", 0.9},          {"local_ws", {0, 0, 2, 1}},
+              {"num_classes", 1000},   {"ln_eps", 1e-5}};
+  throw ModelError("litv2: unknown official model '" + name +
+                   "' (known: " + text::join(litv2_official_names()) + ")");
 }
 
 Json litv2_config_for_weights(Json config, const nn::TensorMap& weights) {
@@ -245,6 +250,84 @@ Json litv2_config_for_weights(Json config, const nn::TensorMap& weights) {
   }
   config["lofi_heads"] = lofi;
   return config;
+}
+
+namespace {
+
+// A config read off a LITv2 checkpoint's shapes: width and patch (the stem), stages and
+// their depths, classes, MLP ratio; heads (head dim 32) and HiLo windows are assumed.
+Derivation derive_litv2(const ShapeMap& w) {
+  Derivation d = Derivation::from_preset("litv2_s");
+  const auto& patch = need_shape(w, "patch_embed.proj.weight", 4);
+  const int64_t c = patch[0], stages = count_indices(w, "layers.");
+  if (stages < 1) throw CannotDerive{};
+  std::vector<int64_t> depths, heads;
+  for (int64_t i = 0; i < stages; ++i) {
+    depths.push_back(count_indices(w, "layers." + std::to_string(i) + ".blocks."));
+    heads.push_back(std::max<int64_t>((c << i) / 32, 1));
+  }
+  d.set("embed_dim", c, "patch_embed.proj.weight");
+  d.set("patch_size", patch[2], "patch_embed.proj.weight");
+  d.set("depths", depths, "layers.i.blocks.N");
+  d.set("num_classes", leading_size(w, "head.weight"), "head.weight");
+  d.set("mlp_ratio",
+        static_cast<double>(need_shape(w, "layers.0.blocks.0.mlp.fc1.weight", 2)[0]) / c,
+        "mlp.fc1.weight");
+  d.assume("num_heads", heads, "head dim 32, as every LITv2");
+  d.assume("local_ws", d.r.config["local_ws"], "HiLo windows of " + d.r.preset);
+  return d;
+}
+
+std::vector<PresetEntry> litv2_presets() {
+  std::vector<PresetEntry> p;
+  for (const auto& size : litv2_sizes())
+    p.push_back({size.name, std::string(size.label) + ", HiLo attention in stages 3-4",
+                 litv2_official_config(size.name),
+                 "the LITv2 release " + std::string(size.name) + ".pth ({'model': ...})"});
+  return p;
+}
+
+// Any size the strides allow: both sides at least patch · 2^(stages − 1).
+Json litv2_at_size(Json config, int64_t height, int64_t width, const std::string&) {
+  const int64_t patch = get_int(config, "patch_size", kLitv2Family, 4);
+  const auto stages = static_cast<int64_t>(get_ints(config, "depths", kLitv2Family).size());
+  const int64_t min_side = patch << std::max<int64_t>(stages - 1, 0);
+  if (height < min_side || width < min_side)
+    throw ModelError("--img-size " + std::to_string(height) + "x" + std::to_string(width) +
+                     ": litv2 needs both sides at least " + std::to_string(min_side) + " (patch " +
+                     std::to_string(patch) + ", " + std::to_string(stages) + " stages)");
+  config["input_size"] = {height, width};
+  return config;
+}
+
+std::string litv2_mechanism(const Json&) {
+  return "hilo";  // every LITv2 attention layer is HiLo (its last stage with alpha 0)
+}
+
+}  // namespace
+
+ModelFamily litv2_family() {
+  ModelFamily f;
+  f.name = kLitv2Family;
+  f.archs = {kLitv2Family};
+  f.make = make_litv2;
+  f.mechanism = litv2_mechanism;
+  f.presets = litv2_presets;
+  // Stages of blocks (layers.i.blocks.j) with HiLo's Lo-Fi query or Hi-Fi qkv.
+  f.key_rules.push_back({kLitv2Family,
+                         {kLitv2Family},
+                         false,
+                         [](const KeyNames& k) {
+                           return any_key_starts_with(k, "layers.") &&
+                                  (any_key_contains(k, ".attn.h_qkv.") ||
+                                   any_key_contains(k, ".attn.l_q."));
+                         },
+                         derive_litv2});
+  // The official eval: resize 256 for 224 (crop_pct 0.875), bicubic, ImageNet mean/std.
+  f.preprocessing = [](const Json&, int64_t side) { return imagenet_crop_pct(side, 0.875); };
+  f.at_size = litv2_at_size;
+  f.fit_to_weights = litv2_config_for_weights;
+  return f;
 }
 
 }  // namespace attnlab::models

@@ -17,7 +17,6 @@
 namespace attnlab::models {
 
 std::shared_ptr<Backbone> make_litv2(const Json& config);
-std::vector<std::string> litv2_archs();
 
 // The full-size configs of the released models: "litv2_s", "litv2_m", "litv2_b".
 // Throws ModelError for other names.

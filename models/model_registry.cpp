@@ -1,8 +1,12 @@
-// The backbone registry: one line per family in ATTNLAB_MODEL_FAMILIES; a family handles
-// the arch names it lists in `<family>_archs()` and builds them in `make_<family>()`.
+// The model-family registry: one line per family in ATTNLAB_MODEL_FAMILIES; each family's
+// file defines `ModelFamily <family>_family()` (model_family.h). Everything that needs to
+// know about families (make_backbone, the presets, recognition, preprocessing, sizes)
+// reads this list.
 #include "models/model_registry.h"
-#include "models/config_mechanism.h"
+
 #include "core/io/text.h"
+#include "models/config_mechanism.h"
+#include "models/model_family.h"
 
 // clang-format off
 #define ATTNLAB_MODEL_FAMILIES(X) \
@@ -14,25 +18,27 @@
 
 namespace attnlab::models {
 
-#define ATTNLAB_DECLARE(f)                                \
-  std::shared_ptr<Backbone> make_##f(const Json& config); \
-  std::string f##_mechanism(const Json& config);          \
-  std::vector<std::string> f##_archs();
+#define ATTNLAB_DECLARE(f) ModelFamily f##_family();
 ATTNLAB_MODEL_FAMILIES(ATTNLAB_DECLARE)
 #undef ATTNLAB_DECLARE
 
-std::vector<std::string> known_archs() {
-  std::vector<std::string> all;
-#define ATTNLAB_ARCHS(f) \
-  for (auto& a : f##_archs()) all.push_back(a);
-  ATTNLAB_MODEL_FAMILIES(ATTNLAB_ARCHS)
-#undef ATTNLAB_ARCHS
+const std::vector<ModelFamily>& model_families() {
+#define ATTNLAB_LIST(f) f##_family(),
+  static const std::vector<ModelFamily> all = {ATTNLAB_MODEL_FAMILIES(ATTNLAB_LIST)};
+#undef ATTNLAB_LIST
   return all;
+}
+
+const ModelFamily* family_for_arch(const std::string& arch) {
+  for (const auto& f : model_families())
+    for (const auto& a : f.archs)
+      if (a == arch) return &f;
+  return nullptr;
 }
 
 namespace {
 
-std::string arch_of(const Json& config) {
+std::string registry_arch_of(const Json& config) {
   return config.is_object() && config.contains("arch") && config["arch"].is_string()
              ? config["arch"].get<std::string>()
              : std::string();
@@ -40,29 +46,59 @@ std::string arch_of(const Json& config) {
 
 }  // namespace
 
+const ModelFamily* family_for_config(const Json& config) {
+  return family_for_arch(registry_arch_of(config));
+}
+
+std::vector<std::string> known_archs() {
+  std::vector<std::string> all;
+  for (const auto& f : model_families()) all.insert(all.end(), f.archs.begin(), f.archs.end());
+  return all;
+}
+
 std::string config_mechanism(const Json& config) {
-  const std::string arch = arch_of(config);
-#define ATTNLAB_TRY(f)              \
-  for (const auto& a : f##_archs()) \
-    if (a == arch) return f##_mechanism(config);
-  ATTNLAB_MODEL_FAMILIES(ATTNLAB_TRY)
-#undef ATTNLAB_TRY
-  return "";
+  const ModelFamily* family = family_for_config(config);
+  return family && family->mechanism ? family->mechanism(config) : "";
 }
 
 std::shared_ptr<Backbone> make_backbone(const Json& config) {
-  const std::string arch = arch_of(config);
-  std::shared_ptr<Backbone> model;
-#define ATTNLAB_TRY(f)              \
-  for (const auto& a : f##_archs()) \
-    if (!model && a == arch) model = make_##f(config);
-  ATTNLAB_MODEL_FAMILIES(ATTNLAB_TRY)
-#undef ATTNLAB_TRY
-  if (model) {
-    model->set_config_text(config.dump());
-    return model;
-  }
-  throw ModelError("unknown model arch '" + arch + "' (known: " + text::join(known_archs()) + ")");
+  const std::string arch = registry_arch_of(config);
+  const ModelFamily* family = family_for_arch(arch);
+  if (!family)
+    throw ModelError("unknown model arch '" + arch + "' (known: " + text::join(known_archs()) +
+                     ")");
+  std::shared_ptr<Backbone> model = family->make(config);
+  model->set_config_text(config.dump());
+  return model;
+}
+
+std::string family_of_keys(const KeyNames& names) {
+  for (const bool generic : {false, true})
+    for (const auto& f : model_families())
+      for (const auto& rule : f.key_rules)
+        if (rule.generic == generic && rule.matches(names)) return rule.family;
+  return "unknown";
+}
+
+const KeyRule* key_rule_named(const std::string& family) {
+  for (const auto& f : model_families())
+    for (const auto& rule : f.key_rules)
+      if (rule.family == family) return &rule;
+  return nullptr;
+}
+
+std::string key_family_of_arch(const std::string& arch) {
+  for (const auto& f : model_families())
+    for (const auto& rule : f.key_rules)
+      for (const auto& a : rule.archs)
+        if (a == arch) return rule.family;
+  return arch;
+}
+
+image::Preprocessing imagenet_crop_pct(int64_t side, double crop_pct) {
+  // timm: int(math.floor(img_size / crop_pct)); 0.875 = 7/8 is exact, so 224 → 256.
+  return image::imagenet_eval(static_cast<int>(static_cast<double>(side) / crop_pct),
+                              static_cast<int>(side));
 }
 
 }  // namespace attnlab::models

@@ -1,6 +1,6 @@
-// Backbones by architecture name ("arch" in a config): each family file defines
-// `std::shared_ptr<Backbone> make_<family>(const Json& config)` for the arch names it
-// handles, and model_registry.cpp lists the families, one line each.
+// Backbones by architecture name ("arch" in a config), from the model-family registry
+// (model_family.h: each family's file declares its archs, presets, recognition rules,
+// preprocessing and sizes; model_registry.cpp lists the families, one line each).
 #pragma once
 
 #include <memory>

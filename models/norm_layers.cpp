@@ -1,18 +1,9 @@
-// LayerNormLayer and BatchNorm2dLayer.
+// BatchNorm2dLayer (LayerNormLayer is core/attention/layers.h's).
 #include "models/norm_layers.h"
 
 #include <ATen/ATen.h>
 
 namespace attnlab::models {
-
-LayerNormLayer::LayerNormLayer(int64_t dim, double eps_value) : eps(eps_value) {
-  weight = register_parameter("weight", at::ones({dim}));
-  bias = register_parameter("bias", at::zeros({dim}));
-}
-
-at::Tensor LayerNormLayer::operator()(const at::Tensor& x) const {
-  return at::layer_norm(x, {weight.size(0)}, weight, bias, eps);
-}
 
 BatchNorm2dLayer::BatchNorm2dLayer(int64_t channels, double eps_value, double momentum_value)
     : eps(eps_value), momentum(momentum_value) {

@@ -1,6 +1,7 @@
 // The normalisation layers the backbones share, with PyTorch's parameter names and
 // initial values (weight 1, bias 0; running mean 0, variance 1):
-//   LayerNormLayer     nn.LayerNorm over the last axis
+//   LayerNormLayer     nn.LayerNorm over the last axis: the attention layers' own
+//                      (core/attention/layers.h), one class for both
 //   BatchNorm2dLayer   nn.BatchNorm2d: running statistics in eval mode; batch statistics,
 //                      with in-place running-stat updates (unbiased variance), in training
 // No num_batches_tracked buffer: our checkpoint loader drops it and, at a fixed momentum,
@@ -9,15 +10,11 @@
 
 #include <torch/nn/module.h>
 
+#include "core/attention/layers.h"
+
 namespace attnlab::models {
 
-class LayerNormLayer : public torch::nn::Module {
- public:
-  LayerNormLayer(int64_t dim, double eps);
-  at::Tensor operator()(const at::Tensor& x) const;
-  at::Tensor weight, bias;
-  double eps;
-};
+using attention::LayerNormLayer;
 
 class BatchNorm2dLayer : public torch::nn::Module {
  public:

@@ -7,8 +7,11 @@
 
 #include <ATen/ATen.h>
 
+#include <cctype>
+
 #include "core/io/text.h"
 #include "core/nn/state_loading.h"
+#include "models/model_family.h"
 #include "models/ravlt_blocks.h"
 
 namespace attnlab::models {
@@ -146,53 +149,124 @@ RavltConfig parse_ravlt_config(const Json& config) {
   return c;
 }
 
+namespace {
+
+// The released sizes (SPEC §2.3); the head counts of B and L follow from the manifests'
+// RoPE.angle lengths (d/2): head dim 96 at stages 1–2 and 64 at stages 3–4.
+struct RavltSize {
+  const char* name;
+  std::vector<int64_t> embed_dims, depths, num_heads;
+};
+
+const std::vector<RavltSize>& ravlt_sizes() {
+  static const std::vector<RavltSize> sizes = {
+      {"ravlt_t", {64, 128, 256, 512}, {2, 2, 6, 2}, {1, 2, 4, 8}},
+      {"ravlt_s", {64, 128, 320, 512}, {3, 5, 9, 3}, {1, 2, 5, 8}},
+      {"ravlt_b", {96, 192, 384, 512}, {4, 6, 12, 6}, {1, 2, 6, 8}},
+      {"ravlt_l", {96, 192, 448, 640}, {4, 7, 19, 8}, {1, 2, 7, 10}},
+  };
+  return sizes;
+}
+
+}  // namespace
+
 std::vector<std::string> ravlt_official_names() {
-  return {"ravlt_t", "ravlt_s", "ravlt_b", "ravlt_l"};
+  std::vector<std::string> names;
+  for (const auto& size : ravlt_sizes()) names.push_back(size.name);
+  return names;
 }
 
 Json ravlt_official_config(const std::string& name) {
-  // SPEC §2.3; the head counts of B and L follow from the manifests' RoPE.angle lengths
-  // (d/2): head dim 96 at stages 1–2 and 64 at stages 3–4.
-  Json c = {{"arch", kRavltFamily},
-            {"mlp_ratio", 3.5},
-            {"projection", 1024},
-            {"num_classes", 1000},
-            {"layerscale", true},
-            {"input_hw", {224, 224}},
-            {"stage_attention", {"rala", "rala", "softmax", "softmax"}}};
-  if (name == "ravlt_t") {
-    c["embed_dims"] = {64, 128, 256, 512};
-    c["depths"] = {2, 2, 6, 2};
-    c["num_heads"] = {1, 2, 4, 8};
-  } else if (name == "ravlt_s") {
-    c["embed_dims"] = {64, 128, 320, 512};
-    c["depths"] = {3, 5, 9, 3};
-    c["num_heads"] = {1, 2, 5, 8};
-  } else if (name == "ravlt_b") {
-    c["embed_dims"] = {96, 192, 384, 512};
-    c["depths"] = {4, 6, 12, 6};
-    c["num_heads"] = {1, 2, 6, 8};
-  } else if (name == "ravlt_l") {
-    c["embed_dims"] = {96, 192, 448, 640};
-    c["depths"] = {4, 7, 19, 8};
-    c["num_heads"] = {1, 2, 7, 10};
-  } else {
-    throw ModelError("ravlt: no official config named '" + name +
-                     "' (known: " + text::join(ravlt_official_names()) + ")");
-  }
-  return c;
+  for (const auto& size : ravlt_sizes())
+    if (name == size.name)
+      return {
+          {"arch", kRavltFamily},   {"embed_dims", size.embed_dims},
+          {"depths", size.depths},  {"num_heads", size.num_heads},
+          {"mlp_ratio", 3.5},       {"projection", 1024},
+          {"num_classes", 1000},    {"layerscale", true},
+          {"input_hw", {224, 224}}, {"stage_attention", {"rala", "rala", "softmax", "softmax"}}};
+  throw ModelError("ravlt: no official config named '" + name +
+                   "' (known: " + text::join(ravlt_official_names()) + ")");
 }
 
 std::shared_ptr<Backbone> make_ravlt(const Json& config) {
   return std::make_shared<RavltBackbone>(parse_ravlt_config(config));
 }
 
+namespace {
+
 std::string ravlt_mechanism(const Json&) {
   return "rala";  // its defining mechanism (a last stage may run RoPE softmax instead)
 }
 
-std::vector<std::string> ravlt_archs() {
-  return {kRavltFamily};
+// A config read off a RAVLT checkpoint's shapes: each stage's width (norm1), depth and
+// heads (RoPE angles: head dim / 2), the head's projection, classes and MLP ratio.
+Derivation derive_ravlt(const ShapeMap& w) {
+  Derivation d = Derivation::from_preset("ravlt_t");
+  const int64_t stages = count_indices(w, "layers.");
+  if (stages < 1) throw CannotDerive{};
+  std::vector<int64_t> dims, depths, heads;
+  for (int64_t i = 0; i < stages; ++i) {
+    const std::string s = "layers." + std::to_string(i) + ".";
+    const int64_t dim = need_shape(w, s + "blocks.0.norm1.norm.weight", 1)[0];
+    const int64_t half_head = need_shape(w, s + "RoPE.angle", 1)[0];
+    if (half_head < 1 || dim % (2 * half_head) != 0) throw CannotDerive{};
+    dims.push_back(dim);
+    depths.push_back(count_indices(w, s + "blocks."));
+    heads.push_back(dim / (2 * half_head));
+  }
+  d.set("embed_dims", dims, "norm1 widths");
+  d.set("depths", depths, "layers.i.blocks.N");
+  d.set("num_heads", heads, "RoPE.angle lengths");
+  d.set("projection", leading_size(w, "proj.weight"), "proj.weight");
+  d.set("num_classes", leading_size(w, "head.weight"), "head.weight");
+  d.set("mlp_ratio",
+        static_cast<double>(need_shape(w, "layers.0.blocks.0.ffn.fc1.weight", 4)[0]) / dims[0],
+        "ffn.fc1.weight");
+  return d;
+}
+
+std::vector<PresetEntry> ravlt_presets() {
+  std::vector<PresetEntry> p;
+  for (const auto& size : ravlt_sizes()) {
+    const std::string letter(1, static_cast<char>(std::toupper(size.name[6])));  // ravlt_t → T
+    p.push_back(
+        {size.name,
+         "RAVLT-" + std::string(1, size.name[6]) + ", RALA in stages 1-2, RoPE softmax in 3-4",
+         ravlt_official_config(size.name),
+         "the RALA release RAVLT_" + letter + ".pth ({'model', 'model_ema'})"});
+  }
+  return p;
+}
+
+// The convolutions run at any size; input_hw records it.
+Json ravlt_at_size(Json config, int64_t height, int64_t width, const std::string&) {
+  config["input_hw"] = {height, width};
+  return config;
+}
+
+}  // namespace
+
+ModelFamily ravlt_family() {
+  ModelFamily f;
+  f.name = kRavltFamily;
+  f.archs = {kRavltFamily};
+  f.make = make_ravlt;
+  f.mechanism = ravlt_mechanism;
+  f.presets = ravlt_presets;
+  // Stages of blocks (layers.i.blocks.j) with RALA's fused qkvo projection.
+  f.key_rules.push_back({kRavltFamily,
+                         {kRavltFamily},
+                         false,
+                         [](const KeyNames& k) {
+                           return any_key_starts_with(k, "layers.") &&
+                                  any_key_contains(k, ".attn.qkvo.");
+                         },
+                         derive_ravlt});
+  // The official eval: resize 256 for 224 (crop_pct 0.875), bicubic, ImageNet mean/std.
+  f.preprocessing = [](const Json&, int64_t side) { return imagenet_crop_pct(side, 0.875); };
+  f.at_size = ravlt_at_size;
+  return f;
 }
 
 }  // namespace attnlab::models

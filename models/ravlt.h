@@ -33,6 +33,5 @@ Json ravlt_official_config(const std::string& name);
 std::vector<std::string> ravlt_official_names();
 
 std::shared_ptr<Backbone> make_ravlt(const Json& config);
-std::vector<std::string> ravlt_archs();
 
 }  // namespace attnlab::models

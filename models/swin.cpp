@@ -12,6 +12,7 @@
 #include "core/io/text.h"
 #include "core/nn/initial_values.h"
 #include "core/nn/state_loading.h"
+#include "models/model_family.h"
 #include "models/stage_runner.h"
 #include "models/swin_blocks.h"
 
@@ -183,42 +184,134 @@ std::shared_ptr<Backbone> make_swin(const Json& config) {
   return std::make_shared<Swin>(read_swin_config(config));
 }
 
+namespace {
+
+// The released ImageNet-1k sizes: microsoft/Swin-Transformer
+// configs/swin/*_patch4_window7_224.yaml.
+struct SwinSize {
+  const char* name;
+  char letter;
+  int64_t embed_dim;
+  std::vector<int64_t> depths, num_heads;
+};
+
+const std::vector<SwinSize>& swin_sizes() {
+  static const std::vector<SwinSize> sizes = {
+      {"swin_tiny_patch4_window7_224", 'T', 96, {2, 2, 6, 2}, {3, 6, 12, 24}},
+      {"swin_small_patch4_window7_224", 'S', 96, {2, 2, 18, 2}, {3, 6, 12, 24}},
+      {"swin_base_patch4_window7_224", 'B', 128, {2, 2, 18, 2}, {4, 8, 16, 32}},
+  };
+  return sizes;
+}
+
+}  // namespace
+
+std::vector<std::string> swin_official_names() {
+  std::vector<std::string> names;
+  for (const auto& size : swin_sizes()) names.push_back(size.name);
+  return names;
+}
+
+Json swin_official_config(const std::string& name) {
+  for (const auto& size : swin_sizes())
+    if (name == size.name)
+      return {{"arch", kSwinFamily},
+              {"img_size", 224},
+              {"patch_size", 4},
+              {"window_size", 7},
+              {"embed_dim", size.embed_dim},
+              {"depths", size.depths},
+              {"num_heads", size.num_heads},
+              {"mlp_ratio", 4.0},
+              {"qkv_bias", true},
+              {"ape", false},
+              {"patch_norm", true},
+              {"num_classes", 1000},
+              {"ln_eps", 1e-5}};
+  throw ModelError("swin: unknown official model '" + name +
+                   "' (known: " + text::join(swin_official_names()) + ")");
+}
+
+namespace {
+
 std::string swin_mechanism(const Json&) {
   return kSwinFamily;  // (shifted) window attention, the mechanism named after the family
 }
 
-std::vector<std::string> swin_archs() {
-  return {kSwinFamily};
-}
-
-std::vector<std::string> swin_official_names() {
-  return {"swin_tiny_patch4_window7_224", "swin_small_patch4_window7_224",
-          "swin_base_patch4_window7_224"};
-}
-
-Json swin_official_config(const std::string& name) {
-  // microsoft/Swin-Transformer configs/swin/*_patch4_window7_224.yaml: T embed 96, depths
-  // [2,2,6,2], heads [3,6,12,24]; S depths [2,2,18,2]; B embed 128, heads [4,8,16,32].
-  Json c = {{"arch", kSwinFamily}, {"img_size", 224},  {"patch_size", 4}, {"window_size", 7},
-            {"mlp_ratio", 4.0},    {"qkv_bias", true}, {"ape", false},    {"patch_norm", true},
-            {"num_classes", 1000}, {"ln_eps", 1e-5}};
-  if (name == "swin_tiny_patch4_window7_224") {
-    c["embed_dim"] = 96;
-    c["depths"] = {2, 2, 6, 2};
-    c["num_heads"] = {3, 6, 12, 24};
-  } else if (name == "swin_small_patch4_window7_224") {
-    c["embed_dim"] = 96;
-    c["depths"] = {2, 2, 18, 2};
-    c["num_heads"] = {3, 6, 12, 24};
-  } else if (name == "swin_base_patch4_window7_224") {
-    c["embed_dim"] = 128;
-    c["depths"] = {2, 2, 18, 2};
-    c["num_heads"] = {4, 8, 16, 32};
-  } else {
-    throw ModelError("swin: unknown official model '" + name +
-                     "' (known: " + text::join(swin_official_names()) + ")");
+// A config read off a Swin checkpoint's shapes: widths, depths, heads (the bias tables'
+// columns), windows (their (2w − 1)² rows), and the grid from a shifted block's attn_mask
+// ((G/w)² windows) or a clamped stage (G = w).
+Derivation derive_swin(const ShapeMap& w) {
+  Derivation d = Derivation::from_preset("swin_tiny_patch4_window7_224");
+  const auto& patch = need_shape(w, "patch_embed.proj.weight", 4);
+  const int64_t c = patch[0], stages = count_indices(w, "layers.");
+  if (stages < 1 || patch[2] != patch[3]) throw CannotDerive{};
+  std::vector<int64_t> depths, heads, windows;
+  int64_t grid = 0;  // stage 0's grid side, once some stage tells it
+  for (int64_t i = 0; i < stages; ++i) {
+    const std::string s = "layers." + std::to_string(i) + ".blocks.";
+    depths.push_back(count_indices(w, s));
+    const auto& table = need_shape(w, s + "0.attn.relative_position_bias_table", 2);
+    heads.push_back(table[1]);
+    windows.push_back((square_side(table[0]) + 1) / 2);
+    if (const auto mask = w.find(s + "1.attn_mask"); grid == 0 && mask != w.end()) {
+      if (mask->second.size() != 3) throw CannotDerive{};
+      grid = (square_side(mask->second[0]) * windows.back()) << i;
+    }
   }
-  return c;
+  const int64_t window = *std::max_element(windows.begin(), windows.end());
+  for (int64_t i = 0; i < stages && grid == 0; ++i)
+    if (windows[i] < window) grid = windows[i] << i;  // a stage the window was clamped to
+  d.set("embed_dim", c, "patch_embed.proj.weight");
+  d.set("patch_size", patch[2], "patch_embed.proj.weight");
+  d.set("depths", depths, "layers.i.blocks.N");
+  d.set("num_heads", heads, "relative_position_bias_table columns");
+  d.set("window_size", window, "relative_position_bias_table rows");
+  if (grid > 0)
+    d.set("img_size", grid * patch[2], "attn_mask windows");
+  else
+    d.assume("img_size", d.r.config["img_size"], "no shifted block tells the grid");
+  d.set("num_classes", leading_size(w, "head.weight"), "head.weight");
+  d.set("mlp_ratio",
+        static_cast<double>(need_shape(w, "layers.0.blocks.0.mlp.fc1.weight", 2)[0]) / c,
+        "mlp.fc1.weight");
+  d.set("qkv_bias", w.count("layers.0.blocks.0.attn.qkv.bias") > 0, "qkv.bias");
+  d.set("ape", w.count("absolute_pos_embed") > 0, "absolute_pos_embed");
+  d.set("patch_norm", w.count("patch_embed.norm.weight") > 0, "patch_embed.norm");
+  return d;
+}
+
+std::vector<PresetEntry> swin_presets() {
+  std::vector<PresetEntry> p;
+  for (const auto& size : swin_sizes())
+    p.push_back({size.name, std::string("Swin-") + size.letter + ", shifted-window attention",
+                 swin_official_config(size.name),
+                 "the Swin release " + std::string(size.name) + ".pth ({'model': ...})"});
+  return p;
+}
+
+}  // namespace
+
+ModelFamily swin_family() {
+  ModelFamily f;
+  f.name = kSwinFamily;
+  f.archs = {kSwinFamily};
+  f.make = make_swin;
+  f.mechanism = swin_mechanism;
+  f.presets = swin_presets;
+  // Stages of blocks (layers.i.blocks.j) with relative position bias tables.
+  f.key_rules.push_back({kSwinFamily,
+                         {kSwinFamily},
+                         false,
+                         [](const KeyNames& k) {
+                           return any_key_starts_with(k, "layers.") &&
+                                  any_key_contains(k, ".attn.relative_position_bias_table");
+                         },
+                         derive_swin});
+  // The official eval: resize int(256 / 224 · 224) = 256 (crop 0.875), bicubic.
+  f.preprocessing = [](const Json&, int64_t side) { return imagenet_crop_pct(side, 0.875); };
+  // No at_size: its attn_mask buffers and clamped windows are built for img_size.
+  return f;
 }
 
 }  // namespace attnlab::models

@@ -17,7 +17,6 @@
 namespace attnlab::models {
 
 std::shared_ptr<Backbone> make_swin(const Json& config);
-std::vector<std::string> swin_archs();
 
 // The configs of the released ImageNet-1k models: "swin_tiny_patch4_window7_224",
 // "swin_small_patch4_window7_224", "swin_base_patch4_window7_224" (its 22k→1k fine-tune

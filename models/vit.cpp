@@ -25,10 +25,10 @@
 // forward, prefix tokens kept, with pos_embed_interpolation "bicubic" (default:
 // align_corners false, no antialiasing — DeiT's fine-tuning code) or "bicubic_antialias"
 // (timm's resample_abs_pos_embed). The checkpoint keeps its trained pos_embed shape.
+// The family's presets, recognition, preprocessing and sizes: vit_family.cpp.
 #include <ATen/ATen.h>
 #include <torch/nn/module.h>
 
-#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -39,6 +39,7 @@
 #include "core/nn/initial_values.h"
 #include "models/backbone.h"
 #include "models/model_config.h"
+#include "models/vit.h"
 #include "models/vit_blocks.h"
 
 namespace attnlab::models {
@@ -374,47 +375,8 @@ std::string vit_mechanism(const Json& c) {
                                                                : kDefaultAttention;
 }
 
-std::vector<std::string> vit_archs() {
-  return {"vit", "anchor_deit_distilled", "castling_deit"};
-}
-
 std::shared_ptr<Backbone> make_vit(const Json& config) {
   return std::make_shared<VisionTransformer>(parse_vit_spec(config));
-}
-
-// The official sizes (SPEC §2.1, §2.4) and our Castling-DeiT at the DeiT sizes (§2.5).
-Json vit_official_config(const std::string& name) {
-  const std::map<std::string, std::array<int64_t, 2>> sizes = {
-      {"tiny", {192, 3}}, {"small", {384, 6}}, {"base", {768, 12}}};
-  for (const auto& [size, dims] : sizes) {
-    Json c = {{"img_size", 224},      {"patch_size", 16}, {"embed_dim", dims[0]}, {"depth", 12},
-              {"num_heads", dims[1]}, {"mlp_ratio", 4.0}, {"num_classes", 1000},  {"ln_eps", 1e-6}};
-    if (name == "deit_" + size + "_patch16_224") {
-      c.update({{"arch", "vit"}, {"qkv_bias", true}, {"class_token", true}});
-      return c;
-    }
-    if (name == "deit_" + size + "_distilled_patch16_224") {
-      c.update({{"arch", "vit"}, {"qkv_bias", true}, {"class_token", true}, {"distilled", true}});
-      return c;
-    }
-    if (name == "anchor_deit_" + size + "_distilled_patch16_224" && size != "base") {
-      c.update({{"arch", "anchor_deit_distilled"}, {"num_anchors", 30}});
-      return c;
-    }
-    // No released Castling-DeiT: the short name ("castling_deit_tiny") is accepted too.
-    if (name == "castling_deit_" + size || name == "castling_deit_" + size + "_patch16_224") {
-      c.update({{"arch", "castling_deit"},
-                {"attention", "castling"},
-                {"qkv_bias", false},
-                {"sparse_threshold", 0.02},
-                {"res_kernel_size", 9}});
-      return c;
-    }
-  }
-  throw ModelError("no official vit config named '" + name +
-                   "' (known: deit_{tiny,small,base}[_distilled]_patch16_224, "
-                   "anchor_deit_{tiny,small}_distilled_patch16_224, "
-                   "castling_deit_{tiny,small,base}[_patch16_224])");
 }
 
 }  // namespace attnlab::models

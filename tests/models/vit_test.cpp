@@ -22,13 +22,9 @@
 #include "models/checkpoint_loading.h"
 #include "models/model_config.h"
 #include "models/model_registry.h"
+#include "models/vit.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/float_compare.h"
-
-namespace attnlab::models {
-// Defined in models/vit.cpp (the family has no public header; see the report).
-Json vit_official_config(const std::string& name);
-}  // namespace attnlab::models
 
 namespace attnlab::testing {
 namespace {

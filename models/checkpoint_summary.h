@@ -16,8 +16,7 @@ struct CheckpointSummary {
   std::string path;
   std::string format;       // "safetensors", "PyTorch zip (.pth)", ...
   std::string weights_key;  // container key the state dict came from ("" = flat)
-  // the family its key names tell (a KeyRule's family: "vit", "litv2", "ravlt",
-  // "anchor_deit", "castling_deit", "swin", ...), or "unknown"
+  // the family its key names tell (a KeyRule's family, model_family.h), or "unknown"
   std::string architecture;
   int64_t parameter_count = 0;  // elements of floating-point tensors in the state dict
   size_t tensor_count = 0;

@@ -314,17 +314,10 @@ ModelFamily litv2_family() {
   f.mechanism = litv2_mechanism;
   f.presets = litv2_presets;
   // Stages of blocks (layers.i.blocks.j) with HiLo's Lo-Fi query or Hi-Fi qkv.
-  f.key_rules.push_back({kLitv2Family,
-                         {kLitv2Family},
-                         false,
-                         [](const KeyNames& k) {
-                           return any_key_starts_with(k, "layers.") &&
-                                  (any_key_contains(k, ".attn.h_qkv.") ||
-                                   any_key_contains(k, ".attn.l_q."));
-                         },
-                         derive_litv2});
+  f.key_rules.push_back(
+      staged_key_rule(kLitv2Family, {".attn.h_qkv.", ".attn.l_q."}, derive_litv2));
   // The official eval: resize 256 for 224 (crop_pct 0.875), bicubic, ImageNet mean/std.
-  f.preprocessing = [](const Json&, int64_t side) { return imagenet_crop_pct(side, 0.875); };
+  f.preprocessing = imagenet_crop_0875;
   f.at_size = litv2_at_size;
   f.fit_to_weights = litv2_config_for_weights;
   return f;

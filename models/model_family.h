@@ -84,5 +84,13 @@ std::string key_family_of_arch(const std::string& arch);
 // The common evaluation pipeline: short side resized to floor(side / crop_pct), bicubic,
 // centre crop side × side, ImageNet mean/std (timm's crop_pct: DeiT 0.9, most others 0.875).
 image::Preprocessing imagenet_crop_pct(int64_t side, double crop_pct);
+// The official evaluation of LITv2, RAVLT, Swin (and of a config of no family): crop_pct
+// 0.875, i.e. resize 256 for 224 — a ModelFamily::preprocessing.
+image::Preprocessing imagenet_crop_0875(const Json& config, int64_t side);
+
+// The key rule of a staged layout (blocks inside stages: layers.i.blocks.j) whose keys
+// contain any of `needles` (its attention's parameter names).
+KeyRule staged_key_rule(const std::string& family, const std::vector<std::string>& needles,
+                        std::function<Derivation(const ShapeMap&)> derive);
 
 }  // namespace attnlab::models

@@ -4,6 +4,8 @@
 // reads this list.
 #include "models/model_registry.h"
 
+#include <utility>
+
 #include "core/io/text.h"
 #include "models/config_mechanism.h"
 #include "models/model_family.h"
@@ -93,6 +95,25 @@ std::string key_family_of_arch(const std::string& arch) {
       for (const auto& a : rule.archs)
         if (a == arch) return rule.family;
   return arch;
+}
+
+image::Preprocessing imagenet_crop_0875(const Json&, int64_t side) {
+  return imagenet_crop_pct(side, 0.875);
+}
+
+KeyRule staged_key_rule(const std::string& family, const std::vector<std::string>& needles,
+                        std::function<Derivation(const ShapeMap&)> derive) {
+  KeyRule rule;
+  rule.family = family;
+  rule.archs = {family};
+  rule.matches = [needles](const KeyNames& k) {
+    if (!any_key_starts_with(k, "layers.")) return false;
+    for (const auto& needle : needles)
+      if (any_key_contains(k, needle)) return true;
+    return false;
+  };
+  rule.derive = std::move(derive);
+  return rule;
 }
 
 image::Preprocessing imagenet_crop_pct(int64_t side, double crop_pct) {

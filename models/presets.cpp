@@ -82,7 +82,7 @@ image::Preprocessing preprocessing_from_config(const Json& j) {
 image::Preprocessing family_preprocessing(const Json& config, int64_t side) {
   const ModelFamily* family = family_for_config(config);
   return family && family->preprocessing ? family->preprocessing(config, side)
-                                         : imagenet_crop_pct(side, 0.875);
+                                         : imagenet_crop_0875(config, side);
 }
 
 }  // namespace

@@ -255,16 +255,9 @@ ModelFamily ravlt_family() {
   f.mechanism = ravlt_mechanism;
   f.presets = ravlt_presets;
   // Stages of blocks (layers.i.blocks.j) with RALA's fused qkvo projection.
-  f.key_rules.push_back({kRavltFamily,
-                         {kRavltFamily},
-                         false,
-                         [](const KeyNames& k) {
-                           return any_key_starts_with(k, "layers.") &&
-                                  any_key_contains(k, ".attn.qkvo.");
-                         },
-                         derive_ravlt});
+  f.key_rules.push_back(staged_key_rule(kRavltFamily, {".attn.qkvo."}, derive_ravlt));
   // The official eval: resize 256 for 224 (crop_pct 0.875), bicubic, ImageNet mean/std.
-  f.preprocessing = [](const Json&, int64_t side) { return imagenet_crop_pct(side, 0.875); };
+  f.preprocessing = imagenet_crop_0875;
   f.at_size = ravlt_at_size;
   return f;
 }

@@ -300,16 +300,10 @@ ModelFamily swin_family() {
   f.mechanism = swin_mechanism;
   f.presets = swin_presets;
   // Stages of blocks (layers.i.blocks.j) with relative position bias tables.
-  f.key_rules.push_back({kSwinFamily,
-                         {kSwinFamily},
-                         false,
-                         [](const KeyNames& k) {
-                           return any_key_starts_with(k, "layers.") &&
-                                  any_key_contains(k, ".attn.relative_position_bias_table");
-                         },
-                         derive_swin});
+  f.key_rules.push_back(
+      staged_key_rule(kSwinFamily, {".attn.relative_position_bias_table"}, derive_swin));
   // The official eval: resize int(256 / 224 · 224) = 256 (crop 0.875), bicubic.
-  f.preprocessing = [](const Json&, int64_t side) { return imagenet_crop_pct(side, 0.875); };
+  f.preprocessing = imagenet_crop_0875;
   // No at_size: its attn_mask buffers and clamped windows are built for img_size.
   return f;
 }

@@ -71,13 +71,18 @@ class AttentionTrace {
   int64_t head_dim = 0;
   // Side of the square windows that bound the layer's local attention, tiled on its grid
   // from the top-left corner (HiLo: the Hi-Fi heads attend within them, the Lo-Fi keys
-  // pool them); 0 when the layer has none. Viewers outline them.
+  // pool them); 0 when the layer has none. Viewers outline them. With window_w set, the
+  // windows are rectangles and this is their height (rows).
   int64_t window = 0;
+  // The windows' width (columns) when they are not square (Swin's Wh×Ww windows: window =
+  // Wh, window_w = Ww); 0: square, window × window. Read it through window_cols().
+  int64_t window_w = 0;
+  int64_t window_cols() const { return window_w > 0 ? window_w : window; }
   // Where the window tiling starts on both axes, in tokens: 0 tiles from the top-left;
   // Swin's shifted windows (SW-MSA, rolled back to image positions) start at (s, s), so
-  // window edges lie at s + k·window, and the pieces cut off at the right/bottom border
-  // wrap to the left/top ones only in the reference's roll — its mask keeps them apart,
-  // so the image border is an edge too.
+  // window edges lie at s + k·window (rows) and s + k·window_cols() (columns), and the
+  // pieces cut off at the right/bottom border wrap to the left/top ones only in the
+  // reference's roll — its mask keeps them apart, so the image border is an edge too.
   int64_t window_shift = 0;
   std::vector<HeadGroup> groups;
   // Mechanism internals, documented in each mechanism's file (e.g. "rala.w",

@@ -3,10 +3,14 @@
 // probabilities, attn_mask buffer and the whole block), the index buffer, rows on the full
 // grid in image positions (zero outside the query's un-shifted window, the masked wrap
 // near zero) that rebuild the forward, O(N·w²) products, the explicit form, the no-shift
-// rule for a grid of one window, and refusals.
+// rule for a grid of one window, and refusals. Rectangular Wh×Ww windows (window_w): the
+// index formula, parity with an independent re-implementation of the reference
+// (swin_reference.h), rows, the shift and fit rules, the reference module's window read off
+// its weights, and window_w 0 as the square window.
 #include "core/attention/swin.h"
 
 #include "tests/attention/attention_test_util.h"
+#include "tests/attention/swin_reference.h"
 
 namespace attnlab::testing {
 namespace {
@@ -217,6 +221,196 @@ TEST(SwinAttention, RefusesWhatTheReferenceCannotRun) {
   load_from(*attn, w, "");
   EXPECT_THROW(attn->forward(at::randn({1, 16, 16}), attention::grid_layout(4, 4)),
                attention::AttentionError);
+}
+
+// ---- Rectangular windows (window_w) ----
+
+// The 2×3 window's index: shape (6, 6), rows of a (2·2 − 1)(2·3 − 1) = 15-row table; a few
+// entries by hand (token t sits at (t / 3, t % 3)), then every entry against the formula.
+TEST(SwinRectangular, RelativePositionIndexOfA2x3Window) {
+  const at::Tensor index = attention::swin_relative_position_index(2, 3);
+  EXPECT_EQ(index.sizes(), (at::IntArrayRef{6, 6}));
+  EXPECT_EQ(index.scalar_type(), at::kLong);
+  auto at_ = [&](int64_t i, int64_t j) { return index[i][j].item<int64_t>(); };
+  EXPECT_EQ(at_(0, 0), 7);   // Δ (0, 0): (0 + 1)·5 + (0 + 2)
+  EXPECT_EQ(at_(0, 5), 0);   // (0,0) − (1,2) = (−1, −2): 0·5 + 0
+  EXPECT_EQ(at_(5, 0), 14);  // (1, 2): 2·5 + 4
+  EXPECT_EQ(at_(1, 3), 3);   // (0,1) − (1,0) = (−1, 1): 0·5 + 3
+  EXPECT_EQ(at_(3, 2), 10);  // (1,0) − (0,2) = (1, −2): 2·5 + 0
+  EXPECT_TRUE(at::equal(index, swin_reference::relative_position_index(2, 3)));
+  // Every one of the 3 × 5 offsets occurs: the table's 15 rows, all addressed.
+  EXPECT_EQ(std::get<0>(at::_unique(index)).numel(), 15);
+  // The orientation matters (3×2 is another index); the square overload is (w, w).
+  EXPECT_FALSE(at::equal(attention::swin_relative_position_index(3, 2), index));
+  EXPECT_TRUE(at::equal(attention::swin_relative_position_index(4),
+                        attention::swin_relative_position_index(4, 4)));
+  auto attn = make("swin", 24, 3, {{"window", 2}, {"window_w", 3}});
+  EXPECT_EQ(attn->named_parameters()["relative_position_bias_table"].sizes(),
+            (at::IntArrayRef{15, 3}));
+  EXPECT_TRUE(at::equal(attn->named_buffers()["relative_position_index"], index));
+}
+
+// The mechanism against the reference's block branch (roll, window_partition,
+// WindowAttention.forward with its mask, window_reverse, roll back), re-implemented in the
+// test, for Wh ≠ Ww, unshifted and shifted. Tolerance: both sides are float32 and do the
+// same operations (linear, q·scale·kᵀ, + bias, + mask, softmax, ·v, linear) on the same
+// numbers, only batched differently (per head and window vs per window), so they differ
+// by the order of the sums alone: agree_up_to_reordering (64 ulps of the values' scale).
+// The mask is compared exactly: both hold only the constants 0 and −100.
+TEST(SwinRectangular, ReproducesAnIndependentReferenceOfWindowAttention) {
+  struct Case {
+    int64_t wh, ww, h, w, s;
+  };
+  for (const Case& k :
+       {Case{2, 3, 4, 6, 0}, Case{2, 3, 4, 6, 1}, Case{3, 2, 6, 4, 1}, Case{2, 4, 6, 8, 1}}) {
+    SCOPED_TRACE(std::to_string(k.wh) + "x" + std::to_string(k.ww) + " windows on " +
+                 std::to_string(k.h) + "x" + std::to_string(k.w) + ", shift " +
+                 std::to_string(k.s));
+    at::manual_seed(11);
+    auto attn = make("swin", 24, 3, {{"window", k.wh}, {"window_w", k.ww}, {"shift", k.s}});
+    attn->eval();
+    auto p = attn->named_parameters();
+    {
+      at::NoGradGuard no_grad;  // a bias large enough to matter (the init's std is 0.02)
+      p["relative_position_bias_table"].normal_(0.0, 0.5);
+    }
+    const at::Tensor x = random_tokens(2, k.h * k.w, 24);
+    auto [y, trace] = attn->forward_traced(x, attention::grid_layout(k.h, k.w));
+    const auto ref = swin_reference::attention(x, k.h, k.w, k.wh, k.ww, k.s, 3, p["qkv.weight"],
+                                               p["qkv.bias"], p["proj.weight"], p["proj.bias"],
+                                               p["relative_position_bias_table"]);
+    EXPECT_TRUE(agree_up_to_reordering(y, ref.out));
+    EXPECT_TRUE(agree_up_to_reordering(trace->reference_outputs()[0].second, ref.attn));
+    EXPECT_EQ(trace->window, k.wh);
+    EXPECT_EQ(trace->window_w, k.ww);
+    EXPECT_EQ(trace->window_cols(), k.ww);
+    EXPECT_EQ(trace->window_shift, k.s);
+    if (k.s > 0)
+      EXPECT_TRUE(at::equal(attention::swin_shift_mask(k.h, k.w, k.wh, k.ww, k.s, at::kFloat),
+                            swin_reference::shift_mask(k.h, k.w, k.wh, k.ww, k.s)));
+    // Rows: window (wy, wx) of image b is reference window b·nW + wy·(W/Ww) + wx; its token
+    // t sits at (wy·Wh + t / Ww, wx·Ww + t % Ww) on the rolled grid, + (s, s) in the image.
+    const int64_t n = k.wh * k.ww, nw = (k.h / k.wh) * (k.w / k.ww);
+    auto image = [&](int64_t win, int64_t t) {
+      const int64_t y0 = (win / (k.w / k.ww)) * k.wh + t / k.ww;
+      const int64_t x0 = (win % (k.w / k.ww)) * k.ww + t % k.ww;
+      return ((y0 + k.s) % k.h) * k.w + (x0 + k.s) % k.w;
+    };
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t h = 0; h < 3; ++h) {
+        at::Tensor want = at::zeros({k.h * k.w, k.h * k.w});
+        for (int64_t win = 0; win < nw; ++win)
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j)
+              want[image(win, i)][image(win, j)] = ref.attn[b * nw + win][h][i][j];
+        const at::Tensor rows = trace->matrix(b, h);
+        EXPECT_TRUE(agree_up_to_reordering(rows, want));
+        const at::Tensor v = at::randn({k.h * k.w, 5});
+        EXPECT_TRUE(agree_up_to_reordering(trace->apply(b, h, v), at::matmul(rows, v)));
+        EXPECT_TRUE(
+            agree_up_to_reordering(trace->apply_transposed(b, h, v), at::matmul(rows.t(), v)));
+      }
+  }
+}
+
+// Rows sum to 1 (a softmax over the Wh·Ww keys: 64 ulps of 1) and are the matrix the
+// explicit form computes the output from; also on a padded grid (3×4 -> 4×6).
+TEST(SwinRectangular, RowsSumToOneAndEqualTheExplicitMatrix) {
+  for (const auto& [gh, gw] : {std::pair<int64_t, int64_t>{4, 6}, {3, 4}}) {
+    SCOPED_TRACE(std::to_string(gh) + "x" + std::to_string(gw));
+    at::manual_seed(12);
+    auto attn = make("swin", 16, 2, {{"window", 2}, {"window_w", 3}, {"shift", 1}});
+    const TokenLayout layout = attention::grid_layout(gh, gw);
+    const at::Tensor x = random_tokens(2, layout.tokens(), 16);
+    attention::TraceOptions o;
+    o.explicit_attention = true;
+    auto [y, trace] = attn->forward_traced(x, layout, o);
+    ASSERT_EQ(trace->explicit_rows.size(), 2u);
+    EXPECT_TRUE(agree_up_to_reordering(y, attn->forward(x, layout)));
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t h = 0; h < 2; ++h) {
+        const at::Tensor rows = trace->matrix(b, h);
+        EXPECT_EQ(rows.size(1), 24);  // the keys: the (padded) 4×6 grid
+        EXPECT_TRUE(agree_up_to_reordering(rows.sum(-1), at::ones({layout.tokens()})));
+        EXPECT_TRUE(agree_up_to_reordering(rows, trace->explicit_rows[size_t(h)][b]));
+      }
+  }
+}
+
+// window_w 0 (the default) and window_w = window are the square window: same parameters,
+// same output as the config without window_w, and a trace that says square (window_w 0).
+TEST(SwinRectangular, WindowWZeroIsTheSquareWindow) {
+  at::manual_seed(13);
+  auto square = make("swin", 16, 2, {{"window", 4}, {"shift", 2}});
+  const TokenLayout layout = attention::grid_layout(8, 12);
+  const at::Tensor x = random_tokens(1, layout.tokens(), 16);
+  const at::Tensor want = square->forward(x, layout);
+  for (double ww : {0.0, 4.0}) {
+    auto other = make("swin", 16, 2, {{"window", 4}, {"window_w", ww}, {"shift", 2}});
+    auto sp = square->named_parameters(), op = other->named_parameters();
+    at::NoGradGuard no_grad;
+    for (const auto& kv : sp) {
+      ASSERT_EQ(op[kv.key()].sizes(), kv.value().sizes()) << kv.key();
+      op[kv.key()].copy_(kv.value());
+    }
+    EXPECT_TRUE(at::equal(other->named_buffers()["relative_position_index"],
+                          square->named_buffers()["relative_position_index"]));
+    auto [y, trace] = other->forward_traced(x, layout);
+    EXPECT_TRUE(agree_up_to_reordering(y, want));
+    EXPECT_EQ(trace->window, 4);
+    EXPECT_EQ(trace->window_w, 0);
+    EXPECT_EQ(trace->window_cols(), 4);
+  }
+  const auto& info = attention::mechanism_info("swin");
+  attention::MechanismConfig c;
+  c.heads = 2;
+  c.options = {{"window", 4}, {"window_w", 0}};  // as make_mechanism fills them
+  EXPECT_EQ(info.score_elements(c, layout), 2.0 * 96 * 16);
+  c.options["window_w"] = 3;
+  EXPECT_EQ(info.score_elements(c, layout), 2.0 * 96 * 12);
+}
+
+// One shift on both axes, < min(Wh, Ww); none when the grid fits in the window along
+// either axis; the window a model would fit to a small grid, per axis.
+TEST(SwinRectangular, ShiftAndFitRulesPerAxis) {
+  EXPECT_EQ(attention::swin_effective_shift(4, 6, 2, 3, 1), 1);
+  EXPECT_EQ(attention::swin_effective_shift(2, 6, 2, 3, 1), 0);  // H ≤ Wh
+  EXPECT_EQ(attention::swin_effective_shift(4, 3, 2, 3, 1), 0);  // W ≤ Ww
+  EXPECT_EQ(attention::swin_effective_shift(4, 8, 4, 2), 0);     // square: min(H, W) ≤ w
+  EXPECT_EQ(attention::swin_effective_shift(8, 8, 4, 2), 2);
+  EXPECT_EQ(attention::swin_fitted_window(1, 6, 2, 3), std::make_pair(int64_t{1}, int64_t{3}));
+  EXPECT_EQ(attention::swin_fitted_window(4, 2, 2, 3), std::make_pair(int64_t{2}, int64_t{2}));
+  EXPECT_THROW(make("swin", 16, 2, {{"window", 2}, {"window_w", 3}, {"shift", 2}}),
+               attention::AttentionError);
+  auto attn = make("swin", 16, 2, {{"window", 2}, {"window_w", 3}, {"shift", 1}});
+  auto [y, trace] = attn->forward_traced(random_tokens(1, 12, 16), attention::grid_layout(2, 6));
+  EXPECT_EQ(trace->window_shift, 0);
+  auto unpadded = make("swin", 16, 2, {{"window", 2}, {"window_w", 3}, {"pad", 0}});
+  try {
+    unpadded->forward(at::randn({1, 6, 16}), attention::grid_layout(1, 6));
+    ADD_FAILURE() << "a 1×6 grid is no multiple of 2×3 windows";
+  } catch (const attention::AttentionError& e) {
+    EXPECT_NE(std::string(e.what()).find("window 1, window_w 3"), std::string::npos) << e.what();
+  }
+}
+
+// The reference module's window from a state dict alone: the shapes are symmetric in Wh, Ww,
+// the index's values say which is which (2×3 and 3×2 apart); the fixture's 4×4 stays square.
+TEST(SwinRectangular, ReferenceModuleReadsTheWindowFromTheWeights) {
+  const auto& module = *attention::mechanism_info("swin").reference_module;
+  auto fitted = [&](const nn::TensorMap& w) {
+    attention::MechanismConfig c;
+    module.fit_to_weights(c, {w.begin(), w.end()});
+    return std::make_pair(c.option("window"), c.option("window_w"));
+  };
+  for (const auto& [wh, ww] : {std::pair<int64_t, int64_t>{2, 3}, {3, 2}, {1, 4}, {5, 5}}) {
+    auto attn = make("swin", 8, 2, {{"window", wh}, {"window_w", ww}});
+    nn::TensorMap w;
+    for (const auto& p : attn->named_parameters()) w[p.key()] = p.value().detach();
+    for (const auto& p : attn->named_buffers()) w[p.key()] = p.value();
+    EXPECT_EQ(fitted(w), std::make_pair(double(wh), wh == ww ? 0.0 : double(ww)));
+  }
+  EXPECT_EQ(fitted(parity_weights("swin_attn")), std::make_pair(4.0, 0.0));
 }
 
 }  // namespace

@@ -56,11 +56,6 @@ std::map<std::string, at::Tensor> run_attention_module(const Json& config,
       m.options[option] = option_value(config, arg, arch);
   for (const auto& [option, value] : module.fixed_options) m.options[option] = value;
   if (module.fit_to_weights) module.fit_to_weights(m, weights);
-  auto attn = attention::make_mechanism(info->name, m);
-  nn::load_state(*attn, weights);
-  attn->to(input.device());  // it runs where its input is, at its precision
-  if (input.is_floating_point() && input.scalar_type() != at::kFloat)
-    cast_floating(*attn, input.scalar_type());
   // A sequence module mixes tokens as a 1-D sequence; a 1×N grid says exactly that.
   int64_t grid_h = 1, grid_w = 0;
   if (module.channels_first) {
@@ -75,6 +70,15 @@ std::map<std::string, at::Tensor> run_attention_module(const Json& config,
   } else {
     grid_w = input.size(1);
   }
+  if (!module.grid_options.first.empty()) {
+    m.options[module.grid_options.first] = double(grid_h);
+    m.options[module.grid_options.second] = double(grid_w);
+  }
+  auto attn = attention::make_mechanism(info->name, m);
+  nn::load_state(*attn, weights);
+  attn->to(input.device());  // it runs where its input is, at its precision
+  if (input.is_floating_point() && input.scalar_type() != at::kFloat)
+    cast_floating(*attn, input.scalar_type());
   const auto layout = attention::grid_layout(grid_h, grid_w);
   // (B, C, H, W) images in and out for the channels-first modules; tokens otherwise.
   const at::Tensor tokens =

@@ -55,6 +55,11 @@ struct ReferenceModule {
   // (Swin's window_size: the fixture feeds windows); otherwise a 1 x N sequence.
   bool grid = false;
   std::string grid_arg;
+  // The options that grid_arg's [H, W] pair also sets, {H's option, W's option}, when the
+  // module is fed its window as the grid (Swin: window, window_w); empty: none. Set after
+  // fit_to_weights: the config's pair decides what the weights cannot (Swin's 1 × n and
+  // n × 1 windows have the same state dict).
+  std::pair<std::string, std::string> grid_options;
   // The module takes and returns (B, C, H, W) images (Efficient, EfficientViT), not tokens.
   bool channels_first = false;
   // The output's name for an eval forward, and for a training-mode forward ("" : none).

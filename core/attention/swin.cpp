@@ -344,6 +344,7 @@ MechanismInfo swin_mechanism() {
   module.args = {{"qkv_bias", "qkv_bias"}};
   module.grid = true;
   module.grid_arg = "window_size";
+  module.grid_options = {"window", "window_w"};
   module.fit_to_weights = fit_window_to_weights;
   info.reference_module = module;
   info.create = [](const MechanismConfig& c) { return std::make_shared<SwinAttention>(c); };

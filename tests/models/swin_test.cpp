@@ -3,7 +3,8 @@
 // relative, the shifted block's probabilities ≤ 1e-5), the shifted block alone (swin_block),
 // the window clamp and shift rules per stage, a check that the parity test can fail, the
 // attn_mask check, the official layouts (manifests, in the reference order), recognition of
-// checkpoints of other sizes, and refusals.
+// checkpoints of other sizes, refusals, and the single WindowAttention arch with
+// rectangular windows.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -11,11 +12,13 @@
 #include <iostream>
 
 #include "core/io/tensor_file.h"
+#include "models/attention_module.h"
 #include "models/checkpoint_loading.h"
 #include "models/checkpoint_recognition.h"
 #include "models/model_registry.h"
 #include "models/swin.h"
 #include "models/swin_blocks.h"
+#include "tests/attention/swin_reference.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/float_compare.h"
 
@@ -246,6 +249,38 @@ TEST(SwinConfig, RefusesWhatTheReferenceCannotBuildOrRun) {
   EXPECT_THROW(models::make_backbone(heads), models::ModelError);
   const auto archs = models::known_archs();
   EXPECT_NE(std::find(archs.begin(), archs.end(), "swin"), archs.end());
+}
+
+// The reference WindowAttention as a module arch (swin_window_attention) with a rectangular
+// window_size, fed (nW·B, Wh·Ww, C) windows: the same output as the reference's forward
+// re-implemented in the test (tests/attention/swin_reference.h), to the float32 reordering
+// bound (same operations, batched differently). A reference state dict is built by hand:
+// the index with the reference's formula, random weights. 1×3 and 3×1 windows have the
+// same state dict (index i − j + 2, a 5-row table): the config's pair decides.
+TEST(SwinWindowAttentionModule, RectangularWindowSizeRunsAsTheReference) {
+  for (const auto& [wh, ww] : {std::pair<int64_t, int64_t>{2, 3}, {3, 2}, {1, 3}, {3, 1}}) {
+    SCOPED_TRACE(std::to_string(wh) + "x" + std::to_string(ww));
+    at::manual_seed(21);
+    const int64_t c = 16, heads = 2, n = wh * ww;
+    nn::TensorMap w;
+    w["qkv.weight"] = at::randn({3 * c, c}) * 0.25;
+    w["qkv.bias"] = at::randn({3 * c}) * 0.1;
+    w["proj.weight"] = at::randn({c, c}) * 0.25;
+    w["proj.bias"] = at::randn({c}) * 0.1;
+    w["relative_position_bias_table"] = at::randn({(2 * wh - 1) * (2 * ww - 1), heads}) * 0.5;
+    w["relative_position_index"] = swin_reference::relative_position_index(wh, ww);
+    const Json config = {{"arch", "swin_window_attention"},
+                         {"dim", c},
+                         {"num_heads", heads},
+                         {"qkv_bias", true},
+                         {"window_size", {wh, ww}}};
+    const at::Tensor x = at::randn({6, n, c});  // e.g. 3 windows of 2 images
+    const at::Tensor out = models::run_attention_module(config, w, x).at("out");
+    const auto ref = swin_reference::attention(x, wh, ww, wh, ww, 0, heads, w["qkv.weight"],
+                                               w["qkv.bias"], w["proj.weight"], w["proj.bias"],
+                                               w["relative_position_bias_table"]);
+    EXPECT_TRUE(agree_up_to_reordering(out, ref.out));
+  }
 }
 
 }  // namespace

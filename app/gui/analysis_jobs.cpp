@@ -123,6 +123,7 @@ std::shared_ptr<const ImageAnalysis> analyse_image(
     l.heads = int(t.heads);
     l.window = int(t.window);
     l.window_shift = int(t.window_shift);
+    l.window_w = int(t.window_w);
     out->layers.push_back(l);
   }
   const at::Tensor logits = forward->logits[0];

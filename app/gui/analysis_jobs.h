@@ -60,6 +60,7 @@ struct LayerInfo {
   int rows = 0, cols = 0, heads = 0, stage = 0;
   int window = 0;        // side of the local attention windows on this grid (HiLo), 0: none
   int window_shift = 0;  // where their tiling starts on both axes (Swin's shifted windows)
+  int window_w = 0;      // their width when not square (Swin's Wh×Ww: window = Wh); 0: window
   std::vector<std::string> prefix;  // prefix token names ("cls", "dist")
 };
 

@@ -24,7 +24,7 @@ struct Input {
   std::string name;
   analysis::Array map;
   std::shared_ptr<const ImageAnalysis> analysis;  // owns the picture
-  int window = 0, shift = 0;
+  int window = 0, shift = 0, window_w = 0;
 };
 
 // The figure of `models` (workspace indices, each with a map) with `options`. The panels
@@ -45,6 +45,7 @@ FigureJob figure_job(const GuiState& state, const std::vector<int>& models,
     in.analysis = result_of(state, k, state.view.image)->analysis;
     in.window = sm.window;
     in.shift = sm.window_shift;
+    in.window_w = sm.window_w;
     inputs.push_back(std::move(in));
   }
   viz::MapStyle style;
@@ -54,7 +55,8 @@ FigureJob figure_job(const GuiState& state, const std::vector<int>& models,
           title = map_view(state).title(fq.label)](std::string*) {
     std::vector<viz::ModelMap> maps;
     for (const Input& in : inputs)
-      maps.push_back({in.name, &in.map, 0, &in.analysis->picture, in.window, in.shift});
+      maps.push_back(
+          {in.name, &in.map, 0, &in.analysis->picture, in.window, in.shift, in.window_w});
     return std::optional<viz::CaptionedFigure>(viz::model_compare_figure(
         inputs.front().analysis->picture, maps, fq, title, style, options));
   };

@@ -23,6 +23,7 @@ struct ShownMap {
   std::string label;                   // "layer 3, head 1", "rollout", ...
   int window = 0;                // local attention windows to outline (HiLo), in cells; 0: none
   int window_shift = 0;          // their tiling's offset in cells (Swin's shifted windows)
+  int window_w = 0;              // their width in cells when not square (Swin's Wh×Ww); 0: window
   std::string grid_note;         // the grid it lives on, when that needs saying (stages, windows)
   MapQuery query;                // the query it answers (when ok; none for explanations)
   double seconds = 0;            // how long answering it from the traces took

@@ -38,7 +38,10 @@ namespace {
 // What the map's grid is, said when it is not obvious: a stage of a hierarchical model
 // whose grid differs from the one queries are picked on, and local attention windows.
 void describe_grid(const LayerInfo& layer, const LayerInfo& first, ShownMap* out) {
-  out->window = layer.window > 1 ? layer.window : 0;
+  // A window one cell on both sides outlines nothing; a rectangle keeps its width.
+  const int cols = layer.window_w > 0 ? layer.window_w : layer.window;
+  out->window = layer.window > 1 || cols > 1 ? layer.window : 0;
+  out->window_w = out->window > 0 && cols != layer.window ? cols : 0;
   out->window_shift = out->window > 0 ? layer.window_shift % out->window : 0;
   std::string note;
   if (layer.rows != first.rows || layer.cols != first.cols || layer.stage != first.stage)
@@ -49,7 +52,8 @@ void describe_grid(const LayerInfo& layer, const LayerInfo& first, ShownMap* out
   if (out->window > 0)
     note +=
         std::string(note.empty() ? "" : "; ") + std::to_string(out->window) + "x" +
-        std::to_string(out->window) + " local windows outlined" +
+        std::to_string(out->window_w > 0 ? out->window_w : out->window) +
+        " local windows outlined" +
         (out->window_shift > 0 ? " (shifted by " + std::to_string(out->window_shift) + ")" : "");
   out->grid_note = note;
 }

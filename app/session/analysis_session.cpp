@@ -142,6 +142,7 @@ void AnalysisSession::add(const std::string& image_tag, const models::ForwardRes
                               {"layout", l.trace->layout.describe()},
                               {"tokens", l.trace->layout.tokens()},
                               {"window", l.trace->window},
+                              {"window_w", l.trace->window_w},
                               {"window_shift", l.trace->window_shift}});
   }
   at::NoGradGuard no_grad;

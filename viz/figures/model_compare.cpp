@@ -20,12 +20,13 @@ ValueRange data_range(const MapSlice& s) {
   return map_range(s.data, size_t(s.rows) * size_t(s.cols), MapNormalisation::MinMax);
 }
 
-// Orange outlines of local-attention windows (HiLo's Hi-Fi windows, Swin's windows), tiled
-// from (shift, shift) when shifted; the picture's border cuts the wrapped ones.
-void add_window_lines(Panel& p, int rows, int cols, int window, int shift) {
-  if (window <= 1) return;
+// Orange outlines of local-attention windows (HiLo's Hi-Fi windows, Swin's windows),
+// window_h rows × window_w columns, tiled from (shift, shift) when shifted; the picture's
+// border cuts the wrapped ones. An axis whose windows are one cell wide gets no lines (a
+// line between every cell outlines nothing).
+void add_window_lines(Panel& p, int rows, int cols, int window_h, int window_w, int shift) {
+  if (window_h <= 0) return;  // no windows
   const double cw = (p.x.max - p.x.min) / cols, ch = (p.y.max - p.y.min) / rows;
-  const int first = shift > 0 ? shift : window;
   const Color edge{1.0, 0.67, 0.16, 0.6};
   const auto line = [&](double x0, double y0, double x1, double y1) {
     LineSeries l;
@@ -35,8 +36,12 @@ void add_window_lines(Panel& p, int rows, int cols, int window, int shift) {
     l.width_pt = 0.8;
     p.items.emplace_back(std::move(l));
   };
-  for (int c = first; c < cols; c += window) line(c * cw, p.y.min, c * cw, p.y.max);
-  for (int r = first; r < rows; r += window) line(p.x.min, r * ch, p.x.max, r * ch);
+  if (window_w > 1)
+    for (int c = shift > 0 ? shift : window_w; c < cols; c += window_w)
+      line(c * cw, p.y.min, c * cw, p.y.max);
+  if (window_h > 1)
+    for (int r = shift > 0 ? shift : window_h; r < rows; r += window_h)
+      line(p.x.min, r * ch, p.x.max, r * ch);
 }
 
 // A panel with a sentence instead of a map (a difference that cannot be taken).
@@ -145,7 +150,9 @@ CaptionedFigure model_compare_figure(const RgbaImage& picture, const std::vector
     }
     Panel p = overlay_panel(picture_of(i), slices[i], range, ps, query_on(slices[i]),
                             maps[i].model + "\n" + range_text(data));
-    add_window_lines(p, slices[i].rows, slices[i].cols, maps[i].window, maps[i].window_shift);
+    add_window_lines(p, slices[i].rows, slices[i].cols, maps[i].window,
+                     maps[i].window_w > 0 ? maps[i].window_w : maps[i].window,
+                     maps[i].window_shift);
     if (per_panel) p.colorbar = ColorbarSpec{ps.overlay.cmap, range.lo, range.hi, ""};
     f.panels.push_back(std::move(p));
   }

@@ -32,6 +32,7 @@ struct ModelMap {
   const RgbaImage* picture = nullptr;    // this model's input; nullptr: the figure's picture
   int window = 0;                        // local-attention windows to outline, in cells (0: none)
   int window_shift = 0;                  // their tiling's offset in cells (shifted windows)
+  int window_w = 0;  // their width in cells when not square (Swin's Wh×Ww: window = Wh); 0: window
 };
 
 enum class CompareScale { PerPanel, Shared };

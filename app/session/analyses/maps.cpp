@@ -153,6 +153,7 @@ void set_windows(const ModelResults& m, int64_t layer, viz::ModelMap& map) {
   for (const auto& l : m.layers)
     if (l.value("index", int64_t{-1}) == layer) {
       map.window = l.value("window", 0);
+      map.window_w = l.value("window_w", 0);  // 0 (or a report from before it): square
       const int shift = l.value("window_shift", 0);
       map.window_shift = map.window > 1 ? shift % map.window : 0;
       return;

@@ -267,6 +267,10 @@ Document Unpickler::run() {
         NodeId args = pop("NEWOBJ"), cls = pop("NEWOBJ");
         if (node(cls).kind == Kind::Global && node(cls).text == "collections.OrderedDict")
           push(add(Kind::Dict));
+        else if (node(cls).kind == Kind::Global && is_torchscript_module(node(cls).text))
+          // A TorchScript module (data.pkl of torch.jit.save): its attributes arrive by
+          // BUILD and are walked as a state dict (tensor_file.cpp); nothing to note.
+          push(object_of_quiet(node(cls).text, node(args).items));
         else
           push(object_of(node(cls).kind == Kind::Global ? node(cls).text : "object",
                          node(args).items));

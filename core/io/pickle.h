@@ -3,7 +3,9 @@
 // reconstructors it understands (OrderedDict, torch._utils._rebuild_tensor_v2,
 // _rebuild_parameter, storages, set/frozenset, copyreg._reconstructor); any other class
 // or function call becomes an opaque Object node with a note (so argparse.Namespace,
-// optimizer objects or a user's config class are skipped, not fatal); references to
+// optimizer objects or a user's config class are skipped, not fatal; a TorchScript
+// module, "__torch__.…" in a torch.jit.save archive's data.pkl, is such an Object whose
+// attributes BUILD sets, read as data like the rest); references to
 // modules that can run code or touch the system (os, subprocess, builtins.eval, ...)
 // are refused outright with IoError(RefusedGlobal) — no real checkpoint contains them.
 //
@@ -71,6 +73,11 @@ struct Limits {
 // Unpickles `data` (protocols 0–5). Throws IoError naming `file` and the byte offset.
 Document unpickle(ByteView data, const std::string& file, const StorageProvider& storages,
                   const Limits& limits = {});
+
+// True for the class of a TorchScript module as data.pkl names it ("__torch__.…").
+inline bool is_torchscript_module(const std::string& cls) {
+  return cls.rfind("__torch__.", 0) == 0;
+}
 
 // Display helper: a one-line description of a node ("OrderedDict with 152 entries", ...).
 std::string describe(const Document& doc, NodeId id);

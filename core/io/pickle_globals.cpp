@@ -66,6 +66,11 @@ constexpr const char* kDataBuiltins[] = {
     "str", "list",      "tuple", "dict",    "bool",      "object", "range",
 };
 
+// torch.jit._pickle's functions that only rebuild plain data.
+constexpr const char* kTorchScriptDataBuilders[] = {
+    "restore_type_tag", "build_intlist", "build_doublelist", "build_boollist", "build_tensorlist",
+};
+
 bool module_matches(const std::string& module, const char* refused) {
   size_t n = std::strlen(refused);
   return module.compare(0, n, refused) == 0 && (module.size() == n || module[n] == '.');
@@ -74,6 +79,11 @@ bool module_matches(const std::string& module, const char* refused) {
 }  // namespace
 
 bool is_refused_global(const std::string& module, const std::string& name) {
+  // TorchScript's data.pkl tags typed containers with these (pickle_reconstruct.cpp reads
+  // them as the value or list they wrap); the rest of torch.jit stays refused.
+  if (module == "torch.jit._pickle")
+    for (const char* ok : kTorchScriptDataBuilders)
+      if (name == ok) return false;
   if (module == "builtins" || module == "__builtin__" || module == "__builtins__") {
     for (const char* ok : kDataBuiltins)
       if (name == ok) return false;

@@ -208,6 +208,12 @@ NodeId Unpickler::call(NodeId callable, NodeId args_id, const char* op) {
   if (f == "numpy.core.multiarray.scalar" || f == "numpy._core.multiarray.scalar")
     return numpy_scalar(args);
   if (f == "numpy.dtype") return object_of_quiet("numpy.dtype", args);
+  // TorchScript's typed containers: restore_type_tag(value, type) is the value; the
+  // build_*list(list) functions are the list.
+  if (f == "torch.jit._pickle.restore_type_tag" && !args.empty()) return args[0];
+  if (f.rfind("torch.jit._pickle.build_", 0) == 0 && args.size() == 1 &&
+      node(args[0]).kind == Kind::List)
+    return args[0];
   return object_of(f, args);
 }
 

@@ -26,12 +26,13 @@ PthArchive parse_pth(ByteView data, const std::string& file) {
   if (!pkl) {
     if (torchscript)
       throw IoError(IoErrorKind::UnsupportedFormat, file,
-                    "this is a TorchScript archive (torch.jit.save), not a torch.save checkpoint; "
-                    "save the model's state_dict() with torch.save instead");
+                    "this is a TorchScript archive (torch.jit.save) of an old format without "
+                    "data.pkl; save the model's state_dict() with torch.save instead");
     throw IoError(IoErrorKind::MissingEntry, file,
                   "zip archive has no <name>/data.pkl record: not a torch.save checkpoint");
   }
   PthArchive out;
+  out.torchscript = torchscript;
   out.archive_name = pkl->name.substr(0, pkl->name.find('/'));
   const std::string prefix = out.archive_name + "/";
   if (const ZipEntry* v = zip.find(prefix + "version")) {

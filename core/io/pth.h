@@ -14,6 +14,9 @@ namespace attnlab::io {
 struct PthArchive {
   std::string archive_name;  // the folder inside the zip ("deit_mini")
   std::string version;       // content of the version record, e.g. "3"
+  // A TorchScript archive (torch.jit.save: constants.pkl and code/ beside data.pkl). Its
+  // data.pkl is read like any other, as data; the code is never looked at.
+  bool torchscript = false;
   pickle::Document doc;
 };
 
@@ -21,8 +24,8 @@ struct PthArchive {
 bool looks_like_legacy_pickle(ByteView head);
 
 // Throws IoError: BadZip / Truncated for a broken archive, MissingEntry when data.pkl or
-// a storage record is absent, UnsupportedFormat for TorchScript archives and big-endian
-// saves, and whatever the unpickler raises.
+// a storage record is absent, UnsupportedFormat for a TorchScript archive of the old
+// format without data.pkl and for big-endian saves, and whatever the unpickler raises.
 PthArchive parse_pth(ByteView data, const std::string& file);
 
 }  // namespace attnlab::io

@@ -93,6 +93,15 @@ class Flattener {
       refs.push_back({container_key, path, size_t(n.int_value)});
       return;
     }
+    // A TorchScript module: its attributes (submodules, parameters, buffers) are the dict
+    // BUILD gave it, so it is walked as that dict; other objects hold no weights we read.
+    if (n.kind == Kind::Object) {
+      if (!pickle::is_torchscript_module(n.text) || n.items.empty() ||
+          doc_.at(n.items.back()).kind != Kind::Dict)
+        return;
+      walk(n.items.back(), container_key, path, depth);
+      return;
+    }
     bool is_container = n.kind == Kind::Dict || n.kind == Kind::List || n.kind == Kind::Tuple;
     if (!is_container) return;
     if (depth > kMaxDepth || !on_path_.insert(id).second) {
@@ -193,6 +202,10 @@ void fill_from_pth(PthArchive&& pth, uint64_t file_size, TensorFile& out) {
   }
   if (flat.truncated)
     out.notes.push_back("some nested containers were cyclic or deeper than 64 levels; not walked");
+  if (pth.torchscript)
+    out.notes.push_back(
+        "a TorchScript archive (torch.jit.save): its modules' tensors were read as data, named "
+        "by their attribute paths as a state dict; nothing in its code/ was run");
   out.notes.insert(out.notes.end(), doc.notes.begin(), doc.notes.end());
 
   // Move each tensor out on its last reference; earlier references (shared tensors) copy.

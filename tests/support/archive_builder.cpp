@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <cstring>
+#include <memory>
 
 namespace attnlab::testing {
 
@@ -167,6 +168,78 @@ PickleWriter& PickleWriter::tensor(const std::string& storage_type, const std::s
   return reduce();
 }
 
+namespace {
+
+// The module tree of dotted tensor names, children in first-seen order.
+struct ModuleNode {
+  std::vector<std::pair<std::string, std::unique_ptr<ModuleNode>>> children;
+  int tensor = -1;  // index into the tensors when this attribute is a tensor
+  ModuleNode& child(const std::string& name) {
+    for (auto& [n, c] : children)
+      if (n == name) return *c;
+    children.emplace_back(name, std::make_unique<ModuleNode>());
+    return *children.back().second;
+  }
+};
+
+void write_module(PickleWriter& p, const ModuleNode& m, const std::string& cls,
+                  const std::vector<ShapedTensor>& tensors, bool root) {
+  p.global("__torch__.model", cls).empty_tuple().raw({0x81});  // NEWOBJ
+  p.empty_dict().mark().str("training").newfalse();
+  if (root)  // a typed attribute, as TorchScript pickles Dict[str, int] fields
+    p.str("sizes")
+        .global("torch.jit._pickle", "restore_type_tag")
+        .mark()
+        .empty_dict()
+        .str("Dict[str, int]")
+        .tuple()
+        .reduce();
+  for (const auto& [name, c] : m.children) {
+    p.str(name);
+    if (c->tensor >= 0) {
+      const ShapedTensor& t = tensors[size_t(c->tensor)];
+      std::vector<int> stride(t.shape.size(), 1);
+      for (size_t d = t.shape.size(); d-- > 1;) stride[d - 1] = stride[d] * t.shape[d];
+      int n = 1;
+      for (int s : t.shape) n *= s;
+      p.tensor(t.int64 ? "LongStorage" : "FloatStorage", std::to_string(c->tensor), n, 0, t.shape,
+               stride);
+    } else {
+      write_module(p, *c, cls + "_" + name, tensors, false);
+    }
+  }
+  p.setitems().op('b');  // BUILD: the attributes
+}
+
+}  // namespace
+
+Bytes make_torchscript(const std::vector<ShapedTensor>& tensors, const std::string& code_marker,
+                       const std::string& archive) {
+  ModuleNode root;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    ModuleNode* m = &root;
+    const std::string& name = tensors[i].name;
+    size_t start = 0;
+    for (size_t dot; (dot = name.find('.', start)) != std::string::npos; start = dot + 1)
+      m = &m->child(name.substr(start, dot - start));
+    m->child(name.substr(start)).tensor = int(i);
+  }
+  PickleWriter p;
+  p.proto();
+  write_module(p, root, "Model", tensors, true);
+  p.stop();
+  const std::string code =
+      "import os\nos.system('touch " + code_marker + "')\nclass Model(Module):\n  pass\n";
+  std::vector<std::pair<std::string, Bytes>> entries;
+  entries.push_back({archive + "/data.pkl", p.bytes()});
+  entries.push_back({archive + "/code/__torch__/model.py", Bytes(code.begin(), code.end())});
+  entries.push_back({archive + "/constants.pkl", {0x80, 2, ')', '.'}});
+  for (size_t i = 0; i < tensors.size(); ++i)
+    entries.push_back({archive + "/data/" + std::to_string(i), tensors[i].bytes});
+  entries.push_back({archive + "/version", {'3', '\n'}});
+  return make_zip(entries);
+}
+
 Bytes float_bytes(const std::vector<float>& v) {
   Bytes b(v.size() * 4);
   if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
@@ -182,15 +255,11 @@ Bytes make_pth(const std::vector<std::pair<std::string, std::vector<float>>>& te
 }
 
 Bytes make_shaped_pth(const std::vector<ShapedTensor>& tensors, const std::string& archive,
-                      ZipOptions options) {
+                      ZipOptions options, const std::string& container) {
   PickleWriter p;
-  p.proto()
-      .empty_dict()
-      .str("model")
-      .global("collections", "OrderedDict")
-      .empty_tuple()
-      .reduce()
-      .mark();
+  p.proto();
+  if (!container.empty()) p.empty_dict().str(container);
+  p.global("collections", "OrderedDict").empty_tuple().reduce().mark();
   std::vector<std::pair<std::string, Bytes>> entries;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const ShapedTensor& t = tensors[i];
@@ -201,7 +270,9 @@ Bytes make_shaped_pth(const std::vector<ShapedTensor>& tensors, const std::strin
     p.str(t.name).tensor(t.int64 ? "LongStorage" : "FloatStorage", std::to_string(i), n, 0, t.shape,
                          stride);
   }
-  p.setitems().setitem().stop();
+  p.setitems();
+  if (!container.empty()) p.setitem();
+  p.stop();
   entries.push_back({archive + "/data.pkl", p.bytes()});
   for (size_t i = 0; i < tensors.size(); ++i)
     entries.push_back({archive + "/data/" + std::to_string(i), tensors[i].bytes});

@@ -70,8 +70,19 @@ struct ShapedTensor {
   bool int64 = false;
   Bytes bytes;
 };
+// `container`: the key the state dict sits under ({'model': state_dict}, as DeiT releases
+// it); "" for a bare state dict (DINO's and DINOv2's releases).
 Bytes make_shaped_pth(const std::vector<ShapedTensor>& tensors,
-                      const std::string& archive = "archive", ZipOptions options = {});
+                      const std::string& archive = "archive", ZipOptions options = {},
+                      const std::string& container = "model");
+
+// A TorchScript archive as torch.jit.save writes it: <archive>/data.pkl holding the module
+// tree as "__torch__.…" objects (each gets its attribute dict by BUILD: "training", its
+// submodules and tensors by the dotted names given, and on the root a typed dict tagged by
+// torch.jit._pickle.restore_type_tag), constants.pkl, code/ and data/<key> storages. The
+// code/ file is Python that would create the file `code_marker` if anything ran it.
+Bytes make_torchscript(const std::vector<ShapedTensor>& tensors, const std::string& code_marker,
+                       const std::string& archive = "model");
 
 Bytes float_bytes(const std::vector<float>& v);
 

@@ -1,17 +1,22 @@
 // EfficientViT's lightweight multi-scale linear attention (LiteMLA, Cai et al. ICCV 2023;
 // SPEC_COMPARISON "EfficientViT"), as mit-han-lab/efficientvit's LiteMLA computes it: a
-// 1×1 qkv conv, one multi-scale branch (depthwise s×s conv, then a grouped 1×1 conv) whose
-// output is a second set of heads, ReLU linear attention, and a 1×1 conv + BatchNorm.
-//   parameters  qkv.conv: Conv2d(C, 3·h·d, 1); aggreg.0.0: depthwise Conv2d(3hd, 3hd, s,
-//               pad s//2); aggreg.0.1: Conv2d(3hd, 3hd, 1, groups 3h); proj.conv:
-//               Conv2d(h·d·(1+S), C, 1); proj.norm: BatchNorm2d(C, eps 1e-5) with the
+// 1×1 qkv conv, a multi-scale branch per kernel side s (depthwise s×s conv, then a grouped
+// 1×1 conv) whose output is a further set of heads, ReLU linear attention, and a 1×1 conv
+// + BatchNorm.
+//   parameters  qkv.conv: Conv2d(C, 3·h·d, 1); per branch i: aggreg.i.0: depthwise
+//               Conv2d(3hd, 3hd, s_i, pad s_i//2); aggreg.i.1: Conv2d(3hd, 3hd, 1, groups
+//               3h); proj.conv: Conv2d(h·d·(1+S), C, 1), S the number of branches;
+//               proj.norm: BatchNorm2d(C, eps 1e-5) with the
 //               running_mean / running_var buffers (no num_batches_tracked: the checkpoint
 //               loader drops it and nothing reads it). Convs have a bias only with use_bias.
-//   options     head_dim d (the reference's `dim`; 0: C / heads), scale s (the reference's
-//               scales = (s,), odd; 0: no branch, scales = ()), eps (1e-15), use_bias (0).
+//   options     head_dim d (the reference's `dim`; 0: C / heads), scale, scale2, scale3: the
+//               reference's tuple `scales` (odd sides in order, 0 ends it: scale 5 alone is
+//               the default (5,), scale 3 + scale2 5 is (3, 5), scale 0 is ()), eps (1e-15),
+//               use_bias (0).
 //               h is the config's heads; h·d need not be C (the reference's explicit heads).
 //   forward     channel layout per head [q(d) | k(d) | v(d)] contiguous (NOT [q | k | v]
-//               head-major), the branch's heads after the qkv conv's: H' = h·(1+S) heads.
+//               head-major), the branches' heads after the qkv conv's, in the order of
+//               `scales`: H' = h·(1+S) heads.
 //               out_n = (Σ_m v_m relu(k_m)ᵀ) relu(q_n) / (relu(q_n)·Σ_m relu(k_m) + eps),
 //               heads concatenated channel-wise (head·d + c), proj. No residual inside.
 //               The reference's quadratic form for H·W ≤ d is the same function.
@@ -30,8 +35,10 @@
 //   explicit    out = rows·v · den/(den + eps), den = relu(q_i)·Σ relu(k); merge; proj
 #include <ATen/ATen.h>
 
+#include <iterator>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/attention/capabilities.h"
 #include "core/attention/layers.h"
@@ -105,15 +112,37 @@ Conv2dLayer::Shape conv_shape(int64_t in, int64_t out, int64_t kernel, int64_t g
   return s;
 }
 
+// The options scale, scale2, scale3 as the reference's tuple `scales`: odd sides, in order,
+// up to the first 0.
+constexpr const char* kScaleOptions[] = {"scale", "scale2", "scale3"};
+
+std::vector<int64_t> branch_scales(const MechanismConfig& c) {
+  std::vector<int64_t> scales;
+  bool ended = false;
+  for (const char* name : kScaleOptions) {
+    const int64_t s = c.int_option(name);
+    if (s == 0) {
+      ended = true;
+      continue;
+    }
+    if (ended)
+      throw AttentionError("efficientvit: option '" + std::string(name) + "' = " +
+                           std::to_string(s) + " follows a 0: the scales are given in order");
+    if (s % 2 == 0)
+      throw AttentionError("efficientvit: option '" + std::string(name) +
+                           "' = " + std::to_string(s) +
+                           " must be odd (the branch's conv pads s//2 to keep the grid) or 0");
+    scales.push_back(s);
+  }
+  return scales;
+}
+
 class EfficientVitAttention : public AttentionMechanism {
  public:
   explicit EfficientVitAttention(const MechanismConfig& c) : AttentionMechanism("efficientvit", c) {
     const int64_t asked = c.int_option("head_dim");
     d_ = asked > 0 ? asked : c.head_dim();
-    scale_ = c.int_option("scale");
-    if (scale_ > 0 && scale_ % 2 == 0)
-      throw AttentionError("efficientvit: option 'scale' = " + std::to_string(scale_) +
-                           " must be odd (the branch's conv pads s//2 to keep the grid) or 0");
+    scales_ = branch_scales(c);
     eps_ = c.option("eps");
     const bool bias = c.flag("use_bias");
     const int64_t total = c.heads * d_;  // 3·total channels per branch
@@ -121,12 +150,13 @@ class EfficientVitAttention : public AttentionMechanism {
     auto qkv = register_module("qkv", std::make_shared<torch::nn::Module>());
     qkv_ = add_layer<Conv2dLayer>(*qkv, "conv", conv_shape(c.dim, 3 * total, 1, 1, bias));
     auto aggreg = register_module("aggreg", std::make_shared<torch::nn::Module>());
-    if (scale_ > 0) {
-      auto branch = aggreg->register_module("0", std::make_shared<torch::nn::Module>());
-      spatial_ = add_layer<Conv2dLayer>(*branch, "0",
-                                        conv_shape(3 * total, 3 * total, scale_, 3 * total, bias));
-      mix_ = add_layer<Conv2dLayer>(*branch, "1",
-                                    conv_shape(3 * total, 3 * total, 1, 3 * c.heads, bias));
+    for (size_t i = 0; i < scales_.size(); ++i) {
+      auto branch =
+          aggreg->register_module(std::to_string(i), std::make_shared<torch::nn::Module>());
+      spatial_.push_back(add_layer<Conv2dLayer>(
+          *branch, "0", conv_shape(3 * total, 3 * total, scales_[i], 3 * total, bias)));
+      mix_.push_back(add_layer<Conv2dLayer>(
+          *branch, "1", conv_shape(3 * total, 3 * total, 1, 3 * c.heads, bias)));
     }
     auto proj = register_module("proj", std::make_shared<torch::nn::Module>());
     proj_ =
@@ -141,7 +171,11 @@ class EfficientVitAttention : public AttentionMechanism {
     const int64_t n = height * width, d = d_, heads = config().heads * branches();
     const at::Tensor image = x.transpose(1, 2).reshape({batch, x.size(2), height, width});
     at::Tensor qkv = (*qkv_)(image);
-    if (scale_ > 0) qkv = at::cat({qkv, (*mix_)((*spatial_)(qkv))}, 1);
+    if (!scales_.empty()) {  // [qkv, branch 0, branch 1, ...] along the channels
+      std::vector<at::Tensor> multi = {qkv};
+      for (size_t i = 0; i < scales_.size(); ++i) multi.push_back((*mix_[i])((*spatial_[i])(qkv)));
+      qkv = at::cat(multi, 1);
+    }
     // Per head 3d contiguous channels [q | k | v] -> (B, H', N, d) each.
     const at::Tensor parts = qkv.reshape({batch, heads, 3 * d, n}).transpose(-2, -1);
     const at::Tensor q = at::relu(parts.narrow(-1, 0, d));
@@ -171,11 +205,13 @@ class EfficientVitAttention : public AttentionMechanism {
   }
 
  private:
-  int64_t branches() const { return scale_ > 0 ? 2 : 1; }
+  int64_t branches() const { return 1 + int64_t(scales_.size()); }
 
-  std::shared_ptr<Conv2dLayer> qkv_, spatial_, mix_, proj_;
+  std::shared_ptr<Conv2dLayer> qkv_, proj_;
+  std::vector<std::shared_ptr<Conv2dLayer>> spatial_, mix_;  // per branch
   std::shared_ptr<BatchNorm2d> norm_;
-  int64_t d_ = 0, scale_ = 0;
+  int64_t d_ = 0;
+  std::vector<int64_t> scales_;
   double eps_ = 1e-15;
 };
 
@@ -193,13 +229,17 @@ MechanismInfo efficientvit_mechanism() {
       {"head_dim", OptionSpec::Kind::Integer, 0, 0, 1e6,
        "head dimension d, the reference's dim (0: C / heads; the reference default is 8)"},
       {"scale", OptionSpec::Kind::Integer, 5, 0, 1e6,
-       "odd kernel side s of the multi-scale branch, scales = (s,) (0: no branch)"},
+       "odd kernel side of the first multi-scale branch, scales = (s,) (0: no branch)"},
+      {"scale2", OptionSpec::Kind::Integer, 0, 0, 1e6,
+       "odd kernel side of a second branch: scale 3, scale2 5 is scales = (3, 5) (0: none)"},
+      {"scale3", OptionSpec::Kind::Integer, 0, 0, 1e6,
+       "odd kernel side of a third branch (0: none)"},
       {"eps", OptionSpec::Kind::Real, 1e-15, 0, 1e9, "epsilon added to the denominator"},
       {"use_bias", OptionSpec::Kind::Flag, 0, 0, 1,
        "bias on every conv (the reference's use_bias)"},
   };
   info.trace_heads = [](const MechanismConfig& c) {
-    return c.heads * (c.int_option("scale") > 0 ? 2 : 1);
+    return c.heads * (1 + int64_t(branch_scales(c).size()));
   };
   // The reference LiteMLA on (B, C, H, W). Its config leaves heads null (h = C // dim ·
   // heads_ratio): the weights give h and the branch's kernel.
@@ -213,8 +253,10 @@ MechanismInfo efficientvit_mechanism() {
   module.fit_to_weights = [](MechanismConfig& c, const std::map<std::string, at::Tensor>& w) {
     if (!c.options.count("head_dim")) c.options["head_dim"] = 8;  // the reference's default
     const int64_t d = static_cast<int64_t>(c.options.at("head_dim"));
-    const auto agg = w.find("aggreg.0.0.weight");
-    c.options["scale"] = agg == w.end() ? 0.0 : static_cast<double>(agg->second.size(-1));
+    for (size_t i = 0; i < std::size(kScaleOptions); ++i) {  // each branch's kernel side
+      const auto agg = w.find("aggreg." + std::to_string(i) + ".0.weight");
+      c.options[kScaleOptions[i]] = agg == w.end() ? 0.0 : double(agg->second.size(-1));
+    }
     const auto qkv = w.find("qkv.conv.weight");
     if (c.heads == 0 && d > 0) c.heads = qkv == w.end() ? c.dim / d : qkv->second.size(0) / (3 * d);
   };

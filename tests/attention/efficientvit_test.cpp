@@ -144,6 +144,46 @@ TEST(EfficientVitAttention, HeadDimAndBranchOptions) {
   }
 }
 
+// scales = (3, 5) (options scale 3, scale2 5): two branches after the qkv conv, h·(1 + 2)
+// heads, proj over 3·h·d channels; the forward written out here as the reference's
+// LiteMLA.relu_linear_att computes it ((B, heads, 3d, N), v padded with a row of ones).
+TEST(EfficientVitAttention, SeveralScalesAreTheReferencesTupleInOrder) {
+  const int64_t c = 16, d = 8, h = 2;
+  auto attn = make("efficientvit", c, h, {{"scale", 3}, {"scale2", 5}});
+  attn->eval();
+  auto p = attn->named_parameters();
+  EXPECT_EQ(p["aggreg.0.0.weight"].sizes(), (at::IntArrayRef{48, 1, 3, 3}));
+  EXPECT_EQ(p["aggreg.1.0.weight"].sizes(), (at::IntArrayRef{48, 1, 5, 5}));
+  EXPECT_EQ(p["aggreg.1.1.weight"].sizes(), (at::IntArrayRef{48, 8, 1, 1}));  // 3h groups
+  EXPECT_EQ(p["proj.conv.weight"].sizes(), (at::IntArrayRef{16, 48, 1, 1}));
+  const TokenLayout layout = attention::grid_layout(5, 4);
+  const at::Tensor x = random_tokens(2, 20, c);
+  auto [y, trace] = attn->forward_traced(x, layout);
+  EXPECT_EQ(trace->heads, 6);
+  const at::Tensor image = efficientvit_to_image(x, 5, 4);
+  const at::Tensor qkv = at::conv2d(image, p["qkv.conv.weight"]);
+  std::vector<at::Tensor> multi = {qkv};
+  for (const int64_t i : {0, 1}) {
+    const int64_t side = i == 0 ? 3 : 5;
+    const std::string b = "aggreg." + std::to_string(i);
+    const std::vector<int64_t> one = {1, 1}, zero = {0, 0}, pad = {side / 2, side / 2};
+    const at::Tensor spatial =
+        at::conv2d(qkv, p[b + ".0.weight"], at::Tensor(), one, pad, one, 3 * h * d);
+    multi.push_back(at::conv2d(spatial, p[b + ".1.weight"], at::Tensor(), one, zero, one, 3 * h));
+  }
+  const at::Tensor all = at::cat(multi, 1).reshape({2, -1, 3 * d, 20});
+  const at::Tensor q = at::relu(all.narrow(2, 0, d)), k = at::relu(all.narrow(2, d, d));
+  const at::Tensor v = at::constant_pad_nd(all.narrow(2, 2 * d, d), {0, 0, 0, 1}, 1.0);
+  const at::Tensor out = at::matmul(at::matmul(v, k.transpose(-1, -2)), q);
+  const at::Tensor mixed =
+      (out.narrow(2, 0, d) / (out.narrow(2, d, 1) + 1e-15)).reshape({2, -1, 5, 4});
+  EXPECT_EQ(mixed.size(1), 48);
+  EXPECT_LE(max_abs_diff(efficientvit_to_tokens(project(*attn, mixed)), y), 1e-5);
+  // The tuple is given in order: a branch after a 0 is refused.
+  EXPECT_THROW(make("efficientvit", c, h, {{"scale", 0}, {"scale2", 5}}),
+               attention::AttentionError);
+}
+
 // Training mode normalises with the batch's statistics (biased variance, eps 1e-5), as
 // nn.BatchNorm2d does, and updates the running ones.
 TEST(EfficientVitAttention, TrainingUsesBatchStatistics) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "core/attention/capabilities.h"
 #include "tests/attention/attention_test_util.h"
 
 namespace attnlab::testing {
@@ -145,7 +146,8 @@ TEST(LinearAttention, ClsPrefixIsJustTheFirstTokenOfTheSequence) {
 TEST(LinearAttention, EveryKernelMatchesItsDirectDefinition) {
   const auto& info = attention::mechanism_info("linear");
   const int64_t heads = 4;
-  for (const std::string kernel : {"elu+1", "relu", "softmax", "angular"}) {
+  for (const std::string kernel :
+       {"elu+1", "relu", "softmax", "angular", "cosine", "mean_centred"}) {
     SCOPED_TRACE(kernel);
     auto attn = make("linear", 32, heads,
                      {{"feature_map", attention::option_from_text(info, "feature_map", kernel)}});
@@ -160,10 +162,17 @@ TEST(LinearAttention, EveryKernelMatchesItsDirectDefinition) {
     if (kernel == "relu") kern = at::matmul(at::relu(q), at::relu(k).transpose(-2, -1));
     if (kernel == "softmax")
       kern = at::matmul(at::softmax(q, -1), at::softmax(k, -2).transpose(-2, -1));
-    if (kernel == "angular")
-      kern = 0.5 + at::cosine_similarity(q.unsqueeze(3), k.unsqueeze(2), -1, 0.0) / std::acos(-1.0);
-    const at::Tensor sums = kern.sum(-1, true);
-    at::Tensor mixed = at::matmul(kern, qkv[2]) / (sums + 1e-6);
+    const at::Tensor cosine = at::cosine_similarity(q.unsqueeze(3), k.unsqueeze(2), -1, 0.0);
+    if (kernel == "angular") kern = 0.5 + cosine / std::acos(-1.0);
+    if (kernel == "cosine") kern = cosine;
+    if (kernel == "mean_centred") {
+      const at::Tensor qc = q - q.mean(-2, true), kc = k - k.mean(-2, true);
+      kern = 1.0 + at::matmul(qc, kc.transpose(-2, -1)) / std::sqrt(double(q.size(-1)));
+    }
+    // Hydra's cosine kernel is not normalised: its rows are the raw similarities.
+    const bool raw = kernel == "cosine";
+    const at::Tensor sums = raw ? at::ones_like(kern.sum(-1, true)) : kern.sum(-1, true);
+    at::Tensor mixed = at::matmul(kern, qkv[2]) / (raw ? sums : sums + 1e-6);
     at::Tensor merged = mixed.permute({0, 2, 1, 3}).reshape({2, layout.tokens(), 32});
     auto p = attn->named_parameters();
     at::Tensor ref =
@@ -171,6 +180,13 @@ TEST(LinearAttention, EveryKernelMatchesItsDirectDefinition) {
     EXPECT_LE(max_abs_diff(out, ref), 1e-5);
     for (int64_t h = 0; h < heads; ++h)
       EXPECT_LE(max_abs_diff(trace->matrix(1, h), kern[1][h] / sums[1][h]), 1e-5) << h;
+    // Their rows can be negative, and the trace says so (diverging colour scales).
+    EXPECT_EQ(trace->offers(attention::capability::kSignedRows),
+              kernel == "cosine" || kernel == "mean_centred");
+    // Mean-centred keys sum to zero over the tokens: every row sums to N before it is
+    // normalised (float64 here, so to rounding).
+    if (kernel == "mean_centred")
+      EXPECT_LE(max_abs_diff(sums, at::full_like(sums, double(layout.tokens()))), 1e-9);
   }
 }
 
@@ -178,8 +194,8 @@ TEST(LinearAttention, EveryKernelMatchesItsDirectDefinition) {
 // and the forward gives it a zero mixture (0 / eps).
 TEST(LinearAttention, ReluKernelGivesAZeroRowToAQueryWithNoPositiveFeature) {
   const auto& info = attention::mechanism_info("linear");
-  auto attn =
-      make("linear", 8, 1, {{"feature_map", attention::option_from_text(info, "feature_map", "relu")}});
+  auto attn = make("linear", 8, 1,
+                   {{"feature_map", attention::option_from_text(info, "feature_map", "relu")}});
   {
     at::NoGradGuard no_grad;
     auto p = attn->named_parameters();
@@ -202,11 +218,12 @@ TEST(LinearAttention, KernelIsChosenByNameAndAnUnknownNameIsRefused) {
     attention::option_from_text(info, "feature_map", "cosh");
     ADD_FAILURE() << "an unknown kernel was accepted";
   } catch (const attention::AttentionError& e) {
-    EXPECT_NE(std::string(e.what()).find("elu+1, relu, softmax, angular"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("elu+1, relu, softmax, angular, cosine, mean_centred"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_THROW(attention::option_from_text(info, "eps", "small"), attention::AttentionError);
-  EXPECT_THROW(make("linear", 16, 2, {{"feature_map", 4}}), attention::AttentionError);
+  EXPECT_THROW(make("linear", 16, 2, {{"feature_map", 6}}), attention::AttentionError);
   EXPECT_THROW(make("linear", 16, 2, {{"feature_map", 0.5}}), attention::AttentionError);
 }
 

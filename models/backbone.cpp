@@ -2,8 +2,8 @@
 // its trace becomes a fixture-style output (the trace's reference_outputs: "attn.*" for
 // softmax, "hifi.*"/"lofi.*" for HiLo).
 #include "models/backbone.h"
-#include "models/memory_estimate.h"
 #include "core/runtime/bf16_products.h"
+#include "models/memory_estimate.h"
 
 #include <ATen/ATen.h>
 
@@ -23,16 +23,14 @@ bool ForwardRecorder::enter_block(const std::string& path, at::Tensor& x, int64_
   if (skipping_) {
     if (path != options_.resume->block) return false;
     const BlockInput& from = *options_.resume;
-    if (!from.input.defined())
-      throw ModelError("resumed forward: no input recorded for " + path);
+    if (!from.input.defined()) throw ModelError("resumed forward: no input recorded for " + path);
     x = from.input;
     if (height) *height = from.height;
     if (width) *width = from.width;
     skipping_ = false;
   }
   if (options_.record_block_inputs)
-    result_.block_inputs.push_back(
-        {path, x.detach(), height ? *height : 0, width ? *width : 0});
+    result_.block_inputs.push_back({path, x.detach(), height ? *height : 0, width ? *width : 0});
   return true;
 }
 
@@ -71,9 +69,24 @@ ForwardResult Backbone::run(const at::Tensor& images, const ForwardOptions& opti
   check_forward_memory(*this, images, options);  // refuses a forward that cannot fit
   const auto all = parameters();
   const at::Tensor* p = first_floating(all);
-  if (!p || !images.is_floating_point() || images.scalar_type() == p->scalar_type())
-    return forward_images(images, options);
-  return forward_images(images.to(p->scalar_type()), options);
+  ForwardResult r = !p || !images.is_floating_point() || images.scalar_type() == p->scalar_type()
+                        ? forward_images(images, options)
+                        : forward_images(images.to(p->scalar_type()), options);
+  r.output_kind = output_kind();
+  return r;
+}
+
+std::string embedding_output_note(const std::string& what, int64_t dims, const std::string& arch) {
+  return what + " needs class scores, but " + (arch.empty() ? "the model" : arch) +
+         "'s output is an embedding" +
+         (dims > 0 ? " of " + std::to_string(dims) + " values" : std::string()) +
+         " (a backbone released without a classifier, as DINO, DINOv2 and CLIP's image tower "
+         "are): it has no class to rank, explain or evaluate";
+}
+
+void require_classes(const Backbone& model, const std::string& what) {
+  if (model.output_kind() == OutputKind::embedding)
+    throw ModelError(embedding_output_note(what, 0, model.arch()));
 }
 
 void cast_floating(torch::nn::Module& module, c10::ScalarType dtype) {

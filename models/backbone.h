@@ -51,6 +51,10 @@ struct ForwardOptions {
   const BlockInput* resume = nullptr;
 };
 
+// What a forward's `logits` hold: class scores (a classifier head), or an embedding (a
+// backbone released without a classifier: DINO, DINOv2, CLIP's image tower). An embedding
+// has no classes to rank, explain or evaluate.
+enum class OutputKind { classes, embedding };
 
 struct LayerTrace {
   std::string path;  // state-dict path of the attention module, e.g. "blocks.3.attn"
@@ -58,12 +62,13 @@ struct LayerTrace {
 };
 
 struct ForwardResult {
-  at::Tensor logits;
+  at::Tensor logits;  // (B, classes), or (B, dims) of an embedding: see output_kind
+  OutputKind output_kind = OutputKind::classes;
   std::vector<LayerTrace> traces;             // in forward order
   std::map<std::string, at::Tensor> outputs;  // fixture-style names, see above
   // With ForwardOptions::gradient_target: that module's output as the forward went on
-  // from it (a leaf that requires grad unless target_in_graph, in the module's own layout: B×N×C with prefix
-  // tokens first, or NCHW for RAVLT); undefined when no module has that path.
+  // from it (a leaf that requires grad unless target_in_graph, in the module's own layout: B×N×C
+  // with prefix tokens first, or NCHW for RAVLT); undefined when no module has that path.
   at::Tensor target;
   std::vector<BlockInput> block_inputs;  // with ForwardOptions::record_block_inputs, in order
 };
@@ -88,6 +93,9 @@ class Backbone : public torch::nn::Module {
   // relative-position indices, stay as they are, unlike Module::to(dtype)).
   void set_precision(c10::ScalarType dtype);
   virtual std::string arch() const = 0;
+  // Class scores unless the model is a backbone with no classifier (ForwardResult::logits
+  // is then its embedding); run() copies it into ForwardResult::output_kind.
+  virtual OutputKind output_kind() const { return OutputKind::classes; }
   // Each stage's token layout and channel count for (height × width) images: one entry
   // for a plain ViT, one per stage for the hierarchical families, whose stage i modules
   // live under "layers.i" (the reference state-dict layout). The forward's memory estimate
@@ -114,6 +122,14 @@ class Backbone : public torch::nn::Module {
  private:
   std::string config_text_;
 };
+
+// Throws ModelError naming `what` (a command or analysis: "classify", "grad-cam") when the
+// model's output is an embedding: there is no class to rank, explain or evaluate.
+void require_classes(const Backbone& model, const std::string& what);
+// The same refusal as a sentence (a skipped analysis, a GUI note): `dims` the embedding's
+// size when known (> 0), `arch` the model's arch when known.
+std::string embedding_output_note(const std::string& what, int64_t dims = 0,
+                                  const std::string& arch = "");
 
 // Casts every floating-point parameter and buffer of `module` to `dtype`, leaving integer
 // ones (indices) as they are; Module::to(dtype) would cast those too.

@@ -9,6 +9,8 @@
 #include "core/nn/initial_values.h"
 #include "models/backbone.h"
 #include "models/checkpoint_summary.h"
+#include "models/clip_layout.h"
+#include "models/dino_layout.h"
 #include "models/hf_layout.h"
 #include "models/model_family.h"
 #include "models/model_registry.h"
@@ -37,6 +39,22 @@ CheckpointWeights read_checkpoint_weights(io::TensorFile&& file, const std::stri
     w.tensors = hf_vit_to_timm(std::move(w.tensors));
     w.architecture = "vit";
     w.layout = "transformers";
+  }
+  if (is_dino_training_layout(w.tensors)) {  // DINO / DINOv2 training: the teacher's backbone
+    DinoBackbone backbone = dino_training_backbone(std::move(w.tensors));
+    w.tensors = std::move(backbone.tensors);
+    KeyNames names;
+    for (const auto& entry : w.tensors) names.push_back(entry.first);
+    w.architecture = family_of_keys(names);
+    w.layout = "dino_training";
+    w.notes.push_back(backbone.note());
+  }
+  if (is_clip_release_layout(w.tensors)) {  // a whole CLIP model: its image tower
+    ClipTower tower = clip_image_tower(std::move(w.tensors));
+    w.tensors = std::move(tower.tensors);
+    w.architecture = "clip";
+    w.layout = "clip";
+    w.notes.push_back(tower.note());
   }
   return w;
 }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/nn/state_loading.h"
 
@@ -24,9 +25,12 @@ namespace attnlab::models {
 
 struct CheckpointWeights {
   std::string path;
-  std::string source_key;    // container key the weights came from ("" = flat file)
-  std::string architecture;  // family recognised from the key names (checkpoint_summary)
-  std::string layout;        // "transformers" when renamed from that layout (hf_layout.h)
+  std::string source_key;          // container key the weights came from ("" = flat file)
+  std::string architecture;        // family recognised from the key names (checkpoint_summary)
+  std::string layout;              // "transformers" when renamed from that layout (hf_layout.h),
+                                   // "clip" for a whole CLIP model's image tower (clip_layout.h),
+                                   // "dino_training" for a DINO training network's backbone
+  std::vector<std::string> notes;  // what the reader did that the user should know
   nn::TensorMap tensors;
 };
 

@@ -64,8 +64,7 @@ StepOutputs run_steps(Backbone& model, const at::Tensor& image, const at::Tensor
     const at::Tensor logits = model.run(m * image + (1 - m) * baseline).logits;
     if (logits.dim() != 2 || cls >= logits.size(1) || reference >= logits.size(1))
       throw ModelError("faithfulness: class " + std::to_string(std::max(cls, reference)) +
-                       " is outside the model's " + std::to_string(logits.size(-1)) +
-                       " classes");
+                       " is outside the model's " + std::to_string(logits.size(-1)) + " classes");
     const at::Tensor p = logits.to(at::kDouble).softmax(-1).select(1, cls).cpu();
     const at::Tensor hit = logits.argmax(-1).eq(reference).to(at::kDouble).cpu();
     for (int64_t i = 0; i < p.size(0); ++i) {
@@ -87,9 +86,12 @@ PerturbBaseline parse_perturb_baseline(const std::string& name) {
 
 const char* perturb_baseline_name(PerturbBaseline b) {
   switch (b) {
-    case PerturbBaseline::Blur: return "blur";
-    case PerturbBaseline::Mean: return "mean";
-    case PerturbBaseline::Zeros: return "zeros";
+    case PerturbBaseline::Blur:
+      return "blur";
+    case PerturbBaseline::Mean:
+      return "mean";
+    case PerturbBaseline::Zeros:
+      return "zeros";
   }
   return "?";
 }
@@ -102,8 +104,10 @@ at::Tensor baseline_image(const at::Tensor& image, PerturbBaseline baseline) {
   switch (baseline) {
     case PerturbBaseline::Blur:
       return gaussian_blur(image, double(std::max(image.size(2), image.size(3))) / 16.0);
-    case PerturbBaseline::Mean: return image.mean({2, 3}, true).expand_as(image).clone();
-    case PerturbBaseline::Zeros: return at::zeros_like(image);
+    case PerturbBaseline::Mean:
+      return image.mean({2, 3}, true).expand_as(image).clone();
+    case PerturbBaseline::Zeros:
+      return at::zeros_like(image);
   }
   return image;
 }
@@ -115,6 +119,7 @@ PerturbationCurves perturbation_curves(Backbone& model, const at::Tensor& image,
                                        const std::function<bool()>& cancelled) {
   if (!baseline.defined() || baseline.sizes() != image.sizes())
     throw ModelError("faithfulness: the baseline must have the image's shape");
+  require_classes(model, "faithfulness");
   const at::NoGradGuard no_grad;
   const int64_t h = map.size(0), w = map.size(1);
   PerturbationCurves c;
@@ -123,15 +128,15 @@ PerturbationCurves perturbation_curves(Backbone& model, const at::Tensor& image,
   const auto most = analysis::relevance_order(map, true, request.seed);
   const auto least = analysis::relevance_order(map, false, request.seed);
   // Deletion and positive perturbation remove the same cells: one set of forwards.
-  const StepOutputs removed = run_steps(model, image, baseline,
-                                        analysis::step_masks(most, c.counts, h, w, false), cls,
-                                        reference, request, cancelled);
-  const StepOutputs inserted = run_steps(model, image, baseline,
-                                         analysis::step_masks(most, c.counts, h, w, true), cls,
-                                         reference, request, cancelled);
-  const StepOutputs negative = run_steps(model, image, baseline,
-                                         analysis::step_masks(least, c.counts, h, w, false), cls,
-                                         reference, request, cancelled);
+  const StepOutputs removed =
+      run_steps(model, image, baseline, analysis::step_masks(most, c.counts, h, w, false), cls,
+                reference, request, cancelled);
+  const StepOutputs inserted =
+      run_steps(model, image, baseline, analysis::step_masks(most, c.counts, h, w, true), cls,
+                reference, request, cancelled);
+  const StepOutputs negative =
+      run_steps(model, image, baseline, analysis::step_masks(least, c.counts, h, w, false), cls,
+                reference, request, cancelled);
   c.deletion = removed.probability;
   c.positive = removed.top1;
   c.insertion = inserted.probability;

@@ -14,6 +14,7 @@ GradRolloutResult run_grad_rollout(Backbone& model, const at::Tensor& image,
                                    const GradRolloutRequest& request) {
   if (image.dim() != 4 || image.size(0) != 1)
     throw ModelError("gradient rollout: expected one image (1, 3, H, W)");
+  require_classes(model, "gradient rollout");
   ForwardOptions options;
   options.trace_attention = true;
   options.trace.explicit_attention = true;

@@ -39,7 +39,7 @@ std::string default_gradcam_target(Backbone& model) {
 }
 
 attention::TokenLayout tapped_output_layout(const ForwardResult& r, const std::string& target,
-                                 int64_t tokens) {
+                                            int64_t tokens) {
   const std::string block = target.size() > 6 && target.compare(target.size() - 6, 6, ".norm1") == 0
                                 ? target.substr(0, target.size() - 6)
                                 : target;
@@ -61,6 +61,7 @@ GradCamResult run_grad_cam(Backbone& model, const at::Tensor& image,
                            const GradCamRequest& request) {
   if (image.dim() != 4 || image.size(0) != 1)
     throw ModelError("grad-cam: expected one image (1, 3, H, W)");
+  require_classes(model, "grad-cam");
   GradCamResult out;
   out.target = request.target.empty() ? default_gradcam_target(model) : request.target;
   ForwardOptions options;

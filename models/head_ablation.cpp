@@ -53,8 +53,8 @@ Outcome outcome(const at::Tensor& logits, const at::Tensor& predicted, const at:
     o.loss = -logp.gather(1, l.unsqueeze(1)).squeeze(1);
     o.correct = o.predicted.eq(l).to(at::kDouble);
   } else {
-    o.loss = o.correct = at::full({logits.size(0)}, std::numeric_limits<double>::quiet_NaN(),
-                                  logp.options());
+    o.loss = o.correct =
+        at::full({logits.size(0)}, std::numeric_limits<double>::quiet_NaN(), logp.options());
   }
   return o;
 }
@@ -96,13 +96,13 @@ AblationPlan plan_head_ablation(Backbone& model) {
 
 HeadAblationBatch ablate_heads(Backbone& model, const AblationPlan& plan, const at::Tensor& images,
                                const at::Tensor& labels,
-                               const std::function<void(int64_t, int64_t)>& on_head,
-                               bool resume) {
+                               const std::function<void(int64_t, int64_t)>& on_head, bool resume) {
+  require_classes(model, "head importance");
   if (plan.layers.empty())
-    throw ModelError("head ablation: " + model.arch() + " has no attention layer whose heads " +
-                     "can be switched off one at a time" +
-                     (plan.unsupported.empty() ? std::string()
-                                               : " (" + plan.unsupported.front() + ", ...)"));
+    throw ModelError(
+        "head ablation: " + model.arch() + " has no attention layer whose heads " +
+        "can be switched off one at a time" +
+        (plan.unsupported.empty() ? std::string() : " (" + plan.unsupported.front() + ", ...)"));
   if (labels.defined() && (labels.dim() != 1 || labels.size(0) != images.size(0)))
     throw ModelError("head ablation: one label per image is needed");
   const at::NoGradGuard no_grad;
@@ -125,7 +125,8 @@ HeadAblationBatch ablate_heads(Backbone& model, const AblationPlan& plan, const 
   out.correct = base.correct.cpu();
 
   int64_t max_heads = 0;
-  for (const auto& l : plan.layers) max_heads = std::max<int64_t>(max_heads, int64_t(l.heads.size()));
+  for (const auto& l : plan.layers)
+    max_heads = std::max<int64_t>(max_heads, int64_t(l.heads.size()));
   const int64_t layers = int64_t(plan.layers.size()), batch = images.size(0);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   out.ablated_probability = at::full({layers, max_heads, batch}, nan, at::kDouble);

@@ -15,7 +15,8 @@
   X(vit) \
   X(litv2) \
   X(ravlt) \
-  X(swin)
+  X(swin) \
+  X(clip)
 // clang-format on
 
 namespace attnlab::models {

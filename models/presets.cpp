@@ -91,6 +91,17 @@ image::Preprocessing default_preprocessing(const Json& config) {
   if (config.contains("preprocessing"))
     return preprocessing_from_config(config.at("preprocessing"));
   const std::string arch = get_string(config, "arch", "model", "");
+  // The size the model runs at: input_size where a config sets one (DINOv2's releases run
+  // at 224 on a pos_embed trained at 518), else img_size.
+  if (config.contains("input_size")) {
+    const std::vector<int64_t> hw = get_ints(config, "input_size", arch);
+    if (hw.size() != 2 || hw[0] <= 0 || hw[1] <= 0 || hw[0] > 8192 || hw[1] > 8192)
+      throw ModelError("input_size must be [H, W] with sizes from 1 to 8192");
+    image::Preprocessing p = family_preprocessing(config, std::max(hw[0], hw[1]));
+    p.crop = static_cast<int>(hw[0]);
+    p.crop_width = hw[0] == hw[1] ? 0 : static_cast<int>(hw[1]);
+    return p;
+  }
   const int64_t size = get_int(config, "img_size", arch, 224);
   if (size <= 0 || size > 8192)
     throw ModelError("img_size " + std::to_string(size) + " is not a usable input size");

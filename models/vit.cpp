@@ -5,6 +5,12 @@
 //                            attention, head and head_dist averaged (timm's softmax
 //                            deit_*_distilled_* is "vit" with distilled true)
 //   "castling_deit"          our Castling-DeiT: the DeiT skeleton with castling attention
+//   "dino_vit"               DINO's VisionTransformer (facebookresearch/dino): the timm
+//                            layout, softmax; forward returns the final norm's cls token
+//                            (a head, present when num_classes > 0, is never applied)
+//   "dinov2_vit"             DINOv2's DinoVisionTransformer: LayerScale (ls1/ls2.gamma),
+//                            register tokens after cls (no position embedding), an unused
+//                            mask_token, the final norm's cls token as its output
 // Forward (timm): patch_embed.proj → tokens; prepend cls (, dist); + pos_embed;
 // blocks.i: x += attn(norm1(x)); x += mlp(norm2(x)); then either norm and the head on the
 // cls token, or (class_token false, as timm's global_pool='avg') the mean of the patch
@@ -25,6 +31,14 @@
 // forward, prefix tokens kept, with pos_embed_interpolation "bicubic" (default:
 // align_corners false, no antialiasing — DeiT's fine-tuning code) or "bicubic_antialias"
 // (timm's resample_abs_pos_embed). The checkpoint keeps its trained pos_embed shape.
+// DINO and DINOv2 resample as their interpolate_pos_encoding does: with interpolate_offset
+// o > 0 (DINO: always 0.1) bicubic with the scale factor (n + o)/M passed to the kernel
+// (it samples at ratio M/(n + o), not M/n), antialiased where interpolate_antialias; with
+// o = 0 by output size (the _reg releases: antialiased). Keys of dino_vit: img_size,
+// patch_size, embed_dim, depth, num_heads, mlp_ratio, qkv_bias (true), num_classes (0),
+// interpolate_offset (0.1), ln_eps (1e-6); of dinov2_vit also init_values (LayerScale's
+// initial gamma; null: no LayerScale), num_register_tokens (0), interpolate_antialias
+// (false), ffn_layer ("mlp" only), proj_bias and ffn_bias (true only), block_chunks (0 only).
 // The family's presets, recognition, preprocessing and sizes: vit_family.cpp.
 #include <ATen/ATen.h>
 #include <torch/nn/module.h>
@@ -65,6 +79,15 @@ struct VitSpec {
   bool class_token = true, distilled = false;  // distilled: a dist token and head_dist
   int64_t input_h = 224, input_w = 224;        // the size the model runs at
   bool antialias_positions = false;            // pos_embed_interpolation bicubic_antialias
+  // DINO / DINOv2 ("dino_vit", "dinov2_vit"):
+  bool dino = false;             // forward returns norm(x)[:, 0], the head never applied
+  bool dinov2 = false;           // records prepare_tokens_with_masks, x_norm_patchtokens
+  bool head = true;              // a head (DINO: num_classes > 0; DINOv2: none)
+  bool layerscale = false;       // ls1/ls2.gamma in every block
+  double layerscale_init = 1.0;  // their initial value (init_values)
+  bool mask_token = false;       // DINOv2's unused mask_token parameter
+  int64_t registers = 0;         // register tokens after cls, without positions
+  double interp_offset = 0.0;    // DINO's +0.1 in interpolate_pos_encoding's scale factor
   std::string attention;
   std::map<std::string, double> attention_options;
 
@@ -77,6 +100,8 @@ struct VitSpec {
                 : attention::grid_layout(input_h / patch_size, input_w / patch_size, /*stage=*/0);
     if (class_token) l.prefix.push_back("cls");
     if (distilled) l.prefix.push_back("dist");
+    if (!trained)  // registers carry no position: they are not in pos_embed's layout
+      for (int64_t r = 0; r < registers; ++r) l.prefix.push_back("reg" + std::to_string(r));
     return l;
   }
 };
@@ -109,7 +134,42 @@ void map_option(const Json& c, const attention::MechanismInfo& info, const std::
 const char* const kDefaultAttention = "softmax";
 
 std::string fixed_attention(const std::string& arch) {
+  if (arch == "dino_vit" || arch == "dinov2_vit") return kDefaultAttention;
   return arch == "anchor_deit_distilled" ? "anchor" : arch == "castling_deit" ? "castling" : "";
+}
+
+// DINO's and DINOv2's own keys (their factories' names); `s` has the common ones.
+void parse_dino_keys(const Json& c, VitSpec& s) {
+  s.dino = true;
+  s.dinov2 = s.arch == "dinov2_vit";
+  s.interp_offset = get_real(c, "interpolate_offset", kVitFamily, 0.1);
+  if (!(s.interp_offset >= 0 && s.interp_offset < 1))
+    refuse("interpolate_offset", "must be in [0, 1) (DINO: 0.1; DINOv2 _reg: 0)");
+  if (!s.dinov2) {
+    // DINO's factories build num_classes 0 (no head); a head, when present, is unused.
+    s.head = get_int(c, "num_classes", kVitFamily, 0) > 0;
+    return;
+  }
+  s.head = false;
+  s.mask_token = true;
+  if (c.contains("init_values") && !c["init_values"].is_null()) {
+    s.layerscale = true;
+    s.layerscale_init = get_real(c, "init_values", kVitFamily, 1.0);
+  }
+  s.registers = get_int(c, "num_register_tokens", kVitFamily, 0);
+  if (s.registers < 0 || s.registers > 64)
+    refuse("num_register_tokens", "must be between 0 and 64");
+  s.antialias_positions = get_bool(c, "interpolate_antialias", kVitFamily, false);
+  const std::string ffn = get_string(c, "ffn_layer", kVitFamily, "mlp");
+  if (ffn != "mlp")
+    refuse("ffn_layer", "'" + ffn +
+                            "' is not built here (only 'mlp', as every released "
+                            "DINOv2 but the giant, whose SwiGLU is not supported)");
+  for (const char* key : {"proj_bias", "ffn_bias"})
+    if (!get_bool(c, key, kVitFamily, true))
+      refuse(key, "must be true (every released DINOv2 has these biases)");
+  if (get_int(c, "block_chunks", kVitFamily, 0) != 0)
+    refuse("block_chunks", "must be 0: chunked blocks (blocks.<chunk>.<i>) are not built here");
 }
 
 VitSpec parse_vit_spec(const Json& c) {
@@ -118,8 +178,12 @@ VitSpec parse_vit_spec(const Json& c) {
   s.arch = get_string(c, "arch", kVitFamily, "");
   const bool anchor = s.arch == "anchor_deit_distilled";
   const bool castling = s.arch == "castling_deit";
-  if (!anchor && !castling && s.arch != "vit")
-    refuse("arch", "must be vit, anchor_deit_distilled or castling_deit (got '" + s.arch + "')");
+  const bool dino = s.arch == "dino_vit" || s.arch == "dinov2_vit";
+  if (!anchor && !castling && !dino && s.arch != "vit")
+    refuse("arch",
+           "must be vit, anchor_deit_distilled, castling_deit, dino_vit or dinov2_vit "
+           "(got '" +
+               s.arch + "')");
   s.img_size = positive(c, "img_size", 224);
   s.patch_size = positive(c, "patch_size", 16);
   if (s.img_size % s.patch_size != 0)
@@ -134,7 +198,12 @@ VitSpec parse_vit_spec(const Json& c) {
   const double ratio = get_real(c, "mlp_ratio", kVitFamily, 4.0);
   s.mlp_hidden = static_cast<int64_t>(static_cast<double>(s.embed_dim) * ratio);  // timm: int()
   if (!(ratio > 0) || s.mlp_hidden < 1) refuse("mlp_ratio", "must give a hidden width >= 1");
-  s.num_classes = positive(c, "num_classes", 1000);
+  if (dino) {
+    parse_dino_keys(c, s);
+    s.num_classes = s.head ? positive(c, "num_classes", 1000) : 0;
+  } else {
+    s.num_classes = positive(c, "num_classes", 1000);
+  }
   s.ln_eps = get_real(c, "ln_eps", kVitFamily, 1e-6);
   const std::string pos_init = get_string(c, "pos_embed_init", kVitFamily, "normal");
   if (pos_init != "normal" && pos_init != "sincos")
@@ -160,7 +229,9 @@ VitSpec parse_vit_spec(const Json& c) {
                               "pools the mean of the patch tokens through fc_norm");
   if (anchor && !s.class_token)
     refuse("class_token", "must be true for anchor_deit_distilled (cls and dist tokens)");
-  s.distilled = anchor || get_bool(c, "distilled", kVitFamily, false);
+  if (dino && !s.class_token)
+    refuse("class_token", "must be true for " + s.arch + " (its output is the cls token)");
+  s.distilled = anchor || (!dino && get_bool(c, "distilled", kVitFamily, false));
   if (s.distilled && !s.class_token)
     refuse("distilled", "needs the cls token (class_token true): the dist token follows it");
   s.input_h = s.input_w = s.img_size;
@@ -175,11 +246,13 @@ VitSpec parse_vit_spec(const Json& c) {
     s.input_h = hw[0];
     s.input_w = hw[1];
   }
-  const std::string interp = get_string(c, "pos_embed_interpolation", kVitFamily, "bicubic");
-  if (interp != "bicubic" && interp != "bicubic_antialias")
-    refuse("pos_embed_interpolation",
-           "must be bicubic or bicubic_antialias (got '" + interp + "')");
-  s.antialias_positions = interp == "bicubic_antialias";
+  if (!dino || c.contains("pos_embed_interpolation")) {
+    const std::string interp = get_string(c, "pos_embed_interpolation", kVitFamily, "bicubic");
+    if (interp != "bicubic" && interp != "bicubic_antialias")
+      refuse("pos_embed_interpolation",
+             "must be bicubic or bicubic_antialias (got '" + interp + "')");
+    s.antialias_positions = interp == "bicubic_antialias";
+  }
 
   if (c.contains("attention_options")) {
     const Json& o = c.at("attention_options");
@@ -258,12 +331,18 @@ class VisionTransformer : public Backbone {
                          : nn::initial_normal({1, spec_.layout(true).tokens(), c}, 0.02));
     if (spec_.distilled)
       dist_token_ = register_parameter("dist_token", nn::initial_normal({1, 1, c}, 0.02));
+    // DINOv2: cls_token, pos_embed, register_tokens, mask_token (unused at inference).
+    if (spec_.registers > 0)
+      register_tokens_ =
+          register_parameter("register_tokens", nn::initial_normal({1, spec_.registers, c}, 1e-6));
+    if (spec_.mask_token) register_parameter("mask_token", at::zeros({1, c}));
     patch_embed_ =
         register_module("patch_embed", std::make_shared<PatchEmbed>(spec_.patch_size, c));
     auto blocks = std::make_shared<torch::nn::Module>();
     for (int64_t i = 0; i < spec_.depth; ++i) {
       auto block = std::make_shared<Block>(spec_.embed_dim, spec_.mlp_hidden, spec_.ln_eps,
-                                           make_vit_attention(spec_));
+                                           make_vit_attention(spec_),
+                                           spec_.layerscale ? spec_.layerscale_init : 0.0);
       blocks_.push_back(blocks->register_module(std::to_string(i), block));
     }
     const char* norm_name = spec_.class_token ? "norm" : "fc_norm";
@@ -277,7 +356,8 @@ class VisionTransformer : public Backbone {
     } else {
       register_module("blocks", blocks);
       norm_ = register_module(norm_name, std::make_shared<LayerNormLayer>(c, eps));
-      head_ = register_module("head", std::make_shared<LinearLayer>(c, spec_.num_classes, true));
+      if (spec_.head)  // DINOv2's head is an Identity (no keys); DINO's only with classes
+        head_ = register_module("head", std::make_shared<LinearLayer>(c, spec_.num_classes, true));
       if (spec_.distilled)  // timm's VisionTransformerDistilled: head_dist after head
         head_dist_ =
             register_module("head_dist", std::make_shared<LinearLayer>(c, spec_.num_classes, true));
@@ -285,6 +365,9 @@ class VisionTransformer : public Backbone {
   }
 
   std::string arch() const override { return spec_.arch; }
+  OutputKind output_kind() const override {
+    return spec_.dino ? OutputKind::embedding : OutputKind::classes;
+  }
   // Built for one input size (check_images): its layout, whatever the size asked about.
   std::vector<StageShape> stage_shapes(int64_t, int64_t) const override {
     return {{spec_.layout(), spec_.embed_dim}};
@@ -302,7 +385,18 @@ class VisionTransformer : public Backbone {
       if (recorder.enter_block(path, x)) x = blocks_[i]->forward(x, layout, path, recorder);
     }
     recorder.check_resumed();
-    if (spec_.class_token) {
+    if (spec_.dino) {
+      // DINO / DINOv2 forward(): the final norm's cls token; a DINO head is never applied.
+      x = (*norm_)(x);
+      recorder.output("out", "norm", x);
+      const int64_t prefix = layout.num_prefix();
+      if (spec_.dinov2) {
+        recorder.output("out", "x_norm_patchtokens", x.slice(1, prefix));
+        if (spec_.registers > 0)
+          recorder.output("out", "x_norm_regtokens", x.slice(1, 1, 1 + spec_.registers));
+      }
+      result.logits = x.select(1, 0);
+    } else if (spec_.class_token) {
       x = (*norm_)(x);
       recorder.output("out", "norm", x);
       result.logits = (*head_)(x.select(1, 0));
@@ -328,7 +422,13 @@ class VisionTransformer : public Backbone {
     if (spec_.class_token) parts.push_back(cls_token_.expand({batch, -1, -1}));
     if (spec_.distilled) parts.push_back(dist_token_.expand({batch, -1, -1}));
     parts.push_back(x);
-    return at::cat(parts, 1) + positions();
+    const at::Tensor pos = positions();
+    if (spec_.dino) recorder.output("out", "interpolate_pos_encoding", pos);
+    x = at::cat(parts, 1) + pos;
+    if (spec_.registers > 0)  // after cls, with no position (DINOv2)
+      x = at::cat({x.slice(1, 0, 1), register_tokens_.expand({batch, -1, -1}), x.slice(1, 1)}, 1);
+    if (spec_.dinov2) recorder.output("out", "prepare_tokens_with_masks", x);
+    return x;
   }
 
   void check_images(const at::Tensor& images) const {
@@ -351,15 +451,23 @@ class VisionTransformer : public Backbone {
     const at::Tensor grid = pos_embed_.slice(1, prefix).reshape({1, g, g, c}).permute({0, 3, 1, 2});
     const std::vector<int64_t> size = {spec_.input_h / spec_.patch_size,
                                        spec_.input_w / spec_.patch_size};
-    const at::Tensor resized = spec_.antialias_positions
-                                   ? at::_upsample_bicubic2d_aa(grid, size, /*align_corners=*/false)
-                                   : at::upsample_bicubic2d(grid, size, /*align_corners=*/false);
+    // DINO's offset: the kernel is given the scale factor (n + o)/M and samples at its
+    // inverse, M/(n + o); without it, the ratio of the sizes.
+    c10::optional<double> scale_h, scale_w;
+    if (spec_.interp_offset > 0) {
+      scale_h = (static_cast<double>(size[0]) + spec_.interp_offset) / static_cast<double>(g);
+      scale_w = (static_cast<double>(size[1]) + spec_.interp_offset) / static_cast<double>(g);
+    }
+    const at::Tensor resized =
+        spec_.antialias_positions
+            ? at::_upsample_bicubic2d_aa(grid, size, /*align_corners=*/false, scale_h, scale_w)
+            : at::upsample_bicubic2d(grid, size, /*align_corners=*/false, scale_h, scale_w);
     return at::cat({pos_embed_.slice(1, 0, prefix), resized.permute({0, 2, 3, 1}).flatten(1, 2)},
                    1);
   }
 
   VitSpec spec_;
-  at::Tensor cls_token_, dist_token_, pos_embed_;
+  at::Tensor cls_token_, dist_token_, pos_embed_, register_tokens_;
   std::shared_ptr<PatchEmbed> patch_embed_;
   std::vector<std::shared_ptr<Block>> blocks_;
   std::shared_ptr<LayerNormLayer> norm_;  // "norm" (cls pooling) or "fc_norm" (mean pooling)

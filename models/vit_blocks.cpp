@@ -19,13 +19,21 @@ at::Tensor Mlp::operator()(const at::Tensor& x) const {
   return (*fc2_)(models::gelu((*fc1_)(x)));  // the exact erf form (models/gelu.h)
 }
 
+LayerScale::LayerScale(int64_t dim, double init) {
+  gamma = register_parameter("gamma", at::full({dim}, init));
+}
+
 Block::Block(int64_t dim, int64_t mlp_hidden, double ln_eps,
-             std::shared_ptr<attention::AttentionMechanism> attn) {
-  // Registration order = timm's state-dict order: norm1, attn, norm2, mlp.
+             std::shared_ptr<attention::AttentionMechanism> attn, double layerscale_init) {
+  // Registration order = the reference state-dict order: norm1, attn, (ls1,) norm2, mlp
+  // (, ls2) — timm's, and DINOv2's with LayerScale.
+  const bool scaled = layerscale_init > 0;
   norm1_ = register_module("norm1", std::make_shared<LayerNormLayer>(dim, ln_eps));
   attn_ = register_module("attn", std::move(attn));
+  if (scaled) ls1_ = register_module("ls1", std::make_shared<LayerScale>(dim, layerscale_init));
   norm2_ = register_module("norm2", std::make_shared<LayerNormLayer>(dim, ln_eps));
   mlp_ = register_module("mlp", std::make_shared<Mlp>(dim, mlp_hidden));
+  if (scaled) ls2_ = register_module("ls2", std::make_shared<LayerScale>(dim, layerscale_init));
 }
 
 at::Tensor Block::forward(const at::Tensor& x, const attention::TokenLayout& layout,
@@ -33,8 +41,9 @@ at::Tensor Block::forward(const at::Tensor& x, const attention::TokenLayout& lay
   const at::Tensor normed = recorder.tap(path + ".norm1", (*norm1_)(x));
   const at::Tensor a = recorder.attend(*attn_, path + ".attn", normed, layout);
   recorder.output("out", path + ".attn", a);
-  at::Tensor y = x + a;
-  y = y + (*mlp_)((*norm2_)(y));
+  at::Tensor y = x + (ls1_ ? (*ls1_)(a) : a);
+  const at::Tensor m = (*mlp_)((*norm2_)(y));
+  y = y + (ls2_ ? (*ls2_)(m) : m);
   recorder.output("out", path, y);
   return recorder.tap(path, y);
 }

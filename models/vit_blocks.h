@@ -26,12 +26,21 @@ class Mlp : public torch::nn::Module {
   std::shared_ptr<attention::LinearLayer> fc1_, fc2_;
 };
 
-// x += attn(norm1(x)); x += mlp(norm2(x)). The attention runs through the recorder, and
-// the block records "out.<path>.attn" and "out.<path>".
+// DINOv2's LayerScale: x ⊙ gamma, one learned factor per channel.
+class LayerScale : public torch::nn::Module {
+ public:
+  LayerScale(int64_t dim, double init);
+  at::Tensor operator()(const at::Tensor& x) const { return x * gamma; }
+  at::Tensor gamma;
+};
+
+// x += attn(norm1(x)); x += mlp(norm2(x)), or with LayerScale (layerscale_init > 0, DINOv2)
+// x += ls1(attn(norm1(x))); x += ls2(mlp(norm2(x))). The attention runs through the
+// recorder, and the block records "out.<path>.attn" and "out.<path>".
 class Block : public torch::nn::Module {
  public:
   Block(int64_t dim, int64_t mlp_hidden, double ln_eps,
-        std::shared_ptr<attention::AttentionMechanism> attn);
+        std::shared_ptr<attention::AttentionMechanism> attn, double layerscale_init = 0.0);
   at::Tensor forward(const at::Tensor& x, const attention::TokenLayout& layout,
                      const std::string& path, ForwardRecorder& recorder);
 
@@ -39,6 +48,7 @@ class Block : public torch::nn::Module {
   std::shared_ptr<LayerNormLayer> norm1_, norm2_;
   std::shared_ptr<attention::AttentionMechanism> attn_;
   std::shared_ptr<Mlp> mlp_;
+  std::shared_ptr<LayerScale> ls1_, ls2_;  // null without LayerScale
 };
 
 // patch_embed.proj: Conv(3, C, p, stride p); (B, 3, H, W) -> tokens (B, H/p · W/p, C).

@@ -61,6 +61,7 @@ int cmd_classify(Args args, const GlobalOptions& g) {
   const runtime::ComputeTarget target = compute_target(g);
   const ReadyModel ready = load_ready_model(choice, target);
   const auto& model = ready.model;
+  models::require_classes(*model, "classify");  // DINO, CLIP: an embedding, no top-5
   std::vector<std::string> names;  // filled at the first image, when the class count is known
   std::printf("preprocessing: %s\n", pre.describe().c_str());
 

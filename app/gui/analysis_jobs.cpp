@@ -41,6 +41,7 @@ int64_t check_model_runs(LoadedModel& m) {
   blank.rgb.assign(size_t(blank.width) * size_t(blank.height) * 3, 128);
   at::NoGradGuard no_grad;
   const at::Tensor logits = m.ready.model->run(image::preprocess(blank, p).to(m.device)).logits;
+  if (m.ready.model->output_kind() == models::OutputKind::embedding) return 0;  // no classes
   const int64_t classes = logits.size(-1);
   m.class_names = session::model_class_names(m.choice, m.ready.config, classes);
   return classes;
@@ -102,7 +103,8 @@ std::shared_ptr<const ImageAnalysis> analyse_image(
   auto forward = std::make_shared<models::ForwardResult>(model.ready.model->run(on_device, fo));
   if (forward->traces.empty()) throw std::runtime_error("the model has no attention layer to show");
   for (const auto& a : session::analyses())  // those that run only on small enough models
-    if (a.in_image_analysis_if && a.in_image_analysis_if(*forward)) settings.analyses.insert(a.name);
+    if (a.in_image_analysis_if && a.in_image_analysis_if(*forward))
+      settings.analyses.insert(a.name);
   session::AnalysisSession session(
       settings, [&](const analysis::Array& a) { out->arrays.push_back(a); }, {cancelled, progress});
   session.add(kImageTag, *forward);
@@ -127,12 +129,16 @@ std::shared_ptr<const ImageAnalysis> analyse_image(
     out->layers.push_back(l);
   }
   const at::Tensor logits = forward->logits[0];
-  if (model.class_names.empty())  // the user's names file, else the config's or bundled ones
-    model.class_names =
-        session::model_class_names(model.choice, model.ready.config, logits.size(0));
-  out->top5 = session::top_predictions(logits, model.class_names);
-  for (Prediction& p : out->top5)
-    if (p.name.empty()) p.name = "class " + std::to_string(p.cls);
+  if (forward->output_kind == models::OutputKind::embedding) {
+    out->embedding = logits.size(0);  // no classes to name or rank
+  } else {
+    if (model.class_names.empty())  // the user's names file, else the config's or bundled ones
+      model.class_names =
+          session::model_class_names(model.choice, model.ready.config, logits.size(0));
+    out->top5 = session::top_predictions(logits, model.class_names);
+    for (Prediction& p : out->top5)
+      if (p.name.empty()) p.name = "class " + std::to_string(p.cls);
+  }
   out->forward = forward;
   out->input = std::make_shared<at::Tensor>(on_device);  // explanations run where the model is
   out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -212,8 +218,9 @@ std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQue
 }
 
 std::string RolloutSwitches::tag() const {
-  return std::string(analysis::head_fusion_name(analysis::HeadFusion(fusion))) + "," + text::format_g(residual, 6) +
-         "," + text::format_g(discard, 6) + (renormalize ? ",1" : ",0");
+  return std::string(analysis::head_fusion_name(analysis::HeadFusion(fusion))) + "," +
+         text::format_g(residual, 6) + "," + text::format_g(discard, 6) +
+         (renormalize ? ",1" : ",0");
 }
 
 std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const MapQuery& query,

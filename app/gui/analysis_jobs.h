@@ -74,7 +74,8 @@ constexpr const char* kImageTag = "img";
 struct ImageAnalysis {
   viz::RgbaImage picture;  // the preprocessed input, as 8-bit RGB
   std::vector<LayerInfo> layers;
-  std::vector<Prediction> top5;
+  std::vector<Prediction> top5;  // empty when the output is an embedding
+  int64_t embedding = 0;         // the embedding's size when the output is one (DINO, CLIP)
   std::vector<analysis::Table> tables;
   std::vector<analysis::Array> arrays;  // spectra, singular values, anchors (image arrays)
   double seconds = 0;

@@ -218,6 +218,9 @@ void draw_predictions_tab(const GuiState& state, ViewState& view) {
                           r && r->status == LoadStatus::Failed ? r->error.c_str() : "analysing...");
       continue;
     }
+    if (r->analysis->embedding > 0)
+      ImGui::TextDisabled("an embedding of %lld values: no classes to rank",
+                          static_cast<long long>(r->analysis->embedding));
     for (const auto& p : r->analysis->top5) {
       char pct[32];
       std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * p.probability);
@@ -235,7 +238,9 @@ void draw_predictions_tab(const GuiState& state, ViewState& view) {
       }
       ImGui::PopID();
     }
-    ImGui::TextDisabled("analysed in %.0f ms; click a class to explain it (Grad-CAM)",
+    ImGui::TextDisabled(r->analysis->top5.empty()
+                            ? "analysed in %.0f ms"
+                            : "analysed in %.0f ms; click a class to explain it (Grad-CAM)",
                         1000.0 * r->analysis->seconds);
     ImGui::Spacing();
   }

@@ -116,6 +116,9 @@ struct AnalysisInfo {
   std::function<std::vector<analysis::Table>(const std::vector<analysis::Array>&)> derived_tables;
   // The class-specific step: needs the model and the image (null for the others).
   std::function<void(ExplainStep&)> explain;
+  // It explains or scores a class: a model whose output is an embedding (DINO, CLIP) is
+  // skipped with a note saying so (models::OutputKind).
+  bool needs_classes = false;
 
   // The report's figures: the kinds (index sections) in order, and the jobs.
   std::vector<FigureKind> figure_kinds;

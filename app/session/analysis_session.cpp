@@ -125,11 +125,9 @@ std::vector<SessionLayer> offering(const std::vector<SessionLayer>& layers,
 void AnalysisSession::add(const std::string& image_tag, const models::ForwardResult& result,
                           int64_t b) {
   if (!result.logits.defined() || b < 0 || b >= result.logits.size(0))
-    throw std::invalid_argument("AnalysisSession::add: image " + std::to_string(b) +
-                                " of a forward result of " +
-                                std::to_string(result.logits.defined() ? result.logits.size(0)
-                                                                       : 0) +
-                                " image(s)");
+    throw std::invalid_argument(
+        "AnalysisSession::add: image " + std::to_string(b) + " of a forward result of " +
+        std::to_string(result.logits.defined() ? result.logits.size(0) : 0) + " image(s)");
   const std::vector<SessionLayer> layers = select_layers(result);
   if (layers_json_.is_null()) {
     layers_json_ = nlohmann::json::array();
@@ -274,6 +272,10 @@ void AnalysisSession::explain(const std::string& image_tag, models::Backbone& mo
   t.key_columns = 4;
   for (const AnalysisInfo& a : analyses()) {
     if (!a.explain || !settings_.analyses.count(a.name)) continue;
+    if (a.needs_classes && model.output_kind() == models::OutputKind::embedding) {
+      skip(a.name + ": skipped, " + models::embedding_output_note(a.name, 0, model.arch()));
+      continue;
+    }
     ExplainStep step{settings_, image_tag, model, image, *this, t};
     guarded(a.name, [&] { a.explain(step); });
   }

@@ -47,7 +47,11 @@ CheckpointConfig checkpoint_config(const std::string& checkpoint, const std::str
       models::read_checkpoint_weights(std::move(file), key));
   const models::Recognition r =
       models::recognise_weights(models::shapes_of(w->tensors), w->architecture, checkpoint);
-  CheckpointConfig found{r.config, r.exact ? r.preset : "", r.summary(), std::move(w)};
+  // What the reader did is part of what was recognised ("recognised as clip_vit_b16; a
+  // whole CLIP model: opened as its image tower ...").
+  std::string recognition = r.summary();
+  for (const std::string& note : w->notes) recognition += "; " + note;
+  CheckpointConfig found{r.config, r.exact ? r.preset : "", recognition, std::move(w)};
   if (metadata_names.is_array()) found.config["class_names"] = metadata_names;
   return found;
 }
@@ -63,10 +67,12 @@ namespace {
 // keep both cores, and the hash fills the time they leave (at normal priority it competed
 // with the first forward pass for a core).
 std::shared_future<std::string> hash_in_background(const std::string& path) {
-  return std::async(std::launch::async, [path] {
-           ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 19);
-           return analysis::sha256_file(path);
-         }).share();
+  return std::async(std::launch::async,
+                    [path] {
+                      ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 19);
+                      return analysis::sha256_file(path);
+                    })
+      .share();
 }
 
 }  // namespace
@@ -177,8 +183,8 @@ ModelRequest model_entry_request(const std::string& entry, const std::string& pr
 ModelChoice with_checkpoint(ModelChoice base, const std::string& checkpoint) {
   base.checkpoint = checkpoint;
   base.read_weights.reset();  // another file's tensors
-  base.checkpoint_sha256 = base.hash_checkpoint ? hash_in_background(checkpoint)
-                                                : std::shared_future<std::string>();
+  base.checkpoint_sha256 =
+      base.hash_checkpoint ? hash_in_background(checkpoint) : std::shared_future<std::string>();
   base.random_init = false;
   base.tag = std::filesystem::path(checkpoint).stem().string();
   return base;
@@ -243,9 +249,8 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const runtime::ComputeTa
                                 {"sha256", nullptr},
                                 {"bytes", std::filesystem::file_size(choice.checkpoint)},
                                 {"container_key", choice.key}};
-    r.checkpoint_sha256 = choice.checkpoint_sha256.valid()
-                              ? choice.checkpoint_sha256
-                              : hash_in_background(choice.checkpoint);
+    r.checkpoint_sha256 = choice.checkpoint_sha256.valid() ? choice.checkpoint_sha256
+                                                           : hash_in_background(choice.checkpoint);
   }
   return r;
 }

@@ -43,7 +43,9 @@ std::string state_dict_key(const TensorFile& file, const std::string& prefer) {
     chosen = prefer;
     found = true;
   } else {
-    for (const char* k : {"model", "model_ema", "state_dict", ""}) {
+    // SPEC §2's order; then a DINO training checkpoint's 'teacher' (beside 'student',
+    // 'optimizer', ...), the network DINO's and DINOv2's own evaluations load.
+    for (const char* k : {"model", "model_ema", "state_dict", "", "teacher"}) {
       if (has(k)) {
         chosen = k;
         found = true;

@@ -1,5 +1,6 @@
 // Choosing the weights inside a checkpoint: unwrap the container ('model' → 'model_ema'
-// → 'state_dict' → a flat file, or the key the user picks), strip a 'module.' prefix
+// → 'state_dict' → a flat file → 'teacher' (DINO's training checkpoints), or the key the
+// user picks), strip a 'module.' prefix
 // (DataParallel saves) and drop BatchNorm's num_batches_tracked counters — the common
 // loader rules of SPEC §2. Strict key matching against a model happens in models/.
 #pragma once

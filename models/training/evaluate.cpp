@@ -12,6 +12,7 @@ namespace attnlab::training {
 Accuracy evaluate(models::Backbone& model, const data::ImageDataset& set,
                   const data::Normalisation& norm, int64_t limit, int64_t batch,
                   const std::function<void(int64_t, int64_t)>& on_batch) {
+  models::require_classes(model, "evaluation");
   at::NoGradGuard no_grad;
   model.eval();
   const int64_t n = limit > 0 ? std::min(limit, set.size()) : set.size();
@@ -34,6 +35,7 @@ Accuracy evaluate_files(models::Backbone& model, const std::vector<data::Labelle
                         const image::Preprocessing& preprocessing, int64_t limit, int64_t batch,
                         const std::function<void(const std::string&, const std::string&)>& on_error,
                         const std::function<void(int64_t, int64_t, const std::string&)>& on_batch) {
+  models::require_classes(model, "evaluation");
   at::NoGradGuard no_grad;
   model.eval();
   const auto n = static_cast<size_t>(

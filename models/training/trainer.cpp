@@ -96,6 +96,8 @@ Trainer::Trainer(TrainSettings settings, data::ImageDataset train_set, std::stri
                 1, static_cast<int64_t>(settings_.epochs * static_cast<double>(steps_per_epoch_)));
   at::manual_seed(settings_.seed);
   model_ = models::make_backbone(settings_.model);
+  // A classification run: a backbone without a classifier (DINO's) has no class scores.
+  models::require_classes(*model_, "training");
   device_ = runtime::select_device(settings_.device);
   model_->to(device_);
   std::vector<std::pair<std::string, at::Tensor>> params;

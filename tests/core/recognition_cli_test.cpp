@@ -91,8 +91,19 @@ void write_bare_safetensors(const fs::path& path, const std::vector<ShapedTensor
 
 const std::string kPhoto = std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png";
 
+// The released layouts of DINO, DINOv2 and CLIP (a folder of their own, issue 47).
+std::vector<fs::path> embedding_manifest_files() {
+  std::vector<fs::path> all;
+  for (const auto& e : fs::directory_iterator(shared_dir() + "/fixtures/manifests_dino_clip"))
+    all.push_back(e.path());
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
 json read_manifest(const std::string& name) {
   for (const auto& m : manifest_files())
+    if (m.stem() == name) return json::parse(std::ifstream(m));
+  for (const auto& m : embedding_manifest_files())
     if (m.stem() == name) return json::parse(std::ifstream(m));
   ADD_FAILURE() << "no manifest " << name;
   return json::object();
@@ -141,8 +152,51 @@ INSTANTIATE_TEST_SUITE_P(BringYourOwnCheckpoint, EveryManifest,
                          ::testing::ValuesIn(manifest_names()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
+// DINO, DINOv2 and CLIP as released (DINO's and DINOv2's a bare state dict, CLIP's whole
+// model with its text tower), random weights, no flags: `analyze` recognises each as its
+// preset (CLIP's as its image tower, and says so) and runs an analysis; `classify` refuses
+// the embedding they output by name, exit 1 — checked on the small DINO and DINOv2 (the
+// refusal is the arch's, not the size's; CLIP's is tests/models/clip_test.cpp's).
+class EveryEmbeddingManifest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryEmbeddingManifest, IsRecognisedWithNoFlagsAndClassifyRefusesItsEmbedding) {
+  const std::string name = GetParam();
+  const TempDir dir("attnlab_byo_" + name);
+  at::manual_seed(0);
+  const bool clip = name.rfind("clip", 0) == 0;
+  const fs::path file = dir.path / (name + ".pth");
+  const Bytes b = make_shaped_pth(random_checkpoint(read_manifest(name)), "archive", {}, "");
+  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), b.size());
+  const fs::path out = dir.path / "out";
+  const CliRun r = run_cli("analyze --model " + file.string() + " --images " + kPhoto +
+                           " --analyses entropy --out " + out.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find(file.string() + ": recognised as " + name), std::string::npos) << r.out;
+  if (clip) {
+    EXPECT_NE(r.out.find("a whole CLIP model: opened as its image tower (visual.*)"),
+              std::string::npos)
+        << r.out;
+  }
+  if (name != "dino_vits16" && name != "dinov2_vits14") return;
+  const CliRun c = run_cli("classify --model " + file.string() + " " + kPhoto);
+  EXPECT_EQ(c.code, 1) << c.out;
+  EXPECT_NE(c.out.find("classify needs class scores, but "), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("'s output is an embedding"), std::string::npos) << c.out;
+}
+
+std::vector<std::string> embedding_manifest_names() {
+  std::vector<std::string> names;
+  for (const auto& m : embedding_manifest_files()) names.push_back(m.stem().string());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(BringYourOwnCheckpoint, EveryEmbeddingManifest,
+                         ::testing::ValuesIn(embedding_manifest_names()),
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
 TEST(BringYourOwnCheckpoint, ThereAreEighteenManifests) {
-  EXPECT_EQ(manifest_names().size(), 18u);  // 15 shared + 3 distilled DeiTs
+  EXPECT_EQ(manifest_names().size(), 18u);           // 15 shared + 3 distilled DeiTs
+  EXPECT_EQ(embedding_manifest_names().size(), 7u);  // DINO ×3, DINOv2 ×3, CLIP
 }
 
 // `report --models` on a mix: a release-style .pth and a bare safetensors of two families.

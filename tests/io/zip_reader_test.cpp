@@ -105,13 +105,18 @@ TEST(StateDictRules, PreferenceOrderAndExplicitKey) {
   EXPECT_EQ(extract_state_dict(parse(pth_with({"state_dict"}), "sd.pth")).source_key, "state_dict");
   TensorFile net = parse(pth_with({"net"}), "net.pth");
   EXPECT_EQ(extract_state_dict(net).source_key, "net");  // the only state dict there is
-  TensorFile two = parse(pth_with({"student", "teacher"}), "two.pth");
+  // A DINO training checkpoint: the teacher, as DINO's own evaluation loads it.
+  TensorFile dino = parse(pth_with({"student", "teacher"}), "dino.pth");
+  EXPECT_EQ(extract_state_dict(dino).source_key, "teacher");
+  EXPECT_EQ(floats(*extract_state_dict(dino, "student").tensors.find("w"))[0], 0.f);
+  TensorFile two = parse(pth_with({"generator", "discriminator"}), "two.pth");
   try {
     extract_state_dict(two);
     FAIL();
   } catch (const IoError& e) {
     EXPECT_EQ(e.kind(), IoErrorKind::MissingEntry);
-    EXPECT_NE(std::string(e.what()).find("'student', 'teacher'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'generator', 'discriminator'"), std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(extract_state_dict(both, "optimizer"), IoError);
 }

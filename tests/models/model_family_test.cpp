@@ -68,8 +68,11 @@ TEST(ModelFamilies, EveryPresetIsOfTheFamilyDeclaringItAndUniquelyNamed) {
       const models::Preset* p = models::preset_named(e.name);
       ASSERT_NE(p, nullptr);
       EXPECT_EQ(p->config, e.config);
-      // Its preprocessing is its family's at its size, not one typed beside it.
-      const auto want = f.preprocessing(e.config, e.config.value("img_size", 224));
+      // Its preprocessing is its family's at the size it runs at, not one typed beside it.
+      const int64_t side = e.config.contains("input_size")
+                               ? e.config["input_size"][0].get<int64_t>()
+                               : e.config.value("img_size", int64_t{224});
+      const auto want = f.preprocessing(e.config, side);
       EXPECT_EQ(p->preprocessing.resize_short, want.resize_short);
       EXPECT_EQ(p->preprocessing.crop, want.crop);
     }
@@ -79,8 +82,9 @@ TEST(ModelFamilies, EveryPresetIsOfTheFamilyDeclaringItAndUniquelyNamed) {
 // name → key names of a released layout (the shared manifests and the distilled DeiTs').
 std::map<std::string, models::KeyNames> family_test_manifest_keys() {
   std::map<std::string, models::KeyNames> all;
-  for (const std::string& dir : {shared_dir() + "/fixtures/manifests",
-                                 std::string(ATTNLAB_SOURCE_DIR) + "/tests/data/manifests"})
+  for (const std::string& dir :
+       {shared_dir() + "/fixtures/manifests", shared_dir() + "/fixtures/manifests_dino_clip",
+        std::string(ATTNLAB_SOURCE_DIR) + "/tests/data/manifests"})
     for (const auto& e : std::filesystem::directory_iterator(dir)) {
       std::ifstream in(e.path());
       const Json m = Json::parse(in);
@@ -93,7 +97,7 @@ std::map<std::string, models::KeyNames> family_test_manifest_keys() {
 
 TEST(ModelFamilies, TheKeyRulesTellEveryManifestsFamilyFromItsKeyNames) {
   const auto all = family_test_manifest_keys();
-  ASSERT_EQ(all.size(), 18u);
+  ASSERT_EQ(all.size(), 25u);  // 15 + 7 shared (DINO, DINOv2, CLIP) + 3 distilled DeiTs
   for (const auto& [name, keys] : all) {
     SCOPED_TRACE(name);
     const models::Preset* p = models::preset_named(name);

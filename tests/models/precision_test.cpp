@@ -67,7 +67,10 @@ const std::vector<std::string>& smallest_presets() {
                                                  "ravlt_t",
                                                  "anchor_deit_tiny_distilled_patch16_224",
                                                  "castling_deit_tiny",
-                                                 "swin_tiny_patch4_window7_224"};
+                                                 "swin_tiny_patch4_window7_224",
+                                                 "dino_vits16",
+                                                 "dinov2_vits14",
+                                                 "clip_vit_b16"};
   return names;
 }
 
@@ -119,11 +122,15 @@ TEST_P(PresetAtBf16, ForwardCastsItsInputAndStaysCloseToFp32) {
     for (const auto& g : t.trace->groups) EXPECT_EQ(g.q.scalar_type(), at::kBFloat16) << t.path;
   // The logits' error against their largest magnitude: within ε, the derived bound of a
   // bf16 forward through this many blocks (tests/support/bf16_bounds.h; each block has one
-  // MLP, whose fc2 is counted), whatever the CPU. Random weights, so the logits are small
-  // and close together: only their scale is compared, not the ranking.
+  // MLP, whose fc2 — CLIP's c_proj — is counted), whatever the CPU. Random weights, so the
+  // logits are small and close together: only their scale is compared, not the ranking.
   int blocks = 0;
+  const auto ends_with = [](const std::string& key, const std::string& tail) {
+    return key.size() > tail.size() &&
+           key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
+  };
   for (const auto& m : model->named_modules())
-    if (m.key().size() > 4 && m.key().compare(m.key().size() - 4, 4, ".fc2") == 0) ++blocks;
+    if (ends_with(m.key(), ".fc2") || ends_with(m.key(), ".mlp.c_proj")) ++blocks;
   ASSERT_GT(blocks, 0) << GetParam() << ": no block found";
   const double eps = bf16_forward_error(blocks, 4 * 768);  // fc2's input, the longest sum
   const at::Tensor a = fp32.logits.to(at::kDouble), b = bf16.logits.to(at::kDouble);

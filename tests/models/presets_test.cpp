@@ -56,16 +56,21 @@ TEST(Presets, EveryOfficialPresetBuildsItsManifestExactly) {
 
 TEST(Presets, CarryTheirPapersPreprocessing) {
   for (const auto& p : models::presets()) {
+    // DINO and DINOv2 evaluate with resize 256, crop 224 (their eval transforms); CLIP
+    // resizes to its resolution and normalises with its own mean and std.
     const bool deit_style = p.name.rfind("deit", 0) == 0 || p.name.rfind("anchor_deit", 0) == 0 ||
                             p.name.rfind("castling_deit", 0) == 0;
-    EXPECT_EQ(p.preprocessing.resize_short, deit_style ? 248 : 256) << p.name;
+    const bool clip = p.name.rfind("clip", 0) == 0;
+    EXPECT_EQ(p.preprocessing.resize_short, deit_style ? 248 : clip ? 224 : 256) << p.name;
     EXPECT_EQ(p.preprocessing.crop, 224) << p.name;
     EXPECT_EQ(p.preprocessing.filter, image::Filter::Bicubic) << p.name;
-    EXPECT_FLOAT_EQ(p.preprocessing.mean[0], 0.485f) << p.name;
-    EXPECT_FLOAT_EQ(p.preprocessing.std[2], 0.225f) << p.name;
+    EXPECT_FLOAT_EQ(p.preprocessing.mean[0], clip ? 0.48145466f : 0.485f) << p.name;
+    EXPECT_FLOAT_EQ(p.preprocessing.std[2], clip ? 0.27577711f : 0.225f) << p.name;
     EXPECT_FALSE(p.description.empty()) << p.name;
   }
-  EXPECT_EQ(models::presets().size(), 19u);  // 3 + 3 distilled + 3 + 4 + 2 + 1 + 3 swin
+  // 3 + 3 distilled + 2 anchor + 1 castling + 3 DINO + 3 DINOv2 (vit family), 3 LITv2,
+  // 4 RAVLT, 3 Swin, 1 CLIP
+  EXPECT_EQ(models::presets().size(), 26u);
 }
 
 TEST(Presets, EachPresetPreprocessesASyntheticImageToTheHandComputedTensor) {

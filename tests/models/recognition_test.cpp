@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "models/checkpoint_recognition.h"
+#include "models/model_family.h"
 #include "models/presets.h"
 #include "tests/support/fixtures.h"
 
@@ -22,14 +23,20 @@ using models::ShapeMap;
 // name → (shapes without BatchNorm counters, family the summary would guess).
 std::map<std::string, ShapeMap> manifests() {
   std::map<std::string, ShapeMap> all;
-  for (const std::string& dir : {shared_dir() + "/fixtures/manifests",
-                                std::string(ATTNLAB_SOURCE_DIR) + "/tests/data/manifests"}) {
+  for (const std::string& dir :
+       {shared_dir() + "/fixtures/manifests", shared_dir() + "/fixtures/manifests_dino_clip",
+        std::string(ATTNLAB_SOURCE_DIR) + "/tests/data/manifests"}) {
     for (const auto& e : std::filesystem::directory_iterator(dir)) {
       std::ifstream in(e.path());
       const Json m = Json::parse(in);
       ShapeMap s;
+      // A whole CLIP model is recognised as its image tower, the visual.* keys without the
+      // prefix (the loader's models/clip_layout.h; tests/models/clip_test.cpp).
+      const bool clip = m["model"].get<std::string>().rfind("clip", 0) == 0;
       for (const auto& t : m["tensors"]) {
-        const std::string key = t[0];
+        std::string key = t[0];
+        if (clip && key.rfind("visual.", 0) != 0) continue;
+        if (clip) key = key.substr(7);
         if (key.find("num_batches_tracked") == std::string::npos)
           s[key] = t[1].get<std::vector<int64_t>>();
       }
@@ -39,29 +46,27 @@ std::map<std::string, ShapeMap> manifests() {
   return all;
 }
 
-std::string family_of(const std::string& name) {
-  if (name.rfind("anchor_deit", 0) == 0) return "anchor_deit";
-  if (name.rfind("deit", 0) == 0) return "vit";
-  if (name.rfind("litv2", 0) == 0) return "litv2";
-  if (name.rfind("ravlt", 0) == 0) return "ravlt";
-  if (name.rfind("swin", 0) == 0) return "swin";
-  return "unknown";
+// The family the key rules tell (models/model_family.h), as the loader asks it.
+std::string family_of(const ShapeMap& shapes) {
+  models::KeyNames names;
+  for (const auto& [key, shape] : shapes) names.push_back(key);
+  return models::family_of_keys(names);
 }
 
 TEST(Recognition, EveryManifestIsItsPreset) {
   const auto all = manifests();
-  EXPECT_EQ(all.size(), 18u);  // 15 shared + 3 distilled DeiTs
+  EXPECT_EQ(all.size(), 25u);  // 15 shared + 7 DINO/DINOv2/CLIP + 3 distilled DeiTs
   int recognised = 0;
   for (const auto& [name, shapes] : all) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(models::preset_named(name)) << "every manifest has its preset";
-    const models::Recognition r = models::recognise_weights(shapes, family_of(name), name);
+    const models::Recognition r = models::recognise_weights(shapes, family_of(shapes), name);
     EXPECT_TRUE(r.exact);
     EXPECT_EQ(r.preset, name);
     EXPECT_EQ(r.summary(), "recognised as " + name);
     ++recognised;
   }
-  EXPECT_EQ(recognised, 18);
+  EXPECT_EQ(recognised, 25);
 }
 
 // A family the key names tell but no preset builds is named as such, not guessed.

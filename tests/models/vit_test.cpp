@@ -25,17 +25,13 @@
 #include "models/vit.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/float_compare.h"
+#include "tests/support/parity_outputs.h"
 
 namespace attnlab::testing {
 namespace {
 
 using models::Json;
 using Layout = std::vector<std::pair<std::string, std::vector<int64_t>>>;
-
-double vit_relative(const at::Tensor& a, const at::Tensor& ref) {
-  const auto r = ref.to(at::kDouble);
-  return (a.to(at::kDouble) - r).norm().item<double>() / r.norm().item<double>();
-}
 
 // Every parameter and buffer of a model with its shape, in registration order.
 Layout layout_of(torch::nn::Module& m) {
@@ -68,21 +64,7 @@ void check_parity(const std::string& name, const std::string& weights_ext, bool 
   const auto result = model->run(expected.at("input"), options);
 
   const std::string tag = name + weights_ext + (from_metadata ? " (metadata)" : " (config.json)");
-  ASSERT_EQ(result.logits.sizes(), expected.at("logits").sizes()) << tag;
-  const double logits = max_abs_diff(result.logits, expected.at("logits"));
-  std::printf("[parity] %s logits max|d| = %.3g\n", tag.c_str(), logits);
-  EXPECT_LE(logits, 1e-4) << tag;
-  int compared = 0;
-  for (const auto& [key, ref] : expected) {
-    if (key == "input" || key == "logits") continue;
-    const auto it = result.outputs.find(key);
-    ASSERT_NE(it, result.outputs.end()) << tag << ": no output " << key;
-    ASSERT_EQ(it->second.sizes(), ref.sizes()) << tag << ": " << key;
-    const double rel = vit_relative(it->second, ref);
-    std::printf("[parity] %s %s rel = %.3g\n", tag.c_str(), key.c_str(), rel);
-    EXPECT_LE(rel, 1e-4) << tag << ": " << key;
-    ++compared;
-  }
+  const int compared = expect_recorded_outputs_match(result, expected, tag);
   EXPECT_GE(compared, 5) << tag;
 }
 

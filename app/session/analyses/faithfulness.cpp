@@ -128,6 +128,7 @@ AnalysisInfo faithfulness_analysis() {
   info.tables = {"faithfulness", "faithfulness_curves", "faithfulness_randomisation"};
   info.opt_in = true;  // 63 perturbed forwards per map kind and image
   info.explain = explain_faithfulness;
+  info.needs_classes = true;
   info.figure_kinds = {{"faithfulness", "Faithfulness of the maps (deletion, insertion)"}};
   info.in_image_analysis_if = small_enough_for_gui;  // 5 kinds × 63 forwards: the zoo's
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
@@ -143,7 +144,6 @@ AnalysisInfo faithfulness_analysis() {
                     [s] { return viz::faithfulness_scoreboard_figure(s); }});
     jobs.push_back({"faithfulness", "faithfulness_curves",
                     [c, r] { return viz::faithfulness_curves_figure(c, {}, r ? &*r : nullptr); }});
-
   };
   info.tab = AnalysisTab{
       "faithfulness",

@@ -36,6 +36,7 @@ AnalysisInfo gradcam_analysis() {
   info.tables = {"explanations"};
   info.arrays = {"gradcam__<image>"};
   info.explain = explain_gradcam;
+  info.needs_classes = true;
   info.figure_kinds = {explanations_figure_kind()};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
     add_explanation_grid(in, "gradcam", "Grad-CAM", jobs);

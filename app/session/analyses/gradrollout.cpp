@@ -39,6 +39,7 @@ AnalysisInfo gradrollout_analysis() {
   info.tables = {"explanations"};
   info.arrays = {"gradrollout__<image>"};
   info.explain = explain_gradrollout;
+  info.needs_classes = true;
   info.figure_kinds = {explanations_figure_kind()};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
     add_explanation_grid(in, "gradrollout", "Gradient-weighted attention rollout", jobs);

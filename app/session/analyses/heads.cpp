@@ -16,9 +16,10 @@ namespace {
 void explain_heads(ExplainStep& s) {
   const models::AblationPlan plan = models::plan_head_ablation(s.model);
   for (const auto& u : plan.unsupported)
-    s.session.warn("heads: " + u + " does not say where its heads enter its output "
+    s.session.warn("heads: " + u +
+                   " does not say where its heads enter its output "
                    "projection; its heads are not ablated");
-  if (plan.layers.empty()) return;  // nothing to ablate: the warnings say why, no table
+  if (plan.layers.empty()) return;     // nothing to ablate: the warnings say why, no table
   const models::HeadAblationBatch r =  // the heads' masks are restored when a cancel throws
       models::ablate_heads(s.model, plan, s.input, at::Tensor(), [&](int64_t done, int64_t total) {
         s.session.progress(done, total);
@@ -50,9 +51,10 @@ AnalysisInfo heads_analysis() {
       "head importance: the predicted class's probability drop when one head's output is "
       "zeroed, every head (layers x heads)";
   info.tables = {"head_importance"};
-  info.opt_in = true;  // one forward per head and image
+  info.opt_in = true;   // one forward per head and image
   info.in_demo = true;  // milliseconds per image on the zoo
   info.explain = explain_heads;
+  info.needs_classes = true;
   info.figure_kinds = {{"head_importance", "Head importance by ablation"}};
   info.in_image_analysis_if = small_enough_for_gui;
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
@@ -71,8 +73,7 @@ AnalysisInfo heads_analysis() {
         const analysis::Table* t = m.table("head_importance");
         if (!t)
           throw std::invalid_argument(
-              "the GUI ablates the heads of models with at most " +
-              std::to_string(kGuiHeadTokens) +
+              "the GUI ablates the heads of models with at most " + std::to_string(kGuiHeadTokens) +
               " head-tokens (heads x tokens); for this model run attnlab head-importance or "
               "report --analyses heads");
         return viz::head_importance_figure({{m.name, *t}});

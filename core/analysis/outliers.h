@@ -12,7 +12,11 @@
 //   outlier_mass  mean over heads of Σ_{j ∈ outliers} received_j: for rows that sum to 1,
 //                 the share of all attention landing on the outliers; compare with
 //                 outlier_share = |outliers| / N, what uniform attention would give them
-//   prefix_mass   the same over the prefix tokens (cls, dist)
+//   prefix_mass   the same over the prefix tokens (cls, dist, registers)
+//   register_mass the same over the register tokens alone (DINOv2 _reg: "reg0", ...), 0
+//                 without them; with grid_outliers (the outliers among the grid's tokens)
+//                 it reproduces the paper's observation: registers take over the high
+//                 norms and the attention that outlier patches hold in a model without
 // Same layer for both: the outlier positions persist from layer to layer in the paper's
 // models, and the block's output is what the layout's tokens are after this attention.
 #pragma once
@@ -32,7 +36,13 @@ struct LayerOutliers {
   std::vector<int64_t> outliers;  // token indices above the threshold, ascending
   at::Tensor received;            // (heads, N) float64
   double outlier_mass = 0.0, prefix_mass = 0.0, outlier_share = 0.0;
+  double register_mass = 0.0;
+  int64_t grid_outliers = 0;  // outliers that are grid tokens (not cls, dist, registers)
 };
+
+// Per head the attention each token of image b receives, (Aᵀ·1)_j / N: (heads, N) float64
+// on the CPU. Throws attention::TraceQueryError for an image outside the batch.
+at::Tensor received_attention(const attention::AttentionTrace& trace, int64_t b);
 
 // Throws std::invalid_argument for factor <= 0, tokens that are not (N, C) with the
 // trace's N, or non-finite norms; attention::TraceQueryError for an image outside the batch.

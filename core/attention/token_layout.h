@@ -22,6 +22,9 @@ struct TokenLayout {
   // Token index of grid cell (y, x).
   int64_t token_at(int64_t y, int64_t x) const { return num_prefix() + y * width + x; }
   bool is_prefix(int64_t token) const { return token < num_prefix(); }
+  // The prefix tokens that are registers (DINOv2's "reg0", "reg1", ...: learned tokens
+  // after cls that no output reads), as token indices; empty for a model without them.
+  std::vector<int64_t> register_tokens() const;
 
   // "14×14 grid + cls, stage 2" — for messages and labels.
   std::string describe() const;

@@ -153,5 +153,72 @@ TEST(OutlierTokens, TheSessionFindsAnInjectedToken) {
   EXPECT_TRUE(arrays.count("outliers__img__L01__norm"));
 }
 
+// Registers (DINOv2 _reg): prefix tokens named reg<k> after cls. Uniform rows give them
+// exactly their share of the attention; an outlier among them is not a grid outlier.
+TEST(OutlierTokens, RegistersHaveTheirOwnMassAndAreNotGridOutliers) {
+  TokenLayout l = attention::grid_layout(4, 4);
+  l.prefix = {"cls", "reg0", "reg1"};
+  EXPECT_EQ(l.register_tokens(), (std::vector<int64_t>{1, 2}));
+  TokenLayout named = l;
+  named.prefix = {"cls", "dist", "region", "reg"};  // not registers: no index after "reg"
+  EXPECT_TRUE(named.register_tokens().empty());
+  auto t = outliers_traced("softmax", l, {}, /*zero_weights=*/true);  // uniform rows
+  at::Tensor tokens = at::ones({l.tokens(), 4}, at::kDouble);
+  tokens[2] *= 40.0;   // a register with a high norm
+  tokens[10] *= 40.0;  // and a grid token
+  const auto o = analysis::outlier_tokens(tokens, *t, 0);
+  EXPECT_EQ(o.outliers, (std::vector<int64_t>{2, 10}));
+  EXPECT_EQ(o.grid_outliers, 1);
+  // Softmax rows over 19 keys in float32: each share within a few ulps of 1/19.
+  EXPECT_NEAR(o.register_mass, 2.0 / 19.0, 1e-6);
+  EXPECT_NEAR(o.prefix_mass, 3.0 / 19.0, 1e-6);
+}
+
+// Through the session on DINOv2 with registers: the outlier and entropy tables carry the
+// registers' count, mass and norm, the same mass in both (one definition), and a model
+// without registers writes nan there.
+TEST(OutlierTokens, TheSessionReportsRegistersOfDinov2) {
+  for (const int registers : {0, 2}) {
+    SCOPED_TRACE(registers);
+    const models::Json c = {{"arch", "dinov2_vit"}, {"img_size", 28},
+                            {"patch_size", 14},     {"embed_dim", 32},
+                            {"depth", 2},           {"num_heads", 2},
+                            {"init_values", 1.0},   {"num_register_tokens", registers}};
+    at::manual_seed(5);
+    auto model = models::make_backbone(c);
+    model->eval();
+    session::AnalysisSettings s;
+    s.analyses = session::parse_analyses("outliers,entropy");
+    at::NoGradGuard no_grad;
+    session::AnalysisSession session(s, [](const analysis::Array&) {});
+    session.add("img", model->run(at::randn({1, 3, 28, 28}), s.forward_options()));
+    const auto tables = session.tables();
+    const analysis::Table *out = nullptr, *ent = nullptr;
+    for (const auto& t : tables) {
+      if (t.name == "outliers_layers") out = &t;
+      if (t.name == "entropy_layers") ent = &t;
+    }
+    ASSERT_NE(out, nullptr);
+    ASSERT_NE(ent, nullptr);
+    ASSERT_EQ(out->rows.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      const auto& row = out->rows[i];
+      EXPECT_EQ(row[out->column("registers_mean")].number(), registers);
+      const double mass = row[out->column("register_mass_mean")].number();
+      const double norm = row[out->column("register_norm_over_median_mean")].number();
+      const double entropy_mass = ent->rows[i][ent->column("register_mass_mean")].number();
+      if (registers == 0) {
+        EXPECT_TRUE(std::isnan(mass) && std::isnan(norm) && std::isnan(entropy_mass));
+        continue;
+      }
+      EXPECT_GT(mass, 0.0);
+      EXPECT_LT(mass, 1.0);
+      EXPECT_GT(norm, 0.0);
+      // Both are the same float64 sums of the same received-attention products.
+      EXPECT_NEAR(entropy_mass, mass, 1e-12);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace attnlab::testing

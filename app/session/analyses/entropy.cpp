@@ -4,10 +4,13 @@
 // GUI's Entropy tab compares every open model.
 #include <ATen/ATen.h>
 
+#include <limits>
+
 #include "app/session/analyses/step_helpers.h"
-#include "viz/figures/series_statistic.h"
 #include "core/analysis/entropy.h"
+#include "core/analysis/outliers.h"
 #include "viz/figures/entropy.h"
+#include "viz/figures/series_statistic.h"
 
 namespace attnlab::session {
 namespace {
@@ -22,8 +25,12 @@ void add_entropy(ImageStep& s) {
        "signed_rows"},
       5);
   analysis::Table layers = make_table(
-      "entropy_layers", "attention entropy per layer, mean over heads (as entropy_heads)",
-      {"layer", "path", "mechanism", "entropy", "normalised_entropy", "support"}, 3);
+      "entropy_layers",
+      "attention entropy per layer, mean over heads (as entropy_heads), and the attention "
+      "mass the register tokens receive (DINOv2 _reg; mean over heads of sum over the "
+      "registers of (A^T 1)_j / N; nan: no register)",
+      {"layer", "path", "mechanism", "entropy", "normalised_entropy", "support", "register_mass"},
+      3);
   for (const auto& l : s.layers) {
     const analysis::AttentionEntropy e = analysis::attention_entropy(*l.trace, s.b);
     const double is_signed = e.signed_rows ? 1.0 : 0.0;
@@ -31,8 +38,19 @@ void add_entropy(ImageStep& s) {
       heads.add_row({l.index, l.path, l.trace->mechanism, h, e.keys[size_t(h)],
                      e.entropy[h].item<double>(), e.normalised[h].item<double>(),
                      e.support[h].item<double>(), is_signed});
+    // Registers soak up the attention that outlier patches hold without them (Darcet et
+    // al.): their share, next to how spread the rows are.
+    const std::vector<int64_t> registers = l.trace->layout.register_tokens();
+    double register_mass = std::numeric_limits<double>::quiet_NaN();
+    if (!registers.empty())
+      register_mass = analysis::received_attention(*l.trace, s.b)
+                          .index_select(1, at::tensor(registers))
+                          .sum(1)
+                          .mean()
+                          .item<double>();
     layers.add_row({l.index, l.path, l.trace->mechanism, e.entropy.mean().item<double>(),
-                    e.normalised.mean().item<double>(), e.support.mean().item<double>()});
+                    e.normalised.mean().item<double>(), e.support.mean().item<double>(),
+                    register_mass});
   }
   s.session.accumulate(heads);
   s.session.accumulate(layers);
@@ -46,7 +64,7 @@ AnalysisInfo entropy_analysis() {
   info.summary = "attention entropy per head (H, H / ln K, effective support exp(H))";
   info.tables = {"entropy_heads", "entropy_layers"};
   info.in_image_analysis = true;
-  info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.series = true;      // over a checkpoint series: the per-layer value against the step
   info.over_sizes = true;  // and against the input size of a resolution sweep
   info.series_figure = [](const SeriesResults& s) {
     return series_statistic(s, {"entropy_layers", "normalised_entropy_mean", "row entropy / ln K",
@@ -59,12 +77,14 @@ AnalysisInfo entropy_analysis() {
     if (!tables.empty())
       jobs.push_back({"entropy", "entropy", [tables] { return viz::entropy_figure(tables); }});
   };
-  info.tab = AnalysisTab{
-      "entropy", "Entropy", true, false,
-      [](const TabInputs& in) {
-        return viz::entropy_figure(model_tables(in.models, "entropy_heads"));
-      },
-      ""};
+  info.tab = AnalysisTab{"entropy",
+                         "Entropy",
+                         true,
+                         false,
+                         [](const TabInputs& in) {
+                           return viz::entropy_figure(model_tables(in.models, "entropy_heads"));
+                         },
+                         ""};
   return info;
 }
 

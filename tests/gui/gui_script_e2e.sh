@@ -21,9 +21,9 @@ trap 'rm -rf "$work"' EXIT
 export ATTNLAB_SETTINGS="$work/settings.json"  # never the user's own settings
 fail() { echo "gui_script_e2e: FAIL: $*" >&2; exit 1; }
 
-run_script() {  # script file, log file
+run_script() {  # script file, log file [--empty: start without the demo]
   local rc=0
-  timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui --script "$1" >"$2" 2>&1 || rc=$?
+  timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" "$attnlab" gui ${3:-} --script "$1" >"$2" 2>&1 || rc=$?
   return "$rc"
 }
 
@@ -68,13 +68,14 @@ import json, struct, sys  # a valid safetensors file whose tensors belong to no 
 header = json.dumps({"encoder.w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
 open(sys.argv[1], "wb").write(struct.pack("<Q", len(header)) + header + struct.pack("<f", 1.0))
 PY
-sed "s|@OUT@|$work|g" "$root/tests/gui/scripts/bad_files.script" >"$work/bad.script"
+sed -e "s|@OUT@|$work|g" -e "s|@ZOO@|$root/models/zoo|g" -e "s|@ROOT@|$root|g" \
+  "$root/tests/gui/scripts/bad_files.script" >"$work/bad.script"
 # A stand-in for the desktop's file chooser (zenity) that picks one image.
 cp "$root/assets/fashion-mnist/07-sneaker-00009.png" "$work/picked.png"
 mkdir -p "$work/bin"
 printf '#!/bin/sh\nprintf "%%s\\n" "%s"\n' "$work/picked.png" >"$work/bin/zenity"
 chmod +x "$work/bin/zenity"
-PATH="$work/bin:$PATH" run_script "$work/bad.script" "$work/bad.log" || { cat "$work/bad.log" >&2; fail "the bad-files script exited with an error"; }
+PATH="$work/bin:$PATH" run_script "$work/bad.script" "$work/bad.log" --empty || { cat "$work/bad.log" >&2; fail "the bad-files script exited with an error"; }
 [[ -s "$work/after_errors.png" ]] || fail "no screenshot after the errors"
 
 # The Cost tab: the complexity sweep of the models open and a bench of their mechanisms,

@@ -83,7 +83,19 @@ class ListedTemporary {
   int slot_ = -1;
 };
 
+// A temporary between its creation and its listing would escape the handler: writers
+// count themselves in that window (g_creating), and the handler, once it has said the
+// process is dying (so no writer enters the window again), waits for the count to drain
+// before it removes what is listed. The wait is bounded: the signal may have interrupted
+// a writer inside the window on this very thread, which cannot drain while we spin.
+std::atomic<int> g_creating{0};
+std::atomic<bool> g_dying{false};
+constexpr long kDrainSpins = 50'000'000;  // ~50 ms; a creation takes microseconds
+
 extern "C" void remove_temporaries_and_die(int sig) {
+  g_dying.store(true);
+  for (long i = 0; i < kDrainSpins && g_creating.load() > 0; ++i) {
+  }
   for (auto& t : g_temporaries)
     if (t.state.load() == 2) ::unlink(t.path);
   ::signal(sig, SIG_DFL);
@@ -104,11 +116,21 @@ void remove_temporaries_on_signal() {
 
 void write_file_atomic(const std::string& path, const std::function<void(const ByteSink&)>& fill) {
   std::string tmp = path + ".tmp-XXXXXX";
+  // Created and listed as one step for the signal handler (see g_creating).
+  g_creating.fetch_add(1);
+  if (g_dying.load()) {  // a signal is ending the process: create nothing more
+    g_creating.fetch_sub(1);
+    throw IoError(IoErrorKind::WriteFailed, path, "interrupted by a signal");
+  }
   int fd = ::mkstemp(tmp.data());
-  if (fd < 0)
+  if (fd < 0) {
+    const int e = errno;
+    g_creating.fetch_sub(1);
     throw IoError(IoErrorKind::WriteFailed, path,
-                  std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+                  std::string("cannot create a temporary file beside it: ") + std::strerror(e));
+  }
   const ListedTemporary listed(tmp);  // removed by the handler if a signal ends the process
+  g_creating.fetch_sub(1);
   auto cleanup = [&] {
     ::close(fd);
     ::unlink(tmp.c_str());

@@ -10,11 +10,8 @@
 namespace attnlab::models {
 
 std::string default_erf_target(Backbone& model) {
-  const std::string cam = default_gradcam_target(model);  // "layers.N" or "blocks.N.norm1"
-  const std::string norm1 = ".norm1";
-  if (cam.size() > norm1.size() && cam.compare(cam.size() - norm1.size(), norm1.size(), norm1) == 0)
-    return cam.substr(0, cam.size() - norm1.size());
-  return cam;
+  // "layers.N", or the block of "blocks.N.norm1" / "transformer.resblocks.N.ln_1".
+  return block_of_norm_target(default_gradcam_target(model));
 }
 
 ErfResult run_erf(Backbone& model, const at::Tensor& image, const ErfRequest& request) {
@@ -44,9 +41,10 @@ ErfResult run_erf(Backbone& model, const at::Tensor& image, const ErfRequest& re
                      std::to_string(out.token_x) + ") is outside the " +
                      std::to_string(lay.height) + "x" + std::to_string(lay.width) + " grid of " +
                      out.target);
-  const at::Tensor token =
-      nchw ? r.target.select(0, 0).select(1, out.token_y).select(1, out.token_x)
-           : r.target.select(0, 0).select(0, lay.num_prefix() + out.token_y * lay.width + out.token_x);
+  const at::Tensor token = nchw
+                               ? r.target.select(0, 0).select(1, out.token_y).select(1, out.token_x)
+                               : r.target.select(0, 0).select(
+                                     0, lay.num_prefix() + out.token_y * lay.width + out.token_x);
   const at::Tensor grad = torch::autograd::grad({token.sum()}, {input}, {}, /*retain_graph=*/false,
                                                 /*create_graph=*/false, /*allow_unused=*/true)[0];
   const int64_t h = image.size(2), w = image.size(3);

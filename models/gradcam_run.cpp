@@ -27,22 +27,32 @@ int64_t explained_class(const at::Tensor& logits, int64_t requested, const std::
 }
 
 std::string default_gradcam_target(Backbone& model) {
-  const std::regex stage(R"(layers\.(\d+))"), norm1(R"(blocks\.(\d+)\.norm1)");
-  int64_t last_stage = -1, last_block = -1;
+  // timm's blocks.N.norm1, and CLIP's transformer.resblocks.N.ln_1 (models/clip.cpp).
+  const std::regex stage(R"(layers\.(\d+))"), norm1(R"(blocks\.(\d+)\.norm1)"),
+      ln_1(R"(transformer\.resblocks\.(\d+)\.ln_1)");
+  int64_t last_stage = -1, last_block = -1, last_resblock = -1;
   for (const auto& item : model.named_modules("", /*include_self=*/false)) {
     last_stage = std::max(last_stage, numbered(item.key(), stage));
     last_block = std::max(last_block, numbered(item.key(), norm1));
+    last_resblock = std::max(last_resblock, numbered(item.key(), ln_1));
   }
   if (last_stage >= 0) return "layers." + std::to_string(last_stage);
   if (last_block >= 0) return "blocks." + std::to_string(last_block) + ".norm1";
+  if (last_resblock >= 0) return "transformer.resblocks." + std::to_string(last_resblock) + ".ln_1";
   throw ModelError("grad-cam: " + model.arch() + " has neither stages nor blocks to explain");
+}
+
+std::string block_of_norm_target(const std::string& target) {
+  for (const std::string norm : {".norm1", ".ln_1"})
+    if (target.size() > norm.size() &&
+        target.compare(target.size() - norm.size(), norm.size(), norm) == 0)
+      return target.substr(0, target.size() - norm.size());
+  return target;
 }
 
 attention::TokenLayout tapped_output_layout(const ForwardResult& r, const std::string& target,
                                             int64_t tokens) {
-  const std::string block = target.size() > 6 && target.compare(target.size() - 6, 6, ".norm1") == 0
-                                ? target.substr(0, target.size() - 6)
-                                : target;
+  const std::string block = block_of_norm_target(target);
   const attention::TokenLayout* inside = nullptr;
   const attention::TokenLayout* any = nullptr;
   for (const auto& t : r.traces) {

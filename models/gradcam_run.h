@@ -37,8 +37,13 @@ struct GradCamResult {
 // is -1. `who` names the analysis in the ModelError for a class out of range.
 int64_t explained_class(const at::Tensor& logits, int64_t requested, const std::string& who);
 
-// The default Grad-CAM target of `model` (from its module names).
+// The default Grad-CAM target of `model` (from its module names): the last stage
+// ("layers.N"), else the last block's first norm ("blocks.N.norm1", CLIP's
+// "transformer.resblocks.N.ln_1").
 std::string default_gradcam_target(Backbone& model);
+// The block a block's first-norm target belongs to ("blocks.3.norm1" -> "blocks.3"); any
+// other target as it is.
+std::string block_of_norm_target(const std::string& target);
 
 // The traced layout of a tapped module output with `tokens` tokens: the trace of an
 // attention module inside `target` (its block, or its stage's last block) whose token

@@ -15,7 +15,7 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHA
 # hashes the .gch itself; a fresh clone's files are all new, which mtime/ctime would refuse.
 export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 # Ninja for a new build folder (it schedules the two cores better than make and keeps
-# .ninja_log, the per-unit compile times docs/BUILD_TIMES.md is made from); an existing
+# .ninja_log, the per-unit compile times that scripts/build_times.py lists); an existing
 # folder keeps the generator it was configured with.
 generator=()
 if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null; then generator=(-G Ninja); fi

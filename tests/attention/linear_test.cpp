@@ -185,8 +185,9 @@ TEST(LinearAttention, EveryKernelMatchesItsDirectDefinition) {
               kernel == "cosine" || kernel == "mean_centred");
     // Mean-centred keys sum to zero over the tokens: every row sums to N before it is
     // normalised (float64 here, so to rounding).
-    if (kernel == "mean_centred")
+    if (kernel == "mean_centred") {
       EXPECT_LE(max_abs_diff(sums, at::full_like(sums, double(layout.tokens()))), 1e-9);
+    }
   }
 }
 

@@ -285,9 +285,10 @@ TEST(SwinRectangular, ReproducesAnIndependentReferenceOfWindowAttention) {
     EXPECT_EQ(trace->window_w, k.ww);
     EXPECT_EQ(trace->window_cols(), k.ww);
     EXPECT_EQ(trace->window_shift, k.s);
-    if (k.s > 0)
+    if (k.s > 0) {
       EXPECT_TRUE(at::equal(attention::swin_shift_mask(k.h, k.w, k.wh, k.ww, k.s, at::kFloat),
                             swin_reference::shift_mask(k.h, k.w, k.wh, k.ww, k.s)));
+    }
     // Rows: window (wy, wx) of image b is reference window b·nW + wy·(W/Ww) + wx; its token
     // t sits at (wy·Wh + t / Ww, wx·Ww + t % Ww) on the rolled grid, + (s, s) in the image.
     const int64_t n = k.wh * k.ww, nw = (k.h / k.wh) * (k.w / k.ww);

@@ -32,6 +32,9 @@ namespace attnlab::models {
 namespace {
 
 const char* const kClipArch = "clip_visual_vit";
+// nn.MultiheadAttention is softmax attention: the registered mechanism in its
+// packed-projection layout (option mha_layout), for the blocks and the family's answer.
+const char* const kClipAttention = "softmax";
 
 [[noreturn]] void clip_refuse(const std::string& key, const std::string& what) {
   throw ModelError(std::string(kClipArch) + " config: '" + key + "' " + what);
@@ -98,7 +101,7 @@ class ClipBlock : public torch::nn::Module {
     mc.dim = s.width;
     mc.heads = s.heads;
     mc.options = {{"qkv_bias", 1.0}, {"mha_layout", 1.0}};
-    attn_ = register_module("attn", attention::make_mechanism("softmax", mc));
+    attn_ = register_module("attn", attention::make_mechanism(kClipAttention, mc));
     ln_1_ = register_module("ln_1", std::make_shared<LayerNormLayer>(s.width, s.ln_eps));
     mlp_ = register_module("mlp", std::make_shared<ClipMlp>(s.width, 4 * s.width));
     ln_2_ = register_module("ln_2", std::make_shared<LayerNormLayer>(s.width, s.ln_eps));
@@ -200,7 +203,7 @@ std::shared_ptr<Backbone> make_clip(const Json& config) {
 }
 
 std::string clip_mechanism(const Json&) {
-  return "softmax";  // nn.MultiheadAttention's softmax attention
+  return kClipAttention;
 }
 
 // The released image towers (openai/CLIP build_model's sizes).

@@ -88,52 +88,19 @@ session::AnalysisSettings take_analysis_settings(Args& args, const std::string& 
   }
   const std::string layers = args.take_option("--layers");
   if (!layers.empty()) st.layers = parse_layers(layers);
-  const std::string fusion = args.take_option("--fusion");
-  try {
-    if (!fusion.empty()) st.rollout.fusion = analysis::parse_head_fusion(fusion);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--fusion: ") + e.what());
-  }
-  st.rollout.residual = args.take_real("--residual", 0.5);
-  st.rollout.discard_ratio = args.take_real("--discard", 0.0);
-  st.rollout.renormalize = !args.take_flag("--no-renormalize");
-  if (st.rollout.residual < 0 || st.rollout.residual > 1)
-    throw UsageError("--residual must lie in [0, 1]");
-  if (st.rollout.discard_ratio < 0 || st.rollout.discard_ratio >= 1)
-    throw UsageError("--discard must lie in [0, 1)");
-  st.rank.rtol = args.take_real("--rank-rtol", 0.0);
-  st.rank.atol = args.take_real("--rank-atol", 0.0);
-  if (st.rank.rtol < 0 || st.rank.atol < 0)
-    throw UsageError("--rank-rtol and --rank-atol must be >= 0");
-  st.mask_threshold = args.take_real("--mask-threshold", -1.0);
-  st.outlier_factor = args.take_real("--outlier-factor", 10.0);
-  if (!(st.outlier_factor > 0) || !std::isfinite(st.outlier_factor))
-    throw UsageError("--outlier-factor must be > 0");
-  const std::string erf_token = args.take_option("--erf-token");
-  if (!erf_token.empty())
-    parse_cell(erf_token, "--erf-token", "output grid", st.erf_token_y, st.erf_token_x);
-  const std::string fractions = args.take_option("--erf-percent");
-  if (!fractions.empty()) {
-    st.erf_fractions.clear();
-    std::stringstream list(fractions);
-    for (std::string item; std::getline(list, item, ',');) {
-      double percent = 0;
-      try {
-        size_t used = 0;
-        percent = std::stod(item, &used);
-        if (used != item.size()) throw std::invalid_argument(item);
-      } catch (const std::exception&) {
-        throw UsageError("--erf-percent wants numbers such as 20,50,99, not '" + item + "'");
+  // Every analysis's own options, as the analyses declare them (analysis_options.h).
+  for (const session::AnalysisOption* o : session::analysis_options()) {
+    try {
+      if (o->kind == session::AnalysisOption::Kind::Flag) {
+        if (args.take_flag("--" + o->name)) st.options.set(o->name, true);
+        continue;
       }
-      if (!(percent > 0 && percent <= 100))
-        throw UsageError("--erf-percent: each value must lie in (0, 100], not " + item);
-      st.erf_fractions.push_back(percent / 100);
+      const std::string text = args.take_option("--" + o->name);
+      if (!text.empty()) st.options.set(o->name, session::parse_option_value(*o, text));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
     }
   }
-  const std::string cls = args.take_option("--class");
-  if (!cls.empty()) st.explain_class = parse_index(cls, "--class");
-  st.gradcam_target = args.take_option("--gradcam-target");
-  st.gradcam.relu = !args.take_flag("--signed-cam");
   return st;
 }
 

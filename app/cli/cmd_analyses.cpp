@@ -23,6 +23,11 @@ int cmd_analyses(Args args, const GlobalOptions&) {
     std::vector<std::string> figures;
     for (const auto& k : a.figure_kinds) figures.push_back(k.title);
     if (!figures.empty()) std::printf("  figures: %s\n", text::join(figures, "; ").c_str());
+    std::vector<std::string> options;
+    for (const auto& o : a.options) options.push_back(o.usage());
+    for (const auto& n : a.reads_options)
+      if (const auto* o = session::find_analysis_option(n)) options.push_back(o->usage());
+    if (!options.empty()) std::printf("  options: %s\n", text::join(options, " ").c_str());
     if (a.tab)
       std::printf("  GUI tab: %s%s\n", a.tab->title.c_str(),
                   a.series ? " (over a training series)" : "");

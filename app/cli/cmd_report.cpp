@@ -223,7 +223,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
     }
   }
 
-  fig.rollout_switches = session::describe_rollout(settings.rollout);
+  fig.rollout_switches = session::describe_rollout(session::rollout_options(settings.options));
   std::vector<session::FigureJob> jobs =
       session::report_figure_jobs(results, series, fig, sweeps);
   // CKA between models: a pass of its own over the images (report_cka.h).
@@ -275,6 +275,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
   page.title = demo ? "attnlab report — the model zoo on the demo images" : "attnlab report";
   std::string model_names;
   for (const auto& r : results) model_names += (model_names.empty() ? "" : ", ") + r.name;
+  const analysis::RankOptions rank = session::rank_options(settings.options);
   page.settings =
       "Models: " + model_names + ". Images: " + std::to_string(images.size()) +
       ", preprocessed as each model's preset says (" +
@@ -284,9 +285,8 @@ int cmd_report(Args args, const GlobalOptions& g) {
            : std::string("the centre of the first layer's grid")) +
       ". Maps: " + viz::describe_style(fig.style) + ". Rollout: " + fig.rollout_switches +
       ". Rank: numerical rank with " +
-      (settings.rank.rtol > 0 || settings.rank.atol > 0
-           ? "a user-set tolerance (" + settings.rank.describe() + ")"
-           : std::string("torch.linalg.matrix_rank's float32 rule")) +
+      (rank.rtol > 0 || rank.atol > 0 ? "a user-set tolerance (" + rank.describe() + ")"
+                                      : std::string("torch.linalg.matrix_rank's float32 rule")) +
       ", rank above float32 precision (float64 SVD), effective and stable rank" + ". Figures at " +
       std::to_string(int(dpi)) + " dpi (PNG); device " + target.str() + ".";
   for (const auto& entry : fs::directory_iterator(stats_dir)) {

@@ -79,20 +79,10 @@ const std::vector<CommandSpec>& commands() {
 )"},
       {"analyze", cmd_analyze,
        R"(  analyze --model PRESET|CHECKPOINT --images FILES|DIR --out DIR
-)" + analyses_option_help() + R"(      [--class C]             the class gradcam/gradrollout explain (default: top-1)
-      [--gradcam-target PATH] [--signed-cam]   Grad-CAM's module (default: last block's
-                              norm1 or last stage) and its map without the ReLU
-      [--query y,x]           query cell on the first attention layer's grid (default centre)
+)" + analyses_option_help() + R"(      [--query y,x]           query cell on the first attention layer's grid (default centre)
       [--query-token N]       or a token index of that layer (prefix first: 0 = cls)
       [--layers LIST]         attention layers by index, e.g. 0,3-5 (default all)
-      [--fusion mean|max|min] [--residual R] [--discard F] [--no-renormalize]   rollout
-      [--rank-rtol X | --rank-atol X]   rank tolerance (default torch.linalg.matrix_rank's)
-      [--mask-threshold E]    Castling mask threshold (default: the layer's own, 0.02)
-      [--outlier-factor K]    outlier tokens: norm above K x the median (default 10)
-      [--erf-token y,x]       erf: output token on the last block's/stage's grid (centre)
-      [--erf-percent LIST]    erf: shares of the contribution whose area is reported
-                              (default 20,50,99)
-      [--batch N]             images per forward pass (default 1; on 2 CPU cores a batch
+)" + session::analysis_options_help() + R"(      [--batch N]             images per forward pass (default 1; on 2 CPU cores a batch
                               is no faster per image: docs/BENCHMARKS.md)
       [--preset P | --config JSON] [--checkpoint FILE] [--key K] [--random-init]
       [--class-names FILE]    one name per line, or JSON list / {"index": name} map

@@ -87,7 +87,8 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
 }
 
 std::shared_ptr<const ImageAnalysis> analyse_image(
-    LoadedModel& model, const std::string& image_path, const std::function<bool()>& cancelled,
+    LoadedModel& model, const std::string& image_path, const session::OptionValues& options,
+    const std::function<bool()>& cancelled,
     const std::function<void(int64_t done, int64_t total)>& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   auto out = std::make_shared<ImageAnalysis>();
@@ -95,6 +96,8 @@ std::shared_ptr<const ImageAnalysis> analyse_image(
       image::preprocess(io::load_rgb_image(image_path), model.choice.preprocessing);
   out->picture = session::input_picture(x, model.choice.preprocessing);
   session::AnalysisSettings settings;
+  settings.options = options;
+  out->options_key = image_options_key(options);
   for (const auto& a : session::analyses())
     if (a.in_image_analysis) settings.analyses.insert(a.name);
   const models::ForwardOptions fo = settings.forward_options();  // traces included
@@ -217,21 +220,36 @@ std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQue
   return out;
 }
 
-std::string RolloutSwitches::tag() const {
-  return std::string(analysis::head_fusion_name(analysis::HeadFusion(fusion))) + "," +
-         text::format_g(residual, 6) + "," + text::format_g(discard, 6) +
-         (renormalize ? ",1" : ",0");
+namespace {
+// The values of the options the analyses `read` declare or name, as JSON text.
+std::string option_values_of(const session::OptionValues& options,
+                             const std::function<bool(const session::AnalysisInfo&)>& read) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto* o : session::analysis_options())
+    for (const auto& name : session::analyses_reading(o->name))
+      if (const session::AnalysisInfo* a = session::find_analysis(name); a && read(*a))
+        j[o->name] = options.get(o->name);
+  return j.dump();
+}
+}  // namespace
+
+std::string rollout_tag(const session::OptionValues& options) {
+  return option_values_of(options,
+                          [](const session::AnalysisInfo& a) { return a.name == "rollout"; });
+}
+
+std::string image_options_key(const session::OptionValues& options) {
+  return option_values_of(options, [](const session::AnalysisInfo& a) {
+    return a.in_image_analysis || bool(a.in_image_analysis_if);
+  });
 }
 
 std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const MapQuery& query,
-                                                  const RolloutSwitches& switches) {
+                                                  const session::OptionValues& options) {
   const auto t0 = std::chrono::steady_clock::now();
   const models::ForwardResult& forward = traces_of(a);
   session::AnalysisSettings settings = query_settings(forward, query);
-  settings.rollout.fusion = analysis::HeadFusion(switches.fusion);
-  settings.rollout.residual = switches.residual;
-  settings.rollout.discard_ratio = switches.discard;
-  settings.rollout.renormalize = switches.renormalize;
+  settings.options = options;
   auto out = std::make_shared<QueryRollout>();
   out->query = query;
   std::vector<const attention::AttentionTrace*> chain;

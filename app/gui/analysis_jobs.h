@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "app/session/analysis_options.h"
 #include "app/session/predictions.h"
 #include "core/analysis/table.h"
 #include "viz/rgba_image.h"
@@ -79,6 +80,7 @@ struct ImageAnalysis {
   std::vector<analysis::Table> tables;
   std::vector<analysis::Array> arrays;  // spectra, singular values, anchors (image arrays)
   double seconds = 0;
+  std::string options_key;  // image_options_key() of the options it was computed with
   // The traces and the preprocessed image, for the worker's next query or explanation:
   // typed handles the main thread only passes along (it never includes their headers).
   std::shared_ptr<const models::ForwardResult> forward;
@@ -93,16 +95,12 @@ struct MapQuery {
   std::string tag() const;           // "q7-3", "cls", "centre"
 };
 
-// The switches of attention rollout the GUI offers (those of `attnlab analyze --fusion
-// --residual --discard --no-renormalize`; analysis::RolloutOptions, which this header
-// does not include).
-struct RolloutSwitches {
-  int fusion = 0;         // analysis::HeadFusion: 0 mean, 1 max, 2 min
-  double residual = 0.5;  // r in r·Â + (1 − r)·I, 0..1
-  double discard = 0.0;   // the share of the smallest weights dropped per row, 0..0.99
-  bool renormalize = true;
-  std::string tag() const;  // "mean,0.5,0,1": part of the rollout's cache key
-};
+// The rollout switches of `options` (those the rollout analysis declares: --fusion
+// --residual --discard --no-renormalize) as a tag: part of the rollout's cache key.
+std::string rollout_tag(const session::OptionValues& options);
+// The values of the options the image analyses read (outlier factor, mask threshold,
+// rank tolerance, ...): an analysis computed with other values is computed again.
+std::string image_options_key(const session::OptionValues& options);
 
 // Every layer's per-head maps of one query and the head fusions: one attention row per
 // layer and head, so fast even for thousands of tokens.
@@ -139,7 +137,8 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
 // (faithfulness, heads), which then throw session::AnalysisCancelled; `progress` hears
 // how far the long ones are.
 std::shared_ptr<const ImageAnalysis> analyse_image(
-    LoadedModel& model, const std::string& image_path, const std::function<bool()>& cancelled = {},
+    LoadedModel& model, const std::string& image_path, const session::OptionValues& options = {},
+    const std::function<bool()>& cancelled = {},
     const std::function<void(int64_t done, int64_t total)>& progress = {});
 
 // AnchorFormer: the soft assignment over the anchors of layout token `token` (prefix
@@ -149,9 +148,9 @@ std::vector<float> anchor_distribution(const ImageAnalysis& a, int layer, int to
 
 // The maps of `query` from an analysis's traces. Throws on failure.
 std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query);
-// The rollout of `query` from the same traces with `switches` (the defaults are `attnlab
-// analyze`'s). Throws on failure.
+// The rollout of `query` from the same traces with the rollout switches of `options` (the
+// defaults are `attnlab analyze`'s). Throws on failure.
 std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const MapQuery& query,
-                                                  const RolloutSwitches& switches);
+                                                  const session::OptionValues& options);
 
 }  // namespace attnlab::gui

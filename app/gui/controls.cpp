@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "app/gui/model_panel.h"
+#include "app/gui/option_controls.h"
 #include "app/gui/series_view.h"
 #include "app/gui/size_sweep_view.h"
 #include "app/gui/theme.h"
@@ -196,7 +197,7 @@ void draw_map_controls(const GuiState& state, ViewState& v) {
   ImGui::Checkbox("all heads (space)", &v.heads_grid);
   ImGui::EndDisabled();
   if (v.kind == MapKind::Rollout)
-    ImGui::TextDisabled("rollout: all layers, mean of heads, residual 0.5");
+    ImGui::TextDisabled("rollout of all layers: see ROLLOUT");
   else if (v.kind == MapKind::GradCam)
     ImGui::TextDisabled("Grad-CAM: of the target module above");
   else if (v.kind == MapKind::GradRollout)
@@ -220,18 +221,9 @@ void draw_map_controls(const GuiState& state, ViewState& v) {
   if (v.kind == MapKind::Rollout) {  // the switches of `attnlab analyze` (--fusion, ...)
     ImGui::Separator();
     ImGui::TextDisabled("ROLLOUT");
-    RolloutSwitches& r = v.rollout;
-    ImGui::Combo("head fusion##rollout", &r.fusion, "mean\0max\0min\0");
-    // Two decimals, as the copied command states them; a change recomputes the rollouts
-    // shown (a newer request supersedes one not yet started).
-    const double zero = 0.0, one = 1.0, most = 0.99;
-    if (ImGui::SliderScalar("residual", ImGuiDataType_Double, &r.residual, &zero, &one, "%.2f"))
-      r.residual = std::round(r.residual * 100.0) / 100.0;
-    if (ImGui::SliderScalar("discard", ImGuiDataType_Double, &r.discard, &zero, &most, "%.2f"))
-      r.discard = std::round(r.discard * 100.0) / 100.0;
-    ImGui::Checkbox("renormalise rows", &r.renormalize);
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("rows of r·A + (1 - r)·I divided by their sums (Abnar & Zuidema)");
+    // The rollout analysis's declared switches; a change recomputes the rollouts shown (a
+    // newer request supersedes one not yet started).
+    option_controls(analysis_gui_options("rollout"), v.options);
   }
   ImGui::Separator();
   ImGui::TextDisabled("COMPARE");
@@ -282,6 +274,12 @@ void draw_sidebar(const GuiState& state, ViewState& view, FrameRequests& request
   }
   ImGui::Separator();
   draw_images(state, view, requests);
+  // The current tab's analysis's own settings; a change analyses the images again.
+  if (const auto options = tab_options(view.tab); !options.empty()) {
+    ImGui::Separator();
+    ImGui::TextDisabled("SETTINGS  %s", view.tab.c_str());
+    option_controls(options, view.options);
+  }
   ImGui::Separator();
   draw_map_controls(state, view);
   ImGui::Separator();

@@ -290,10 +290,9 @@ void apply_settings(const GuiSettings& s, ViewState& v) {
                                        : viz::MapNormalisation::MinMax;
   v.compare = s.layout == "compare";
   v.shared_scale = s.shared_scale;
-  v.rollout.fusion = int(analysis::parse_head_fusion(s.rollout_fusion));  // checked on load
-  v.rollout.residual = s.rollout_residual;
-  v.rollout.discard = s.rollout_discard;
-  v.rollout.renormalize = s.rollout_renormalize;
+  // Entries no analysis declares, or out of range, are dropped (a file of another version).
+  v.options = {};
+  v.options.read(nlohmann::json::parse(s.analysis_options, nullptr, false));
 }
 
 void store_view(const ViewState& v, GuiSettings& s) {
@@ -303,10 +302,7 @@ void store_view(const ViewState& v, GuiSettings& s) {
   s.normalisation = v.norm == viz::MapNormalisation::DivideByMax ? "divmax" : "minmax";
   s.layout = v.compare ? "compare" : "single";
   s.shared_scale = v.shared_scale;
-  s.rollout_fusion = analysis::head_fusion_name(analysis::HeadFusion(v.rollout.fusion));
-  s.rollout_residual = v.rollout.residual;
-  s.rollout_discard = v.rollout.discard;
-  s.rollout_renormalize = v.rollout.renormalize;
+  s.analysis_options = v.options.set_values().dump();
 }
 
 // With no files on the command line: the zoo's models and the demo images.

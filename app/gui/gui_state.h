@@ -191,7 +191,9 @@ struct ViewState {
   std::string tab =
       "maps";  // maps, spectra, rank, anchors, mask, locality, predictions, checkpoint
   bool tab_requested = false;  // set with tab by scripts: select it at the next frame
-  RolloutSwitches rollout;  // the rollout map's head fusion, residual, discard, renormalise
+  // Every analysis's declared settings (analysis_options.h): the rollout map's switches, the
+  // Settings section's values for the image analyses (option_controls.h).
+  session::OptionValues options;
   // Compare: each model on its own colour scale unless shared_scale; the difference
   // panel shows model difference_a minus model difference_b (workspace indices).
   bool compare = false, shared_scale = false, difference = false;
@@ -207,6 +209,7 @@ struct ViewState {
   } shown_figure;
   int hover_row = -1, hover_col = -1;
   bool show_help = false;
+  bool sidebar_scroll_end = false;  // scroll the sidebar to its end at the next frame (scripts)
   // The Maps tab shows the picture the model saw (its preprocessing's output) without the
   // map, captioned with the preprocessing.
   bool show_input = false;

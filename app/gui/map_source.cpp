@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "app/gui/workspace.h"
+#include "app/session/analysis_session.h"
 #include "app/session/query.h"
 #include "core/analysis/rollout.h"
 
@@ -124,12 +125,8 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
     out.cols = int(r->rollout->map.shape[1]);
     out.values = r->rollout->map.data;
     {  // the switches it was computed with, as the report's caption states them
-      analysis::RolloutOptions o;
-      o.fusion = analysis::HeadFusion(state.view.rollout.fusion);
-      o.residual = state.view.rollout.residual;
-      o.discard_ratio = state.view.rollout.discard;
-      o.renormalize = state.view.rollout.renormalize;
-      out.label = "rollout (" + session::describe_rollout(o) + ")";
+      out.label = "rollout (" +
+                  session::describe_rollout(session::rollout_options(state.view.options)) + ")";
     }
     describe_grid(layers.front(), layers.front(), &out);
     out.query = r->rollout->query;

@@ -140,8 +140,13 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
 
   ImGui::SetNextWindowPos(origin);
   ImGui::SetNextWindowSize(ImVec2(side_w, height));
-  if (ImGui::Begin("Workspace", nullptr, kTileFlags))
+  if (ImGui::Begin("Workspace", nullptr, kTileFlags)) {
     draw_sidebar(state, state.view, state.requests);
+    if (state.view.sidebar_scroll_end) {  // a script's `sidebar-end`: show its last sections
+      ImGui::SetScrollHereY(1.0f);
+      state.view.sidebar_scroll_end = false;
+    }
+  }
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(origin.x + side_w, origin.y));

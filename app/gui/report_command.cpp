@@ -28,6 +28,16 @@ std::string exact_number(double v) {
   return buf;
 }
 
+// The options an analysis declares or reads (app/session/analysis_options.h).
+std::vector<std::string> declared_by(const std::string& analysis) {
+  std::vector<std::string> names;
+  if (const session::AnalysisInfo* a = session::find_analysis(analysis)) {
+    for (const auto& o : a->options) names.push_back(o.name);
+    names.insert(names.end(), a->reads_options.begin(), a->reads_options.end());
+  }
+  return names;
+}
+
 // The token index of prefix token `name` in model m's first layer, or -1.
 int prefix_index(const GuiState& state, int m, const std::string& name) {
   const ResultSlot* r = result_of(state, m, state.view.image);
@@ -67,12 +77,8 @@ std::string maps_options(const GuiState& state, int ref) {
   const session::MapView view = map_view(state);
   std::string out = v.kind == MapKind::Rollout ? " --analyses maps,rollout" : " --analyses maps";
   out += query_options(state, ref);
-  if (v.kind == MapKind::Rollout) {  // the rollout's switches, as `analyze` takes them
-    out += std::string(" --fusion ") + session::fusion_name(v.rollout.fusion) +
-           " --residual " + exact_number(v.rollout.residual) + " --discard " +
-           exact_number(v.rollout.discard);
-    if (!v.rollout.renormalize) out += " --no-renormalize";
-  }
+  if (v.kind == MapKind::Rollout)  // the rollout's switches that differ from the defaults
+    out += v.options.command_line(declared_by("rollout"));
   if (!v.compare && v.heads_grid && v.kind != MapKind::Rollout)  // the heads grid
     return out + " --figures head_maps --layer " +
            (view.layer < 0 ? "last" : std::to_string(view.layer));
@@ -150,6 +156,7 @@ std::string report_command(const GuiState& state) {
     std::vector<std::string> kinds;
     for (const auto& k : entry->analysis->figure_kinds) kinds.push_back(k.id);
     cmd += " --analyses " + entry->analysis->name + " --figures " + text::join(kinds, ",");
+    cmd += v.options.command_line(declared_by(entry->analysis->name));  // its settings
     if (entry->kind == TabKind::Series) {
       cmd += " --series";
       for (const auto& f : series_files_of(state, v.model)) cmd += " " + shell_quote(f);

@@ -152,12 +152,15 @@ const std::vector<ScriptCommandSpec> kCommands = {
                         {"on|off", ArgKind::Choice, kOnOff}},
     "the rollout's head fusion, residual, discard ratio (below 1) and row renormalisation"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     RolloutSwitches& r = x.state.view.rollout;
-     r.fusion = int(analysis::parse_head_fusion(c.args[0]));
-     r.residual = std::stod(c.args[1]);
-     r.discard = std::stod(c.args[2]);
-     if (r.discard >= 1) return fail_command(x, c, "the discard ratio must be below 1");
-     r.renormalize = c.args[3] == "on";
+     session::OptionValues& o = x.state.view.options;
+     try {
+       o.set("fusion", c.args[0]);
+       o.set("residual", std::stod(c.args[1]));
+       o.set("discard", std::stod(c.args[2]));
+       o.set("no-renormalize", c.args[3] == "off");
+     } catch (const std::invalid_argument& e) {
+       return fail_command(x, c, e.what());
+     }
      return true;
    }},
   {{"map", {{"query|cls|rollout|gradcam|gradrollout", ArgKind::Choice,
@@ -246,6 +249,11 @@ const std::vector<ScriptCommandSpec> kCommands = {
   {{"export-panel", {{"PATH", ArgKind::Path, {}, {".png", ".svg", ".pdf"}}},
     "write the tab's figure (.png, .svg or .pdf: the extension picks the format)"},
    [](ScriptContext& x, const ScriptCommand& c) { return export_view(x, c, true); }},
+  {{"sidebar-end", {}, "scroll the sidebar to its end (its last sections in a screenshot)"},
+   [](ScriptContext& x, const ScriptCommand&) {
+     x.state.view.sidebar_scroll_end = true;
+     return true;
+   }},
   {{"mouse-away", {}, "move the mouse out of the window (no hover, no tooltip in screenshots)"},
    [](ScriptContext& x, const ScriptCommand&) {
      x.runner.mouse_away = true;  // the frame loop moves the pointer

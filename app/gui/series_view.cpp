@@ -41,14 +41,14 @@ void load_series(GuiState& state, ComputeWorker& worker) {
   on_device.device = state.models[size_t(m)].options.device;
   on_device.dtype = state.models[size_t(m)].options.dtype;
   worker.submit("series of " + state.models[size_t(m)].info.name,
-                [files, image, run, on_device](JobContext& ctx) {
+                [files, image, run, on_device, options = state.view.options](JobContext& ctx) {
                   std::vector<std::shared_ptr<const ImageAnalysis>> done;
                   for (size_t k = 0; k < files.size(); ++k) {
                     if (ctx.cancelled()) return;
                     ctx.progress(int64_t(k), int64_t(files.size()));
                     try {
                       auto model = load_model(files[k], nullptr, on_device);
-                      auto a = analyse_image(*model, image);
+                      auto a = analyse_image(*model, image, options);
                       done.push_back(a);
                       const nlohmann::json step = session::checkpoint_step(files[k]);
                       const int64_t st = step.is_number() ? step.get<int64_t>() : int64_t(k);

@@ -91,6 +91,14 @@ class FieldReader {
     out = s;
   }
 
+  // A JSON object, kept as its text (its entries are checked by whoever reads them).
+  void read_object(const char* key, std::string& out) {
+    const json* value = find(key);
+    if (value == nullptr) return;
+    if (!value->is_object()) return wrong_type(key, "an object");
+    out = value->dump();
+  }
+
   // Non-string and empty entries are dropped; `unique` drops later copies of an entry.
   void read_list(const char* key, bool unique, std::vector<std::string>& out) {
     const json* value = find(key);
@@ -218,10 +226,7 @@ GuiSettings load_settings(const std::string& path, std::string* warning) {
   reader.read_string("normalisation", {}, settings.normalisation);
   reader.read_string("layout", {"single", "compare"}, settings.layout);
   reader.read_bool("shared_scale", settings.shared_scale);
-  reader.read_string("rollout_fusion", {"mean", "max", "min"}, settings.rollout_fusion);
-  reader.read_double("rollout_residual", 0.0, 1.0, settings.rollout_residual);
-  reader.read_double("rollout_discard", 0.0, 0.99, settings.rollout_discard);
-  reader.read_bool("rollout_renormalize", settings.rollout_renormalize);
+  reader.read_object("analysis_options", settings.analysis_options);
   reader.read_int("left_panel_width", kMinPanel, kMaxPanel, settings.left_panel_width);
 
   if (warning != nullptr && !problems.empty()) {
@@ -254,10 +259,8 @@ bool save_settings(const std::string& path, const GuiSettings& s, std::string* e
   root["normalisation"] = s.normalisation;
   root["layout"] = s.layout;
   root["shared_scale"] = s.shared_scale;
-  root["rollout_fusion"] = s.rollout_fusion;
-  root["rollout_residual"] = s.rollout_residual;
-  root["rollout_discard"] = s.rollout_discard;
-  root["rollout_renormalize"] = s.rollout_renormalize;
+  root["analysis_options"] = json::parse(s.analysis_options, nullptr, /*allow_exceptions=*/false);
+  if (!root["analysis_options"].is_object()) root["analysis_options"] = json::object();
   root["left_panel_width"] = s.left_panel_width;
 
   // Linux paths may hold bytes that are not UTF-8, which JSON cannot carry. Replacing them

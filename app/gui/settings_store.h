@@ -27,10 +27,10 @@ struct GuiSettings {
   std::string normalisation = "minmax";          // how maps are scaled to the colormap
   std::string layout = "single";                 // "single" or "compare"
   bool shared_scale = false;                     // compare: one colour scale for all maps
-  std::string rollout_fusion = "mean";           // rollout's head fusion: mean, max, min
-  double rollout_residual = 0.5;                 // clamped to 0..1
-  double rollout_discard = 0.0;                  // clamped to 0..0.99
-  bool rollout_renormalize = true;
+  // The analyses' settings changed from their defaults (the rollout's switches, the Settings
+  // section), a JSON object {"residual": 0.3, ...} as text; the GUI checks each entry
+  // against what the analyses declare (app/session/analysis_options.h) and drops the rest.
+  std::string analysis_options = "{}";
   int left_panel_width = 320;                    // clamped to 100..4096
 };
 

@@ -111,7 +111,7 @@ void set_query_cell(const GuiState& state, ViewState& view, int row, int col) {
 }
 
 std::string rollout_key(const GuiState& state, const MapQuery& query) {
-  return query.tag() + "|" + state.view.rollout.tag();
+  return query.tag() + "|" + rollout_tag(state.view.options);
 }
 
 MapQuery wanted_query(const GuiState& state, int model) {
@@ -219,10 +219,18 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
   const ImageSlot& image = state.images[size_t(i)];
   if (model.status != LoadStatus::Ready || image.status == LoadStatus::Failed) return;
   auto found = state.results.find({m, i});
+  // An analysis computed with other values of the image analyses' options (the Settings
+  // section) is computed again; its maps and rollouts go with it.
+  if (found != state.results.end() && found->second.status == LoadStatus::Ready &&
+      found->second.analysis->options_key != image_options_key(state.view.options)) {
+    state.results.erase(found);
+    found = state.results.end();
+  }
   if (found == state.results.end()) {
     state.results[{m, i}] = ResultSlot{};
     auto loaded = model.model;
     const std::string path = image.path;
+    const session::OptionValues options = state.view.options;
     const uint64_t model_id = model.id, image_id = image.id;
     // The slot to answer, found by id (closing a model or image moves the ones after it);
     // null when either was closed or the model was loaded again meanwhile.
@@ -233,10 +241,10 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
     };
     worker.submit(
         "analyse " + model.info.name + " on " + std::filesystem::path(path).filename().string(),
-        [answer_slot, loaded, path](JobContext& ctx) {
+        [answer_slot, loaded, path, options](JobContext& ctx) {
           try {
             auto a = analyse_image(
-                *loaded, path, [&ctx] { return ctx.cancelled(); },
+                *loaded, path, options, [&ctx] { return ctx.cancelled(); },
                 [&ctx](int64_t done, int64_t total) { ctx.progress(done, total); });
             ctx.post([answer_slot, a](GuiState& s) {
               if (ResultSlot* r = answer_slot(s)) {
@@ -273,8 +281,8 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
     submit_query_job<QueryRollout>(
         worker, "rollout " + model.info.name + " " + key, m, i, r.analysis, q, r.rollout_ticket,
         &ResultSlot::rollout, &ResultSlot::rollout_key, &ResultSlot::rollout_pending, rkey,
-        [switches = state.view.rollout](const ImageAnalysis& a, const MapQuery& mq) {
-          return query_rollout(a, mq, switches);
+        [options = state.view.options](const ImageAnalysis& a, const MapQuery& mq) {
+          return query_rollout(a, mq, options);
         });
   }
   if (is_explanation(state.view.kind)) {

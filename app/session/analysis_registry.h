@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "app/session/analysis_options.h"
 #include "app/session/results.h"
 #include "core/attention/attention_trace.h"
 #include "models/backbone.h"
@@ -119,6 +120,16 @@ struct AnalysisInfo {
   // It explains or scores a class: a model whose output is an embedding (DINO, CLIP) is
   // skipped with a note saying so (models::OutputKind).
   bool needs_classes = false;
+
+  // Its settings (analysis_options.h): the CLI's options and help, the sidecar, the GUI's
+  // controls and File > Copy settings as command iterate them. `reads_options` names
+  // options another analysis declares that this one reads too (gradrollout: the rollout
+  // switches and the explained class).
+  std::vector<AnalysisOption> options;
+  std::vector<std::string> reads_options;
+  // What the run's sidecar says of how it computes, beyond the option values (rank: the
+  // definitions of its columns); written under the analysis's name when it runs.
+  std::function<nlohmann::json(const AnalysisSettings&)> describe;
 
   // The report's figures: the kinds (index sections) in order, and the jobs.
   std::vector<FigureKind> figure_kinds;

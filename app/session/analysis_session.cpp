@@ -27,43 +27,10 @@ nlohmann::json AnalysisSettings::to_json() const {
   j["query"] = query_token >= 0 ? nlohmann::json({{"token", query_token}})
                : query_y < 0    ? nlohmann::json("centre of the first layer's grid")
                                 : nlohmann::json({{"y", query_y}, {"x", query_x}});
-  j["query_mapping"] = "a grid cell of the first layer maps to the cell containing its centre";
-  j["rollout_query"] = "the cls token when the model has one and no query was given";
   j["layers"] = layers.empty() ? nlohmann::json("all") : nlohmann::json(layers);
-  j["rollout"] = {{"head_fusion", analysis::head_fusion_name(rollout.fusion)},
-                  {"residual_weight", rollout.residual},
-                  {"discard_ratio", rollout.discard_ratio},
-                  {"renormalize_rows", rollout.renormalize},
-                  {"max_tokens_explicit", rollout.max_tokens}};
-  nlohmann::json definitions = nlohmann::json::array();
-  for (const auto& d : analysis::rank_definitions(rank))
-    definitions.push_back({{"column", d.column}, {"label", d.label}, {"rule", d.rule}});
-  j["rank"] = {{"tolerance", rank.describe()},
-               {"atol", rank.atol},
-               {"rtol", rank.rtol},
-               {"definitions", definitions},
-               {"ambiguity_factor", analysis::kRankAmbiguityFactor},
-               {"ambiguity", analysis::rank_ambiguity_rule()}};
-  j["mask_threshold"] = mask_threshold < 0 ? nlohmann::json("each layer's own threshold option")
-                                           : nlohmann::json(mask_threshold);
-  j["outlier_factor"] = outlier_factor;
-  j["erf_token"] = erf_token_y < 0 ? nlohmann::json("the centre of the output grid")
-                                   : nlohmann::json({erf_token_y, erf_token_x});
-  j["erf_fractions"] = erf_fractions;
-  j["lofi_maps"] = "pooled keys' weights shared equally by the s x s tokens they pool";
-  j["explained_class"] = explain_class < 0 ? nlohmann::json("each image's top-1 prediction")
-                                           : nlohmann::json(explain_class);
-  j["gradcam"] = {{"target", gradcam_target.empty() ? "the model's default (last block's norm1 "
-                                                      "or last stage)"
-                                                    : gradcam_target},
-                  {"relu", gradcam.relu},
-                  {"weights", "mean gradient over the grid tokens; prefix tokens left out"}};
-  j["gradrollout"] = {
-      {"per_layer",
-       "fuse_heads(max(A ⊙ dscore/dA, 0)) on the layer's tokens, A the explicit "
-       "form of the layer's attention"},
-      {"rollout", "the rollout switches above (fusion, residual, discard, renormalisation)"},
-      {"explicit_limit_tokens", attention::kExplicitMaxTokens}};
+  j["options"] = options.to_json();
+  for (const auto& info : session::analyses())
+    if (info.describe && analyses.count(info.name)) j[info.name] = info.describe(*this);
   return j;
 }
 

@@ -41,20 +41,10 @@ struct AnalysisSettings {
   // over query_y/x. A prefix token is followed by name through the layers.
   int64_t query_token = -1;
   std::vector<int64_t> layers;  // indices into the traced layers (forward order); empty: all
-  analysis::RolloutOptions rollout;
-  analysis::RankOptions rank;
-  double mask_threshold = -1.0;      // < 0: each castling layer's own threshold option
-  double outlier_factor = 10.0;      // outlier tokens: norm above this times the median
+  // Every analysis's own settings, as the analyses declare them (analysis_options.h):
+  // options.real("outlier-factor"), ...
+  OptionValues options;
   int64_t map_max_tokens = 1 << 16;  // refuse per-image maps above this many tokens
-  // Class-specific explanations: the class (-1: each image's top-1), Grad-CAM's target
-  // module ("" = the model's default) and its switches.
-  int64_t explain_class = -1;
-  std::string gradcam_target;
-  analysis::GradCamOptions gradcam;
-  // Effective receptive field: the output token on the last block's / stage's grid (-1:
-  // its centre) and the shares of the contribution whose area is reported.
-  int64_t erf_token_y = -1, erf_token_x = -1;
-  std::vector<double> erf_fractions{0.2, 0.5, 0.99};
 
   // Images per forward pass in the CLI's image loop (analyze, report, analyze-series): a
   // batch goes through the model at once and each of its images through the analyses. The
@@ -65,6 +55,14 @@ struct AnalysisSettings {
   models::ForwardOptions forward_options() const;
   nlohmann::json to_json() const;  // every setting, for the sidecar
 };
+
+// Typed views of options that more than the declaring analysis reads (declared in
+// analyses/rollout.cpp, rank.cpp, gradcam.cpp): the rollout switches (rollout,
+// gradrollout, the GUI's rollout map), the rank tolerance (rank, map_rank, the report's
+// caption), the explained class (gradcam, gradrollout; -1: each image's top-1).
+analysis::RolloutOptions rollout_options(const OptionValues& options);
+analysis::RankOptions rank_options(const OptionValues& options);
+int64_t class_to_explain(const OptionValues& options);
 
 // Receives each per-image array (maps, rollout, anchor assignments) as it is computed.
 using ArraySink = std::function<void(const analysis::Array&)>;

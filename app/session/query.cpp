@@ -62,7 +62,7 @@ QueryRollout rollout_of_query(const std::vector<const attention::AttentionTrace*
   const int64_t token = out.query.token_in(chain.back()->layout);
   if (token < 0)
     throw attention::TraceQueryError("the last layer has no " + out.query.prefix + " token");
-  out.result = analysis::rollout_query(chain, b, token, settings.rollout);
+  out.result = analysis::rollout_query(chain, b, token, rollout_options(settings.options));
   const attention::TokenLayout& l = out.result.layout;
   out.grid = out.result.weights.slice(0, l.num_prefix()).reshape({l.height, l.width});
   return out;

@@ -199,7 +199,7 @@ TEST(AnalyzeCli, ExplanationsOfAChosenClass) {
   EXPECT_EQ(t.rows[0].at(t.column("explained")).str(), "blocks.1.norm1");
   EXPECT_EQ(t.rows[1].at(t.column("explained")).str(), "the cls row");
   const nlohmann::json side = read_json(out + "/deit_mini__settings.json");
-  EXPECT_EQ(side["settings"]["explained_class"], 3);
+  EXPECT_EQ(side["settings"]["options"]["class"], 3);
   fs::remove_all(out);
 
   r = run_cli(base + " --class 5000");

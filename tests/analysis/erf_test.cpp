@@ -137,7 +137,7 @@ TEST(ErfAnalysis, TheSessionAveragesTheMapsAndDerivesTheTablesAndFigure) {
   auto model = tiny(vit_with("swin", {{"window", 2}, {"shift", 0}}));
   attnlab::session::AnalysisSettings settings;
   settings.analyses = {"erf"};
-  settings.erf_fractions = {0.5, 1.0};
+  settings.options.set("erf-percent", {50, 100});
   std::vector<attnlab::analysis::Array> emitted;
   attnlab::session::AnalysisSession session(settings,
                                             [&](const auto& a) { emitted.push_back(a); });

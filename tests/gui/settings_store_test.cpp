@@ -71,10 +71,7 @@ void expect_defaults(const GuiSettings& s) {
   EXPECT_EQ(s.normalisation, d.normalisation);
   EXPECT_EQ(s.layout, d.layout);
   EXPECT_EQ(s.shared_scale, d.shared_scale);
-  EXPECT_EQ(s.rollout_fusion, d.rollout_fusion);
-  EXPECT_EQ(s.rollout_residual, d.rollout_residual);
-  EXPECT_EQ(s.rollout_discard, d.rollout_discard);
-  EXPECT_EQ(s.rollout_renormalize, d.rollout_renormalize);
+  EXPECT_EQ(s.analysis_options, d.analysis_options);
   EXPECT_EQ(s.left_panel_width, d.left_panel_width);
 }
 
@@ -88,10 +85,7 @@ TEST_F(SettingsStoreTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(s.normalisation, "minmax");
   EXPECT_EQ(s.layout, "single");
   EXPECT_FALSE(s.shared_scale);  // compare: each model on its own scale
-  EXPECT_EQ(s.rollout_fusion, "mean");  // rollout: `attnlab analyze`'s defaults
-  EXPECT_DOUBLE_EQ(s.rollout_residual, 0.5);
-  EXPECT_DOUBLE_EQ(s.rollout_discard, 0.0);
-  EXPECT_TRUE(s.rollout_renormalize);
+  EXPECT_EQ(s.analysis_options, "{}");  // every analysis option at `attnlab analyze`'s default
   EXPECT_EQ(s.left_panel_width, 320);
   EXPECT_TRUE(s.recent_images.empty() && s.recent_models.empty());
   EXPECT_TRUE(s.last_images.empty() && s.last_models.empty());
@@ -111,10 +105,7 @@ TEST_F(SettingsStoreTest, RoundTripKeepsEveryField) {
   s.normalisation = "percentile";
   s.layout = "compare";
   s.shared_scale = true;
-  s.rollout_fusion = "max";
-  s.rollout_residual = 0.3;
-  s.rollout_discard = 0.2;
-  s.rollout_renormalize = false;
+  s.analysis_options = R"({"fusion":"max","no-renormalize":true,"residual":0.3})";
   s.left_panel_width = 410;
   const std::string file = path("settings.json");
   std::string error = "unchanged";
@@ -135,10 +126,7 @@ TEST_F(SettingsStoreTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(r.normalisation, "percentile");
   EXPECT_EQ(r.layout, "compare");
   EXPECT_TRUE(r.shared_scale);
-  EXPECT_EQ(r.rollout_fusion, "max");
-  EXPECT_DOUBLE_EQ(r.rollout_residual, 0.3);
-  EXPECT_DOUBLE_EQ(r.rollout_discard, 0.2);
-  EXPECT_FALSE(r.rollout_renormalize);
+  EXPECT_EQ(r.analysis_options, s.analysis_options);  // nlohmann's dump sorts the keys
   EXPECT_EQ(r.left_panel_width, 410);
 }
 

@@ -5,18 +5,23 @@
 // over the traces, a table, an array, a report figure and a tab.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/cli/completion.h"
 #ifdef ATTNLAB_HAVE_GUI
 #include "app/gui/gui_script.h"
+#include "app/gui/option_controls.h"
 #include "app/gui/tab_table.h"
 #endif
 #include "app/session/analysis_registry.h"
 #include "app/session/analysis_session.h"
 #include "core/analysis/attention_maps.h"
+#include "core/analysis/export.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/temp_path.h"
 #include "tests/support/text_file.h"
@@ -51,12 +56,20 @@ session::AnalysisInfo toy_analysis() {
       const analysis::QueryMap m = analysis::query_map(*l.trace, 0, centre);
       last = m.grid.mean(0);
       last_index = l.index;
-      t.add_row({l.index, last.max().item<double>()});
+      t.add_row({l.index, s.settings.options.real("toy-scale") * last.max().item<double>()});
     }
     s.session.accumulate(t);
     s.session.emit(session::to_array(
         last, analysis::format_result_key({"toy", s.image, last_index, "", "", ""}), {"y", "x"}));
   };
+  // Its one setting, declared here and nowhere else: the CLI's option and help, the sidecar
+  // and the GUI's Settings section find it in the registry.
+  session::AnalysisOption scale{"toy-scale", session::AnalysisOption::Kind::Real, "S", 1.0};
+  scale.min = 0;
+  scale.min_open = true;
+  scale.max = 10;
+  scale.help = "multiplies the toy's peaks";
+  info.options = {scale};
   info.figure_kinds = {{"toy", "The toy's centre maps"}};
   info.report_figures = [](const session::ReportInputs& in, std::vector<session::FigureJob>& jobs) {
     for (const auto& m : in.models)
@@ -131,6 +144,45 @@ TEST(ToyAnalysis, AnalyzeWritesItsTableAndArray) {
   EXPECT_NE(csv.find("layer,peak_mean"), std::string::npos) << csv;
 }
 
+TEST(ToyAnalysis, ItsOptionReachesTheHelpCompletionManPageAndSidecar) {
+  ASSERT_TRUE(kRegistered);
+  EXPECT_NE(cli::usage_text().find("[--toy-scale S]"), std::string::npos);
+  const std::string help = session::analysis_options_help();
+  EXPECT_NE(help.find("toy: multiplies the toy's peaks (in (0, 10]; default 1)"), std::string::npos)
+      << help;
+  const auto opts = cli::command_options("analyze");
+  EXPECT_NE(std::find(opts.begin(), opts.end(), "--toy-scale"), opts.end());
+  const auto report_opts = cli::command_options("report");  // "analysis options as analyze"
+  EXPECT_NE(std::find(report_opts.begin(), report_opts.end(), "--toy-scale"), report_opts.end());
+
+  attnlab::testing::TempDir out("toy_scale");
+  const auto run = [&](std::vector<std::string> extra, const std::string& folder) {
+    std::vector<std::string> args = {"--model",    checkpoint(), "--images",
+                                     demo_image(), "--out",      (out.path / folder).string(),
+                                     "--analyses", "toy"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cli::cmd_analyze(cli::Args(args), {});
+  };
+  ASSERT_EQ(run({}, "one"), cli::kExitOk);
+  ASSERT_EQ(run({"--toy-scale", "2"}, "two"), cli::kExitOk);
+  const auto one =
+      analysis::read_table_csv((out.path / "one" / "deit_mini__toy_peaks.csv").string());
+  const auto two =
+      analysis::read_table_csv((out.path / "two" / "deit_mini__toy_peaks.csv").string());
+  ASSERT_EQ(one.rows.size(), two.rows.size());
+  const size_t col = one.column("peak_mean");
+  for (size_t i = 0; i < one.rows.size(); ++i)
+    // Doubling is exact in binary floating point; the CSV prints 9 significant digits, a
+    // relative rounding of at most 5e-9 per printed value: 2x printed vs 2 * (x printed)
+    // differ by at most 2 * 5e-9 * 2x relative to x, so 2e-8 * x bounds it.
+    EXPECT_NEAR(two.rows[i].at(col).r, 2 * one.rows[i].at(col).r, 2e-8 * one.rows[i].at(col).r);
+  const std::string side =
+      attnlab::testing::read_text((out.path / "two" / "deit_mini__settings.json").string());
+  EXPECT_EQ(nlohmann::json::parse(side)["settings"]["options"]["toy-scale"], 2) << side;
+  // Out of its declared range: refused by name, before any image is read.
+  EXPECT_THROW(run({"--toy-scale", "0"}, "zero"), cli::UsageError);
+}
+
 TEST(ToyAnalysis, TheReportDrawsItsFigureInItsOwnSection) {
   attnlab::testing::TempDir out("report");
   const int code =
@@ -160,6 +212,10 @@ TEST(ToyAnalysis, TheGuiListsItsTabAndScriptsCanSelectIt) {
   const auto commands = gui::parse_script("tab toy\n", "t.script");
   ASSERT_EQ(commands.size(), 1u);
   EXPECT_EQ(commands[0].args, std::vector<std::string>{"toy"});
+  // Its setting is in the GUI's Settings section of its tab.
+  const auto options = gui::tab_options("toy");
+  ASSERT_EQ(options.size(), 1u);
+  EXPECT_EQ(options[0]->name, "toy-scale");
 }
 #endif
 

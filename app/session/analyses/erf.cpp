@@ -29,8 +29,17 @@ analysis::Table areas_table(const std::string& name, const std::string& caption,
   return t;
 }
 
+// The shares of the contribution whose area is reported (--erf-percent / 100).
+std::vector<double> erf_fractions(const AnalysisSettings& settings) {
+  std::vector<double> out;
+  for (const double p : settings.options.numbers("erf-percent")) out.push_back(p / 100);
+  return out;
+}
+
 void explain_erf(ExplainStep& s) {
-  const models::ErfRequest q{"", s.settings.erf_token_y, s.settings.erf_token_x};
+  const auto cell = s.settings.options.cell("erf-token");
+  const models::ErfRequest q{"", cell ? cell->first : -1, cell ? cell->second : -1};
+  const std::vector<double> fractions = erf_fractions(s.settings);
   const models::ErfResult r = models::run_erf(s.model, s.input, q);
   const double total = r.map.sum().item<double>();
   if (!(total > 0) || !std::isfinite(total))
@@ -46,13 +55,12 @@ void explain_erf(ExplainStep& s) {
   // What the derived tables and the figure need beside the map (the same for every image,
   // so its mean is itself): the token's centre in pixels, its cell, and the fractions.
   std::vector<double> setup{r.centre_y, r.centre_x, double(r.token_y), double(r.token_x)};
-  for (const double f : s.settings.erf_fractions) setup.push_back(f);
+  for (const double f : fractions) setup.push_back(f);
   s.session.add_sum(analysis::format_result_key(kSetupKey),
                     "erf: the token's centre in input pixels (y, x), its grid cell (y, x), "
                     "then the fractions whose area is reported",
                     {"value"}, at::tensor(setup, at::kDouble));
-  const analysis::ErfSummary one =
-      analysis::erf_summary(share, r.centre_y, r.centre_x, s.settings.erf_fractions);
+  const analysis::ErfSummary one = analysis::erf_summary(share, r.centre_y, r.centre_x, fractions);
   s.session.accumulate(areas_table(
       "erf_images",
       "each image's own effective receptive field of " + r.target + "'s token (" +
@@ -122,6 +130,14 @@ AnalysisInfo erf_analysis() {
   info.opt_in = true;  // a backward pass to the pixels per image: named, or in the GUI
   info.in_demo = true;  // milliseconds per image on the zoo
   info.explain = explain_erf;
+  AnalysisOption token{"erf-token", AnalysisOption::Kind::Cell, "y,x", nullptr,
+                       "the centre of the last block's / stage's grid"};
+  token.help = "the output token whose receptive field is measured";
+  token.in_gui = false;  // the GUI measures the grid's centre token, as the CLI's default
+  AnalysisOption percent{"erf-percent", AnalysisOption::Kind::Percentages, "LIST",
+                         nlohmann::json::array({20, 50, 99})};
+  percent.help = "shares of the contribution (in %) whose area is reported";
+  info.options = {token, percent};
   info.derived_tables = erf_tables;
   info.figure_kinds = {{"erf", "Effective receptive field"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {

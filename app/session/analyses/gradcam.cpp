@@ -13,9 +13,9 @@ namespace {
 
 void explain_gradcam(ExplainStep& s) {
   models::GradCamRequest q;
-  q.target = s.settings.gradcam_target;
-  q.cls = s.settings.explain_class;
-  q.cam = s.settings.gradcam;
+  q.target = s.settings.options.text("gradcam-target");
+  q.cls = class_to_explain(s.settings.options);
+  q.cam.relu = !s.settings.options.flag("signed-cam");
   const models::GradCamResult r = models::run_grad_cam(s.model, s.input, q);
   const analysis::ResultKey key{"gradcam", s.image, -1, "", "", ""};
   s.session.emit(to_array(r.map, analysis::format_result_key(key), {"y", "x"},
@@ -26,7 +26,27 @@ void explain_gradcam(ExplainStep& s) {
   s.explanations.add_row({s.image, "gradcam", r.target, r.cls, r.score});
 }
 
+std::vector<AnalysisOption> gradcam_options() {
+  using Kind = AnalysisOption::Kind;
+  AnalysisOption cls{"class", Kind::Integer, "C", nullptr, "each image's top-1"};
+  cls.min = 0;
+  cls.help = "the class explained";
+  cls.in_gui = false;  // the GUI's class list (its sidebar) picks it
+  AnalysisOption target{"gradcam-target", Kind::Text, "PATH", "",
+                        "the last block's norm1 or the last stage"};
+  target.help = "Grad-CAM's module (a state-dict path)";
+  target.in_gui = false;  // typed in the GUI's Grad-CAM section
+  AnalysisOption signed_cam{"signed-cam", Kind::Flag, "", false};
+  signed_cam.help = "Grad-CAM's map without the ReLU";
+  signed_cam.in_gui = false;  // the GUI's Grad-CAM section
+  return {cls, target, signed_cam};
+}
+
 }  // namespace
+
+int64_t class_to_explain(const OptionValues& options) {
+  return options.optional_integer("class").value_or(-1);
+}
 
 AnalysisInfo gradcam_analysis() {
   AnalysisInfo info;
@@ -37,6 +57,11 @@ AnalysisInfo gradcam_analysis() {
   info.arrays = {"gradcam__<image>"};
   info.explain = explain_gradcam;
   info.needs_classes = true;
+  info.options = gradcam_options();
+  info.describe = [](const AnalysisSettings&) {
+    return nlohmann::json{
+        {"weights", "mean gradient over the grid tokens; prefix tokens left out"}};
+  };
   info.figure_kinds = {explanations_figure_kind()};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
     add_explanation_grid(in, "gradcam", "Grad-CAM", jobs);

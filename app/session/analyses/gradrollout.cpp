@@ -14,8 +14,8 @@ namespace {
 
 void explain_gradrollout(ExplainStep& s) {
   models::GradRolloutRequest q;
-  q.cls = s.settings.explain_class;
-  q.rollout = s.settings.rollout;
+  q.cls = class_to_explain(s.settings.options);
+  q.rollout = rollout_options(s.settings.options);
   const models::GradRolloutResult r = models::run_grad_rollout(s.model, s.input, q);
   const analysis::ResultKey key{"gradrollout", s.image, -1, "", "", ""};
   s.session.emit(to_array(r.map, analysis::format_result_key(key), {"y", "x"},
@@ -40,6 +40,15 @@ AnalysisInfo gradrollout_analysis() {
   info.arrays = {"gradrollout__<image>"};
   info.explain = explain_gradrollout;
   info.needs_classes = true;
+  info.reads_options = {"class", "fusion", "residual", "discard", "no-renormalize"};
+  info.describe = [](const AnalysisSettings&) {
+    return nlohmann::json{
+        {"per_layer",
+         "fuse_heads(max(A ⊙ dscore/dA, 0)) on the layer's tokens, A the explicit form of the "
+         "layer's attention"},
+        {"rollout", "the rollout switches (fusion, residual, discard, renormalisation)"},
+        {"explicit_limit_tokens", attention::kExplicitMaxTokens}};
+  };
   info.figure_kinds = {explanations_figure_kind()};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
     add_explanation_grid(in, "gradrollout", "Gradient-weighted attention rollout", jobs);

@@ -22,10 +22,10 @@ constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 void add_map_rank(ImageStep& s) {
   warn_reduced_precision_ranks(s, "map_rank");
   analysis::MapRankOptions options;
-  options.rank = s.settings.rank;
+  options.rank = rank_options(s.settings.options);
   const std::string rules =
       "rank: singular values (float64) above the float32 rule's tolerance " +
-      s.settings.rank.describe() +
+      rank_options(s.settings.options).describe() +
       " for the N x K map; precision_rank: above 2*sqrt(max(N,K))*eps(float32)*sigma_max; "
       "form: factored (singular values from the map's factors, rank <= bound = factor width), "
       "explicit (SVD of the N x K rows) or skipped (more than " +
@@ -102,6 +102,7 @@ AnalysisInfo map_rank_analysis() {
             "Numerical rank of the attention map (mean over heads; max(N, K)·ε·σ_max rule)", ""});
   };
   info.add = add_map_rank;
+  info.reads_options = {"rank-rtol", "rank-atol"};
   info.figure_kinds = {{"map_rank", "Attention-map rank per head"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
     auto tables = model_tables(in.models, "map_rank_heads");

@@ -275,6 +275,11 @@ AnalysisInfo maps_analysis() {
   info.tables = {"maps_prefix"};
   info.arrays = {"maps__<image>__L<ll>__<query>__heads|fused"};
   info.add = add_maps;
+  info.describe = [](const AnalysisSettings&) {
+    return nlohmann::json{
+        {"query_mapping", "a grid cell of the first layer maps to the cell containing its centre"},
+        {"lofi_maps", "pooled keys' weights shared equally by the s x s tokens they pool"}};
+  };
   info.figure_kinds = {
       {"head_maps", "Per-head attention maps of the query (last layer)"},
       {"prefix_maps", "Attention of the prefix tokens (CLS), per head (last layer)"},

@@ -19,8 +19,8 @@ void add_mask(ImageStep& s) {
       "per layer and head (\"all\" = every head)",
       {"layer", "path", "head", "threshold", "fraction", "count", "entries"}, 3);
   for (const auto& l : s.layers) {
-    const double thr = s.settings.mask_threshold < 0 ? attention::castling_threshold(*l.trace)
-                                                     : s.settings.mask_threshold;
+    const double thr = s.settings.options.optional_real("mask-threshold")
+                           .value_or(attention::castling_threshold(*l.trace));
     const auto st = attention::castling_mask_statistics(*l.trace, thr,
                                                       attention::kDefaultMaskChunkRows, s.b);
     for (size_t h = 0; h < st.above_per_head.size(); ++h)
@@ -43,6 +43,12 @@ AnalysisInfo mask_analysis() {
   info.series = true;
   info.in_image_analysis = true;
   info.add = add_mask;
+  AnalysisOption threshold{"mask-threshold", AnalysisOption::Kind::Real, "E", nullptr,
+                           "each layer's own threshold option, 0.02"};
+  threshold.min = 0;
+  threshold.gui_max = 0.2;
+  threshold.help = "Castling's mask threshold: the share of softmax entries above it is counted";
+  info.options = {threshold};
   info.figure_kinds = {{"castling_mask", "Castling auxiliary-mask sparsity over training"}};
   info.series_figure = [](const SeriesResults& s) { return viz::castling_mask_figure(s.tables); };
   info.tab = AnalysisTab{"mask", "Castling mask", false, true, nullptr, ""};

@@ -17,7 +17,7 @@ namespace attnlab::session {
 namespace {
 
 void add_outliers(ImageStep& s) {
-  const double factor = s.settings.outlier_factor;
+  const double factor = s.settings.options.real("outlier-factor");
   analysis::Table layers = make_table(
       "outliers_layers",
       "outlier tokens per layer, from the block's output tokens x_j (prefix tokens included): "
@@ -83,6 +83,13 @@ AnalysisInfo outliers_analysis() {
             "The largest token norm of the block output over the median norm", ""});
   };
   info.add = add_outliers;
+  AnalysisOption factor{"outlier-factor", AnalysisOption::Kind::Real, "K", 10.0};
+  factor.min = 0;
+  factor.min_open = true;
+  factor.gui_min = 1;
+  factor.gui_max = 50;
+  factor.help = "outlier tokens: norm above K x the layer's median";
+  info.options = {factor};
   info.figure_kinds = {{"outliers", "Outlier tokens: norms and the attention they receive"},
                        {"outlier_positions", "Outlier tokens over the picture"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {

@@ -18,12 +18,13 @@ namespace {
 void add_rank(ImageStep& s) {
   warn_reduced_precision_ranks(s, "rank");
   // Every definition in both tables (analysis/rank.h); the sidecar states their rules.
-  const std::string rules =
-      "rank: float32 rule as torch.linalg.matrix_rank, tolerance " + s.settings.rank.describe() +
-      "; precision_rank: float64 singular values above "
-      "2*sqrt(max(m,n))*eps(float32)*sigma_max; *_ambiguous: a singular "
-      "value within " +
-      std::to_string(static_cast<int>(analysis::kRankAmbiguityFactor)) + "x of the tolerance";
+  const std::string rules = "rank: float32 rule as torch.linalg.matrix_rank, tolerance " +
+                            rank_options(s.settings.options).describe() +
+                            "; precision_rank: float64 singular values above "
+                            "2*sqrt(max(m,n))*eps(float32)*sigma_max; *_ambiguous: a singular "
+                            "value within " +
+                            std::to_string(static_cast<int>(analysis::kRankAmbiguityFactor)) +
+                            "x of the tolerance";
   analysis::Table heads =
       make_table("rank_heads", "rank statistics per layer, matrix kind and head; " + rules,
                  {"layer", "path", "mechanism", "matrix", "head", "rows", "cols", "rank",
@@ -41,7 +42,8 @@ void add_rank(ImageStep& s) {
       4);
   for (const auto& l : s.layers) {
     for (const auto& subject : analysis::rank_subjects(*l.trace, s.b)) {
-      const auto stats = analysis::rank_statistics(subject.matrices, s.settings.rank);
+      const auto stats =
+          analysis::rank_statistics(subject.matrices, rank_options(s.settings.options));
       const int64_t rows = subject.matrices.size(-2), cols = subject.matrices.size(-1);
       // Sums over heads of: rank, precision rank, effective, stable, the two flags, and the
       // two tolerances relative to each head's σ_max.
@@ -83,6 +85,13 @@ void add_rank(ImageStep& s) {
 
 }  // namespace
 
+analysis::RankOptions rank_options(const OptionValues& options) {
+  analysis::RankOptions o;
+  o.rtol = options.real("rank-rtol");
+  o.atol = options.real("rank-atol");
+  return o;
+}
+
 AnalysisInfo rank_analysis() {
   AnalysisInfo info;
   info.name = "rank";
@@ -100,6 +109,28 @@ AnalysisInfo rank_analysis() {
                    "Numerical rank of each matrix kind (KV buffer, output, ...; mean over heads)", "matrix"});
   };
   info.add = add_rank;
+  AnalysisOption rtol{"rank-rtol", AnalysisOption::Kind::Real, "X", 0.0,
+                      "torch.linalg.matrix_rank's, max(m,n)*eps*sigma_max"};
+  rtol.min = 0;
+  rtol.gui_max = 0.1;
+  rtol.help = "rank tolerance relative to the largest singular value (0: the default)";
+  AnalysisOption atol{"rank-atol", AnalysisOption::Kind::Real, "X", 0.0, "none"};
+  atol.min = 0;
+  atol.gui_max = 1;
+  atol.help = "absolute rank tolerance; wins over --rank-rtol when > 0";
+  info.options = {rtol, atol};
+  info.describe = [](const AnalysisSettings& st) {
+    const analysis::RankOptions rank = rank_options(st.options);
+    nlohmann::json definitions = nlohmann::json::array();
+    for (const auto& d : analysis::rank_definitions(rank))
+      definitions.push_back({{"column", d.column}, {"label", d.label}, {"rule", d.rule}});
+    return nlohmann::json{{"tolerance", rank.describe()},
+                          {"atol", rank.atol},
+                          {"rtol", rank.rtol},
+                          {"definitions", definitions},
+                          {"ambiguity_factor", analysis::kRankAmbiguityFactor},
+                          {"ambiguity", analysis::rank_ambiguity_rule()}};
+  };
   info.figure_kinds = {{"rank", "Rank of the KV buffer and of the output"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
     for (const auto& m : in.models)

@@ -49,7 +49,37 @@ std::pair<int, int> first_grid(const ModelResults& m, const std::string& image) 
   return first ? std::make_pair(int(first->shape[1]), int(first->shape[2])) : std::make_pair(0, 0);
 }
 
+// The rollout switches: `attnlab analyze --fusion --residual --discard --no-renormalize`,
+// the GUI's rollout controls, and gradrollout's rollout (which reads them too).
+std::vector<AnalysisOption> rollout_switches() {
+  using Kind = AnalysisOption::Kind;
+  AnalysisOption fusion{"fusion", Kind::Choice, "mean|max|min", "mean"};
+  fusion.choices = {"mean", "max", "min"};
+  fusion.help = "how a layer's heads are fused before the product";
+  AnalysisOption residual{"residual", Kind::Real, "R", 0.5};
+  residual.min = 0;
+  residual.max = 1;
+  residual.help = "weight r of the attention in r*A + (1-r)*I";
+  AnalysisOption discard{"discard", Kind::Real, "F", 0.0};
+  discard.min = 0;
+  discard.max = 1;
+  discard.max_open = true;
+  discard.help = "share of each row's smallest weights dropped";
+  AnalysisOption keep_rows{"no-renormalize", Kind::Flag, "", false};
+  keep_rows.help = "leave the rows of r*A + (1-r)*I unnormalised";
+  return {fusion, residual, discard, keep_rows};
+}
+
 }  // namespace
+
+analysis::RolloutOptions rollout_options(const OptionValues& options) {
+  analysis::RolloutOptions o;
+  o.fusion = analysis::parse_head_fusion(options.text("fusion"));
+  o.residual = options.real("residual");
+  o.discard_ratio = options.real("discard");
+  o.renormalize = !options.flag("no-renormalize");
+  return o;
+}
 
 AnalysisInfo rollout_analysis() {
   AnalysisInfo info;
@@ -58,6 +88,16 @@ AnalysisInfo rollout_analysis() {
   info.tables = {"rollout_summary"};
   info.arrays = {"rollout__<image>__<query>"};
   info.add = add_rollout;
+  info.options = rollout_switches();
+  info.describe = [](const AnalysisSettings& st) {
+    const analysis::RolloutOptions o = rollout_options(st.options);
+    return nlohmann::json{{"head_fusion", analysis::head_fusion_name(o.fusion)},
+                          {"residual_weight", o.residual},
+                          {"discard_ratio", o.discard_ratio},
+                          {"renormalize_rows", o.renormalize},
+                          {"max_tokens_explicit", o.max_tokens},
+                          {"query", "the cls token when the model has one and no query was given"}};
+  };
   info.figure_kinds = {{"rollout", "Attention rollout"}};
   info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
     const FigureOptions& o = in.options;

@@ -232,7 +232,8 @@ std::vector<std::string> analyse_images(session::AnalysisSession& session, model
           const ImageInput& im = *batch[group[j]];
           try {
             mark = std::chrono::steady_clock::now();
-            session.add(im.tag, result, int64_t(j));
+            const at::Tensor one = xs[j];
+            session.add(im.tag, result, int64_t(j), {im.path, &one, &preprocessing});
             if (session.explains()) session.explain(im.tag, model, x.narrow(0, int64_t(j), 1));
             if (on_input) on_input(im, xs[j]);
             lap(times.analyses);
@@ -253,6 +254,7 @@ std::vector<std::string> analyse_images(session::AnalysisSession& session, model
     }
   }
   progress.finish();
+  session.finish();  // the analyses fitted on every image together
   return failed;
 }
 

@@ -110,9 +110,10 @@ std::shared_ptr<const ImageAnalysis> analyse_image(
       settings.analyses.insert(a.name);
   session::AnalysisSession session(
       settings, [&](const analysis::Array& a) { out->arrays.push_back(a); }, {cancelled, progress});
-  session.add(kImageTag, *forward);
+  session.add(kImageTag, *forward, 0, {image_path, &x, &model.choice.preprocessing});
   // The image analyses that need the model (erf: a backward pass to the pixels).
   if (session.explains()) session.explain(kImageTag, *model.ready.model, on_device);
+  session.finish();
   out->tables = session.tables();
   for (const auto& a : session.arrays()) out->arrays.push_back(a);
   for (size_t i = 0; i < forward->traces.size(); ++i) {

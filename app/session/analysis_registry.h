@@ -17,6 +17,7 @@
 #include "app/session/analysis_options.h"
 #include "app/session/results.h"
 #include "core/attention/attention_trace.h"
+#include "core/image/preprocess.h"
 #include "models/backbone.h"
 
 namespace attnlab::session {
@@ -32,6 +33,17 @@ struct SessionLayer {
   const attention::AttentionTrace* trace = nullptr;
 };
 
+// Where an image came from, for the analyses that read more than the traces (the
+// segmentation's ground truth: a mask file named as the image, or the picture's own
+// foreground, brought to the model's input as the image was). Any field may be empty: a
+// caller that does not know it (a test with a random tensor) leaves it so, and the
+// analysis says what it could not do.
+struct ImageSource {
+  std::string path;                                     // the image file ("" unknown)
+  const at::Tensor* input = nullptr;                    // (1, 3, H, W) preprocessed, any device
+  const image::Preprocessing* preprocessing = nullptr;  // how `input` was made
+};
+
 // What an analysis step sees of one image: the settings, the image's tag, the selected
 // layers whose traces offer everything the analysis needs (never empty), the forward
 // result, the image's index `b` in that result's batch (the traces' and outputs' first
@@ -44,6 +56,7 @@ struct ImageStep {
   const models::ForwardResult& result;
   int64_t b;
   AnalysisSession& session;
+  const ImageSource& source;
 };
 
 // A class-specific analysis's view of one image: it runs its own forward with autograd on
@@ -111,6 +124,9 @@ struct AnalysisInfo {
 
   // The compute step from one image's traces (null for a class-specific analysis).
   std::function<void(ImageStep&)> add;
+  // Called once after the last image (AnalysisSession::finish): an analysis fitted on all
+  // images together (feature PCA's shared basis) emits its per-image results here.
+  std::function<void(AnalysisSession&)> finish;
   // Tables that are a function of the image-averaged arrays rather than a mean of per-image
   // tables (CKA: a ratio of mean HSICs). AnalysisSession::tables() appends them; an
   // analysis with no such array yet returns none.

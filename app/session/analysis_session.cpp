@@ -89,8 +89,15 @@ std::vector<SessionLayer> offering(const std::vector<SessionLayer>& layers,
 
 }  // namespace
 
+void AnalysisSession::finish() {
+  if (finished_) return;
+  finished_ = true;
+  for (const AnalysisInfo& a : analyses())
+    if (a.finish && settings_.analyses.count(a.name)) guarded(a.name, [&] { a.finish(*this); });
+}
+
 void AnalysisSession::add(const std::string& image_tag, const models::ForwardResult& result,
-                          int64_t b) {
+                          int64_t b, const ImageSource& source) {
   if (!result.logits.defined() || b < 0 || b >= result.logits.size(0))
     throw std::invalid_argument(
         "AnalysisSession::add: image " + std::to_string(b) + " of a forward result of " +
@@ -118,7 +125,7 @@ void AnalysisSession::add(const std::string& image_tag, const models::ForwardRes
       skip(a.name + ": skipped, no analysed layer offers " + text::join(a.needs));
       continue;
     }
-    ImageStep step{settings_, image_tag, usable, result, b, *this};
+    ImageStep step{settings_, image_tag, usable, result, b, *this, source};
     guarded(a.name, [&] { a.add(step); });
   }
   ++images_;

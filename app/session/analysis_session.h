@@ -90,7 +90,11 @@ class AnalysisSession {
   // images). `image_tag` names its arrays. Throws std::runtime_error when the model has no
   // attention layer or a requested layer index does not exist, std::invalid_argument when
   // b is outside the batch.
-  void add(const std::string& image_tag, const models::ForwardResult& result, int64_t b = 0);
+  void add(const std::string& image_tag, const models::ForwardResult& result, int64_t b = 0,
+           const ImageSource& source = {});
+  // After the last image: the analyses fitted on every image together emit their results
+  // (AnalysisInfo::finish). Call once, before tables() and arrays(); later calls do nothing.
+  void finish();
 
   // The class-specific explanations of one image (gradcam, gradrollout): each runs its own
   // forward with autograd on `model` for the preprocessed image (1, 3, H, W), on the
@@ -154,6 +158,7 @@ class AnalysisSession {
   AnalysisControl control_;
   std::map<std::string, std::shared_ptr<void>> step_cache_;
   int64_t images_ = 0;
+  bool finished_ = false;
   nlohmann::json layers_json_;
   std::vector<std::string> warnings_, skipped_;
   std::vector<std::string> table_order_;

@@ -24,6 +24,8 @@
   X(entropy)                \
   X(map_rank)               \
   X(outliers)               \
+  X(segmentation)           \
+  X(similarity)             \
   X(cka)                    \
   X(erf)                    \
   X(heads)                  \

@@ -11,9 +11,11 @@
 #include <set>
 
 #include "app/gui/loaded_model.h"
+#include "app/session/analyses/step_helpers.h"
 #include "app/session/analysis_session.h"
 #include "app/session/input_picture.h"
 #include "app/session/query.h"
+#include "core/analysis/patch_similarity.h"
 #include "core/analysis/rollout.h"
 #include "core/image/preprocess.h"
 #include "core/io/image_io.h"
@@ -198,7 +200,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query) {
+std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query,
+                                            const std::string& facet) {
   const auto t0 = std::chrono::steady_clock::now();
   const models::ForwardResult& forward = traces_of(a);
   const session::AnalysisSettings settings = query_settings(forward, query);
@@ -207,6 +210,10 @@ std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQue
   out->query = query;
   out->heads.resize(forward.traces.size());
   out->fused.resize(forward.traces.size());
+  out->facet = facet;
+  out->similarity.resize(forward.traces.size());
+  out->similarity_notes.resize(forward.traces.size());
+  const analysis::SimilarityFacet f = analysis::parse_similarity_facet(facet);
   at::NoGradGuard no_grad;
   for (size_t i = 0; i < forward.traces.size(); ++i) {
     const attention::AttentionTrace& trace = *forward.traces[i].trace;
@@ -216,6 +223,20 @@ std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQue
     const session::LayerQueryMaps maps = session::layer_query_maps(trace, 0, token);
     out->heads[i] = session::to_array(maps.map.grid, "heads", {"head", "y", "x"});
     out->fused[i] = session::to_array(maps.fused, "fused", {"fusion", "y", "x"});
+    // The same query's similarity to every token (as the similarity analysis computes it).
+    try {
+      const auto& lay = trace.layout;
+      const at::Tensor features =
+          f == analysis::SimilarityFacet::Tokens
+              ? session::block_output_tokens(forward, forward.traces[i].path, lay, 0)
+              : analysis::trace_facet(trace, 0, f);
+      const at::Tensor row = analysis::cosine_similarity_row(features, token);
+      out->similarity[i] =
+          session::to_array(row.slice(0, lay.num_prefix()).reshape({lay.height, lay.width}),
+                            "similarity", {"y", "x"});
+    } catch (const std::exception& e) {  // no such facet per token, no recorded output
+      out->similarity_notes[i] = e.what();
+    }
   }
   out->seconds = seconds_since(t0);
   return out;

@@ -109,6 +109,12 @@ struct QueryMaps {
   std::vector<analysis::Array> heads;  // per traced layer: [heads, rows, cols] (empty Array
                                        // where the layer has no such token)
   std::vector<analysis::Array> fused;  // per traced layer: [3, rows, cols] mean, max, min
+  // Patch similarity (the map kind "similarity"): per traced layer the cosine of the
+  // query's `facet` features with every grid token's, [rows, cols] (empty Array where the
+  // mechanism keeps no such facet per token: `similarity_notes` says why).
+  std::string facet;
+  std::vector<analysis::Array> similarity;
+  std::vector<std::string> similarity_notes;
   double seconds = 0;                  // to answer it from the traces
 };
 
@@ -147,7 +153,9 @@ std::shared_ptr<const ImageAnalysis> analyse_image(
 std::vector<float> anchor_distribution(const ImageAnalysis& a, int layer, int token, int head);
 
 // The maps of `query` from an analysis's traces. Throws on failure.
-std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query);
+// `facet` ("tokens", "queries", "keys", "values"): what the similarity maps compare.
+std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQuery& query,
+                                            const std::string& facet = "tokens");
 // The rollout of `query` from the same traces with the rollout switches of `options` (the
 // defaults are `attnlab analyze`'s). Throws on failure.
 std::shared_ptr<const QueryRollout> query_rollout(const ImageAnalysis& a, const MapQuery& query,

@@ -170,7 +170,12 @@ void draw_map_controls(const GuiState& state, ViewState& v) {
   ImGui::RadioButton("Grad-CAM", &kind, 3);
   ImGui::SameLine();
   ImGui::RadioButton("grad rollout", &kind, 4);
+  ImGui::RadioButton("similarity", &kind, 5);
   v.kind = MapKind(kind);
+  if (v.kind == MapKind::Similarity) {  // what is compared: the declared option's values
+    if (const session::AnalysisOption* o = session::find_analysis_option("similarity-facet"))
+      option_controls({o}, v.options);
+  }
   if (is_explanation(v.kind)) draw_class_picker(state, v);
   // The rollouts run through every layer with the mean of heads (as `attnlab analyze` by
   // default), Grad-CAM explains its own target layer: layer, head and fusion do not apply.
@@ -322,6 +327,7 @@ void handle_view_keys(const GuiState& state, ViewState& v) {
   if (ImGui::IsKeyPressed(GLFW_KEY_3, false)) v.kind = MapKind::Rollout;
   if (ImGui::IsKeyPressed(GLFW_KEY_4, false)) v.kind = MapKind::GradCam;
   if (ImGui::IsKeyPressed(GLFW_KEY_5, false)) v.kind = MapKind::GradRollout;
+  if (ImGui::IsKeyPressed(GLFW_KEY_6, false)) v.kind = MapKind::Similarity;
   if (ImGui::IsKeyPressed(GLFW_KEY_H, false) || ImGui::IsKeyPressed(GLFW_KEY_F1, false))
     v.show_help = !v.show_help;
   if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) v.show_help = false;
@@ -335,17 +341,18 @@ void draw_help_overlay(ViewState& view) {
   if (ImGui::Begin("Keyboard shortcuts", &view.show_help,
                    ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse |
                        ImGuiWindowFlags_NoSavedSettings)) {
-    const char* rows[][2] = {{"click a token", "make it the query (answered from the traces)"},
-                             {"arrows", "move the query"},
-                             {"[  ]", "previous / next layer"},
-                             {",  .", "previous / next head (past the last: head fusion)"},
-                             {"space", "all heads of the layer"},
-                             {"c", "compare the models side by side"},
-                             {"1  2  3", "query row / CLS row / rollout"},
-                             {"wheel, right-drag", "zoom, pan"},
-                             {"Ctrl+O, Ctrl+Shift+O", "open an image / a model"},
-                             {"Ctrl+E", "export the current panel"},
-                             {"h, F1, Esc", "this help"}};
+    const char* rows[][2] = {
+        {"click a token", "make it the query (answered from the traces)"},
+        {"arrows", "move the query"},
+        {"[  ]", "previous / next layer"},
+        {",  .", "previous / next head (past the last: head fusion)"},
+        {"space", "all heads of the layer"},
+        {"c", "compare the models side by side"},
+        {"1 .. 6", "query / CLS / rollout / Grad-CAM / grad rollout / similarity"},
+        {"wheel, right-drag", "zoom, pan"},
+        {"Ctrl+O, Ctrl+Shift+O", "open an image / a model"},
+        {"Ctrl+E", "export the current panel"},
+        {"h, F1, Esc", "this help"}};
     for (const auto& r : rows) {
       ImGui::TextUnformatted(r[0]);
       ImGui::SameLine(190.0f);

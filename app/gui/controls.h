@@ -1,7 +1,8 @@
 // The left sidebar (models, images, map and overlay controls) and the keyboard shortcuts
 // with their help overlay:
 //   arrows: move the query   [ ]: layer   , .: head   space: all-heads grid
-//   c: compare   1 2 3: query / CLS / rollout   h or F1: this help
+//   c: compare   1..6: query / CLS / rollout / Grad-CAM / grad rollout / similarity
+//   h or F1: this help
 #pragma once
 
 #include "app/gui/compute_worker.h"

@@ -167,7 +167,7 @@ struct ResultSlot {
       std::make_shared<std::atomic<uint64_t>>(0);
 };
 
-enum class MapKind { Query, Cls, Rollout, GradCam, GradRollout };
+enum class MapKind { Query, Cls, Rollout, GradCam, GradRollout, Similarity };
 inline bool is_explanation(MapKind k) {
   return k == MapKind::GradCam || k == MapKind::GradRollout;
 }

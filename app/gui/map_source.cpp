@@ -14,6 +14,8 @@ namespace attnlab::gui {
 session::MapView map_view(const GuiState& state) {
   session::MapView v;
   v.rollout = state.view.kind == MapKind::Rollout;
+  if (state.view.kind == MapKind::Similarity)
+    v.similarity = state.view.options.text("similarity-facet");
   v.head = state.view.head;
   v.fusion = state.view.fusion == analysis::HeadFusion::Max   ? 1
              : state.view.fusion == analysis::HeadFusion::Min ? 2
@@ -89,7 +91,7 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
   const auto& layers = r->analysis->layers;
   out.first_rows = layers.front().rows;
   out.first_cols = layers.front().cols;
-  const std::string wanted = wanted_query(state, model).tag();
+  const std::string wanted = maps_key(state, wanted_query(state, model));
   if (is_explanation(state.view.kind)) {  // its own job on the models lane
     const std::string key = wanted_explanation(state).key();
     const auto& e = r->explanation;
@@ -147,6 +149,20 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
   out.layer = layer;
   if (layer < 0 || size_t(layer) >= q.heads.size() || q.heads[size_t(layer)].data.empty()) {
     out.why = "no map in this layer for " + q.query.tag();
+    return out;
+  }
+  if (state.view.kind == MapKind::Similarity) {  // the query's similarity to every token
+    const analysis::Array& sim = q.similarity[size_t(layer)];
+    if (sim.data.empty()) {
+      out.why = q.similarity_notes[size_t(layer)];
+      return out;
+    }
+    out.rows = int(sim.shape[0]);
+    out.cols = int(sim.shape[1]);
+    describe_grid(layers[size_t(layer)], layers.front(), &out);
+    out.values = sim.data;
+    out.label = "layer " + std::to_string(layer) + ", cosine similarity of the " + q.facet;
+    out.ok = true;
     return out;
   }
   const analysis::Array& heads = q.heads[size_t(layer)];

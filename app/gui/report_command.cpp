@@ -74,6 +74,9 @@ std::string maps_options(const GuiState& state, int ref) {
     if (cam && v.gradcam_signed) out += " --signed-cam";
     return out;
   }
+  if (v.kind == MapKind::Similarity)  // the similarity analysis's figure of the query
+    return " --analyses similarity --figures similarity" + query_options(state, ref) +
+           v.options.command_line(declared_by("similarity"));
   const session::MapView view = map_view(state);
   std::string out = v.kind == MapKind::Rollout ? " --analyses maps,rollout" : " --analyses maps";
   out += query_options(state, ref);

@@ -163,15 +163,24 @@ const std::vector<ScriptCommandSpec> kCommands = {
      }
      return true;
    }},
-  {{"map", {{"query|cls|rollout|gradcam|gradrollout", ArgKind::Choice,
-             {"query", "cls", "rollout", "gradcam", "gradrollout"}}}, "the map kind shown"},
+  {{"map", {{"query|cls|rollout|gradcam|gradrollout|similarity", ArgKind::Choice,
+             {"query", "cls", "rollout", "gradcam", "gradrollout", "similarity"}}},
+    "the map kind shown"},
    [](ScriptContext& x, const ScriptCommand& c) {
      const std::string& a = c.args[0];
-     x.state.view.kind = a == "query"     ? MapKind::Query
-                         : a == "cls"     ? MapKind::Cls
-                         : a == "rollout" ? MapKind::Rollout
-                         : a == "gradcam" ? MapKind::GradCam
-                                          : MapKind::GradRollout;
+     x.state.view.kind = a == "query"         ? MapKind::Query
+                         : a == "cls"         ? MapKind::Cls
+                         : a == "rollout"     ? MapKind::Rollout
+                         : a == "gradcam"     ? MapKind::GradCam
+                         : a == "gradrollout" ? MapKind::GradRollout
+                                              : MapKind::Similarity;
+     return true;
+   }},
+  {{"facet", {{"tokens|queries|keys|values", ArgKind::Choice,
+               {"tokens", "queries", "keys", "values"}}},
+    "what the similarity map compares (the option --similarity-facet)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     x.state.view.options.set("similarity-facet", c.args[0]);
      return true;
    }},
   {{"class", {{"top1|INDEX", ArgKind::Name}}, "the class Grad-CAM and gradient rollout explain"},
@@ -440,9 +449,9 @@ const std::vector<ScriptCommandSpec> kCommands = {
    [](ScriptContext& x, const ScriptCommand& c) {
      const ViewState& v = x.state.view;
      const ResultSlot* res = result_of(x.state, v.model, v.image);
-     const std::string wanted = wanted_query(x.state, v.model).tag();
-     if (!res || !res->maps || res->maps_key != wanted)
-       return fail_command(x, c, "the maps of query " + wanted + " have not arrived");
+     const MapQuery q = wanted_query(x.state, v.model);
+     if (!res || !res->maps || res->maps_key != maps_key(x.state, q))
+       return fail_command(x, c, "the maps of query " + q.tag() + " have not arrived");
      return true;
    }},
   {{"quit", {}, "end the script and close the window"},

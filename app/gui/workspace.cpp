@@ -110,6 +110,10 @@ void set_query_cell(const GuiState& state, ViewState& view, int row, int col) {
   if (view.kind == MapKind::Cls) view.kind = MapKind::Query;
 }
 
+std::string maps_key(const GuiState& state, const MapQuery& query) {
+  return query.tag() + "|" + state.view.options.text("similarity-facet");
+}
+
 std::string rollout_key(const GuiState& state, const MapQuery& query) {
   return query.tag() + "|" + rollout_tag(state.view.options);
 }
@@ -268,12 +272,14 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
   ResultSlot& r = found->second;
   if (r.status != LoadStatus::Ready) return;
   const MapQuery q = wanted_query(state, m);
-  const std::string key = q.tag();
+  const std::string key = maps_key(state, q);
   if (r.maps_key != key && r.pending_key != key) {
     r.pending_key = key;
-    submit_query_job<QueryMaps>(worker, "maps " + model.info.name + " " + key, m, i, r.analysis, q,
-                                r.maps_ticket, &ResultSlot::maps, &ResultSlot::maps_key,
-                                &ResultSlot::pending_key, key, query_maps);
+    submit_query_job<QueryMaps>(
+        worker, "maps " + model.info.name + " " + q.tag(), m, i, r.analysis, q, r.maps_ticket,
+        &ResultSlot::maps, &ResultSlot::maps_key, &ResultSlot::pending_key, key,
+        [facet = state.view.options.text("similarity-facet")](
+            const ImageAnalysis& a, const MapQuery& mq) { return query_maps(a, mq, facet); });
   }
   const std::string rkey = rollout_key(state, q);  // the query and the rollout's switches
   if (state.view.kind == MapKind::Rollout && r.rollout_key != rkey && r.rollout_pending != rkey) {

@@ -30,6 +30,8 @@ void set_query_cell(const GuiState& state, ViewState& view, int row, int col);
 MapQuery wanted_query(const GuiState& state, int model);
 // What the rollout the view asks of `query` is keyed by: the query and the switches.
 std::string rollout_key(const GuiState& state, const MapQuery& query);
+// The maps' cache key: the query and the facet its similarity maps compare.
+std::string maps_key(const GuiState& state, const MapQuery& query);
 // The class explanation the view asks for (meaningful while it shows Grad-CAM or
 // gradient rollout).
 ExplainRequest wanted_explanation(const GuiState& state);

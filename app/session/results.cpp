@@ -56,6 +56,10 @@ int MapView::layer_in(int n) const {
 
 std::string MapView::title(const std::string& query_label) const {
   if (rollout) return "Attention rollout of " + query_label;
+  const std::string where =
+      layer < 0 ? std::string("last layer") : "layer " + std::to_string(layer);
+  if (!similarity.empty())
+    return "Cosine similarity of the " + similarity + " to " + query_label + ", " + where;
   const std::string what =
       head >= 0 ? "Head " + std::to_string(head) : std::string("Head-") + fusion_name(fusion);
   return what + " attention of " + query_label + ", " +

@@ -62,6 +62,8 @@ struct SeriesResults {
 // models side by side show `layer`'s head or head fusion, or each model's rollout.
 struct MapView {
   bool rollout = false;  // the models side by side compare their rollouts
+  // Non-empty: they compare the query's cosine similarity of this facet ("tokens", "keys").
+  std::string similarity;
   int layer = -1;        // traced layer index; -1: the last
   // The layer count of the model `layer` is counted on: another model shows the layer at
   // the same relative depth (0: every model shows `layer` itself, clamped to its last).

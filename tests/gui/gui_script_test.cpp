@@ -164,7 +164,7 @@ TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
       {"click-token -3 1", "ROW must be an integer"},
       {"click-prefix", "takes 1 argument"},
       {"tab graphs",
-       "expected maps or spectra or rank or anchors or mask or channel_maps or locality or"},
+       "expected maps or spectra or rank or channel_maps or map_rank or anchors or locality or"},
       {"tab", "takes 1 argument"},
       {"layout side-by-side", "expected single or compare"},
       {"shared-scale 1", "expected on or off"},

@@ -188,9 +188,11 @@ struct ViewState {
   std::string gradcam_target;   // Grad-CAM's module (state-dict path); "": each model's default
   bool gradcam_signed = false;  // Grad-CAM without the ReLU
   std::array<char, 160> gradcam_target_edit{};  // the target being typed in the sidebar
-  std::string tab =
-      "maps";  // maps, spectra, rank, anchors, mask, locality, predictions, checkpoint
-  bool tab_requested = false;  // set with tab by scripts: select it at the next frame
+  std::string tab = "maps";    // the tab shown: an id of tab_table.h (maps, spectra, ...)
+  bool tab_requested = false;  // set with tab by scripts: select it and its group next frame
+  // The tab last shown in each tab group (group id -> tab id): a click on a group returns
+  // to it. Ours rather than ImGui's, so the rows (tab_rows.h) and scripts agree.
+  std::map<std::string, std::string> group_tabs;
   // Every analysis's declared settings (analysis_options.h): the rollout map's switches, the
   // Settings section's values for the image analyses (option_controls.h).
   session::OptionValues options;

@@ -6,6 +6,7 @@
 #include "app/gui/figure_tabs.h"
 #include "app/gui/map_view.h"
 #include "app/gui/series_view.h"
+#include "app/gui/tab_rows.h"
 #include "app/gui/tab_table.h"
 #include "app/gui/theme.h"
 #include "app/gui/workspace.h"
@@ -128,6 +129,30 @@ void draw_status_bar(const GuiState& state, const ComputeWorker& worker, FrameRe
   ImGui::PopStyleVar(2);
 }
 
+// The chosen tab's view, under the tab rows.
+void draw_tab(GuiState& state, const TabEntry& tab) {
+  switch (tab.kind) {
+    case TabKind::Maps:
+      draw_maps_tab(state, state.view, state.cache);
+      break;
+    case TabKind::Predictions:
+      draw_predictions_tab(state, state.view);
+      break;
+    case TabKind::Checkpoint:
+      draw_checkpoint_panel(state.checkpoint);
+      break;
+    case TabKind::Series:
+      draw_series_tab(state, state.cache, *tab.analysis);
+      break;
+    case TabKind::Figure:
+      draw_figure_tab(state, state.cache, tab);
+      break;
+    case TabKind::Cost:
+      draw_cost_tab(state, state.cache, state.cost.shown, state.requests);
+      break;
+  }
+}
+
 }  // namespace
 
 void draw_workspace(GuiState& state, ComputeWorker& worker) {
@@ -154,41 +179,10 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
   if (ImGui::Begin(
           "View", nullptr,
           kTileFlags | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
-    if (ImGui::BeginTabBar("##tabs")) {
-      for (const TabEntry& tab : gui_tabs()) {
-        // A tab chosen by a script or shortcut is selected once; clicks select it too.
-        const bool requested = state.view.tab == tab.id && state.view.tab_requested;
-        const ImGuiTabItemFlags flags = requested ? ImGuiTabItemFlags_SetSelected : 0;
-        const bool open = ImGui::BeginTabItem(tab.title.c_str(), nullptr, flags);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tab.help.c_str());
-        if (open) {
-          if (!state.view.tab_requested) state.view.tab = tab.id;
-          switch (tab.kind) {
-            case TabKind::Maps:
-              draw_maps_tab(state, state.view, state.cache);
-              break;
-            case TabKind::Predictions:
-              draw_predictions_tab(state, state.view);
-              break;
-            case TabKind::Checkpoint:
-              draw_checkpoint_panel(state.checkpoint);
-              break;
-            case TabKind::Series:
-              draw_series_tab(state, state.cache, *tab.analysis);
-              break;
-            case TabKind::Figure:
-              draw_figure_tab(state, state.cache, tab);
-              break;
-            case TabKind::Cost:
-              draw_cost_tab(state, state.cache, state.cost.shown, state.requests);
-              break;
-          }
-          ImGui::EndTabItem();
-        }
-      }
-      state.view.tab_requested = false;
-      ImGui::EndTabBar();
-    }
+    const TabEntry tab = draw_tab_rows(state.view);
+    ImGui::PushID(tab.id.c_str());  // each tab's widgets apart, as inside its own tab item
+    draw_tab(state, tab);
+    ImGui::PopID();
   }
   ImGui::End();
 

@@ -126,6 +126,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"expect-busy", {}},
       {"open-dialog model", {"model"}},
       {"expect-answered", {}},
+      {"sidebar-end", {}},
       {"quit", {}},
   };
   std::vector<std::string> seen;
@@ -141,7 +142,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 56u);
+  EXPECT_EQ(script_command_names().size(), 57u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
@@ -163,7 +164,7 @@ TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
       {"click-token -3 1", "ROW must be an integer"},
       {"click-prefix", "takes 1 argument"},
       {"tab graphs",
-       "expected maps or spectra or rank or anchors or mask or channel_maps or locality or"},
+       "expected maps or spectra or rank or channel_maps or map_rank or anchors or locality or"},
       {"tab", "takes 1 argument"},
       {"layout side-by-side", "expected single or compare"},
       {"shared-scale 1", "expected on or off"},

@@ -200,12 +200,14 @@ TEST(ToyAnalysis, TheReportDrawsItsFigureInItsOwnSection) {
 TEST(ToyAnalysis, TheGuiListsItsTabAndScriptsCanSelectIt) {
   const std::vector<std::string> ids = gui::tab_ids();
   ASSERT_NE(std::find(ids.begin(), ids.end(), "toy"), ids.end());
-  // Analysis tabs come between Maps and the built-in Top-5 / Cost / Checkpoint, in
-  // registry order.
+  // Tabs come by group, Maps first. The toy names no group (AnalysisTab::group) and is no
+  // analysis the GUI's table knows, so it is in the fallback group ("More"), the last one.
   EXPECT_EQ(ids.front(), "maps");
-  EXPECT_EQ(ids[ids.size() - 4], "toy");
+  EXPECT_EQ(ids.back(), "toy");
   const auto tab = gui::find_tab("toy");
   ASSERT_TRUE(tab.has_value());
+  EXPECT_EQ(tab->group, gui::kFallbackGroup);
+  EXPECT_EQ(gui::tab_rows().back().group.title, "More");
   EXPECT_EQ(tab->title, "Toy");
   EXPECT_EQ(tab->help, session::find_analysis("toy")->summary);
   EXPECT_EQ(tab->kind, gui::TabKind::Figure);

@@ -90,6 +90,7 @@ AnalysisInfo anchors_analysis() {
                          },
                          "Hover a token in the Maps tab to see its soft assignment over the "
                          "anchors."};
+  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -95,6 +95,7 @@ AnalysisInfo channel_maps_analysis() {
                          tab_figure,
                          "Rows: output channels, columns: the value channels they read. "
                          "The token-to-token attention of these layers is the identity."};
+  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

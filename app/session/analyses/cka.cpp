@@ -107,6 +107,7 @@ AnalysisInfo cka_analysis() {
                            return viz::cka_figure({{m.name, *h, *l}});
                          },
                          "CKA of this image's tokens; attnlab report averages an image set."};
+  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -85,6 +85,7 @@ AnalysisInfo entropy_analysis() {
                            return viz::entropy_figure(model_tables(in.models, "entropy_heads"));
                          },
                          ""};
+  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -157,6 +157,7 @@ AnalysisInfo erf_analysis() {
                            return viz::erf_figure({*e});
                          },
                          "This image's receptive field; attnlab report averages an image set."};
+  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -167,6 +167,7 @@ AnalysisInfo faithfulness_analysis() {
       "Each map's deletion and insertion curves on this image, and its correlation with "
       "the map of the model with its top blocks re-initialised (flagged at or above the "
       "grey line with every block re-initialised); attnlab faithfulness adds labels."};
+  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -80,6 +80,7 @@ AnalysisInfo heads_analysis() {
       },
       "Each head switched off alone on this image; attnlab head-importance adds the loss and "
       "accuracy on a labelled set."};
+  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -58,6 +58,7 @@ AnalysisInfo locality_analysis() {
       false,
       [](const TabInputs& in) { return viz::locality_figure(model_tables(in.models, "locality_heads")); },
       ""};
+  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -115,6 +115,7 @@ AnalysisInfo map_rank_analysis() {
         return viz::map_rank_figure(model_tables(in.models, "map_rank_heads"));
       },
       ""};
+  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

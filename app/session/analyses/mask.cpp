@@ -52,6 +52,7 @@ AnalysisInfo mask_analysis() {
   info.figure_kinds = {{"castling_mask", "Castling auxiliary-mask sparsity over training"}};
   info.series_figure = [](const SeriesResults& s) { return viz::castling_mask_figure(s.tables); };
   info.tab = AnalysisTab{"mask", "Castling mask", false, true, nullptr, ""};
+  info.tab->group = "training";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

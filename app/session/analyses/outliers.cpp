@@ -118,6 +118,7 @@ AnalysisInfo outliers_analysis() {
                   },
                   "Bright cells: tokens whose norm is far above the layer's median. "
                   "attnlab report's outliers figure compares the models."};
+  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

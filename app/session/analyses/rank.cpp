@@ -147,6 +147,7 @@ AnalysisInfo rank_analysis() {
                            return viz::rank_figure(m.tables, m.arrays);
                          },
                          ""};
+  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -195,6 +195,7 @@ AnalysisInfo segmentation_analysis() {
                          },
                          "Bright tokens: the fewest holding the share tau of the readout "
                          "row's attention (SETTINGS: seg-mass, seg-truth for a Jaccard score)."};
+  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

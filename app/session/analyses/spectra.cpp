@@ -118,6 +118,7 @@ AnalysisInfo spectra_analysis() {
                            return viz::hilo_spectra_grid(in.models.front().arrays, o);
                          },
                          ""};
+  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -233,7 +233,7 @@ std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQue
       const at::Tensor row = analysis::cosine_similarity_row(features, token);
       out->similarity[i] =
           session::to_array(row.slice(0, lay.num_prefix()).reshape({lay.height, lay.width}),
-                            "similarity", {"y", "x"});
+                            "cosine", {"y", "x"});
     } catch (const std::exception& e) {  // no such facet per token, no recorded output
       out->similarity_notes[i] = e.what();
     }

@@ -109,7 +109,7 @@ struct QueryMaps {
   std::vector<analysis::Array> heads;  // per traced layer: [heads, rows, cols] (empty Array
                                        // where the layer has no such token)
   std::vector<analysis::Array> fused;  // per traced layer: [3, rows, cols] mean, max, min
-  // Patch similarity (the map kind "similarity"): per traced layer the cosine of the
+  // Patch similarity (MapKind::Similarity): per traced layer the cosine of the
   // query's `facet` features with every grid token's, [rows, cols] (empty Array where the
   // mechanism keeps no such facet per token: `similarity_notes` says why).
   std::string facet;

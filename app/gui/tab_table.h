@@ -45,8 +45,8 @@ inline constexpr const char* kFallbackGroup = "more";
 
 // Every group, in the order of the first row (the fallback last).
 const std::vector<TabGroup>& tab_groups();
-// The group an analysis's tab is shown in: its own (AnalysisTab::group), else the one
-// tab_table.cpp gives the analyses that shipped before that field, else kFallbackGroup.
+// The group an analysis's tab is shown in: its own (AnalysisTab::group, set in the
+// analysis's file) when tab_groups() has it, else kFallbackGroup.
 std::string analysis_tab_group(const session::AnalysisTab& tab);
 
 // Every tab in tab-bar order: by group (tab_groups() order), then as registered (Maps first,

@@ -44,7 +44,8 @@ const std::map<std::string, std::set<std::string>>& exceptions() {
         "app/session/faithfulness_maps.cpp"}},
       // The map view's similarity kind answers each click from the traces (its script
       // command `map similarity` and its copied command name the analysis).
-      {"similarity", {"app/gui/script_commands.cpp", "app/gui/report_command.cpp"}},
+      {"similarity",
+       {"app/gui/script_commands.cpp", "app/gui/report_command.cpp", "app/gui/controls.cpp"}},
       // AnchorFormer's assignments are also a trace capability and a GUI hover.
       {"anchors",
        {"app/gui/analysis_jobs.cpp", "core/attention/anchor.cpp", "models/vit.cpp",

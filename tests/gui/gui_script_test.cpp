@@ -63,6 +63,8 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"tab maps", {"maps"}},
       {"map gradcam", {"gradcam"}},
       {"map gradrollout", {"gradrollout"}},
+      {"map similarity", {"similarity"}},
+      {"facet keys", {"keys"}},
       {"class top1", {"top1"}},
       {"class 281", {"281"}},
       {"gradcam-target blocks.3", {"blocks.3"}},
@@ -142,7 +144,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 57u);
+  EXPECT_EQ(script_command_names().size(), 58u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

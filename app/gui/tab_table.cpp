@@ -14,6 +14,8 @@ const std::vector<TabGroup> kGroups = {
      "frequency content and rank of the attention outputs and maps, channel maps"},
     {"tokens", "Tokens & layers",
      "where attention goes: anchors, distance, entropy, outlier tokens, layer similarity"},
+    {"features", "Features",
+     "what the tokens' features show: their PCA as colours, the query's patch similarity"},
     {"explain", "Explain & faithfulness",
      "receptive fields, head importance and how faithful each map is (slower: own passes)"},
     {"training", "Training", "statistics over a checkpoint series of one training run"},

@@ -29,7 +29,8 @@
   X(cka)                    \
   X(erf)                    \
   X(heads)                  \
-  X(faithfulness)
+  X(faithfulness)           \
+  X(feature_pca)
 // clang-format on
 
 namespace attnlab::session {

@@ -84,7 +84,7 @@ struct AnalysisTab {
   // A hint shown under the figure ("" = none).
   std::string hint;
   // The group of tabs it is shown in: an id of app/gui/tab_table.cpp's groups (maps,
-  // spectral, tokens, explain, training, model). "" or an unknown id: the group "More".
+  // spectral, tokens, features, explain, training, model). "" or an unknown id: the group "More".
   // Last, so that positional initialisations need not name it (its `= {}` keeps -Wextra
   // quiet then).
   std::string group = {};

@@ -114,7 +114,7 @@ AnalysisInfo similarity_analysis() {
                          },
                          "Red: tokens alike the query (the grid's centre); SETTINGS: the facet "
                          "compared."};
-  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "features";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -16,6 +16,7 @@
 #   series_cka/ CKA of each Castling checkpoint to the final one         (finding l)
 #   linear_series/ entropy, map rank and CKA to the final checkpoint along linear
 #               attention's training series                              (finding l)
+#   segmentation/ DINO's attention masks scored against each picture's foreground (finding n)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${ATTNLAB_BIN:-$root/build/app/attnlab}"
@@ -63,3 +64,7 @@ done
   --images "$images" --analyses cka --out "$out/series_cka"
 "$bin" "${threads[@]}" analyze-series --checkpoints "$zoo"/linear_series/step_*.safetensors \
   --images "$images" --analyses entropy,map_rank,cka --out "$out/linear_series"
+for m in softmax hilo linear rala anchor castling sra swin xca flatten hydra efficient efficientvit; do
+  "$bin" "${threads[@]}" analyze --model "$zoo/$m.safetensors" --images "$images" \
+    --analyses segmentation --seg-truth foreground --out "$out/segmentation/$m"
+done

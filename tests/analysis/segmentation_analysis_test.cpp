@@ -28,10 +28,10 @@ namespace {
 namespace fs = std::filesystem;
 
 // A 32×32 DeiT in 8-pixel patches (a 4×4 grid after the cls token), two blocks.
-std::shared_ptr<models::Backbone> seg_model(bool cls) {
+std::shared_ptr<models::Backbone> seg_model(bool cls, const std::string& attention = "softmax") {
   models::Json c = {
       {"arch", "vit"}, {"img_size", 32}, {"patch_size", 8},  {"embed_dim", 32},
-      {"depth", 2},    {"num_heads", 2}, {"num_classes", 5}, {"attention", "softmax"}};
+      {"depth", 2},    {"num_heads", 2}, {"num_classes", 5}, {"attention", attention}};
   if (!cls) c["class_token"] = false;
   at::manual_seed(4);
   auto model = models::make_backbone(c);
@@ -159,6 +159,21 @@ TEST(SegmentationAnalysis, AModelWithoutClsIsSegmentedFromItsMeanQueryRow) {
   for (const auto& row : run.table.rows) {
     EXPECT_EQ(row.at(run.table.column("source")).str(), "mean query");
     EXPECT_TRUE(std::isnan(row.at(run.table.column("jaccard_mean")).r));  // no truth asked
+  }
+}
+
+TEST(SegmentationAnalysis, SignedRowsAreSegmentedByTheirPositivePart) {
+  auto model = seg_model(false, "hydra");
+  const at::Tensor x = square_picture();
+  const SegRun run = run_segmentation(*model, x, "foreground", {"", &x, nullptr});
+  EXPECT_TRUE(run.warnings.empty()) << run.warnings.front();
+  ASSERT_FALSE(run.table.rows.empty());
+  for (const auto& row : run.table.rows) {
+    EXPECT_EQ(row.at(run.table.column("source")).str(), "mean query (positive part)");
+    // Tau of the positive part, or nothing kept where a row has no positive weight at all.
+    const double mass = row.at(run.table.column("mass_mean")).r;
+    const double kept = row.at(run.table.column("kept_mean")).r;
+    EXPECT_TRUE(mass >= 0.6 - 1e-9 || (mass == 0 && kept == 0)) << mass << " " << kept;
   }
 }
 

@@ -4,7 +4,8 @@
 // the cls token's row where the layer has one, else the mean query row (what every query
 // gives each token, (Aᵀ·1)/N: Swin, LITv2, RAVLT have no cls) — is thresholded to the
 // fewest tokens holding a share tau of its mass (core/analysis/attention_segmentation.h);
-// the same for the head-mean row. With a ground truth (--seg-truth: "foreground", the
+// the same for the head-mean row (signed rows, Castling's and Hydra's: their positive
+// part). With a ground truth (--seg-truth: "foreground", the
 // picture's own non-background pixels, Fashion-MNIST's objects; or a folder of mask PNGs
 // named as the images) each mask, upsampled by the patch, gets its Jaccard index.
 // Per image the last selected layer's masks and Jaccard values are arrays; the figure
@@ -19,6 +20,7 @@
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/attention_segmentation.h"
 #include "core/analysis/outliers.h"
+#include "core/attention/capabilities.h"
 #include "core/io/image_io.h"
 #include "viz/figures/segmentation.h"
 
@@ -89,8 +91,14 @@ void add_segmentation(ImageStep& s) {
       const int64_t p = lay.num_prefix();
       rows = analysis::received_attention(*l.trace, s.b).slice(1, p, p + n);
     }
-    const std::string source = cls >= 0 ? "cls" : "mean query";
-    const at::Tensor all = at::cat({rows, rows.mean(0, true)});  // the head mean last
+    std::string source = cls >= 0 ? "cls" : "mean query";
+    at::Tensor all = at::cat({rows, rows.mean(0, true)});  // the head mean last
+    // Signed rows (Castling, Hydra) have no mass to share out: their positive part is
+    // segmented, the weights that pull a token's value in, and the source says so.
+    if (l.trace->offers(attention::capability::kSignedRows)) {
+      all = all.clamp_min(0.0);
+      source += " (positive part)";
+    }
     const at::Tensor masks = analysis::mass_threshold_mask(all, tau);
     const int64_t heads = rows.size(0);
     std::vector<double> jaccards;

@@ -25,6 +25,7 @@
   X(map_rank)               \
   X(outliers)               \
   X(cka)                    \
+  X(lens)                   \
   X(erf)                    \
   X(heads)                  \
   X(faithfulness)

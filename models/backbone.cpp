@@ -31,6 +31,7 @@ bool ForwardRecorder::enter_block(const std::string& path, at::Tensor& x, int64_
   }
   if (options_.record_block_inputs)
     result_.block_inputs.push_back({path, x.detach(), height ? *height : 0, width ? *width : 0});
+  block_ = path;
   return true;
 }
 
@@ -82,6 +83,19 @@ std::string embedding_output_note(const std::string& what, int64_t dims, const s
          (dims > 0 ? " of " + std::to_string(dims) + " values" : std::string()) +
          " (a backbone released without a classifier, as DINO, DINOv2 and CLIP's image tower "
          "are): it has no class to rank, explain or evaluate";
+}
+
+// The families that read their blocks out override these; the rest say which model refuses.
+at::Tensor Backbone::readout_features(const at::Tensor&) const {
+  throw ModelError(arch() +
+                   ": reading a block's output as its classifier does (readout "
+                   "features) is not supported for this family");
+}
+
+at::Tensor Backbone::readout_logits(const at::Tensor&) const {
+  throw ModelError(arch() +
+                   ": reading a block's output through its final norm and head is "
+                   "not supported for this family");
 }
 
 void require_classes(const Backbone& model, const std::string& what) {

@@ -36,6 +36,9 @@ struct ForwardOptions {
   bool trace_attention = false;   // keep every attention layer's AttentionTrace
   attention::TraceOptions trace;  // passed to each traced layer
   bool record_outputs = false;    // fill ForwardResult::outputs ("out.*", "attn.*", ...)
+  // Only every block's output ("out.<block>"): what reading the blocks out needs
+  // (models/lens_run.h), without the attention maps and traced forwards record_outputs keeps.
+  bool record_block_outputs = false;
   // Class-specific explanations (Grad-CAM): the module output to take gradients at, by its
   // state-dict path ("blocks.11.norm1", "blocks.3", "layers.3"); "" for none.
   std::string gradient_target;
@@ -96,6 +99,19 @@ class Backbone : public torch::nn::Module {
   // Class scores unless the model is a backbone with no classifier (ForwardResult::logits
   // is then its embedding); run() copies it into ForwardResult::output_kind.
   virtual OutputKind output_kind() const { return OutputKind::classes; }
+  // What the model's classifier reads of a block's output, for reading every block out as
+  // if it were the last (models/lens_run.h: the logit lens and the linear probes). `tokens`
+  // is a recorded block output ("out.<block>": B×N×C with prefix tokens first, or NCHW).
+  // readout_features: the tokens the head pools, before the final norm: the class token
+  // (B, C), the class and distillation tokens side by side (B, 2C), or the mean of the grid
+  // tokens (B, C). readout_logits: the model's own tail on them — final norm, pooling and
+  // head, with a distilled model's two heads averaged as its eval forward does — so the
+  // last block's output gives the model's logits. Both throw ModelError where the family
+  // does not implement them, and readout_logits also for a model without a classifier
+  // (an embedding) and for an output of another width than the final norm's (an earlier
+  // stage of a hierarchical model).
+  virtual at::Tensor readout_features(const at::Tensor& tokens) const;
+  virtual at::Tensor readout_logits(const at::Tensor& tokens) const;
   // Each stage's token layout and channel count for (height × width) images: one entry
   // for a plain ViT, one per stage for the hierarchical families, whose stage i modules
   // live under "layers.i" (the reference state-dict layout). The forward's memory estimate
@@ -143,9 +159,12 @@ class ForwardRecorder {
   bool tracing() const { return options_.trace_attention; }
   bool recording() const { return options_.record_outputs; }
   const attention::TraceOptions& trace_options() const { return options_.trace; }
-  // Stores `t` (detached) under "<kind>.<path>" when recording.
+  // Stores `t` (detached) under "<kind>.<path>" when recording (with record_block_outputs
+  // alone: the output of the block entered last).
   void output(const std::string& kind, const std::string& path, const at::Tensor& t) {
-    if (recording() && !skipping_) result_.outputs[kind + "." + path] = t.detach();
+    if (skipping_) return;
+    if (recording() || (options_.record_block_outputs && kind == "out" && path == block_))
+      result_.outputs[kind + "." + path] = t.detach();
   }
   // The forward continues with what this returns: `t`, or at the module named by
   // gradient_target a copy cut from the graph that requires grad, so that gradients of
@@ -180,6 +199,7 @@ class ForwardRecorder {
   const ForwardOptions& options_;
   ForwardResult& result_;
   bool skipping_;
+  std::string block_;  // the block entered last (enter_block)
 };
 
 }  // namespace attnlab::models

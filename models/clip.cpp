@@ -23,6 +23,7 @@
 #include "core/attention/registry.h"
 #include "core/io/text.h"
 #include "core/nn/initial_values.h"
+#include "core/nn/state_loading.h"
 #include "models/backbone.h"
 #include "models/model_config.h"
 #include "models/model_family.h"
@@ -154,6 +155,17 @@ class ClipVisual : public Backbone {
 
   std::string arch() const override { return kClipArch; }
   OutputKind output_kind() const override { return OutputKind::embedding; }
+  // The class token ln_post reads (a linear probe's features); no classifier to read with.
+  at::Tensor readout_features(const at::Tensor& tokens) const override {
+    if (tokens.dim() != 3 || tokens.size(2) != spec_.width)
+      throw ModelError(std::string(kClipArch) + ": a block output is (B, N, " +
+                       std::to_string(spec_.width) + "), got " + nn::shape_string(tokens.sizes()));
+    return tokens.select(1, 0);
+  }
+  at::Tensor readout_logits(const at::Tensor&) const override {
+    throw ModelError(
+        embedding_output_note("reading a block out through the classifier", 0, kClipArch));
+  }
   std::vector<StageShape> stage_shapes(int64_t, int64_t) const override {
     return {{spec_.layout(), spec_.width}};
   }

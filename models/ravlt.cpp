@@ -82,16 +82,39 @@ class RavltBackbone : public Backbone {
     }
     for (size_t i = 0; i < stages_.size(); ++i) x = (*stages_[i])(x, static_cast<int>(i), recorder);
     recorder.check_resumed();
-    x = (*proj_)(x);
-    recorder.output("out", "proj", x);
-    x = (*norm_)(x);
-    recorder.output("out", "norm", x);
-    x = at::silu(x).mean({2, 3}, /*keepdim=*/true);
-    result.logits = (*head_)(x).flatten(1);
+    result.logits = tail(x, &recorder);
     return result;
   }
 
+  // A block output is NCHW: the grid's mean per channel, before the tail.
+  at::Tensor readout_features(const at::Tensor& tokens) const override {
+    if (tokens.dim() != 4)
+      throw ModelError("ravlt: a block output is (B, C, H, W), got " +
+                       nn::shape_string(tokens.sizes()));
+    return tokens.mean({2, 3});
+  }
+  // The tail reads the last stage's width only (no stage after it downsamples).
+  at::Tensor readout_logits(const at::Tensor& tokens) const override {
+    if (tokens.dim() != 4 || tokens.size(1) != embed_dims_.back())
+      throw ModelError("ravlt: only the last stage's blocks (B, " +
+                       std::to_string(embed_dims_.back()) +
+                       ", H, W) can go through the projection, norm and head; got " +
+                       nn::shape_string(tokens.sizes()));
+    return tail(tokens, nullptr);
+  }
+
  private:
+  // The eval forward after the last stage (1x1 projection, BN, Swish, mean, 1x1 head),
+  // which readout_logits runs on any block of the last stage; recorder null there.
+  at::Tensor tail(const at::Tensor& last, ForwardRecorder* recorder) const {
+    at::Tensor x = (*proj_)(last);
+    if (recorder) recorder->output("out", "proj", x);
+    x = (*norm_)(x);
+    if (recorder) recorder->output("out", "norm", x);
+    x = at::silu(x).mean({2, 3}, /*keepdim=*/true);
+    return (*head_)(x).flatten(1);
+  }
+
   std::vector<int64_t> embed_dims_;
   std::shared_ptr<ravlt::Stem> stem_;
   std::vector<std::shared_ptr<ravlt::Stage>> stages_;

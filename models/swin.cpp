@@ -164,8 +164,15 @@ class Swin : public Backbone {
       if (ape_.defined()) x = x + ape_;
     }
     x = run_stages(x, config_.grid(0), config_.grid(0), blocks_, downsamples_, recorder);
-    result.logits = pooled_head(x, *norm_, head_, recorder);
+    result.logits = pooled_head(x, *norm_, head_, &recorder);
     return result;
+  }
+
+  at::Tensor readout_features(const at::Tensor& tokens) const override {
+    return pooled_readout_features(arch(), tokens);
+  }
+  at::Tensor readout_logits(const at::Tensor& tokens) const override {
+    return pooled_readout_logits(arch(), tokens, config_.dim(config_.stages() - 1), *norm_, head_);
   }
 
  private:

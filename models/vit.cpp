@@ -51,6 +51,7 @@
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
 #include "core/nn/initial_values.h"
+#include "core/nn/state_loading.h"
 #include "models/backbone.h"
 #include "models/model_config.h"
 #include "models/vit.h"
@@ -396,23 +397,54 @@ class VisionTransformer : public Backbone {
           recorder.output("out", "x_norm_regtokens", x.slice(1, 1, 1 + spec_.registers));
       }
       result.logits = x.select(1, 0);
-    } else if (spec_.class_token) {
-      x = (*norm_)(x);
-      recorder.output("out", "norm", x);
-      result.logits = (*head_)(x.select(1, 0));
-      // AnchorDeiT returns (head, head_dist) separately in training; we return their
-      // average in both modes so run() has one meaning (distillation losses need the pair:
-      // head(out.norm[:, 0]) and head_dist(out.norm[:, 1])).
-      if (spec_.distilled) result.logits = (result.logits + (*head_dist_)(x.select(1, 1))) / 2;
     } else {
-      at::Tensor pooled = (*norm_)(x.slice(1, layout.num_prefix()).mean(1));
-      recorder.output("out", "fc_norm", pooled);
-      result.logits = (*head_)(pooled);
+      result.logits = head_logits(x, &recorder);
     }
     return result;
   }
 
+  at::Tensor readout_features(const at::Tensor& tokens) const override {
+    check_block_output(tokens);
+    if (!spec_.class_token) return tokens.slice(1, spec_.layout().num_prefix()).mean(1);
+    if (spec_.distilled) return at::cat({tokens.select(1, 0), tokens.select(1, 1)}, 1);
+    return tokens.select(1, 0);  // DINO's and DINOv2's too: the token their output normalises
+  }
+
+  at::Tensor readout_logits(const at::Tensor& tokens) const override {
+    if (spec_.dino)
+      throw ModelError(
+          embedding_output_note("reading a block out through the classifier", 0, spec_.arch));
+    check_block_output(tokens);
+    return head_logits(tokens, nullptr);
+  }
+
  private:
+  // The eval forward's tail on the last block's output, which readout_logits runs on any
+  // block's: the same code, so the last block read out is the model's logits.
+  at::Tensor head_logits(const at::Tensor& x, ForwardRecorder* recorder) const {
+    if (!spec_.class_token) {
+      const at::Tensor pooled = (*norm_)(x.slice(1, spec_.layout().num_prefix()).mean(1));
+      if (recorder) recorder->output("out", "fc_norm", pooled);
+      return (*head_)(pooled);
+    }
+    const at::Tensor normed = (*norm_)(x);
+    if (recorder) recorder->output("out", "norm", normed);
+    const at::Tensor logits = (*head_)(normed.select(1, 0));
+    // AnchorDeiT returns (head, head_dist) separately in training; we return their
+    // average in both modes so run() has one meaning (distillation losses need the pair:
+    // head(out.norm[:, 0]) and head_dist(out.norm[:, 1])).
+    return spec_.distilled ? (logits + (*head_dist_)(normed.select(1, 1))) / 2 : logits;
+  }
+
+  // A block output of this model: (B, N, C) with its layout's N tokens and its width.
+  void check_block_output(const at::Tensor& tokens) const {
+    const attention::TokenLayout layout = spec_.layout();
+    if (tokens.dim() != 3 || tokens.size(1) != layout.tokens() || tokens.size(2) != spec_.embed_dim)
+      throw ModelError(spec_.arch + ": a block output is (B, " + std::to_string(layout.tokens()) +
+                       ", " + std::to_string(spec_.embed_dim) + "), got " +
+                       nn::shape_string(tokens.sizes()));
+  }
+
   // Patch embedding, prefix tokens and positions: the first block's input.
   at::Tensor embed(const at::Tensor& images, ForwardRecorder& recorder) {
     const int64_t batch = images.size(0);

@@ -37,7 +37,8 @@ int64_t parse_index(const std::string& text, const std::string& option) {
   return v;
 }
 
-// "0,2-4,7" -> {0, 2, 3, 4, 7}
+}  // namespace
+
 std::vector<int64_t> parse_layers(const std::string& text) {
   std::vector<int64_t> out;
   std::stringstream in(text);
@@ -54,8 +55,6 @@ std::vector<int64_t> parse_layers(const std::string& text) {
   }
   return out;
 }
-
-}  // namespace
 
 namespace {
 

@@ -24,6 +24,9 @@ struct AnalyzeRequest {
   session::AnalysisSettings settings;
 };
 
+// "0,2-4,7" -> {0, 2, 3, 4, 7} (--layers of analyze and probe); UsageError otherwise.
+std::vector<int64_t> parse_layers(const std::string& text);
+
 // Parses the analysis options (--analyses, --query, --layers, rollout, rank and mask
 // switches); `default_analyses` when --analyses is absent.
 session::AnalysisSettings take_analysis_settings(Args& args, const std::string& default_analyses);

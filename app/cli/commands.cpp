@@ -156,6 +156,15 @@ const std::vector<CommandSpec>& commands() {
                                             probability drop, loss rise, accuracy change
                                             per head; tables and layers x heads figures
 )"},
+      {"probe", cmd_probe,
+       R"(  probe --model M --dataset folder:DIR|fashion-mnist:test --out DIR [--layers LIST]
+      [--every 5] [--l2 1e-3] [--max-iterations 200] [--limit N] [--batch 32]
+                                            a linear probe per block on its readout token
+                                            (cls, or the mean of the grid tokens), trained
+                                            on 4/5 of each class, tested on every 5th image;
+                                            beside it the logit lens's top-1 accuracy (the
+                                            model's own head on the block); table, figure
+)"},
       {"faithfulness", cmd_faithfulness,
        R"(  faithfulness --models M1 M2... --images FILES|DIR --out DIR
       (or --dataset folder:DIR|fashion-mnist:test [--limit N]: labels)

@@ -27,6 +27,7 @@
   X(segmentation)           \
   X(similarity)             \
   X(cka)                    \
+  X(lens)                   \
   X(erf)                    \
   X(heads)                  \
   X(faithfulness)           \

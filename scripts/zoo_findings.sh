@@ -17,6 +17,7 @@
 #   linear_series/ entropy, map rank and CKA to the final checkpoint along linear
 #               attention's training series                              (finding l)
 #   segmentation/ DINO's attention masks scored against each picture's foreground (finding n)
+#   probe/      linear probes and the logit lens per block, 1000 test images  (finding o)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${ATTNLAB_BIN:-$root/build/app/attnlab}"
@@ -67,4 +68,8 @@ done
 for m in softmax hilo linear rala anchor castling sra swin xca flatten hydra efficient efficientvit; do
   "$bin" "${threads[@]}" analyze --model "$zoo/$m.safetensors" --images "$images" \
     --analyses segmentation --seg-truth foreground --out "$out/segmentation/$m"
+done
+for m in softmax linear hilo rala castling efficientvit xca; do
+  "$bin" --threads 1 probe --model "$zoo/$m.safetensors" --dataset fashion-mnist:test \
+    --limit 1000 --out "$out/probe/$m"
 done

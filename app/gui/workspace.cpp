@@ -285,7 +285,7 @@ void schedule_one(GuiState& state, ComputeWorker& worker, int m, int i) {
   if (state.view.kind == MapKind::Rollout && r.rollout_key != rkey && r.rollout_pending != rkey) {
     r.rollout_pending = rkey;
     submit_query_job<QueryRollout>(
-        worker, "rollout " + model.info.name + " " + key, m, i, r.analysis, q, r.rollout_ticket,
+        worker, "rollout " + model.info.name + " " + q.tag(), m, i, r.analysis, q, r.rollout_ticket,
         &ResultSlot::rollout, &ResultSlot::rollout_key, &ResultSlot::rollout_pending, rkey,
         [options = state.view.options](const ImageAnalysis& a, const MapQuery& mq) {
           return query_rollout(a, mq, options);

@@ -136,6 +136,23 @@ Rule rule_for(const std::string& table, const std::string& column, int blocks) {
     return {0,
             "tokens counted above a threshold (a factor of the median norm): one within ε of "
             "it can go either way; the norms themselves are compared"};
+  if (table == "segmentation" && column != "tau")
+    return {0,
+            "the fewest tokens holding a share of the row's mass: a token whose weight is "
+            "within ε of the cut can go either way, moving the kept share, its mass and the "
+            "Jaccard index by whole tokens"};
+  if ((table == "lens" || table == "lens_images") &&
+      (has(column, "agrees") || has(column, "top1_mean") || has(column, "label_rank") ||
+       has(column, "label_top1")))
+    return {0,
+            "a block's top-1 is an argmax: two classes within the forward's error of each "
+            "other may swap; the probabilities and the KL are compared"};
+  if (table == "feature_pca")
+    return {0,
+            "the foreground is a threshold on the first component: a token within ε of it "
+            "flips, which changes the set the colours and their variances are fitted on"};
+  if (table == "similarity" && column == "alike_mean")
+    return {0, "tokens counted above a cosine of 0.5: one within ε of it can go either way"};
   // Continuous: κ, the conditioning.
   if (table == "rollout_summary")
     return {double(blocks), "a product of every layer's map: each brings its own ε"};

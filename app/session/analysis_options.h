@@ -34,15 +34,16 @@ struct AnalysisOption {
   };
   std::string name;  // the command-line option without "--", e.g. "outlier-factor"
   Kind kind = Kind::Real;
-  std::string value_name;  // shown in the help: "K" in "[--outlier-factor K]"
+  std::string value_name = {};  // shown in the help: "K" in "[--outlier-factor K]"
   // The default value; null: unset, which the analysis reads as `default_text` says.
-  nlohmann::json default_value;
-  std::string default_text;  // how the help shows the default ("" = the value itself)
+  nlohmann::json default_value = nullptr;
+  std::string default_text = {};  // how the help shows the default ("" = the value itself)
+  // (Every member has an initializer: the analyses give the first few positionally.)
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
   bool min_open = false, max_open = false;
-  std::vector<std::string> choices;
-  std::string help;  // one line: what it sets
+  std::vector<std::string> choices = {};
+  std::string help = {};  // one line: what it sets
   // The GUI's generic controls offer it (false: the GUI sets it with a control of its own,
   // e.g. the explained class by clicking a prediction; say which in `gui_note`).
   bool in_gui = true;

@@ -115,10 +115,12 @@ TEST(FeaturePcaAnalysis, ShapesMaskAndBlackBackground) {
       for (size_t c = 0; c < 3; ++c) {
         const float v = rgb.data[i * 3 + c];
         // The background is set to 0 (not computed), and colours are scaled into [0, 1].
-        if (!centre) EXPECT_EQ(v, 0.0f) << y << "," << x;
+        if (!centre) {
+          EXPECT_EQ(v, 0.0f) << y << "," << x;
+        }
         EXPECT_GE(v, 0.0f);
         EXPECT_LE(v, 1.0f);
-        if (centre) lit += v;
+        if (centre) lit += double(v);
       }
     }
   EXPECT_GT(lit, 0.0);  // min-max scaling puts each component's largest token at 1

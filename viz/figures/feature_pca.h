@@ -20,7 +20,7 @@ inline constexpr int kFeaturePcaImagesPerFigure = 8;
 struct FeaturePcaRow {
   std::string tag;
   const RgbaImage* picture = nullptr;
-  std::string label;  // the picture's title ("": the tag; the GUI's tab says "input")
+  std::string label = {};  // the picture's title ("": the tag; the GUI's tab says "input")
 };
 
 struct FeaturePcaFigureOptions {

@@ -102,6 +102,20 @@ std::string Columns::text(const std::vector<analysis::Cell>& row, const std::str
   return i < row.size() ? row[i].str() : std::string();
 }
 
+LineSeries layer_series(const Columns& cols, const std::string& column, Color color) {
+  LineSeries s;
+  s.color = color;
+  s.markers = true;
+  s.marker_pt = 2.6;
+  for (const auto& row : cols.table().rows) {
+    const double layer = cols.number(row, "layer"), v = cols.number(row, column);
+    if (!std::isfinite(layer) || !std::isfinite(v)) continue;
+    s.x.push_back(layer);
+    s.y.push_back(v);
+  }
+  return s;
+}
+
 std::string layer_tag(int64_t layer) {
   return analysis::layer_tag(layer);
 }

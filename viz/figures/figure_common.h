@@ -49,6 +49,11 @@ class Columns {
   std::string who_;
 };
 
+// One model's values of `column` against its "layer" column, a line with markers (rows in
+// table order; a row whose layer or value is not finite is left out, so the line joins
+// the layers it has).
+LineSeries layer_series(const Columns& cols, const std::string& column, Color color);
+
 // "L00", "L07", "L12": the layer tag of array names.
 std::string layer_tag(int64_t layer);
 // The distinct values of a numeric column in first-seen order, sorted ascending.

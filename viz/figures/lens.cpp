@@ -10,22 +10,6 @@
 namespace attnlab::viz {
 namespace {
 
-// One model's finite values of `column` per block, in table order (a skipped block or a
-// lens column without a classifier is NaN: left out, so the line joins the blocks it has).
-LineSeries depth_line(const Columns& cols, const std::string& column, Color color) {
-  LineSeries s;
-  s.color = color;
-  s.markers = true;
-  s.marker_pt = 2.6;
-  for (const auto& row : cols.table().rows) {
-    const double layer = cols.number(row, "layer"), v = cols.number(row, column);
-    if (!std::isfinite(layer) || !std::isfinite(v)) continue;
-    s.x.push_back(layer);
-    s.y.push_back(v);
-  }
-  return s;
-}
-
 // Integer block ticks over [lo, hi] (at most about 12 of them: every k-th block).
 void block_axis(Axis& axis, double lo, double hi) {
   axis.label = "block";
@@ -92,17 +76,17 @@ CaptionedFigure lens_figure(const std::vector<std::pair<std::string, analysis::T
     const Columns cols(table, who + " (" + name + ")");
     names.push_back(name);
     const Color color = cycle_color(int(m));
-    LineSeries k = depth_line(cols, "kl_mean", color);
+    LineSeries k = layer_series(cols, "kl_mean", color);
     k.label = name;
     kls.insert(kls.end(), k.y.begin(), k.y.end());
     kl.items.push_back(k);
-    LineSeries a = depth_line(cols, "agrees_mean", color);
+    LineSeries a = layer_series(cols, "agrees_mean", color);
     a.label = name;
     agree.items.push_back(a);
     const bool has_label = std::find(table.columns.begin(), table.columns.end(),
                                      "label_top1_mean") != table.columns.end();
     if (has_label) {
-      LineSeries acc = depth_line(cols, "label_top1_mean", color);
+      LineSeries acc = layer_series(cols, "label_top1_mean", color);
       acc.dashed = true;
       if (!acc.y.empty()) agree.items.push_back(acc), any_label = true;
     }
@@ -153,15 +137,15 @@ CaptionedFigure probe_figure(const std::vector<std::pair<std::string, analysis::
     const bool one = models.size() == 1;
     const Color color = cycle_color(int(m));
     const std::string prefix = one ? "" : name + ": ";
-    LineSeries test = depth_line(cols, "test_accuracy", color);
+    LineSeries test = layer_series(cols, "test_accuracy", color);
     test.label = prefix + "probe (test)";
-    LineSeries train = depth_line(cols, "train_accuracy", color);
+    LineSeries train = layer_series(cols, "train_accuracy", color);
     train.label = prefix + "probe (train)";
     train.dashed = true;
     train.width_pt = 0.7;
     train.markers = false;
     train.color.a = 0.55;
-    LineSeries lens = depth_line(cols, "lens_test_accuracy", one ? cycle_color(1) : color);
+    LineSeries lens = layer_series(cols, "lens_test_accuracy", one ? cycle_color(1) : color);
     lens.label = prefix + "logit lens (test)";
     lens.dashed = true;
     lens.marker_pt = 3.2;

@@ -14,24 +14,6 @@
 #include "viz/figures/map_panels.h"
 
 namespace attnlab::viz {
-namespace {
-
-// One model's values of `column` per layer (rows in layer order, NaN kept out).
-LineSeries layer_line(const Columns& cols, const std::string& column, Color color) {
-  LineSeries s;
-  s.color = color;
-  s.markers = true;
-  s.marker_pt = 2.6;
-  for (const auto& row : cols.table().rows) {
-    const double layer = cols.number(row, "layer"), v = cols.number(row, column);
-    if (!std::isfinite(layer) || !std::isfinite(v)) continue;
-    s.x.push_back(layer);
-    s.y.push_back(v);
-  }
-  return s;
-}
-
-}  // namespace
 
 CaptionedFigure outliers_figure(const std::vector<std::pair<std::string, analysis::Table>>& models,
                                 const OutliersFigureOptions& options) {
@@ -58,11 +40,11 @@ CaptionedFigure outliers_figure(const std::vector<std::pair<std::string, analysi
                                   " has no rows");
     names.push_back(name);
     const Color color = cycle_color(int(m));
-    LineSeries r = layer_line(cols, "max_over_median_mean", color);
+    LineSeries r = layer_series(cols, "max_over_median_mean", color);
     r.label = name;
-    LineSeries on_outliers = layer_line(cols, "outlier_mass_mean", color);
+    LineSeries on_outliers = layer_series(cols, "outlier_mass_mean", color);
     on_outliers.label = name;
-    LineSeries on_prefix = layer_line(cols, "prefix_mass_mean", color);
+    LineSeries on_prefix = layer_series(cols, "prefix_mass_mean", color);
     on_prefix.dashed = true;
     for (const auto& row : table.rows) {
       factor = cols.number(row, "factor_mean");

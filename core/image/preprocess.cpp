@@ -38,7 +38,7 @@ std::array<int, 2> resized_size(int width, int height, int short_side) {
   return {static_cast<int>(static_cast<int64_t>(short_side) * width / height), short_side};
 }
 
-at::Tensor preprocess(const io::RgbImage& image, const Preprocessing& p) {
+io::RgbImage preprocess_picture(const io::RgbImage& image, const Preprocessing& p) {
   if (image.width <= 0 || image.height <= 0) throw std::invalid_argument("preprocess: empty image");
   io::RgbImage img = image;
   if (p.resize_short > 0) {
@@ -58,8 +58,6 @@ at::Tensor preprocess(const io::RgbImage& image, const Preprocessing& p) {
     const auto [w, h] = resized_size(img.width, img.height, p.resize_short);
     if (w != img.width || h != img.height) img = resize_like_pil(img, w, h, p.filter);
   }
-  at::Tensor t =
-      at::from_blob(img.rgb.data(), {img.height, img.width, 3}, at::kByte).permute({2, 0, 1});
   if (p.crop > 0) {
     const int ch = p.crop, cw = p.crop_width > 0 ? p.crop_width : p.crop;
     if (img.width < cw || img.height < ch)
@@ -69,11 +67,34 @@ at::Tensor preprocess(const io::RgbImage& image, const Preprocessing& p) {
     // torchvision: int(round((size − crop) / 2)), Python's round-half-to-even.
     const int top = static_cast<int>(std::nearbyint((img.height - ch) / 2.0));
     const int left = static_cast<int>(std::nearbyint((img.width - cw) / 2.0));
-    t = t.slice(1, top, top + ch).slice(2, left, left + cw);
+    if (ch != img.height || cw != img.width) {
+      io::RgbImage out;
+      out.width = cw;
+      out.height = ch;
+      out.rgb.resize(size_t(cw) * size_t(ch) * 3);
+      for (int y = 0; y < ch; ++y)
+        std::copy_n(img.rgb.begin() + (ptrdiff_t(top + y) * img.width + left) * 3, size_t(cw) * 3,
+                    out.rgb.begin() + ptrdiff_t(y) * cw * 3);
+      img = std::move(out);
+    }
   }
+  return img;
+}
+
+at::Tensor normalise_picture(const io::RgbImage& picture, const Preprocessing& p) {
+  if (picture.width <= 0 || picture.height <= 0)
+    throw std::invalid_argument("preprocess: empty picture");
+  // from_blob does not own the pixels: to(kFloat) copies them before `picture` can go.
+  const at::Tensor t = at::from_blob(const_cast<uint8_t*>(picture.rgb.data()),
+                                     {picture.height, picture.width, 3}, at::kByte)
+                           .permute({2, 0, 1});
   const auto mean = at::tensor(at::ArrayRef<float>(p.mean.data(), 3)).view({3, 1, 1});
   const auto stdv = at::tensor(at::ArrayRef<float>(p.std.data(), 3)).view({3, 1, 1});
   return t.to(at::kFloat).div(255).sub(mean).div(stdv).unsqueeze(0).contiguous();
+}
+
+at::Tensor preprocess(const io::RgbImage& image, const Preprocessing& p) {
+  return normalise_picture(preprocess_picture(image, p), p);
 }
 
 }  // namespace attnlab::image

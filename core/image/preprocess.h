@@ -31,8 +31,16 @@ Preprocessing imagenet_eval(int resize_short, int crop);
 // The size torchvision's Resize(short) gives a w×h image: (new_w, new_h).
 std::array<int, 2> resized_size(int width, int height, int short_side);
 
-// (1, 3, crop, crop_width or crop) float32 CPU tensor. Throws std::invalid_argument for an empty
-// image.
+// The geometric part: the picture resized and cropped, still 8-bit RGB (what the model
+// sees before normalisation; what-if edits are applied to it, image_edits.h). Throws
+// std::invalid_argument for an empty image, one smaller than the crop, or a resize over
+// the pixel limit.
+io::RgbImage preprocess_picture(const io::RgbImage& image, const Preprocessing& p);
+// The rest: scale to [0, 1] and normalise by mean/std, as (1, 3, H, W) float32.
+at::Tensor normalise_picture(const io::RgbImage& picture, const Preprocessing& p);
+
+// Both: (1, 3, crop, crop_width or crop) float32 CPU tensor. Throws std::invalid_argument
+// for an empty image.
 at::Tensor preprocess(const io::RgbImage& image, const Preprocessing& p);
 
 }  // namespace attnlab::image

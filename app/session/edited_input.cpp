@@ -1,0 +1,44 @@
+// What-if edits on a model's input; see edited_input.h.
+#include "app/session/edited_input.h"
+
+#include <stdexcept>
+
+#include "models/backbone.h"
+
+namespace attnlab::session {
+
+int edit_patch(const models::Backbone& model, int64_t height, int64_t width) {
+  const auto stages = model.stage_shapes(height, width);
+  if (stages.empty() || stages.front().layout.height <= 0)
+    throw std::runtime_error("edits: " + model.arch() +
+                             " does not say its token grid, so an edit's tokens have no size");
+  const int64_t rows = stages.front().layout.height;
+  if (height % rows != 0)
+    throw std::runtime_error("edits: the " + std::to_string(height) +
+                             "-pixel-high input is not a whole number of its " +
+                             std::to_string(rows) + " token rows");
+  return int(height / rows);
+}
+
+io::RgbImage edited_picture(const io::RgbImage& image, const image::Preprocessing& p,
+                            const models::Backbone& model,
+                            const std::vector<image::EditOp>& edits) {
+  io::RgbImage picture = image::preprocess_picture(image, p);
+  if (edits.empty()) return picture;
+  const int patch = edit_patch(model, picture.height, picture.width);
+  const auto load = [&p](const std::string& path) {
+    try {
+      return image::preprocess_picture(io::load_rgb_image(path), p);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("paste: the source picture " + path + ": " + e.what());
+    }
+  };
+  return image::apply_edits(picture, patch, edits, load);
+}
+
+at::Tensor edited_input(const io::RgbImage& image, const image::Preprocessing& p,
+                        const models::Backbone& model, const std::vector<image::EditOp>& edits) {
+  return image::normalise_picture(edited_picture(image, p, model, edits), p);
+}
+
+}  // namespace attnlab::session

@@ -13,6 +13,7 @@
 #include "app/gui/loaded_model.h"
 #include "app/session/analyses/step_helpers.h"
 #include "app/session/analysis_session.h"
+#include "app/session/edited_input.h"
 #include "app/session/input_picture.h"
 #include "app/session/query.h"
 #include "core/analysis/patch_similarity.h"
@@ -90,13 +91,14 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
 
 std::shared_ptr<const ImageAnalysis> analyse_image(
     LoadedModel& model, const std::string& image_path, const session::OptionValues& options,
-    const std::function<bool()>& cancelled,
+    const std::vector<image::EditOp>& edits, const std::function<bool()>& cancelled,
     const std::function<void(int64_t done, int64_t total)>& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   auto out = std::make_shared<ImageAnalysis>();
-  const at::Tensor x =
-      image::preprocess(io::load_rgb_image(image_path), model.choice.preprocessing);
+  const at::Tensor x = session::edited_input(io::load_rgb_image(image_path),
+                                             model.choice.preprocessing, *model.ready.model, edits);
   out->picture = session::input_picture(x, model.choice.preprocessing);
+  out->edits_key = image::edits_text(edits);
   session::AnalysisSettings settings;
   settings.options = options;
   out->options_key = image_options_key(options);

@@ -16,6 +16,7 @@
 #include "app/session/analysis_options.h"
 #include "app/session/predictions.h"
 #include "core/analysis/table.h"
+#include "core/image/image_edits.h"
 #include "viz/rgba_image.h"
 
 namespace at {
@@ -81,6 +82,7 @@ struct ImageAnalysis {
   std::vector<analysis::Array> arrays;  // spectra, singular values, anchors (image arrays)
   double seconds = 0;
   std::string options_key;  // image_options_key() of the options it was computed with
+  std::string edits_key;    // image::edits_text() of the what-if edits of its picture
   // The traces and the preprocessed image, for the worker's next query or explanation:
   // typed handles the main thread only passes along (it never includes their headers).
   std::shared_ptr<const models::ForwardResult> forward;
@@ -138,13 +140,14 @@ struct QueryRollout {
 std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo* info,
                                         const ModelOptions& options = {});
 
-// Loads `image_path`, runs the model with traces and every analysis. Throws on failure.
-// `cancelled` (the job's Cancel) is asked between the analyses and inside the long ones
-// (faithfulness, heads), which then throw session::AnalysisCancelled; `progress` hears
-// how far the long ones are.
+// Loads `image_path`, applies the what-if `edits` to the picture the model sees
+// (session::edited_input), runs the model with traces and every analysis. Throws on
+// failure. `cancelled` (the job's Cancel) is asked between the analyses and inside the
+// long ones (faithfulness, heads), which then throw session::AnalysisCancelled; `progress`
+// hears how far the long ones are.
 std::shared_ptr<const ImageAnalysis> analyse_image(
     LoadedModel& model, const std::string& image_path, const session::OptionValues& options = {},
-    const std::function<bool()>& cancelled = {},
+    const std::vector<image::EditOp>& edits = {}, const std::function<bool()>& cancelled = {},
     const std::function<void(int64_t done, int64_t total)>& progress = {});
 
 // AnchorFormer: the soft assignment over the anchors of layout token `token` (prefix

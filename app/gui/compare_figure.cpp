@@ -27,6 +27,24 @@ struct Input {
   int window = 0, shift = 0, window_w = 0;
 };
 
+// A shown map and the analysis whose picture it is drawn over, as the job owns them.
+Input figure_input(std::string name, ShownMap sm, std::shared_ptr<const ImageAnalysis> analysis) {
+  Input in;
+  in.name = std::move(name);
+  in.map.name = "map";
+  in.map.shape = {sm.rows, sm.cols};
+  in.map.axes = {"y", "x"};
+  in.map.data = std::move(sm.values);
+  in.analysis = std::move(analysis);
+  in.window = sm.window;
+  in.shift = sm.window_shift;
+  in.window_w = sm.window_w;
+  return in;
+}
+
+FigureJob inputs_figure_job(const GuiState& state, std::vector<Input> inputs,
+                            const viz::MapQuery& fq, const viz::CompareOptions& options);
+
 // The figure of `models` (workspace indices, each with a map) with `options`. The panels
 // draw each picture once at its own pixels, sharp however far the view is zoomed.
 FigureJob figure_job(const GuiState& state, const std::vector<int>& models,
@@ -36,18 +54,15 @@ FigureJob figure_job(const GuiState& state, const std::vector<int>& models,
   for (int k : models) {
     ShownMap sm = shown_map(state, k);
     if (inputs.empty()) fq = shown_figure_query(state, k, sm);
-    Input in;
-    in.name = state.models[size_t(k)].info.name;
-    in.map.name = "map";
-    in.map.shape = {sm.rows, sm.cols};
-    in.map.axes = {"y", "x"};
-    in.map.data = std::move(sm.values);
-    in.analysis = result_of(state, k, state.view.image)->analysis;
-    in.window = sm.window;
-    in.shift = sm.window_shift;
-    in.window_w = sm.window_w;
-    inputs.push_back(std::move(in));
+    inputs.push_back(figure_input(state.models[size_t(k)].info.name, std::move(sm),
+                                  result_of(state, k, state.view.image)->analysis));
   }
+  return inputs_figure_job(state, std::move(inputs), fq, options);
+}
+
+// The figure of `inputs` (the first one's query) with the view's style and title.
+FigureJob inputs_figure_job(const GuiState& state, std::vector<Input> inputs,
+                            const viz::MapQuery& fq, const viz::CompareOptions& options) {
   viz::MapStyle style;
   style.overlay = state.view.style;
   style.norm = state.view.norm;
@@ -152,6 +167,39 @@ std::string single_map_figure_key(const GuiState& state) {
   return "single|" + models_figure_key(state, {state.view.model}) + "|" +
          text::format_g(v.zoom, 4) + "," + text::format_g(v.pan_x, 4) + "," +
          text::format_g(v.pan_y, 4);
+}
+
+bool edit_difference_shown(const GuiState& state) {
+  const int i = state.view.image;
+  const ViewState& v = state.view;
+  const bool heads = v.heads_grid && v.kind != MapKind::Rollout;  // the heads grid wins
+  return v.edit.difference && !v.compare && !heads && !is_explanation(v.kind) && i >= 0 &&
+         i < int(state.images.size()) && !state.images[size_t(i)].edits.empty();
+}
+
+FigureJob edit_difference_figure_job(const GuiState& state) {
+  const int m = state.view.model;
+  ShownMap edited = shown_map(state, m), original = shown_original_map(state, m);
+  if (!edited.ok) return no_figure(edited.why);
+  if (!original.ok) return no_figure(original.why);
+  const ResultSlot* r = result_of(state, m, state.view.image);
+  const viz::MapQuery fq = shown_figure_query(state, m, edited);
+  std::vector<Input> inputs;
+  inputs.push_back(figure_input("original", std::move(original), r->original->analysis));
+  inputs.push_back(figure_input("edited", std::move(edited), r->analysis));
+  viz::CompareOptions o;
+  o.input_panel = false;  // each panel is over its own picture
+  o.difference = std::make_pair(1, 0);
+  return inputs_figure_job(state, std::move(inputs), fq, o);
+}
+
+std::string edit_difference_figure_key(const GuiState& state) {
+  const ShownMap& edited = frame_map(state, state.view.model);
+  const ShownMap& original = state.frame.original;
+  char id[64];
+  std::snprintf(id, sizeof id, "|%p|%p", edited.source, original.source);
+  return "edit-diff|" + models_figure_key(state, {state.view.model}) + id + original.label +
+         (original.ok ? "|ok" : "|" + original.why);
 }
 
 std::string heads_figure_key(const GuiState& state) {

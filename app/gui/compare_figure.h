@@ -36,6 +36,13 @@ FigureJob compare_figure_job(const GuiState& state);
 std::string compare_figure_key(const GuiState& state, const ComparePanels& panels);
 FigureJob single_map_figure_job(const GuiState& state);
 std::string single_map_figure_key(const GuiState& state);
+// The Maps tab's "edited − original" view (the image has what-if edits, edit_view.h):
+// the current model's map of the original picture, of the edited one, and their
+// difference on a diverging scale; shown in the single view of a query, CLS, similarity
+// or rollout map.
+bool edit_difference_shown(const GuiState& state);
+FigureJob edit_difference_figure_job(const GuiState& state);
+std::string edit_difference_figure_key(const GuiState& state);
 // What the heads grid (the report's head_maps figure of the current model) shows.
 std::string heads_figure_key(const GuiState& state);
 // What a class explanation's figure shows: the style, the class and method, and the

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "app/gui/edit_view.h"
 #include "app/gui/model_panel.h"
 #include "app/gui/option_controls.h"
 #include "app/gui/series_view.h"
@@ -279,6 +280,10 @@ void draw_sidebar(const GuiState& state, ViewState& view, FrameRequests& request
   }
   ImGui::Separator();
   draw_images(state, view, requests);
+  if (!state.images.empty()) {
+    ImGui::Separator();
+    draw_edit_controls(state, view);
+  }
   // The current tab's analysis's own settings; a change analyses the images again.
   if (const auto options = tab_options(view.tab); !options.empty()) {
     ImGui::Separator();
@@ -328,6 +333,8 @@ void handle_view_keys(const GuiState& state, ViewState& v) {
   if (ImGui::IsKeyPressed(GLFW_KEY_4, false)) v.kind = MapKind::GradCam;
   if (ImGui::IsKeyPressed(GLFW_KEY_5, false)) v.kind = MapKind::GradRollout;
   if (ImGui::IsKeyPressed(GLFW_KEY_6, false)) v.kind = MapKind::Similarity;
+  if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) v.edit.on = !v.edit.on;
+  if (ImGui::IsKeyPressed(GLFW_KEY_U, false)) v.edit.undo = true;
   if (ImGui::IsKeyPressed(GLFW_KEY_H, false) || ImGui::IsKeyPressed(GLFW_KEY_F1, false))
     v.show_help = !v.show_help;
   if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) v.show_help = false;
@@ -350,6 +357,8 @@ void draw_help_overlay(ViewState& view) {
         {"c", "compare the models side by side"},
         {"1 .. 6", "query / CLS / rollout / Grad-CAM / grad rollout / similarity"},
         {"wheel, right-drag", "zoom, pan"},
+        {"e", "paint on the map (what-if edits) on / off"},
+        {"u", "undo the last edit stroke"},
         {"Ctrl+O, Ctrl+Shift+O", "open an image / a model"},
         {"Ctrl+E", "export the current panel"},
         {"h, F1, Esc", "this help"}};

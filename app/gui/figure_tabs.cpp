@@ -7,6 +7,7 @@
 
 #include "app/gui/compare_figure.h"
 #include "app/gui/cost_view.h"
+#include "app/gui/edit_view.h"
 #include "app/gui/figure_view.h"
 #include "app/gui/map_source.h"
 #include "app/gui/series_view.h"
@@ -15,6 +16,7 @@
 #include "app/gui/workspace.h"
 #include "app/session/query.h"
 #include "core/analysis/output_folder.h"
+#include "core/io/file_bytes.h"
 #include "viz/figures/attention_maps.h"
 #include "viz/figures/explanations.h"
 #include "viz/render.h"
@@ -82,7 +84,8 @@ FigureJob maps_figure(const GuiState& state) {
   if (is_explanation(state.view.kind)) return explanation_figure(state, style);
   if (state.view.compare) return compare_figure_job(state);
   if (!state.view.heads_grid || state.view.kind == MapKind::Rollout)
-    return single_map_figure_job(state);
+    return edit_difference_shown(state) ? edit_difference_figure_job(state)
+                                        : single_map_figure_job(state);
   const viz::MapQuery fq = shown_figure_query(state, m, shown);
   return
       [analysis = r->analysis, maps = r->maps, layer = shown.layer, fq, name, style](std::string*) {
@@ -246,6 +249,18 @@ void draw_predictions_tab(const GuiState& state, ViewState& view) {
   }
 }
 
+namespace {
+
+// What an exported figure's or statistics' edits file says: the image, then the edits as
+// `--edit` takes them.
+std::string edits_file_text(const GuiState& state, const std::string& edits) {
+  return "# what-if edits of " + state.images[size_t(state.view.image)].path +
+         " (attnlab report --edit): kind:y,x,size... in tokens of the model's first layer\n" +
+         edits + "\n";
+}
+
+}  // namespace
+
 bool export_panel(const GuiState& state, const std::string& path, std::string* message,
                   double dpi) {
   const std::string ext = fs::path(path).extension().string();
@@ -269,6 +284,18 @@ bool export_panel(const GuiState& state, const std::string& path, std::string* m
     return false;
   }
   *message = "wrote " + path + " — " + fig->caption;
+  // An edited image's figure: its edits beside it, so the figure can be made again.
+  if (const std::string edits = current_edits_text(state); !edits.empty()) {
+    const std::string beside =
+        (fs::path(path).parent_path() / fs::path(path).stem()).string() + ".edits.txt";
+    try {
+      io::write_file_atomic(beside, edits_file_text(state, edits));
+      *message += "; its image's edits in " + beside;
+    } catch (const std::exception& e) {
+      *message += "; but its edits were not written: " + std::string(e.what());
+      return false;
+    }
+  }
   return true;
 }
 
@@ -281,6 +308,8 @@ bool export_stats(const GuiState& state, const std::string& dir, std::string* me
   try {
     analysis::OutputFolder folder(dir, state.models[size_t(state.view.model)].info.name);
     for (const auto& t : r->analysis->tables) folder.write_table(t);
+    if (const std::string edits = current_edits_text(state); !edits.empty())
+      io::write_file_atomic((fs::path(dir) / "edits.txt").string(), edits_file_text(state, edits));
     *message = "wrote " + std::to_string(folder.files_written()) + " statistics files to " + dir;
     return true;
   } catch (const std::exception& e) {

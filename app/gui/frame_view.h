@@ -34,6 +34,8 @@ struct ShownMap {
 struct FrameView {
   std::vector<ShownMap> models;  // per workspace model, as the view says (single, compare)
   std::vector<ShownMap> heads;   // the current model's heads, when the heads grid shows
+  ShownMap original;             // the current model's map of the original picture, when the view
+                                 // shows "edited − original" (compare_figure.h)
 };
 
 }  // namespace attnlab::gui

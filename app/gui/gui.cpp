@@ -23,6 +23,7 @@
 #include "app/gui/controller.h"
 #include "app/gui/controls.h"
 #include "app/gui/cost_view.h"
+#include "app/gui/edit_view.h"
 #include "app/gui/figure_tabs.h"
 #include "app/gui/gui_script.h"
 #include "app/gui/gui_state.h"
@@ -158,6 +159,7 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   apply_results(state, loader);
   compute.run_posted(state);
   clamp_view(state, state.view);
+  apply_edit_requests(state);  // last frame's brush presses, Undo and Clear
   schedule_compute(state, compute);
 
   state.cache.new_frame();
@@ -213,11 +215,13 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
     // (which would start them over): Analyse again does that. Queries and maps the view
     // still wants are asked again.
     for (auto& [key, r] : state.results) {
-      if (r.status == LoadStatus::Loading) {
-        r.status = LoadStatus::Failed;
-        r.error = kAnalysisCancelled;
+      for (ResultSlot* slot : {&r, r.original.get()}) {  // the edited picture's and the original's
+        if (slot && slot->status == LoadStatus::Loading) {
+          slot->status = LoadStatus::Failed;
+          slot->error = kAnalysisCancelled;
+        }
+        if (slot) slot->pending_key.clear();
       }
-      r.pending_key.clear();
     }
     for (ModelSlot& m : state.models) {
       m.reloading = false;  // its new options never came
@@ -249,10 +253,14 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
   }
   if (state.requests.reanalyse) {  // the status bar's Analyse again: the view asks again
     state.requests.reanalyse = false;
-    for (auto it = state.results.begin(); it != state.results.end();)
+    for (auto it = state.results.begin(); it != state.results.end();) {
+      if (it->first.second == state.view.image && it->second.original &&
+          it->second.original->status == LoadStatus::Failed)
+        it->second.original.reset();  // computed again while the difference view asks
       it = it->first.second == state.view.image && it->second.status == LoadStatus::Failed
                ? state.results.erase(it)
                : std::next(it);
+    }
     state.status.notice.clear();
   }
   if (state.requests.copy_command) {

@@ -21,6 +21,7 @@
 #include "app/gui/texture_cache.h"
 #include "app/session/cost_figures.h"
 #include "core/analysis/attention_maps.h"
+#include "core/image/image_edits.h"
 #include "viz/overlay.h"
 
 namespace attnlab::gui {
@@ -136,6 +137,14 @@ struct ImageSlot {
   std::string error;
   GlTexture thumb;
   uint64_t job = 0;
+  // What-if edits of this image (edit_view.h), applied in order to the picture every
+  // model sees; empty: the image as it is. Each stroke of the mouse (or script `paint`)
+  // starts at strokes[k] in `edits`: Undo removes the last stroke.
+  std::vector<image::EditOp> edits;
+  std::vector<size_t> strokes;
+  // Counts the changes of `edits`: an analysis job of an older edit skips its work (a
+  // drag of the brush analyses only the picture it ends on).
+  std::shared_ptr<std::atomic<uint64_t>> edits_version = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 // The error of an image analysis stopped by Cancel (it is not run again by itself).
@@ -149,6 +158,7 @@ inline constexpr const char* kLoadCancelled =
 // One model on one image: the analysis, then the maps of the current query.
 struct ResultSlot {
   LoadStatus status = LoadStatus::Loading;
+  std::string edits_key;  // image::edits_text() of the edits of the picture it is of
   std::string error;
   std::shared_ptr<const ImageAnalysis> analysis;
   std::shared_ptr<const QueryMaps> maps;
@@ -165,6 +175,10 @@ struct ResultSlot {
   std::shared_ptr<std::atomic<uint64_t>> maps_ticket = std::make_shared<std::atomic<uint64_t>>(0);
   std::shared_ptr<std::atomic<uint64_t>> rollout_ticket =
       std::make_shared<std::atomic<uint64_t>>(0);
+  // While the image has what-if edits, this slot is of the edited picture and `original`
+  // of the image as it is (the "edited − original" view; kept from before the first edit,
+  // so Undo back to no edits costs nothing). Null while the image has no edits.
+  std::shared_ptr<ResultSlot> original;
 };
 
 enum class MapKind { Query, Cls, Rollout, GradCam, GradRollout, Similarity };
@@ -174,6 +188,26 @@ inline bool is_explanation(MapKind k) {
 inline ExplainMethod explain_method(MapKind k) {
   return k == MapKind::GradCam ? ExplainMethod::GradCam : ExplainMethod::GradRollout;
 }
+
+// What-if editing (edit_view.h): while `on`, a press on the Maps tab's picture paints
+// with `tool` instead of picking the query. The cells pressed wait in `pending` until the
+// next frame's start turns them into the image's edits (apply_edit_requests).
+struct EditToolState {
+  bool on = false;
+  image::EditOp::Kind tool = image::EditOp::Kind::Occlude;
+  int brush = 1;                                // the square's side, in tokens
+  std::array<uint8_t, 3> color{128, 128, 128};  // occlude and paint
+  int paste_image = -1;                         // paste: the open image the tokens come from
+  int paste_dy = 0, paste_dx = 0;               // paste: from (row + dy, col + dx) there
+  bool difference = false;                      // the Maps tab shows edited − original
+  struct Cell {
+    int row = 0, col = 0;     // on the current model's first-layer grid
+    bool new_stroke = false;  // a press (true) or the drag that follows it
+  };
+  std::vector<Cell> pending;
+  bool undo = false, clear = false;  // asked for; acted on with `pending`
+  int last_row = -1, last_col = -1;  // the drag's last cell (a drag paints each cell once)
+};
 
 // What the views show; every control edits this and nothing else.
 struct ViewState {
@@ -220,6 +254,7 @@ struct ViewState {
   std::array<char, 128> sweep_sizes{};
   int sweep_sizes_model = -1, sweep_sizes_loads = -1;  // the model (and its load) filled for
   ModelOptionsEdit model_edit;
+  EditToolState edit;
 };
 
 // A model's training series (series_view.h): its checkpoints analysed on one image.

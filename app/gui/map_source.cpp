@@ -63,23 +63,25 @@ void describe_grid(const LayerInfo& layer, const LayerInfo& first, ShownMap* out
 
 }  // namespace
 
-ShownMap shown_map(const GuiState& state, int model, int head) {
-  ShownMap out;
+namespace {
+
+// Why model `model` has no map on the current image whatever its result ("": it may).
+std::string why_no_map(const GuiState& state, int model) {
   if (model >= 0 && model < int(state.models.size())) {
     const ModelSlot& slot = state.models[size_t(model)];
-    if (slot.status != LoadStatus::Ready) {
-      out.why = slot.status == LoadStatus::Loading
-                    ? "loading the model..."
-                    : "this model could not be loaded (see the sidebar)";
-      return out;
-    }
+    if (slot.status != LoadStatus::Ready)
+      return slot.status == LoadStatus::Loading
+                 ? "loading the model..."
+                 : "this model could not be loaded (see the sidebar)";
   }
-  if (!state.images.empty() &&
-      state.images[size_t(state.view.image)].status == LoadStatus::Failed) {
-    out.why = state.images[size_t(state.view.image)].error;
-    return out;
-  }
-  const ResultSlot* r = result_of(state, model, state.view.image);
+  if (!state.images.empty() && state.images[size_t(state.view.image)].status == LoadStatus::Failed)
+    return state.images[size_t(state.view.image)].error;
+  return "";
+}
+
+// The map the view asks of result `r` of `model` (the edited picture's or the original's).
+ShownMap map_of_result(const GuiState& state, int model, const ResultSlot* r, int head) {
+  ShownMap out;
   if (!r || r->status == LoadStatus::Loading) {
     out.why = "analysing...";
     return out;
@@ -193,6 +195,27 @@ ShownMap shown_map(const GuiState& state, int model, int head) {
   return out;
 }
 
+}  // namespace
+
+ShownMap shown_map(const GuiState& state, int model, int head) {
+  ShownMap out;
+  out.why = why_no_map(state, model);
+  if (!out.why.empty()) return out;
+  return map_of_result(state, model, result_of(state, model, state.view.image), head);
+}
+
+ShownMap shown_original_map(const GuiState& state, int model) {
+  ShownMap out;
+  out.why = why_no_map(state, model);
+  if (!out.why.empty()) return out;
+  const ResultSlot* r = result_of(state, model, state.view.image);
+  if (!r || !r->original) {
+    out.why = "analysing the original picture...";
+    return out;
+  }
+  return map_of_result(state, model, r->original.get(), -2);
+}
+
 viz::ValueRange map_value_range(const GuiState& state, const ShownMap& map,
                                 const std::vector<const ShownMap*>& shared) {
   if (state.view.compare && state.view.shared_scale && !is_explanation(state.view.kind) &&
@@ -241,6 +264,10 @@ FrameView compute_frame_view(const GuiState& state) {
   FrameView f;
   for (int m = 0; m < int(state.models.size()); ++m) f.models.push_back(shown_map(state, m));
   const int m = state.view.model;
+  const int i = state.view.image;
+  if (state.view.edit.difference && i >= 0 && i < int(state.images.size()) &&
+      !state.images[size_t(i)].edits.empty())
+    f.original = shown_original_map(state, m);
   if (state.view.heads_grid && state.view.kind != MapKind::Rollout &&
       !is_explanation(state.view.kind) && m >= 0 && m < int(f.models.size()) &&
       f.models[size_t(m)].ok) {

@@ -22,6 +22,9 @@ session::MapView map_view(const GuiState& state);
 int mapped_layer(const GuiState& state, int model);
 // The map of `model` on the current image; head < -1 means "as the view says".
 ShownMap shown_map(const GuiState& state, int model, int head = -2);
+// The same map of the current image's original picture, while the image has what-if
+// edits (ResultSlot::original; the "edited − original" view).
+ShownMap shown_original_map(const GuiState& state, int model);
 // The frame's view model: every model's map and, with the heads grid on, each head of the
 // current model's. The frame loop computes it once (GuiState::frame); panels read it.
 FrameView compute_frame_view(const GuiState& state);

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "app/gui/compare_figure.h"
+#include "app/gui/edit_view.h"
 #include "app/gui/figure_tabs.h"
 #include "app/gui/figure_view.h"
 #include "app/gui/input_view.h"
@@ -105,10 +106,15 @@ void hover_token(const GuiState& state, ViewState& v, int model, const ShownMap&
   v.hover_row = row;
   v.hover_col = col;
   token_tooltip(state, model, map, row, col);
-  if (ImGui::IsMouseClicked(0)) {
-    // The query lives on the first layer's grid: map the clicked cell there by area.
-    const viz::GridCell c =
-        viz::map_cell(viz::GridCell{row, col}, map.rows, map.cols, map.first_rows, map.first_cols);
+  // The query and the edits live on the first layer's grid: map the cell there by area.
+  const viz::GridCell c =
+      viz::map_cell(viz::GridCell{row, col}, map.rows, map.cols, map.first_rows, map.first_cols);
+  if (v.edit.on) {  // what-if editing: a press paints, a drag goes on painting
+    if (ImGui::IsMouseClicked(0))
+      request_paint(state, v, c.row, c.col, true);
+    else if (ImGui::IsMouseDown(0) && v.edit.last_row >= 0)
+      request_paint(state, v, c.row, c.col, false);
+  } else if (ImGui::IsMouseClicked(0)) {
     set_query_cell(state, v, c.row, c.col);
   }
   if (!zoomable) return;
@@ -178,13 +184,21 @@ void draw_single(const GuiState& state, ViewState& view, TextureCache& cache) {
       hover_token(state, view, m, state.frame.heads[size_t(at->panel - 1)], *at, false);
     return;
   }
+  if (edit_difference_shown(state)) {  // original, edited, edited − original
+    const auto at = show_view_figure(
+        view, cache, "single", edit_difference_figure_key(state),
+        [&] { return edit_difference_figure_job(state); }, region);
+    if (at && (at->panel == 0 || at->panel == 1))
+      hover_token(state, view, m, at->panel == 0 ? state.frame.original : map, *at, false);
+    return;
+  }
   const auto at = show_view_figure(view, cache, "single", single_map_figure_key(state),
                               [&] { return single_map_figure_job(state); }, region);
   if (at && at->panel == 0) hover_token(state, view, m, map, *at, true);
   if (state.view.hover_row >= 0)
-    ImGui::Text(
-        "hover: token (%d, %d)   zoom %.0f%%   (wheel: zoom, right-drag: pan, click: query)",
-        state.view.hover_row, state.view.hover_col, double(state.view.zoom * 100));
+    ImGui::Text("hover: token (%d, %d)   zoom %.0f%%   (wheel: zoom, right-drag: pan, click: %s)",
+                state.view.hover_row, state.view.hover_col, double(state.view.zoom * 100),
+                state.view.edit.on ? "edit" : "query");
 }
 
 // The compare view: every model's map side by side (compare_figure.h).
@@ -218,6 +232,7 @@ void draw_compare(const GuiState& state, ViewState& view, TextureCache& cache) {
 
 void draw_maps_tab(const GuiState& state, ViewState& view, TextureCache& cache) {
   view.hover_row = view.hover_col = -1;  // set again below while hovered
+  if (!ImGui::IsMouseDown(0)) view.edit.last_row = view.edit.last_col = -1;  // the stroke ended
   view.shown_figure = {};                // set again by a view drawn as a figure
   if (state.models.empty() || state.images.empty()) {
     ImGui::TextWrapped("Open an image and a model (File menu, or drop files onto the window).");

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "app/gui/compare_figure.h"
+#include "app/gui/edit_view.h"
 #include "app/gui/figure_tabs.h"
 #include "app/gui/map_source.h"
 #include "app/gui/series_view.h"
@@ -150,6 +151,9 @@ std::string report_command(const GuiState& state) {
     cmd += " --img-size " + std::to_string(size[0]) + "," + std::to_string(size[1]);
   cmd += " --images";
   if (!state.images.empty()) cmd += " " + shell_quote(state.images[size_t(v.image)].path);
+  // The image's what-if edits (edit_view.h): the report draws the edited picture's maps.
+  if (const std::string edits = current_edits_text(state); !edits.empty())
+    cmd += " --edit " + shell_quote(edits);
   if (tab == "maps") {
     cmd += maps_options(state, shown.empty() ? v.model : shown.front());
   } else if (tab == "cost") {  // the complexity sweep, or the bench of the mechanisms

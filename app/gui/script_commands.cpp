@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "app/gui/edit_view.h"
 #include "app/gui/figure_tabs.h"
 #include "app/gui/menu.h"
 #include "app/gui/model_options.h"
@@ -103,6 +104,27 @@ bool export_view(ScriptContext& x, const ScriptCommand& c, bool panel) {
                         : export_stats(x.state, c.args[0], &message);
   std::fprintf(stderr, "attnlab: script: %s\n", message.c_str());
   return ok ? true : fail_command(x, c, message);
+}
+
+// "R,G,B" (0..255 each) as the brush's colour.
+bool set_edit_color(ScriptContext& x, const ScriptCommand& c) {
+  int r = -1, g = -1, b = -1;
+  char end = 0;
+  if (std::sscanf(c.args[0].c_str(), "%d,%d,%d%c", &r, &g, &b, &end) != 3 || r < 0 || r > 255 ||
+      g < 0 || g > 255 || b < 0 || b > 255)
+    return fail_command(x, c, "'" + c.args[0] + "' is not R,G,B with each in 0..255");
+  x.state.view.edit.color = {uint8_t(r), uint8_t(g), uint8_t(b)};
+  return true;
+}
+
+// The brush on cell (ROW, COL) of the current model's first-layer grid, as a press or drag.
+bool paint_cell(ScriptContext& x, const ScriptCommand& c, bool new_stroke) {
+  if (!x.state.view.edit.on) return fail_command(x, c, "editing is off (edit on first)");
+  const ResultSlot* r = result_of(x.state, x.state.view.model, x.state.view.image);
+  if (!r || !r->analysis)
+    return fail_command(x, c, "no analysis to paint on yet (wait-idle first)");
+  request_paint(x.state, x.state.view, std::stoi(c.args[0]), std::stoi(c.args[1]), new_stroke);
+  return false;  // acted on at the next frame's start
 }
 
 bool expect_error(ScriptContext& x, const ScriptCommand& c, bool want) {
@@ -228,6 +250,41 @@ const std::vector<ScriptCommandSpec> kCommands = {
      x.state.view.difference_b = std::stoi(c.args[1]);
      x.state.view.difference = true;
      return true;
+   }},
+  {{"edit", {{"on|off", ArgKind::Choice, kOnOff}}, "what-if editing: presses on the map paint (on) or pick the query (off)"},
+   [](ScriptContext& x, const ScriptCommand& c) { x.state.view.edit.on = c.args[0] == "on"; return true; }},
+  {{"edit-tool", {{"occlude|blur|paint|paste", ArgKind::Choice, {"occlude", "blur", "paint", "paste"}}}, "the brush's edit"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     using K = image::EditOp::Kind;
+     x.state.view.edit.tool = c.args[0] == "blur" ? K::Blur : c.args[0] == "paint" ? K::Paint
+                              : c.args[0] == "paste" ? K::Paste : K::Occlude;
+     return true;
+   }},
+  {{"brush", {{"N", ArgKind::Positive}}, "the brush's side, in tokens"},
+   [](ScriptContext& x, const ScriptCommand& c) { x.state.view.edit.brush = std::stoi(c.args[0]); return true; }},
+  {{"edit-color", {{"R,G,B", ArgKind::Name}}, "the colour occlude and paint use (0..255 each)"},
+   [](ScriptContext& x, const ScriptCommand& c) { return set_edit_color(x, c); }},
+  {{"paste-from", {{"INDEX|NAME", ArgKind::IndexOrName}}, "the open image paste takes its tokens from"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const int found = find_slot(x, c, c.args[0], false);
+     if (found < 0) return false;
+     x.state.view.edit.paste_image = found;
+     return true;
+   }},
+  {{"paint", {{"ROW", ArgKind::Count}, {"COL", ArgKind::Count}}, "press the brush on a grid token (a new stroke; edit on)"},
+   [](ScriptContext& x, const ScriptCommand& c) { return paint_cell(x, c, true); }},
+  {{"paint-drag", {{"ROW", ArgKind::Count}, {"COL", ArgKind::Count}}, "drag the brush on to a grid token (the same stroke)"},
+   [](ScriptContext& x, const ScriptCommand& c) { return paint_cell(x, c, false); }},
+  {{"undo", {}, "undo the current image's last edit stroke"},
+   [](ScriptContext& x, const ScriptCommand&) { x.state.view.edit.undo = true; return false; }},
+  {{"clear-edits", {}, "remove every edit of the current image"},
+   [](ScriptContext& x, const ScriptCommand&) { x.state.view.edit.clear = true; return false; }},
+  {{"edit-difference", {{"on|off", ArgKind::Choice, kOnOff}}, "the Maps tab shows edited − original"},
+   [](ScriptContext& x, const ScriptCommand& c) { x.state.view.edit.difference = c.args[0] == "on"; return true; }},
+  {{"expect-edits", {{"TEXT|none", ArgKind::Name}}, "the current image's edits are these (as --edit writes them)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const std::string have = current_edits_text(x.state), want = c.args[0] == "none" ? "" : c.args[0];
+     return have == want ? true : fail_command(x, c, "the image's edits are '" + have + "', not '" + want + "'");
    }},
   {{"colormap", {{"NAME", ArgKind::Name}}, "the maps' colormap"},
    [](ScriptContext& x, const ScriptCommand& c) {

@@ -37,18 +37,20 @@ void load_series(GuiState& state, ComputeWorker& worker) {
   s.steps.assign(files.size(), -1);
   s.loading = true;
   const std::string image = state.images[size_t(i)].path;
+  const std::vector<image::EditOp> edits = state.images[size_t(i)].edits;  // as the views see it
   ModelOptions on_device;  // the checkpoints run where and as the model does (the pickers)
   on_device.device = state.models[size_t(m)].options.device;
   on_device.dtype = state.models[size_t(m)].options.dtype;
   worker.submit("series of " + state.models[size_t(m)].info.name,
-                [files, image, run, on_device, options = state.view.options](JobContext& ctx) {
+                [files, image, edits, run, on_device,
+                 options = state.view.options](JobContext& ctx) {
                   std::vector<std::shared_ptr<const ImageAnalysis>> done;
                   for (size_t k = 0; k < files.size(); ++k) {
                     if (ctx.cancelled()) return;
                     ctx.progress(int64_t(k), int64_t(files.size()));
                     try {
                       auto model = load_model(files[k], nullptr, on_device);
-                      auto a = analyse_image(*model, image, options);
+                      auto a = analyse_image(*model, image, options, edits);
                       done.push_back(a);
                       const nlohmann::json step = session::checkpoint_step(files[k]);
                       const int64_t st = step.is_number() ? step.get<int64_t>() : int64_t(k);

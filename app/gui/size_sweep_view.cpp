@@ -36,6 +36,7 @@ void start_size_sweep(GuiState& state, ComputeWorker& worker) {
   const std::string arg = slot.arg, image = state.images[size_t(i)].path;
   const ModelOptions base = slot.options;
   const session::OptionValues analysis_options = state.view.options;
+  const std::vector<image::EditOp> edits = state.images[size_t(i)].edits;  // as the views see it
   worker.submit("size sweep of " + slot.info.name, [=](JobContext& ctx) {
     for (size_t k = 0; k < sizes.size(); ++k) {
       if (ctx.cancelled()) break;
@@ -44,7 +45,7 @@ void start_size_sweep(GuiState& state, ComputeWorker& worker) {
         ModelOptions options = base;
         options.img_size = {sizes[k], sizes[k]};
         auto model = load_model(arg, nullptr, options);
-        auto a = analyse_image(*model, image, analysis_options);
+        auto a = analyse_image(*model, image, analysis_options, edits);
         ctx.post([run, k, a](GuiState& g) {
           if (g.sweep.run == run && k < g.sweep.analyses.size()) g.sweep.analyses[k] = a;
         });

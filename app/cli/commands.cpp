@@ -43,7 +43,9 @@ const std::vector<CommandSpec>& commands() {
   static const std::vector<CommandSpec> all = {
       {"gui", nullptr,
        R"(  gui [IMAGE...] [--model M...]            open the desktop GUI (default command); with
-      [--empty] [--script FILE]             no files, the zoo and the demo images
+      [--empty] [--script FILE]             no files, the zoo and the demo images; a saved
+                                            workspace (FILE.attnlab) opens its models,
+                                            images and what-if edits
       [--after-frames N] [--screenshot PNG] (tests: quit after N frames, save PNG)
 )"},
       {"", nullptr,

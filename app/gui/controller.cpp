@@ -6,6 +6,7 @@
 
 #include "app/gui/settings_store.h"
 #include "app/gui/workspace.h"
+#include "app/gui/workspace_io.h"
 
 namespace attnlab::gui {
 namespace {
@@ -77,7 +78,8 @@ void route_dropped_files(GuiState& state) {
     if (kind == FileKind::Unknown) {
       state.status.notice = "Ignored " + path +
                             ": not an image (.png .jpg .bmp .tif .webp ...), a checkpoint "
-                            "(.pth .pt .safetensors .bin) or a model config (.json)";
+                            "(.pth .pt .safetensors .bin), a model config (.json) or a "
+                            "workspace (.attnlab)";
       state.status.notice_is_error = true;
       continue;
     }
@@ -95,6 +97,16 @@ void submit_open_requests(GuiState& state, LoadWorker& loader, ComputeWorker& co
       // Show the first image of what was just opened (a folder opens at its first file).
       if (first_image) state.view.image = index;
       first_image = false;
+    } else if (req.kind == FileKind::Workspace) {  // its models and images, edits and all
+      std::string message;
+      if (open_workspace(state, loader, compute, req.path, &message)) {
+        state.status.notice = message;
+        state.status.notice_is_error = false;
+        first_image = false;  // it says which image to show
+      } else {
+        state.status.notice = message;
+        state.status.notice_is_error = true;
+      }
     } else if (req.kind == FileKind::Model) {
       remember_recent(state.recent.models, req.path);
       add_model(state, compute, req.path);

@@ -33,6 +33,7 @@ FileKind classify_path(const std::string& path) {
   for (const char* e : {".pth", ".pt", ".safetensors", ".bin", ".json"}) {
     if (ext == e) return FileKind::Model;
   }
+  if (ext == ".attnlab") return FileKind::Workspace;
   return FileKind::Unknown;
 }
 

@@ -7,10 +7,11 @@
 
 namespace attnlab::gui {
 
-enum class FileKind { Image, Model, Unknown };  // Model: a checkpoint or a model config .json
+// Model: a checkpoint or a model config .json; Workspace: a saved workspace (workspace_file.h).
+enum class FileKind { Image, Model, Workspace, Unknown };
 
 // .png .jpg .jpeg .bmp .tif .tiff .webp .ppm .pgm .pnm -> Image;
-// .pth .pt .safetensors .bin .json -> Model; case-insensitive.
+// .pth .pt .safetensors .bin .json -> Model; .attnlab -> Workspace; case-insensitive.
 FileKind classify_path(const std::string& path);
 // The extension of the file name, lower-cased, with its dot (".png"); "" when none.
 std::string lower_extension(const std::string& path);

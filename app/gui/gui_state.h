@@ -51,6 +51,7 @@ struct OpenDialogState {
 struct ExportDialogState {
   bool open_requested = false;
   bool stats = false;
+  bool workspace = false;  // File > Save workspace: the same popup, a .attnlab file
   std::string path_input;
 };
 

@@ -212,6 +212,9 @@ void draw_compare(const GuiState& state, ViewState& view, TextureCache& cache) {
   const ComparePanels panels = compare_panels(state);
   if (state.view.difference && !panels.difference)
     ImGui::TextDisabled("difference: pick two different models with maps (sidebar, A and B)");
+  if (state.view.edit.difference && !current_edits_text(state).empty())
+    ImGui::TextDisabled(
+        "edited − original shows in the single view (c); these are the edited maps");
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 region(avail.x, avail.y - 30.0f);
   if (is_explanation(state.view.kind)) {

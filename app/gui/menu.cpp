@@ -3,6 +3,7 @@
 
 #include "app/gui/figure_tabs.h"
 #include "app/gui/file_browser.h"
+#include "app/gui/workspace_io.h"
 
 #include <GLFW/glfw3.h>  // key codes only: the GLFW backend indexes ImGui keys by them
 #include <imgui.h>
@@ -19,9 +20,10 @@ namespace {
 // One title per kind, with a fixed ID after "###" so that OpenPopup and
 // BeginPopupModal agree whichever kind is being opened.
 const char* dialog_title(FileKind kind) {
-  return kind == FileKind::Model   ? "Open model###open_file"
-         : kind == FileKind::Image ? "Open image###open_file"
-                                   : "Open###open_file";
+  return kind == FileKind::Model       ? "Open model###open_file"
+         : kind == FileKind::Image     ? "Open image###open_file"
+         : kind == FileKind::Workspace ? "Open workspace###open_file"
+                                       : "Open###open_file";
 }
 
 }  // namespace
@@ -61,6 +63,8 @@ void draw_main_menu(const GuiState& state, DialogsState& dialogs, FrameRequests&
     // Any file by its path, routed by its extension (the in-app list).
     if (ImGui::MenuItem("Open by path..."))
       request_open_dialog(state, dialogs, FileKind::Unknown, true);
+    if (ImGui::MenuItem("Open workspace..."))
+      request_open_dialog(state, dialogs, FileKind::Workspace);
     if (ImGui::BeginMenu("Recent", !state.recent.images.empty() || !state.recent.models.empty())) {
       for (const auto& p : state.recent.images)
         if (ImGui::MenuItem(("image: " + p).c_str()))
@@ -78,6 +82,10 @@ void draw_main_menu(const GuiState& state, DialogsState& dialogs, FrameRequests&
       dialogs.export_panel.stats = true;
     }
     if (ImGui::MenuItem("Copy settings as command")) requests.copy_command = true;
+    if (ImGui::MenuItem("Save workspace...")) {  // models, images and their edits
+      dialogs.export_panel.open_requested = true;
+      dialogs.export_panel.workspace = true;
+    }
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) requests.quit = true;
     ImGui::EndMenu();
@@ -101,6 +109,8 @@ void draw_open_dialog(DialogsState& dialogs, FrameRequests& requests) {
                                "config (.json, untrained):"
                          : dlg.kind == FileKind::Image
                              ? "Path of an image (PNG, JPEG, BMP, TIFF, WebP, PPM):"
+                         : dlg.kind == FileKind::Workspace
+                             ? "Path of a saved workspace (.attnlab):"
                              : "Path of an image, a folder of images, a checkpoint or a model "
                                "config:");
   ImGui::SetNextItemWidth(560.0f);
@@ -143,15 +153,20 @@ void draw_export_dialog(const GuiState& state, ExportDialogState& dlg, StatusBar
   if (dlg.open_requested) {
     ImGui::OpenPopup(title);
     dlg.open_requested = false;
-    if (dlg.path_input.empty() || (dlg.stats != (dlg.path_input.find('.') == std::string::npos)))
+    if (dlg.workspace)
+      dlg.path_input = "workspace.attnlab";
+    else if (dlg.path_input.empty() ||
+             (dlg.stats != (dlg.path_input.find('.') == std::string::npos)))
       dlg.path_input =
           dlg.stats ? "attnlab-export/stats" : "attnlab-export/" + state.view.tab + ".png";
   }
   ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing,
                           ImVec2(0.5f, 0.5f));
   if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted(dlg.stats ? "Folder for the statistics (CSV, JSON, LaTeX):"
-                                   : "File for the current panel (.png, .svg or .pdf):");
+  ImGui::TextUnformatted(dlg.workspace
+                             ? "File for the workspace: models, images and their edits (.attnlab):"
+                         : dlg.stats ? "Folder for the statistics (CSV, JSON, LaTeX):"
+                                     : "File for the current panel (.png, .svg or .pdf):");
   ImGui::SetNextItemWidth(560.0f);
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   const bool entered =
@@ -162,14 +177,15 @@ void draw_export_dialog(const GuiState& state, ExportDialogState& dlg, StatusBar
                          ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
   if (entered || ok) {
     std::string message;
-    const bool done = dlg.stats ? export_stats(state, dlg.path_input, &message)
-                                : export_panel(state, dlg.path_input, &message);
+    const bool done = dlg.workspace ? save_workspace(state, dlg.path_input, &message)
+                      : dlg.stats   ? export_stats(state, dlg.path_input, &message)
+                                    : export_panel(state, dlg.path_input, &message);
     status.notice = message;
     status.notice_is_error = !done;
-    dlg.stats = false;
+    dlg.stats = dlg.workspace = false;
     ImGui::CloseCurrentPopup();
   } else if (cancelled) {
-    dlg.stats = false;
+    dlg.stats = dlg.workspace = false;
     ImGui::CloseCurrentPopup();
   }
   ImGui::EndPopup();

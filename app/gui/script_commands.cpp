@@ -14,6 +14,7 @@
 #include "app/gui/series_view.h"
 #include "app/gui/size_sweep_view.h"
 #include "app/gui/workspace.h"
+#include "app/gui/workspace_io.h"
 #include "core/io/file_bytes.h"
 
 namespace attnlab::gui {
@@ -286,6 +287,15 @@ const std::vector<ScriptCommandSpec> kCommands = {
      const std::string have = current_edits_text(x.state), want = c.args[0] == "none" ? "" : c.args[0];
      return have == want ? true : fail_command(x, c, "the image's edits are '" + have + "', not '" + want + "'");
    }},
+  {{"save-workspace", {{"PATH", ArgKind::Path}}, "File > Save workspace: models, images and their edits"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     std::string message;
+     const bool ok = save_workspace(x.state, c.args[0], &message);
+     std::fprintf(stderr, "attnlab: script: %s\n", message.c_str());
+     return ok ? true : fail_command(x, c, message);
+   }},
+  {{"open-workspace", {{"PATH", ArgKind::Path}}, "open a saved workspace (.attnlab)"},
+   [](ScriptContext& x, const ScriptCommand& c) { return open_file(x, FileKind::Workspace, c.args[0]); }},
   {{"colormap", {{"NAME", ArgKind::Name}}, "the maps' colormap"},
    [](ScriptContext& x, const ScriptCommand& c) {
      const auto cm = viz::colormap_from_name(c.args[0]);

@@ -23,14 +23,15 @@ std::string unique_model_name(const GuiState& state, int index, const std::strin
   return name;
 }
 
-void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg) {
+void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg,
+               const ModelOptions* given) {
   ModelSlot slot;
   slot.id = state.next_slot_id++;
   slot.arg = arg;
   slot.info.name = unique_model_name(state, int(state.models.size()),
                                      std::filesystem::path(arg).stem().string());
   state.models.push_back(slot);
-  ModelOptions options;
+  ModelOptions options = given ? *given : ModelOptions{};
   options.device = state.device.current;  // the device picker's
   options.dtype = state.device.dtype;     // and the precision picker's
   submit_model_load(state, worker, int(state.models.size()) - 1, options);

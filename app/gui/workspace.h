@@ -12,7 +12,10 @@
 
 namespace attnlab::gui {
 
-void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg);
+// Opens a model (loaded on the worker) with the pickers' device and precision and, when
+// given, `options`' preset, input size and class names (a saved workspace's).
+void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg,
+               const ModelOptions* options = nullptr);
 // `base`, or "base (2)", "base (3)", ... when another model slot than `index` has that name:
 // the same checkpoint opened twice (e.g. at two input sizes) stays two entries that the
 // lists, the compare view and scripts (select-model NAME) tell apart.

@@ -18,6 +18,12 @@ TEST(FileKinds, CheckpointsAndModelConfigsAreModels) {
   EXPECT_EQ(classify_path("configs/deit_1024.JSON"), FileKind::Model);
 }
 
+TEST(FileKinds, SavedWorkspaces) {
+  EXPECT_EQ(classify_path("runs/figure3.attnlab"), FileKind::Workspace);
+  EXPECT_EQ(classify_path("W.ATTNLAB"), FileKind::Workspace);
+  EXPECT_EQ(classify_path("attnlab"), FileKind::Unknown);  // a name, not an extension
+}
+
 TEST(FileKinds, AnythingElseIsUnknown) {
   EXPECT_EQ(classify_path("notes.txt"), FileKind::Unknown);
   EXPECT_EQ(classify_path("no_extension"), FileKind::Unknown);

@@ -10,6 +10,8 @@
 #  - the statistics of the edited image differ from the original's, and an edits file lies
 #    beside the exported statistics and figure (only when the image is edited);
 #  - the difference view is drawn (its export's caption names edited − original);
+#  - the workspace saved after painting opens (a second run) with the edits in place and
+#    shows the painted view again, pixel for pixel;
 #  - the copied command carries --edit and, run with the CLI, writes the figure Export
 #    wrote, pixel for pixel (as gui_view_command.sh: same code, same thread count).
 # Usage: tests/gui/gui_edit.sh <path/to/attnlab> <repo root>
@@ -24,10 +26,13 @@ export ATTNLAB_SETTINGS="$work/settings.json"
 fail() { echo "gui_edit: FAIL: $*" >&2; exit 1; }
 same() { python3 "$root/tests/gui/png_compare.py" "$1" "$2" >/dev/null; }
 
-sed -e "s|@OUT@|$work|g" -e "s|@ROOT@|$root|g" "$root/tests/gui/scripts/edit.script" >"$work/edit.script"
-timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" \
-  "$attnlab" gui --empty --script "$work/edit.script" >"$work/edit.log" 2>&1 ||
-  { cat "$work/edit.log" >&2; fail "the edit script exited with an error"; }
+run_script() {  # name (scripts/NAME.script)
+  sed -e "s|@OUT@|$work|g" -e "s|@ROOT@|$root|g" "$root/tests/gui/scripts/$1.script" >"$work/$1.script"
+  timeout $((3600 * ${ATTNLAB_SCRIPT_WAIT_SCALE:-1})) xvfb-run -a -s "-screen 0 1280x800x24" \
+    "$attnlab" gui --empty --script "$work/$1.script" >"$work/$1.log" 2>&1 ||
+    { cat "$work/$1.log" >&2; fail "the $1 script exited with an error"; }
+}
+run_script edit
 
 for f in before painted painted_again difference undone; do
   [[ -s "$work/$f.png" ]] || fail "no screenshot $f.png"
@@ -50,6 +55,14 @@ edits="occlude:3,3,2,128,128,128;occlude:3,5,2,128,128,128"
 [[ "$(tail -n 1 "$work/stats_painted/edits.txt")" == "$edits" ]] || fail "stats edits.txt: $(cat "$work/stats_painted/edits.txt")"
 [[ "$(tail -n 1 "$work/painted_export.edits.txt")" == "$edits" ]] ||
   fail "no edits file beside the exported figure"
+
+# The workspace saved after painting opens with the edits in place: the same view.
+[[ -s "$work/edited.attnlab" ]] || fail "no saved workspace"
+grep -q '"edits": "occlude:3,3,2,128,128,128;occlude:3,5,2,128,128,128"' "$work/edited.attnlab" ||
+  fail "the saved workspace lacks the edits: $(cat "$work/edited.attnlab")"
+run_script edit_reopen
+same "$work/painted.png" "$work/reopened.png" ||
+  fail "the reopened workspace's view is not the painted one: $(python3 "$root/tests/gui/png_compare.py" "$work/painted.png" "$work/reopened.png")"
 
 # Replay: the copied command, run with the CLI, writes the exported figure.
 line="$(cat "$work/painted.cmd")"

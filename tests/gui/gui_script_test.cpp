@@ -129,6 +129,20 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"open-dialog model", {"model"}},
       {"expect-answered", {}},
       {"sidebar-end", {}},
+      {"edit on", {"on"}},
+      {"edit-tool paste", {"paste"}},
+      {"brush 3", {"3"}},
+      {"edit-color 255,0,0", {"255,0,0"}},
+      {"paste-from cat.png", {"cat.png"}},
+      {"paint 3 4", {"3", "4"}},
+      {"paint-drag 3 5", {"3", "5"}},
+      {"undo", {}},
+      {"clear-edits", {}},
+      {"edit-difference on", {"on"}},
+      {"expect-edits occlude:3,4,2;blur:0,0,1", {"occlude:3,4,2;blur:0,0,1"}},
+      {"expect-edits none", {"none"}},
+      {"save-workspace out/w.attnlab", {"out/w.attnlab"}},
+      {"open-workspace out/w.attnlab", {"out/w.attnlab"}},
       {"quit", {}},
   };
   std::vector<std::string> seen;
@@ -144,7 +158,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 58u);
+  EXPECT_EQ(script_command_names().size(), 71u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
@@ -191,6 +205,10 @@ TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
       {"wait-job analyse soon", "SECONDS must be a number of seconds"},
       {"cancel now", "cancel takes 0 arguments, got 1"},
       {"frames 0", "N must be an integer from 1"},
+      {"brush 0", "N must be an integer from 1"},
+      {"edit-tool smudge", "expected occlude or blur or paint or paste"},
+      {"paint 3", "paint takes 2 arguments, got 1 (usage: paint ROW COL)"},
+      {"edit-difference yes", "expected on or off"},
       {"frames", "takes 1 argument"},
       {"screenshot shot.ppm", "PATH must end in .png"},
       {"expect-error now", "expect-error takes 0 arguments, got 1"},

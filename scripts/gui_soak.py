@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes a random but valid GUI script (app/gui/gui_script.h) for the soak test: opens and
 closes models and images, clicks, tabs, layouts, map kinds, exports, cancels, series loads,
+what-if edits (strokes, pastes, Undo, Clear, the difference view),
 input-size changes and waits, in a mix drawn from a seeded generator. The same seed and
 length give the same script, byte for byte, so a failing soak reruns exactly.
 
@@ -196,12 +197,38 @@ class Soak:
         self.emit(f"img-size {k} {size} {size}", "frames 1")
         return 1
 
+    def edit(self):
+        # What-if edits of the shown image: a stroke (with a drag), a paste from an open
+        # image, Undo or Clear, or the edited - original view. A stroke needs the shown
+        # model's analysis, so it waits for it.
+        sure = [k for k, s in enumerate(self.loaded) if s == "sure"]
+        if not sure or not self.images:
+            return 0
+        r = self.rng
+        self.model = r.choice(sure)
+        cell = lambda: f"{r.randrange(GRID)} {r.randrange(GRID)}"  # noqa: E731
+        self.emit(f"select-model {self.model}", "reanalyse", "frames 1", "wait-idle 600",
+                  "expect-no-error", "edit on")
+        kind = r.randrange(4)
+        if kind == 0:
+            self.emit(f"edit-tool {r.choice(['occlude', 'blur', 'paint'])}",
+                      f"brush {r.randint(1, 4)}", f"paint {cell()}", f"paint-drag {cell()}")
+        elif kind == 1:
+            self.emit("edit-tool paste", f"paste-from {r.randrange(len(self.images))}",
+                      f"paint {cell()}")
+        elif kind == 2:
+            self.emit(r.choice(["undo", "undo", "clear-edits"]))
+        else:
+            self.emit(f"edit-difference {r.choice(['on', 'off'])}")
+        self.emit("frames 1", "edit off")
+        return 1
+
     def generate(self, actions):
         mix = [(self.open_model, 5), (self.open_image, 5), (self.close_model, 3),
                (self.close_image, 3), (self.select_model, 5), (self.select_image, 5),
                (self.view, 20), (self.click, 12), (self.frames, 8), (self.wait, 3),
                (self.cancel, 2), (self.export, 2), (self.series, 1), (self.img_size, 1),
-               (self.open_broken_image, 1)]
+               (self.open_broken_image, 1), (self.edit, 3)]
         actions_fn, weights = zip(*mix)
         done = 0
         self.emit(f"# gui soak: {actions} actions", "wait-idle 600")

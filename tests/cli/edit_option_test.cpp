@@ -222,4 +222,34 @@ TEST(EditOption, TheReportRecordsItsEdits) {
   EXPECT_EQ(side["settings"]["edits"], edits);
 }
 
+// CKA between models is a pass of its own over the images (report_cka.h): the edits reach
+// it too. Without them it compares the models on the demo image, with an occlusion on
+// another picture, so the table changes.
+TEST(EditOption, CkaBetweenModelsSeesTheEditedPictures) {
+  attnlab::testing::TempDir out("cka");
+  const auto report = [&](const std::string& folder, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--models",
+                                     edit_checkpoint(),
+                                     attnlab::testing::parity_dir() + "/swin_mini.safetensors",
+                                     "--images",
+                                     edit_demo_image(),
+                                     "--out",
+                                     (out.path / folder).string(),
+                                     "--analyses",
+                                     "cka",
+                                     "--formats",
+                                     "png"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cli::cmd_report(cli::Args(args), {});
+  };
+  ASSERT_EQ(report("plain", {}), cli::kExitOk);
+  ASSERT_EQ(report("edited", {"--edit", "occlude:0,0,4,255,255,255"}), cli::kExitOk);
+  const std::string table = "stats/models__cka_models.csv";
+  const std::string plain = attnlab::testing::read_text((out.path / "plain" / table).string());
+  const std::string edited = attnlab::testing::read_text((out.path / "edited" / table).string());
+  ASSERT_FALSE(plain.empty());
+  ASSERT_FALSE(edited.empty());
+  EXPECT_NE(plain, edited);
+}
+
 }  // namespace

@@ -17,6 +17,7 @@
 #include "app/cli/report_cka.h"
 #include "app/cli/version.h"
 #include "app/session/checkpoint_series.h"
+#include "app/session/edited_input.h"
 #include "core/io/image_io.h"
 #include "core/io/tensor_file.h"
 #include "core/runtime/threads.h"
@@ -87,6 +88,22 @@ session::AnalysisSettings take_analysis_settings(Args& args, const std::string& 
   }
   const std::string layers = args.take_option("--layers");
   if (!layers.empty()) st.layers = parse_layers(layers);
+  // What-if edits of every image of the run, in the order given; --edit may be repeated
+  // (its operations follow the previous one's). Whether a square lies on the token grid is
+  // known only once the model is: an image it does not fit fails with the edit named.
+  const auto& rest = args.remaining();
+  while (std::find(rest.begin(), rest.end(), "--edit") != rest.end()) {
+    const std::string text = args.take_option("--edit");
+    try {
+      for (image::EditOp& op : image::parse_edits(text)) st.edits.push_back(std::move(op));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--edit: ") + e.what());
+    }
+  }
+  // A paste's source that is not there would fail every image the same way: said now.
+  for (const image::EditOp& op : st.edits)
+    if (op.kind == image::EditOp::Kind::Paste && !std::filesystem::is_regular_file(op.source))
+      throw UsageError("--edit: the paste source " + op.source + " is no file");
   // Every analysis's own options, as the analyses declare them (analysis_options.h).
   for (const session::AnalysisOption* o : session::analysis_options()) {
     try {
@@ -203,7 +220,10 @@ std::vector<std::string> analyse_images(session::AnalysisSession& session, model
     std::vector<at::Tensor> inputs;
     for (size_t i = first; i < std::min(images.size(), first + per_forward); ++i) {
       try {
-        inputs.push_back(image::preprocess(io::load_rgb_image(images[i].path), preprocessing));
+        // With what-if edits, the picture as edited: every analysis reads it, and the
+        // report's figures are drawn over it (InputSink). Without, image::preprocess's.
+        inputs.push_back(session::edited_input(io::load_rgb_image(images[i].path), preprocessing,
+                                               model, session.settings().edits));
         batch.push_back(&images[i]);
       } catch (const std::exception& e) {
         fail(images[i], e.what());
@@ -272,6 +292,19 @@ std::string StageSeconds::summary() const {
   return buf;
 }
 
+std::string edits_file_text(const std::vector<image::EditOp>& edits) {
+  return "# attnlab what-if edits (--edit), applied to every image of this run after its resize "
+         "and crop, before normalisation, in the token units of each model's first layer; "
+         "replay: --edit '<the next line>'\n" +
+         image::edits_text(edits) + "\n";
+}
+
+void write_edits_file(analysis::OutputFolder& folder, const std::vector<image::EditOp>& edits) {
+  if (!edits.empty())
+    folder.write_text(kEditsFile, edits_file_text(edits),
+                      "the what-if edits applied to every image (--edit's text form)");
+}
+
 nlohmann::json run_description(const GlobalOptions& g, const runtime::ComputeTarget& target,
                                const session::AnalysisSettings& settings) {
   return {{"attnlab_version", ATTNLAB_VERSION},
@@ -328,7 +361,7 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
     std::vector<ModelChoice> choices;
     for (const auto& path : checkpoints) choices.push_back(with_checkpoint(base, path));
     const JointHsic joint =
-        joint_hsic(choices, images, target, "series: cka to the final checkpoint");
+        joint_hsic(choices, images, target, "series: cka to the final checkpoint", settings.edits);
     const auto tables = session::cka_final_tables(joint.sum, joint.images);
     for (size_t i = 0; i < checkpoints.size(); ++i)
       series.add(int64_t(i), std::filesystem::path(checkpoints[i]).filename().string(), steps[i],

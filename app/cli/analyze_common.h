@@ -12,6 +12,7 @@
 #include "app/cli/image_list.h"
 #include "app/cli/model_options.h"
 #include "app/session/analysis_session.h"
+#include "core/analysis/output_folder.h"
 
 namespace attnlab::cli {
 
@@ -92,6 +93,15 @@ SeriesResult analyse_series(const ModelChoice& model, const std::vector<std::str
                             const std::vector<ImageInput>& images,
                             const session::AnalysisSettings& settings,
                             const runtime::ComputeTarget& target);
+
+// The file a run with what-if edits (--edit) writes beside its figures and tables, and
+// what it holds: a comment line saying what the edits are, then the edits in --edit's text
+// form (image::edits_text), so the edited run can be replayed. Written only when there are
+// edits.
+inline constexpr const char* kEditsFile = "edits.txt";
+std::string edits_file_text(const std::vector<image::EditOp>& edits);
+// edits.txt into an analysis output folder (listed in its sidecar), when there are edits.
+void write_edits_file(analysis::OutputFolder& folder, const std::vector<image::EditOp>& edits);
 
 // attnlab version, LibTorch version, target, threads, dtype, and the analysis settings.
 nlohmann::json run_description(const GlobalOptions& g, const runtime::ComputeTarget& target,

@@ -129,6 +129,9 @@ int cmd_report(Args args, const GlobalOptions& g) {
   const std::string stats_dir = (fs::path(out) / "stats").string();
   create_output_folder(stats_dir);
   const nlohmann::json run = run_description(g, target, settings);
+  // The what-if edits beside the figures (every figure is of the edited pictures).
+  if (!settings.edits.empty())
+    io::write_file_atomic((fs::path(out) / kEditsFile).string(), edits_file_text(settings.edits));
   std::vector<std::string> errors;
 
   std::vector<ModelResults> results;
@@ -229,7 +232,7 @@ int cmd_report(Args args, const GlobalOptions& g) {
   // CKA between models: a pass of its own over the images (report_cka.h).
   if (settings.analyses.count("cka") && analysed.size() >= 2) {
     try {
-      CrossModelCka cka = cross_model_cka(analysed, images, target);
+      CrossModelCka cka = cross_model_cka(analysed, images, target, settings.edits);
       analysis::OutputFolder folder(stats_dir, "models");
       folder.write_table(cka.table);
       for (const auto& f : cka.failed)
@@ -287,8 +290,12 @@ int cmd_report(Args args, const GlobalOptions& g) {
       ". Rank: numerical rank with " +
       (rank.rtol > 0 || rank.atol > 0 ? "a user-set tolerance (" + rank.describe() + ")"
                                       : std::string("torch.linalg.matrix_rank's float32 rule")) +
-      ", rank above float32 precision (float64 SVD), effective and stable rank" + ". Figures at " +
-      std::to_string(int(dpi)) + " dpi (PNG); device " + target.str() + ".";
+      ", rank above float32 precision (float64 SVD), effective and stable rank" +
+      (settings.edits.empty() ? std::string()
+                              : ". What-if edits on every image, in each model's first-layer "
+                                "tokens: " +
+                                    image::edits_text(settings.edits) + " (" + kEditsFile + ")") +
+      ". Figures at " + std::to_string(int(dpi)) + " dpi (PNG); device " + target.str() + ".";
   for (const auto& entry : fs::directory_iterator(stats_dir)) {
     const std::string name = entry.path().filename().string();
     if (entry.is_regular_file() &&

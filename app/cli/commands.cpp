@@ -84,6 +84,10 @@ const std::vector<CommandSpec>& commands() {
 )" + analyses_option_help() + R"(      [--query y,x]           query cell on the first attention layer's grid (default centre)
       [--query-token N]       or a token index of that layer (prefix first: 0 = cls)
       [--layers LIST]         attention layers by index, e.g. 0,3-5 (default all)
+      [--edit OPS]            what-if edits of every image, in tokens of the model's first
+                              layer: occlude:y,x,size[,r,g,b] blur:y,x,size
+                              paint:y,x,size,r,g,b paste:y,x,size,from_y,from_x,FILE,
+                              ';'-separated (quote them), repeatable; edits.txt
 )" + session::analysis_options_help() + R"(      [--batch N]             images per forward pass (default 1; on 2 CPU cores a batch
                               is no faster per image: docs/BENCHMARKS.md)
       [--preset P | --config JSON] [--checkpoint FILE] [--key K] [--random-init]

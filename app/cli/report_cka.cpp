@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "app/session/analyses/step_helpers.h"
+#include "app/session/edited_input.h"
 #include "core/analysis/cka.h"
 #include "core/image/preprocess.h"
 #include "core/io/image_io.h"
@@ -17,7 +18,8 @@
 namespace attnlab::cli {
 
 JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<ImageInput>& images,
-                     const runtime::ComputeTarget& target, const std::string& label) {
+                     const runtime::ComputeTarget& target, const std::string& label,
+                     const std::vector<image::EditOp>& edits) {
   std::vector<ReadyModel> models;
   for (const auto& c : choices) models.push_back(load_ready_model(c, target));
   models::ForwardOptions options;
@@ -32,7 +34,9 @@ JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<
       const auto rgb = io::load_rgb_image(images[i].path);
       std::vector<models::ForwardResult> results;
       for (size_t m = 0; m < models.size(); ++m) {
-        const at::Tensor x = image::preprocess(rgb, choices[m].preprocessing).to(target.device);
+        const at::Tensor x =
+            session::edited_input(rgb, choices[m].preprocessing, *models[m].model, edits)
+                .to(target.device);
         results.push_back(models[m].model->run(x, options));
       }
       std::vector<const models::ForwardResult*> forwards;
@@ -59,8 +63,9 @@ JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<
 
 CrossModelCka cross_model_cka(const std::vector<ModelChoice>& choices,
                               const std::vector<ImageInput>& images,
-                              const runtime::ComputeTarget& target) {
-  const JointHsic joint = joint_hsic(choices, images, target, "report: cka between models");
+                              const runtime::ComputeTarget& target,
+                              const std::vector<image::EditOp>& edits) {
+  const JointHsic joint = joint_hsic(choices, images, target, "report: cka between models", edits);
   CrossModelCka out;
   out.images = joint.images;
   out.failed = joint.failed;

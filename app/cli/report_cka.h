@@ -14,6 +14,7 @@
 #include "app/cli/analyze_common.h"
 #include "app/session/cka_series.h"
 #include "core/analysis/table.h"
+#include "core/image/image_edits.h"
 #include "viz/figures/cka.h"
 
 namespace attnlab::cli {
@@ -35,14 +36,18 @@ struct JointHsic {
   int64_t images = 0;
   std::vector<std::string> failed;
 };
-// `label` names the pass in progress and error lines. Throws std::runtime_error when no
-// image works for every model.
+// `label` names the pass in progress and error lines. `edits` (the run's --edit) are
+// applied to every image before each model sees it, in that model's own token units, as
+// the session's image loop does (analyse_images). Throws std::runtime_error when no image
+// works for every model.
 JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<ImageInput>& images,
-                     const runtime::ComputeTarget& target, const std::string& label);
+                     const runtime::ComputeTarget& target, const std::string& label,
+                     const std::vector<image::EditOp>& edits = {});
 
 // Throws std::runtime_error when no image works for every model.
 CrossModelCka cross_model_cka(const std::vector<ModelChoice>& choices,
                               const std::vector<ImageInput>& images,
-                              const runtime::ComputeTarget& target);
+                              const runtime::ComputeTarget& target,
+                              const std::vector<image::EditOp>& edits = {});
 
 }  // namespace attnlab::cli

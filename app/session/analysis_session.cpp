@@ -29,6 +29,7 @@ nlohmann::json AnalysisSettings::to_json() const {
                                 : nlohmann::json({{"y", query_y}, {"x", query_x}});
   j["layers"] = layers.empty() ? nlohmann::json("all") : nlohmann::json(layers);
   j["options"] = options.to_json();
+  if (!edits.empty()) j["edits"] = image::edits_text(edits);
   for (const auto& info : session::analyses())
     if (info.describe && analyses.count(info.name)) j[info.name] = info.describe(*this);
   return j;

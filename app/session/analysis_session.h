@@ -29,6 +29,7 @@
 #include "core/analysis/rollout.h"
 #include "core/analysis/spectra.h"
 #include "core/analysis/table.h"
+#include "core/image/image_edits.h"
 #include "models/backbone.h"
 
 namespace attnlab::session {
@@ -50,6 +51,12 @@ struct AnalysisSettings {
   // batch goes through the model at once and each of its images through the analyses. The
   // results do not depend on it beyond float rounding (GEMMs of another size).
   int64_t images_per_forward = 1;
+
+  // What-if edits (core/image/image_edits.h) applied to every image before the model sees
+  // it, in the token units of its first layer (session/edited_input.h): the CLI's --edit.
+  // Empty: the pictures as they are. The sidecar records them only when there are some, so
+  // a run without edits writes the settings it always did.
+  std::vector<image::EditOp> edits;
 
   // The forward options these analyses need (traces; layer outputs for spectra).
   models::ForwardOptions forward_options() const;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/analysis/export.h"
+#include "core/io/file_bytes.h"
 #include "core/io/io_error.h"
 
 namespace attnlab::analysis {
@@ -60,6 +61,15 @@ std::string OutputFolder::write_array(const Array& a) {
                     {"shape", a.shape},
                     {"axes", a.axes},
                     {"caption", a.caption}});
+  return path;
+}
+
+std::string OutputFolder::write_text(const std::string& name, const std::string& text,
+                                     const std::string& caption) {
+  const std::string file = file_safe(name);
+  const std::string path = dir_ + "/" + file;
+  io::write_file_atomic(path, text);
+  files_.push_back({{"file", file}, {"kind", "text"}, {"caption", caption}});
   return path;
 }
 

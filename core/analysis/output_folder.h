@@ -27,6 +27,10 @@ class OutputFolder {
   std::vector<std::string> write_table(const Table& t);
   // <dir>/<first part of the name>/<model>__<name>.npy
   std::string write_array(const Array& a);
+  // <dir>/<name>: a text file beside the tables (the run's what-if edits, edits.txt),
+  // listed in the sidecar as kind "text" with its caption. Returns the path.
+  std::string write_text(const std::string& name, const std::string& text,
+                         const std::string& caption);
   // <dir>/<model>__settings.json: `settings` plus "files" (every file written so far, with
   // its caption, kind and shape). Written last; rewriting it is fine.
   std::string write_sidecar(nlohmann::json settings);

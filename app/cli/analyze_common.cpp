@@ -292,16 +292,9 @@ std::string StageSeconds::summary() const {
   return buf;
 }
 
-std::string edits_file_text(const std::vector<image::EditOp>& edits) {
-  return "# attnlab what-if edits (--edit), applied to every image of this run after its resize "
-         "and crop, before normalisation, in the token units of each model's first layer; "
-         "replay: --edit '<the next line>'\n" +
-         image::edits_text(edits) + "\n";
-}
-
 void write_edits_file(analysis::OutputFolder& folder, const std::vector<image::EditOp>& edits) {
   if (!edits.empty())
-    folder.write_text(kEditsFile, edits_file_text(edits),
+    folder.write_text(session::kEditsFile, session::edits_file_text(edits),
                       "the what-if edits applied to every image (--edit's text form)");
 }
 

@@ -94,13 +94,8 @@ SeriesResult analyse_series(const ModelChoice& model, const std::vector<std::str
                             const session::AnalysisSettings& settings,
                             const runtime::ComputeTarget& target);
 
-// The file a run with what-if edits (--edit) writes beside its figures and tables, and
-// what it holds: a comment line saying what the edits are, then the edits in --edit's text
-// form (image::edits_text), so the edited run can be replayed. Written only when there are
-// edits.
-inline constexpr const char* kEditsFile = "edits.txt";
-std::string edits_file_text(const std::vector<image::EditOp>& edits);
-// edits.txt into an analysis output folder (listed in its sidecar), when there are edits.
+// edits.txt (session::edits_file_text) into an analysis output folder, listed in its
+// sidecar, when there are edits: what a run with --edit writes beside its tables.
 void write_edits_file(analysis::OutputFolder& folder, const std::vector<image::EditOp>& edits);
 
 // attnlab version, LibTorch version, target, threads, dtype, and the analysis settings.

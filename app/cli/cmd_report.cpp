@@ -34,6 +34,7 @@
 #include "app/cli/size_sweep.h"
 #include "app/session/analysis_registry.h"
 #include "app/session/cost_figures.h"
+#include "app/session/edited_input.h"
 #include "app/session/predictions.h"
 #include "app/session/query.h"
 #include "core/analysis/output_folder.h"
@@ -131,7 +132,8 @@ int cmd_report(Args args, const GlobalOptions& g) {
   const nlohmann::json run = run_description(g, target, settings);
   // The what-if edits beside the figures (every figure is of the edited pictures).
   if (!settings.edits.empty())
-    io::write_file_atomic((fs::path(out) / kEditsFile).string(), edits_file_text(settings.edits));
+    io::write_file_atomic((fs::path(out) / session::kEditsFile).string(),
+                          session::edits_file_text(settings.edits));
   std::vector<std::string> errors;
 
   std::vector<ModelResults> results;
@@ -291,10 +293,11 @@ int cmd_report(Args args, const GlobalOptions& g) {
       (rank.rtol > 0 || rank.atol > 0 ? "a user-set tolerance (" + rank.describe() + ")"
                                       : std::string("torch.linalg.matrix_rank's float32 rule")) +
       ", rank above float32 precision (float64 SVD), effective and stable rank" +
-      (settings.edits.empty() ? std::string()
-                              : ". What-if edits on every image, in each model's first-layer "
-                                "tokens: " +
-                                    image::edits_text(settings.edits) + " (" + kEditsFile + ")") +
+      (settings.edits.empty()
+           ? std::string()
+           : ". What-if edits on every image, in each model's first-layer "
+             "tokens: " +
+                 image::edits_text(settings.edits) + " (" + session::kEditsFile + ")") +
       ". Figures at " + std::to_string(int(dpi)) + " dpi (PNG); device " + target.str() + ".";
   for (const auto& entry : fs::directory_iterator(stats_dir)) {
     const std::string name = entry.path().filename().string();

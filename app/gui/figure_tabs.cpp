@@ -14,6 +14,7 @@
 #include "app/gui/size_sweep_view.h"
 #include "app/gui/tab_table.h"
 #include "app/gui/workspace.h"
+#include "app/session/edited_input.h"
 #include "app/session/query.h"
 #include "core/analysis/output_folder.h"
 #include "core/io/file_bytes.h"
@@ -249,18 +250,6 @@ void draw_predictions_tab(const GuiState& state, ViewState& view) {
   }
 }
 
-namespace {
-
-// What an exported figure's or statistics' edits file says: the image, then the edits as
-// `--edit` takes them.
-std::string edits_file_text(const GuiState& state, const std::string& edits) {
-  return "# what-if edits of " + state.images[size_t(state.view.image)].path +
-         " (attnlab report --edit): kind:y,x,size... in tokens of the model's first layer\n" +
-         edits + "\n";
-}
-
-}  // namespace
-
 bool export_panel(const GuiState& state, const std::string& path, std::string* message,
                   double dpi) {
   const std::string ext = fs::path(path).extension().string();
@@ -285,11 +274,14 @@ bool export_panel(const GuiState& state, const std::string& path, std::string* m
   }
   *message = "wrote " + path + " — " + fig->caption;
   // An edited image's figure: its edits beside it, so the figure can be made again.
-  if (const std::string edits = current_edits_text(state); !edits.empty()) {
+  const int shown = state.view.image;  // (the Cost tab exports with no image open)
+  if (shown >= 0 && shown < int(state.images.size()) &&
+      !state.images[size_t(shown)].edits.empty()) {
+    const ImageSlot& image = state.images[size_t(shown)];
     const std::string beside =
         (fs::path(path).parent_path() / fs::path(path).stem()).string() + ".edits.txt";
     try {
-      io::write_file_atomic(beside, edits_file_text(state, edits));
+      io::write_file_atomic(beside, session::edits_file_text(image.edits, image.path));
       *message += "; its image's edits in " + beside;
     } catch (const std::exception& e) {
       *message += "; but its edits were not written: " + std::string(e.what());
@@ -308,8 +300,9 @@ bool export_stats(const GuiState& state, const std::string& dir, std::string* me
   try {
     analysis::OutputFolder folder(dir, state.models[size_t(state.view.model)].info.name);
     for (const auto& t : r->analysis->tables) folder.write_table(t);
-    if (const std::string edits = current_edits_text(state); !edits.empty())
-      io::write_file_atomic((fs::path(dir) / "edits.txt").string(), edits_file_text(state, edits));
+    if (const ImageSlot& image = state.images[size_t(state.view.image)]; !image.edits.empty())
+      io::write_file_atomic((fs::path(dir) / session::kEditsFile).string(),
+                            session::edits_file_text(image.edits, image.path));
     *message = "wrote " + std::to_string(folder.files_written()) + " statistics files to " + dir;
     return true;
   } catch (const std::exception& e) {

@@ -41,4 +41,11 @@ at::Tensor edited_input(const io::RgbImage& image, const image::Preprocessing& p
   return image::normalise_picture(edited_picture(image, p, model, edits), p);
 }
 
+std::string edits_file_text(const std::vector<image::EditOp>& edits, const std::string& image) {
+  return "# attnlab what-if edits (--edit)" + (image.empty() ? std::string() : " of " + image) +
+         ", applied after the resize and crop, before normalisation, in the token units of "
+         "each model's first layer; replay: --edit '<the next line>'\n" +
+         image::edits_text(edits) + "\n";
+}
+
 }  // namespace attnlab::session

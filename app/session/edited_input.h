@@ -36,4 +36,10 @@ io::RgbImage edited_picture(const io::RgbImage& image, const image::Preprocessin
 at::Tensor edited_input(const io::RgbImage& image, const image::Preprocessing& p,
                         const models::Backbone& model, const std::vector<image::EditOp>& edits);
 
+// The edits file written beside figures and statistics (edits.txt, <figure>.edits.txt): a
+// comment saying what the edits are (of `image`, when one is named) and how to replay
+// them, then the edits in --edit's text form on a line of their own.
+std::string edits_file_text(const std::vector<image::EditOp>& edits, const std::string& image = "");
+inline constexpr const char* kEditsFile = "edits.txt";
+
 }  // namespace attnlab::session

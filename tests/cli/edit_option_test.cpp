@@ -190,14 +190,14 @@ TEST(EditOption, OccludingEveryTokenIsAnalysedAsAFlatPicture) {
   const nlohmann::json with = sidecar("edited");
   EXPECT_EQ(with["settings"]["edits"], edits);
   bool listed = false;
-  for (const auto& f : with["files"]) listed |= f["file"] == cli::kEditsFile;
+  for (const auto& f : with["files"]) listed |= f["file"] == session::kEditsFile;
   EXPECT_TRUE(listed) << with["files"].dump();
   const std::string text =
       attnlab::testing::read_text((out.path / "edited" / "edits.txt").string());
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text.front(), '#') << text;
   EXPECT_EQ(text.substr(text.find('\n') + 1), edits + "\n");
-  EXPECT_EQ(text, cli::edits_file_text(image::parse_edits(edits)));
+  EXPECT_EQ(text, session::edits_file_text(image::parse_edits(edits)));
   // Without edits: neither.
   EXPECT_FALSE(sidecar("plain")["settings"].contains("edits"));
   EXPECT_FALSE(fs::exists(out.path / "plain" / "edits.txt"));
@@ -214,7 +214,7 @@ TEST(EditOption, TheReportRecordsItsEdits) {
                             {}),
             cli::kExitOk);
   EXPECT_EQ(attnlab::testing::read_text((out.path / "edits.txt").string()),
-            cli::edits_file_text(image::parse_edits(edits)));
+            session::edits_file_text(image::parse_edits(edits)));
   const std::string index = attnlab::testing::read_text((out.path / "index.html").string());
   EXPECT_NE(index.find(edits), std::string::npos);
   const nlohmann::json side = nlohmann::json::parse(

@@ -9,6 +9,7 @@ packages=(
   libtorch-dev libopenblas0-openmp libopencv-dev nlohmann-json3-dev zlib1g-dev
   libglfw3-dev libimgui-dev libgl-dev libcairo2-dev fonts-dejavu-core
   libxml2-utils poppler-utils
+  pybind11-dev python3-dev python3-numpy python3-pytest
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth libgl1-mesa-dri bash-completion time procps
   dataset-fashion-mnist

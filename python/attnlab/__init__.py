@@ -1,0 +1,68 @@
+"""attnlab from Python: the engine of the attnlab CLI and GUI (C++, LibTorch) as a module.
+
+    import attnlab
+    model = attnlab.load("models/zoo/softmax.safetensors")   # or a preset, .pth, config
+    res = model.analyze("assets/fashion-mnist", analyses=["rank", "entropy"])
+    res.tables["rank"]          # columns as numpy arrays
+    res.to_pandas("rank")       # a DataFrame, when pandas is installed
+    res.arrays                  # float32 numpy arrays by result key (no copy)
+    res.save("out")             # the files `attnlab analyze --out out` writes
+
+Errors are attnlab.AttnlabError and its kinds (UsageError, ModelError, IoError,
+Cancelled). Work runs with the GIL released; Ctrl-C stops it (KeyboardInterrupt).
+docs/PYTHON.md has the walkthrough.
+"""
+from ._attnlab import (  # noqa: F401
+    AttnlabError, Cancelled, IoError, Model, ModelError, Results, UsageError, analyses, load,
+    mechanisms, presets, set_threads, threads)
+
+__all__ = ["AttnlabError", "Cancelled", "IoError", "Model", "ModelError", "Results",
+           "UsageError", "analyses", "load", "mechanisms", "presets", "set_threads", "threads"]
+
+
+def _to_pandas(self, name):
+    """Table `name` as a pandas DataFrame (pandas must be importable)."""
+    try:
+        import pandas
+    except ImportError as e:
+        raise ImportError("Results.to_pandas needs pandas (apt-get install python3-pandas)") from e
+    tables = self.tables
+    if name not in tables:
+        raise KeyError(f"no table {name!r}; the tables are {sorted(tables)}")
+    return pandas.DataFrame(tables[name])
+
+
+def _tqdm_progress():
+    """A progress callback drawing a tqdm bar, or None when tqdm is not importable."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    bar = {}
+
+    def report(done, total):
+        if "bar" not in bar:
+            bar["bar"] = tqdm(total=total, unit="img", desc="attnlab")
+        b = bar["bar"]
+        b.update(done - b.n)
+        if done >= total:
+            b.close()
+    return report
+
+
+_analyze = Model.analyze
+
+
+def _analyze_with_progress(self, images, analyses=None, query=None, layers=None, edits=None,
+                           progress=None, **options):
+    if progress is None:
+        progress = _tqdm_progress()
+    return _analyze(self, images, analyses=analyses, query=query, layers=layers, edits=edits,
+                    progress=progress, **options)
+
+
+_analyze_with_progress.__doc__ = _analyze.__doc__ + (
+    "\n\nprogress: callable(done, total); returning False stops the run (attnlab.Cancelled). "
+    "Default: a tqdm bar when tqdm is importable.")
+Results.to_pandas = _to_pandas
+Model.analyze = _analyze_with_progress

@@ -1,0 +1,21 @@
+// What the binding's files share: the JSON bridge (nlohmann::json <-> Python objects, via
+// Python's json module: small metadata only, never bulk data) and the per-file binders
+// module.cpp calls. Bulk results cross as numpy arrays that own their buffers (results.h).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <nlohmann/json.hpp>
+
+namespace attnlab::python {
+
+namespace py = pybind11;
+
+py::object to_python(const nlohmann::json& j);
+nlohmann::json from_python(const py::handle& o);
+
+void bind_errors(py::module_& m);
+void bind_registry(py::module_& m);
+void bind_model(py::module_& m);
+
+}  // namespace attnlab::python

@@ -7,16 +7,18 @@
     res.to_pandas("rank")       # a DataFrame, when pandas is installed
     res.arrays                  # float32 numpy arrays by result key (no copy)
     res.save("out")             # the files `attnlab analyze --out out` writes
+    tr = model.trace("boot.png")                 # one forward, the traces kept
+    tr.query_map(layer=-1, query=(3, 4))         # a query's map from them, in milliseconds
 
 Errors are attnlab.AttnlabError and its kinds (UsageError, ModelError, IoError,
 Cancelled). Work runs with the GIL released; Ctrl-C stops it (KeyboardInterrupt).
 docs/PYTHON.md has the walkthrough.
 """
 from ._attnlab import (  # noqa: F401
-    AttnlabError, Cancelled, IoError, Model, ModelError, Results, UsageError, analyses, load,
-    mechanisms, presets, set_threads, threads)
+    AttnlabError, Cancelled, IoError, Model, ModelError, Results, Traces, UsageError, analyses,
+    load, mechanisms, presets, set_threads, threads)
 
-__all__ = ["AttnlabError", "Cancelled", "IoError", "Model", "ModelError", "Results",
+__all__ = ["AttnlabError", "Cancelled", "IoError", "Model", "ModelError", "Results", "Traces",
            "UsageError", "analyses", "load", "mechanisms", "presets", "set_threads", "threads"]
 
 

@@ -20,15 +20,10 @@
 #include "core/analysis/output_folder.h"
 #include "core/runtime/precision.h"
 #include "python/src/images.h"
+#include "python/src/model.h"
 
 namespace attnlab::python {
 namespace {
-
-struct Model {
-  session::ModelChoice choice;
-  session::ReadyModel ready;
-  runtime::ComputeTarget target;
-};
 
 // One analysis run's results; arrays are shared with the numpy arrays handed out.
 struct Results {
@@ -298,9 +293,10 @@ py::list save(const Results& r, const std::string& dir) {
 }  // namespace
 
 void bind_model(py::module_& m) {
-  py::class_<Model, std::shared_ptr<Model>>(m, "Model",
-                                            "A model loaded as `attnlab --model` loads it.")
-      .def("describe", &describe, "Architecture, config, checkpoint, preprocessing, device.")
+  py::class_<Model, std::shared_ptr<Model>> model(m, "Model",
+                                                  "A model loaded as `attnlab --model` loads it.");
+  bind_traces(m, model);
+  model.def("describe", &describe, "Architecture, config, checkpoint, preprocessing, device.")
       .def_property_readonly("tag", [](const Model& x) { return x.choice.tag; })
       .def("analyze", &analyze, py::arg("images"), py::arg("analyses") = py::none(),
            py::arg("query") = py::none(), py::arg("layers") = py::none(),

@@ -17,5 +17,8 @@ nlohmann::json from_python(const py::handle& o);
 void bind_errors(py::module_& m);
 void bind_registry(py::module_& m);
 void bind_model(py::module_& m);
+struct Model;
+// Model.trace and the Traces it returns (bind_traces.cpp), added to the Model class.
+void bind_traces(py::module_& m, py::class_<Model, std::shared_ptr<Model>>& model);
 
 }  // namespace attnlab::python

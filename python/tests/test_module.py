@@ -188,3 +188,26 @@ def test_the_same_analysis_as_the_cli_gives_the_same_files(softmax, tmp_path):
             assert np.array_equal(np.load(a), np.load(b), equal_nan=True), f
         else:  # CSV, JSON, LaTeX written by the same writer from the same values
             assert a.read_bytes() == b.read_bytes(), f
+
+
+def test_query_maps_from_the_traces_are_the_maps_analysis(softmax, boot):
+    traces = softmax.trace(boot)
+    assert len(traces.layers) >= 2 and traces.layers[0]["grid"] == (14, 14)
+    heads = traces.query_map(layer=1, query=(3, 4), head="all")
+    assert heads.shape == (traces.layers[1]["heads"], 14, 14) and heads.dtype == np.float32
+    mean = traces.query_map(layer=1, query=(3, 4))
+    # The head mean is the mean of the heads' maps (float32 sums of a few terms).
+    assert np.allclose(mean, heads.mean(axis=0), rtol=1e-6, atol=1e-7)
+    assert np.array_equal(traces.query_map(layer=1, query=(3, 4), head=1), heads[1])
+    # The maps analysis writes the same rows for the same query.
+    r = softmax.analyze(boot, analyses="maps", query=(3, 4))
+    written = [a for k, a in r.arrays.items() if "L01" in k and a.ndim == 3 and a.shape[0] == heads.shape[0]]
+    assert any(np.array_equal(w, heads) for w in written), sorted(r.arrays)
+    with pytest.raises(attnlab.UsageError, match="layer"):
+        traces.query_map(layer=99)
+    with pytest.raises(attnlab.UsageError, match="head"):
+        traces.query_map(head=99)
+    with pytest.raises(attnlab.UsageError, match="query"):
+        traces.query_map(query=(99, 0))
+    with pytest.raises(attnlab.UsageError, match="fusion"):
+        traces.query_map(fusion="median")

@@ -296,6 +296,7 @@ void bind_model(py::module_& m) {
   py::class_<Model, std::shared_ptr<Model>> model(m, "Model",
                                                   "A model loaded as `attnlab --model` loads it.");
   bind_traces(m, model);
+  bind_classify(model);
   model.def("describe", &describe, "Architecture, config, checkpoint, preprocessing, device.")
       .def_property_readonly("tag", [](const Model& x) { return x.choice.tag; })
       .def("analyze", &analyze, py::arg("images"), py::arg("analyses") = py::none(),

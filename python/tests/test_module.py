@@ -211,3 +211,22 @@ def test_query_maps_from_the_traces_are_the_maps_analysis(softmax, boot):
         traces.query_map(query=(99, 0))
     with pytest.raises(attnlab.UsageError, match="fusion"):
         traces.query_map(fusion="median")
+
+
+def test_classify_is_the_clis_classify(softmax, boot, tmp_path):
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(pathlib.Path(boot).read_bytes()[:100])  # a cut PNG
+    answers = softmax.classify([boot, str(IMAGES / "00-t-shirt-top-00019.png"), str(broken)], top=3)
+    assert [a["tag"] for a in answers] == ["09-ankle-boot-00000", "00-t-shirt-top-00019", "broken"]
+    assert "error" in answers[2] and "top" not in answers[2]  # said, the others classified
+    for a in answers[:2]:
+        assert len(a["top"]) == 3
+        probabilities = [p for _, _, p in a["top"]]
+        assert probabilities == sorted(probabilities, reverse=True) and 0 < sum(probabilities) <= 1 + 1e-9
+    cli = os.environ.get("ATTNLAB_CLI")
+    if cli:  # the CLI's top-1 name for the same image
+        out = subprocess.run([cli, "--threads", "1", "classify", "--model", str(ZOO / "softmax.safetensors"),
+                              "--top", "1", boot], capture_output=True, text=True, check=True).stdout
+        assert answers[0]["top"][0][1] in out
+    with pytest.raises(attnlab.UsageError, match="top"):
+        softmax.classify(boot, top=0)

@@ -267,7 +267,7 @@ py::array array_view(const std::shared_ptr<const analysis::Array>& a) {
       keep, [](void* p) { delete static_cast<std::shared_ptr<const analysis::Array>*>(p); });
   std::vector<py::ssize_t> shape(a->shape.begin(), a->shape.end());
   py::array out(py::dtype::of<float>(), shape, {}, a->data.data(), owner);
-  py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  out.attr("flags").attr("writeable") = false;  // numpy's own switch, not pybind11 internals
   return out;
 }
 

@@ -9,11 +9,12 @@
 #include <benchmark/benchmark.h>
 
 #include "app/session/analysis_session.h"
+#include "app/session/query.h"
 #include "bench/preset_model.h"
 #include "core/analysis/attention_maps.h"
+#include "core/analysis/faithfulness.h"
 #include "core/analysis/rank.h"
 #include "core/runtime/memory_probe.h"
-#include "core/analysis/faithfulness.h"
 #include "models/erf_run.h"
 #include "models/faithfulness_run.h"
 #include "models/head_ablation.h"
@@ -119,6 +120,32 @@ BENCHMARK_CAPTURE(BM_OneAnalysis, entropy, std::string("entropy"))
 BENCHMARK_CAPTURE(BM_OneAnalysis, map_rank, std::string("map_rank"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// One query's map from stored traces, as Traces.query_map answers it in the Python module
+// (python/src/bind_traces.cpp): deit_small's last layer (196 patch tokens, 6 heads), query
+// (7, 7), the head mean, copied out to a float buffer as the binding copies it to numpy.
+// bench/peer/bench_python.py times the same call from Python for the binding's overhead.
+void BM_QueryMap196(benchmark::State& state) {
+  at::NoGradGuard no_grad;
+  auto model = bench::preset_model(kModel);
+  const session::AnalysisSettings s = settings_for("maps");
+  const models::ForwardResult r = model->run(at::randn({1, 3, 224, 224}), s.forward_options());
+  session::AnalysisSettings query;
+  query.query_y = 7;
+  query.query_x = 7;
+  std::vector<float> out;
+  for (auto _ : state) {
+    const auto& trace = *r.traces.back().trace;
+    const session::Query q = session::resolve_query(query, r.traces.front().trace->layout);
+    const session::LayerQueryMaps maps =
+        session::layer_query_maps(trace, 0, q.token_in(trace.layout));
+    const at::Tensor map =
+        analysis::fuse_heads(maps.map.grid, analysis::HeadFusion::Mean).to(at::kFloat).contiguous();
+    out.assign(map.data_ptr<float>(), map.data_ptr<float>() + map.numel());
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+BENCHMARK(BM_QueryMap196)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // Issue 26's cost table: each new analysis alone on one stored image against the plain
 // forward of the same model in the same run, time and peak memory (counter peak_MiB: what

@@ -292,12 +292,6 @@ std::string StageSeconds::summary() const {
   return buf;
 }
 
-void write_edits_file(analysis::OutputFolder& folder, const std::vector<image::EditOp>& edits) {
-  if (!edits.empty())
-    folder.write_text(session::kEditsFile, session::edits_file_text(edits),
-                      "the what-if edits applied to every image (--edit's text form)");
-}
-
 nlohmann::json run_description(const GlobalOptions& g, const runtime::ComputeTarget& target,
                                const session::AnalysisSettings& settings) {
   return {{"attnlab_version", ATTNLAB_VERSION},

@@ -94,10 +94,6 @@ SeriesResult analyse_series(const ModelChoice& model, const std::vector<std::str
                             const session::AnalysisSettings& settings,
                             const runtime::ComputeTarget& target);
 
-// edits.txt (session::edits_file_text) into an analysis output folder, listed in its
-// sidecar, when there are edits: what a run with --edit writes beside its tables.
-void write_edits_file(analysis::OutputFolder& folder, const std::vector<image::EditOp>& edits);
-
 // attnlab version, LibTorch version, target, threads, dtype, and the analysis settings.
 nlohmann::json run_description(const GlobalOptions& g, const runtime::ComputeTarget& target,
                                const session::AnalysisSettings& settings);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "app/cli/analyze_common.h"
+#include "app/session/edited_input.h"
 #include "core/analysis/background_writer.h"
 #include "core/analysis/output_folder.h"
 #include "core/io/tensor_file.h"
@@ -61,7 +62,7 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
 
   for (const auto& t : session.tables()) folder.write_table(t);
   for (const auto& a : session.arrays()) folder.write_array(a);
-  write_edits_file(folder, req.settings.edits);
+  session::write_edits_file(folder, req.settings.edits);
   nlohmann::json sidecar = run_description(g, target, req.settings);
   sidecar["model"] = model.description();
   sidecar["class_names"] = names_record;
@@ -90,7 +91,7 @@ int cmd_analyze_series(Args args, const GlobalOptions& g) {
   const SeriesResult series =
       analyse_series(req.model, req.checkpoints, req.images, req.settings, target);
   for (const auto& t : series.tables) folder.write_table(t);
-  write_edits_file(folder, req.settings.edits);
+  session::write_edits_file(folder, req.settings.edits);
   nlohmann::json sidecar = run_description(g, target, req.settings);
   sidecar["model"] = {{"config", req.model.config},
                       {"preset", req.model.preset},

@@ -13,6 +13,7 @@
 
 #include "app/cli/size_sweep.h"
 #include "app/session/analysis_registry.h"
+#include "app/session/edited_input.h"
 #include "core/analysis/output_folder.h"
 #include "core/runtime/precision.h"
 #include "viz/render.h"
@@ -37,7 +38,7 @@ int cmd_analyze_sizes(Args args, const GlobalOptions& g) {
   results.name = folder.model_tag();
   for (const auto& t : results.tables) folder.write_table(t);
   folder.write_table(sweep.costs);
-  write_edits_file(folder, req.settings.edits);
+  session::write_edits_file(folder, req.settings.edits);
   nlohmann::json figures = nlohmann::json::array();
   for (const auto& a : session::analyses()) {
     if (!a.series_figure || !a.over_sizes || !req.settings.analyses.count(a.name)) continue;

@@ -4,8 +4,6 @@
 // the operations the forward really runs (fvcore's convention: one multiply-add = one
 // MAC; core/runtime/mac_counter.h). Prints a summary; --out writes the tables as CSV,
 // JSON and LaTeX.
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -14,31 +12,11 @@
 #include "app/session/complexity.h"
 #include "core/analysis/export.h"
 #include "core/analysis/output_folder.h"
-#include "core/attention/registry.h"
 #include "core/io/text.h"
-#include "viz/figures/scaling.h"
 #include "viz/render.h"
 
 namespace attnlab::cli {
 namespace {
-
-// "14x14" or "196" (a square grid when N is a square, else 1×N) → {H, W}.
-std::pair<int64_t, int64_t> parse_grid(const std::string& text) {
-  const auto x = text.find('x');
-  try {
-    if (x != std::string::npos) {
-      const int64_t h = std::stoll(text.substr(0, x)), w = std::stoll(text.substr(x + 1));
-      if (h > 0 && w > 0) return {h, w};
-    } else {
-      const int64_t n = std::stoll(text);
-      const auto side = static_cast<int64_t>(std::llround(std::sqrt(static_cast<double>(n))));
-      if (n > 0)
-        return side * side == n ? std::make_pair(side, side) : std::make_pair(int64_t{1}, n);
-    }
-  } catch (const std::exception&) {
-  }
-  throw UsageError("--tokens wants HxW or N (e.g. 14x14 or 196), got '" + text + "'");
-}
 
 std::string giga(int64_t macs) {
   return text::format_g(static_cast<double>(macs) / 1e9, 4) + " G";
@@ -64,31 +42,6 @@ void print_run(const session::ComplexityRun& run, bool per_layer) {
         "  %-24s params %-10s MACs %s\n",
         l.name.empty() ? "rest of the model" : (std::to_string(index++) + " " + l.name).c_str(),
         l.name.empty() ? "" : mega(l.params).c_str(), giga(l.total()).c_str());
-}
-
-// --option NAME=VALUE (every listed mechanism that has NAME) or MECH.NAME=VALUE.
-std::map<std::string, double> options_for(const attention::MechanismInfo& info,
-                                          const std::vector<std::string>& given) {
-  std::map<std::string, double> out;
-  for (const auto& kv : given) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw UsageError("--option wants NAME=VALUE, got '" + kv + "'");
-    std::string name = kv.substr(0, eq);
-    const auto dot = name.find('.');
-    if (dot != std::string::npos) {
-      if (name.substr(0, dot) != info.name) continue;
-      name = name.substr(dot + 1);
-    }
-    bool known = false;
-    for (const auto& o : info.options) known = known || o.name == name;
-    if (!known) {
-      if (dot != std::string::npos) throw UsageError(info.name + " has no option '" + name + "'");
-      continue;
-    }
-    out[name] = attention::option_from_text(info, name, kv.substr(eq + 1));
-  }
-  return out;
 }
 
 }  // namespace
@@ -132,11 +85,19 @@ int cmd_complexity(Args args, const GlobalOptions&) {
   } else {
     const int64_t prefix = prefix_text.empty() ? 0 : std::stoll(prefix_text);
     std::vector<std::pair<int64_t, int64_t>> hw;
-    for (const auto& g : grids) hw.push_back(parse_grid(g));
+    try {
+      for (const auto& g : grids) hw.push_back(session::parse_token_grid(g));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
     if (hw.empty()) hw.push_back({14, 14});
     for (const auto& name : text::split(mechanisms)) {
-      const auto& info = attention::mechanism_info(name);
-      const auto options = options_for(info, option_args);
+      std::map<std::string, double> options;
+      try {
+        options = session::mechanism_options(name, option_args);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
       for (const auto& [h, w] : hw)
         runs.push_back(session::count_mechanism(name, dim, heads, options, h, w, prefix));
     }
@@ -151,15 +112,8 @@ int cmd_complexity(Args args, const GlobalOptions&) {
           folder.dir() + "/" + folder.model_tag() + "__" + table.name + ".tex", table, 0);
     }
     // With more than one size per subject: cost against size (HiLo's Fig. 2 style).
-    std::map<std::string, int> sizes_per_subject;
-    for (const auto& run : runs) ++sizes_per_subject[run.subject];
-    if (std::any_of(sizes_per_subject.begin(), sizes_per_subject.end(),
-                    [](const auto& s) { return s.second > 1; })) {
-      const auto totals = session::complexity_totals_table(runs);
-      const auto figure = viz::scaling_figure(
-          totals, "subject", model ? "height" : "tokens", "macs_total",
-          model ? "input size (pixels)" : "tokens N", "MACs",
-          model ? "Multiply-accumulates of the forward" : "Multiply-accumulates of one layer");
+    if (session::complexity_has_sizes(runs)) {
+      const auto figure = session::complexity_macs_figure(runs, model);
       for (const auto format : {viz::FigureFormat::Svg, viz::FigureFormat::Pdf})
         viz::write_figure(figure.figure,
                           folder.dir() + "/" + folder.model_tag() + "__complexity_macs." +

@@ -17,15 +17,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <optional>
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/model_options.h"
-#include "app/session/analyses/step_helpers.h"
-#include "app/session/faithfulness_maps.h"
+#include "app/session/faithfulness_run.h"
 #include "core/analysis/export.h"
-#include "core/analysis/faithfulness.h"
 #include "core/analysis/output_folder.h"
 #include "core/data/batches.h"
 #include "core/data/image_dataset.h"
@@ -119,27 +116,20 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
   }
 
   const runtime::ComputeTarget target = compute_target(g);
-  analysis::Table images_t = session::make_table(
-      "faithfulness_images",
-      "per image and map kind: areas under the deletion and insertion curves (target class "
-      "probability; deletion low, insertion high is faithful) and the positive and negative "
-      "perturbation curves (top-1 = reference; positive low, negative high is faithful)",
-      {"model", "map", "image", "class", "reference", "auc_deletion", "auc_insertion",
-       "auc_positive", "auc_negative"}, 5);
-  analysis::Table curves_t = session::make_table(
-      "faithfulness_curves", "each curve at each step: the share of cells changed and the value",
-      {"model", "map", "image", "step", "fraction", "deletion", "insertion", "positive",
-       "negative"}, 5);
-  analysis::Table random_t = session::make_table(
-      "faithfulness_randomisation",
-      "model randomisation (cascading from the top): Spearman correlation of the map with the "
-      "map of the model whose last `blocks` blocks carry fresh random weights",
-      {"model", "map", "image", "blocks", "spearman"}, 4);
-  analysis::TableAccumulator summary, random_summary;
-  std::vector<std::string> notes;
-  std::map<std::string, int64_t> full_cascade;  // per model: its block count
+  session::FaithfulnessSettings fs;
+  fs.kinds = kinds;
+  fs.kinds_named = kinds_named;
+  fs.request = request;
+  fs.baseline = baseline;
+  fs.randomise = randomise;
+  fs.labelled = source.labelled;
+  Progress* current = nullptr;  // the model's progress bar, broken by a note
+  session::FaithfulnessRun run(fs, [&](const std::string& note, bool error) {
+    if (current) current->break_line();
+    std::fprintf(stderr, "attnlab: %s%s\n", error ? "error: " : "note: ", note.c_str());
+  });
+  std::vector<std::string> notes;  // models that could not be loaded
   bool any_failed = false;
-  nlohmann::json per_model = nlohmann::json::array();
   const auto t0 = std::chrono::steady_clock::now();
 
   for (const auto& m : model_args) {
@@ -161,12 +151,9 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
     const int64_t n = folder.empty() && source.labelled
                           ? std::min<int64_t>(source.limit, set.size())
                           : int64_t(source.files.size());
-    std::vector<std::string> blocks;
-    std::vector<std::string> model_kinds;
-    // The randomisation cascade's models, built once (from the first image's blocks) and
-    // used for every image and map kind: (re-initialised top blocks, model).
-    std::vector<session::RandomisedCopy> cascade;
     Progress progress("faithfulness " + choice.tag, n);
+    current = &progress;
+    run.begin_model(choice.tag);
     const auto t_model = std::chrono::steady_clock::now();
     std::array<int64_t, 2> shape{0, 0};
     for (int64_t i = 0; i < n; ++i) {
@@ -191,56 +178,7 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
       }
       progress.update(i, im.tag);
       try {
-        im.image = im.image.to(target.device);
-        const session::PreparedImage prepared = session::prepare_image(*ready.model, im.image);
-        const int64_t predicted = prepared.predicted;
-        const int64_t reference = im.label >= 0 ? im.label : predicted;
-        if (randomise && cascade.empty()) {
-          blocks = prepared.blocks;
-          full_cascade[choice.tag] = int64_t(blocks.size());
-          cascade = session::randomisation_cascade(*ready.model, blocks, request.seed);
-        }
-        const uint64_t map_seed = request.seed * 1000003u + uint64_t(i);
-        const auto scored = session::score_maps(
-            *ready.model, im.image, prepared, kinds, reference,
-            models::baseline_image(im.image, baseline), request, map_seed,
-            [&](const std::string& kind, const std::string& why) {  // a kind that does not apply
-              const std::string note = choice.tag + ": " + kind + ": " + why;
-              if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
-                progress.break_line();
-                std::fprintf(stderr, "attnlab: %s%s\n", kinds_named ? "error: " : "note: ",
-                             note.c_str());
-                notes.push_back(note);
-              }
-              any_failed = any_failed || kinds_named;
-            });
-        for (const session::ScoredMap& sm : scored) {
-          const models::PerturbationCurves& c = sm.curves;
-          if (std::find(model_kinds.begin(), model_kinds.end(), sm.kind) == model_kinds.end())
-            model_kinds.push_back(sm.kind);
-          images_t.add_row({choice.tag, sm.kind, im.tag, predicted, reference, c.auc_deletion,
-                            c.auc_insertion, c.auc_positive, c.auc_negative});
-          analysis::Table one = session::make_table(
-              "faithfulness", "",
-              {"model", "map", "auc_deletion", "auc_insertion", "auc_positive", "auc_negative"}, 2);
-          one.add_row({choice.tag, sm.kind, c.auc_deletion, c.auc_insertion, c.auc_positive,
-                       c.auc_negative});
-          summary.add(one);
-          for (size_t s = 0; s < c.counts.size(); ++s)
-            curves_t.add_row({choice.tag, sm.kind, im.tag, int64_t(s),
-                              double(c.counts[s]) / double(c.cells), c.deletion[s], c.insertion[s],
-                              c.positive[s], c.negative[s]});
-        }
-        if (!cascade.empty()) {
-          analysis::Table r1 = session::make_table("faithfulness_randomisation", "",
-                                                   {"model", "map", "blocks", "spearman"}, 3);
-          for (const session::RandomisationScore& r :
-               session::randomisation_scores(cascade, scored, im.image, prepared, map_seed)) {
-            random_t.add_row({choice.tag, r.kind, im.tag, r.blocks, r.spearman});
-            r1.add_row({choice.tag, r.kind, r.blocks, r.spearman});
-          }
-          random_summary.add(r1);
-        }
+        run.score(*ready.model, im.image.to(target.device), im.label, im.tag, i);
       } catch (const std::exception& e) {
         progress.break_line();
         std::fprintf(stderr, "attnlab: error: %s, %s: %s (skipped)\n", choice.tag.c_str(),
@@ -249,50 +187,30 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
       }
     }
     progress.finish();
-    per_model.push_back(
-        {{"model", choice.tag},
-         {"maps", model_kinds},
-         {"blocks", blocks},
-         {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t_model).count()},
-         {"description", ready.description()}});
+    current = nullptr;
+    run.end_model(
+        ready.description(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_model).count());
   }
-  if (images_t.rows.empty()) throw std::runtime_error("faithfulness: no map could be scored");
+  if (run.empty()) throw std::runtime_error("faithfulness: no map could be scored");
+  any_failed = any_failed || run.any_error();
 
-  analysis::Table summary_t = summary.result();
-  summary_t.name = "faithfulness";
-  summary_t.caption =
-      "faithfulness per model and map kind, mean and std over the images: areas under the "
-      "deletion (low is faithful), insertion (high), positive (low) and negative (high) "
-      "perturbation curves";
   analysis::OutputFolder out(out_dir, "faithfulness");
-  out.write_table(images_t);
-  out.write_table(curves_t);
-  out.write_table(summary_t);
-  analysis::write_table_latex(out.dir() + "/" + out.model_tag() + "__faithfulness.tex", summary_t);
-  std::optional<analysis::Table> checks;  // the randomisation summary, for the curves figure
-  if (randomise && !random_t.rows.empty()) {
-    out.write_table(random_t);
-    analysis::Table rs = random_summary.result();
-    rs.name = "faithfulness_randomisation_summary";
-    rs.caption = "model randomisation: mean Spearman correlation with the trained model's map "
-                 "per number of re-initialised top blocks; flagged when it stays >= " +
-                 text::format_g(analysis::kRandomisationFlag) +
-                 " with every block re-initialised";
-    rs.columns.push_back("flagged");
-    const size_t model_col = rs.column("model"), blocks_col = rs.column("blocks"),
-                 mean_col = rs.column("spearman_mean");
-    for (auto& row : rs.rows) {  // only the full cascade (every block re-initialised) flags
-      const bool full = int64_t(row[blocks_col].number()) == full_cascade[row[model_col].str()];
-      row.push_back(int64_t(full && row[mean_col].number() >= analysis::kRandomisationFlag));
-    }
-    out.write_table(rs);
-    checks = std::move(rs);
+  const std::vector<analysis::Table> tables = run.tables();
+  const analysis::Table* checks = nullptr;  // the randomisation summary, for the curves figure
+  for (const auto& t : tables) {
+    out.write_table(t);
+    if (t.name == "faithfulness")
+      analysis::write_table_latex(out.dir() + "/" + out.model_tag() + "__faithfulness.tex", t);
+    if (t.name == "faithfulness_randomisation_summary") checks = &t;
   }
+  const analysis::Table& curves_t = tables[1];
+  const analysis::Table& summary_t = tables[2];
   // The curves and the scoreboard, SVG/PDF/PNG.
   nlohmann::json figures = nlohmann::json::array();
   for (const auto& [stem, figure] :
        {std::make_pair(std::string("faithfulness_curves"),
-                       viz::faithfulness_curves_figure(curves_t, {}, checks ? &*checks : nullptr)),
+                       viz::faithfulness_curves_figure(curves_t, {}, checks)),
         std::make_pair(std::string("faithfulness_scoreboard"),
                        viz::faithfulness_scoreboard_figure(summary_t))})
     for (const auto format : {viz::FigureFormat::Svg, viz::FigureFormat::Pdf, viz::FigureFormat::Png}) {
@@ -301,23 +219,14 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
       viz::write_figure(figure.figure, path, format);
       figures.push_back({{"file", path}, {"caption", figure.caption}});
     }
-  out.write_sidecar(
-      {{"command", "faithfulness"},
-       {"figures", figures},
-       {"maps", kinds},
-       {"step", request.step},
-       {"baseline", models::perturb_baseline_name(baseline)},
-       {"batch", batch},
-       {"seed", request.seed},
-       {"labels",
-        source.labelled ? "from the dataset" : "none: agreement with the unperturbed prediction"},
-       {"randomisation", randomise},
-       {"models", per_model},
-       {"notes", notes},
-       {"device", target.device.str()},
-       {"dtype", runtime::dtype_name(target.dtype)},
-       {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}});
-  std::printf("faithfulness: %zu scores and %zu figure files in %s\n", images_t.rows.size(),
+  nlohmann::json sidecar = run.sidecar();
+  sidecar["figures"] = figures;
+  for (const auto& note : notes) sidecar["notes"].push_back(note);
+  sidecar["device"] = target.device.str();
+  sidecar["dtype"] = runtime::dtype_name(target.dtype);
+  sidecar["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.write_sidecar(sidecar);
+  std::printf("faithfulness: %zu scores and %zu figure files in %s\n", tables[0].rows.size(),
               figures.size(), out.dir().c_str());
   return any_failed ? kExitFailure : kExitOk;
 }

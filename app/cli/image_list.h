@@ -1,19 +1,17 @@
-// Image arguments of the analysis commands: files and folders (a folder contributes its
-// image files, sorted by name, not recursing), each with a file-name-safe tag that is
-// unique within the list.
+// Image arguments of the analysis commands (session/image_list.h), with a bad one refused
+// as a usage error (exit 2).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "app/session/image_list.h"
+
 namespace attnlab::cli {
 
-struct ImageInput {
-  std::string path;
-  std::string tag;  // file stem, made file-safe, "_2", "_3", ... appended on repeats
-};
+using session::ImageInput;
 
-// Throws UsageError for a missing path or a folder with no image file in it.
+// session::expand_images; throws UsageError for a missing path or a folder with no image.
 std::vector<ImageInput> expand_images(const std::vector<std::string>& args);
 
 }  // namespace attnlab::cli

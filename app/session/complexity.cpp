@@ -3,9 +3,14 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
 #include "core/attention/registry.h"
 #include "models/backbone.h"
 #include "models/presets.h"
+#include "viz/figures/scaling.h"
 
 namespace attnlab::session {
 
@@ -139,6 +144,65 @@ analysis::Table complexity_totals_table(const std::vector<ComplexityRun>& runs) 
     t.add_row(row_of(run, run.tokens, run.params, macs, run.total_macs()));
   }
   return t;
+}
+
+std::pair<int64_t, int64_t> parse_token_grid(const std::string& text) {
+  // A whole positive number, or -1 (so "196,28x28" is refused, not read as 196×28).
+  const auto whole = [](const std::string& t) -> int64_t {
+    if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos)
+      return -1;
+    const int64_t v = std::stoll(t);
+    return v > 0 ? v : -1;
+  };
+  const auto x = text.find('x');
+  if (x != std::string::npos) {
+    const int64_t h = whole(text.substr(0, x)), w = whole(text.substr(x + 1));
+    if (h > 0 && w > 0) return {h, w};
+  } else if (const int64_t n = whole(text); n > 0) {
+    const auto side = static_cast<int64_t>(std::llround(std::sqrt(static_cast<double>(n))));
+    return side * side == n ? std::make_pair(side, side) : std::make_pair(int64_t{1}, n);
+  }
+  throw std::invalid_argument("--tokens wants HxW or N (e.g. 14x14 or 196), got '" + text + "'");
+}
+
+std::map<std::string, double> mechanism_options(const std::string& mechanism,
+                                                const std::vector<std::string>& given) {
+  const attention::MechanismInfo& info = attention::mechanism_info(mechanism);
+  std::map<std::string, double> out;
+  for (const auto& kv : given) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument("--option wants NAME=VALUE, got '" + kv + "'");
+    std::string name = kv.substr(0, eq);
+    const auto dot = name.find('.');
+    if (dot != std::string::npos) {
+      if (name.substr(0, dot) != info.name) continue;
+      name = name.substr(dot + 1);
+    }
+    bool known = false;
+    for (const auto& o : info.options) known = known || o.name == name;
+    if (!known) {
+      if (dot != std::string::npos)
+        throw std::invalid_argument(info.name + " has no option '" + name + "'");
+      continue;
+    }
+    out[name] = attention::option_from_text(info, name, kv.substr(eq + 1));
+  }
+  return out;
+}
+
+bool complexity_has_sizes(const std::vector<ComplexityRun>& runs) {
+  std::map<std::string, int> sizes_per_subject;
+  for (const auto& run : runs) ++sizes_per_subject[run.subject];
+  return std::any_of(sizes_per_subject.begin(), sizes_per_subject.end(),
+                     [](const auto& s) { return s.second > 1; });
+}
+
+viz::CaptionedFigure complexity_macs_figure(const std::vector<ComplexityRun>& runs, bool model) {
+  return viz::scaling_figure(
+      complexity_totals_table(runs), "subject", model ? "height" : "tokens", "macs_total",
+      model ? "input size (pixels)" : "tokens N", "MACs",
+      model ? "Multiply-accumulates of the forward" : "Multiply-accumulates of one layer");
 }
 
 }  // namespace attnlab::session

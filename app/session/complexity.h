@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/session/model_source.h"
 #include "core/analysis/table.h"
 #include "core/runtime/mac_counter.h"
+#include "viz/figures/captioned_figure.h"
 
 namespace attnlab::session {
 
@@ -41,9 +43,24 @@ ComplexityRun count_mechanism(const std::string& mechanism, int64_t dim, int64_t
                               const std::map<std::string, double>& options, int64_t height,
                               int64_t width, int64_t prefix = 0);
 
+// A token grid as `complexity --tokens` takes it: "14x14" or "196" (a square grid when N is
+// a square, else 1×N) → {H, W}. Throws std::invalid_argument naming the text.
+std::pair<int64_t, int64_t> parse_token_grid(const std::string& text);
+
+// The options of `mechanism` among "NAME=VALUE" (every mechanism that has NAME) and
+// "MECH.NAME=VALUE" (that mechanism only), as MechanismConfig values. Throws
+// std::invalid_argument for a malformed item, or a MECH.NAME that MECH does not have.
+std::map<std::string, double> mechanism_options(const std::string& mechanism,
+                                                const std::vector<std::string>& given);
+
 // complexity_layers: one row per (run, layer) — subject, size, layer, params, MACs per
 // group, total; complexity_totals: one row per run — the same summed over its layers.
 analysis::Table complexity_layers_table(const std::vector<ComplexityRun>& runs);
 analysis::Table complexity_totals_table(const std::vector<ComplexityRun>& runs);
+// Whether the runs are a size sweep (a subject counted at more than one size): then
+// complexity_macs_figure draws MACs against size.
+bool complexity_has_sizes(const std::vector<ComplexityRun>& runs);
+// `attnlab complexity`'s figure: MACs against the input size (`model`) or the tokens N.
+viz::CaptionedFigure complexity_macs_figure(const std::vector<ComplexityRun>& runs, bool model);
 
 }  // namespace attnlab::session

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "core/analysis/output_folder.h"
 #include "models/backbone.h"
 
 namespace attnlab::session {
@@ -46,6 +47,13 @@ std::string edits_file_text(const std::vector<image::EditOp>& edits, const std::
          ", applied after the resize and crop, before normalisation, in the token units of "
          "each model's first layer; replay: --edit '<the next line>'\n" +
          image::edits_text(edits) + "\n";
+}
+
+std::string write_edits_file(analysis::OutputFolder& folder,
+                             const std::vector<image::EditOp>& edits) {
+  if (edits.empty()) return "";
+  return folder.write_text(kEditsFile, edits_file_text(edits),
+                           "the what-if edits applied to every image (--edit's text form)");
 }
 
 }  // namespace attnlab::session

@@ -17,6 +17,9 @@
 namespace attnlab::models {
 class Backbone;
 }
+namespace attnlab::analysis {
+class OutputFolder;
+}
 
 namespace attnlab::session {
 
@@ -41,5 +44,10 @@ at::Tensor edited_input(const io::RgbImage& image, const image::Preprocessing& p
 // them, then the edits in --edit's text form on a line of their own.
 std::string edits_file_text(const std::vector<image::EditOp>& edits, const std::string& image = "");
 inline constexpr const char* kEditsFile = "edits.txt";
+// edits.txt into an analysis output folder, listed in its sidecar, when there are edits:
+// what a run with --edit (or the module's Results.save) writes beside its tables. Returns
+// the file's path, "" when there are no edits.
+std::string write_edits_file(analysis::OutputFolder& folder,
+                             const std::vector<image::EditOp>& edits);
 
 }  // namespace attnlab::session

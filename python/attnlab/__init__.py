@@ -9,17 +9,23 @@
     res.save("out")             # the files `attnlab analyze --out out` writes
     tr = model.trace("boot.png")                 # one forward, the traces kept
     tr.query_map(layer=-1, query=(3, 4))         # a query's map from them, in milliseconds
+    res.figure("rollout")       # the CLI's figure, shown inline in a notebook
+    model.faithfulness("assets/fashion-mnist")   # the faithfulness scoreboard
+    attnlab.complexity(mechanism=["softmax", "hilo"], tokens=[196, 784])
+    attnlab.bench_attention(mechanisms=["softmax", "linear"], sides=[14, 28])
 
 Errors are attnlab.AttnlabError and its kinds (UsageError, ModelError, IoError,
 Cancelled). Work runs with the GIL released; Ctrl-C stops it (KeyboardInterrupt).
 docs/PYTHON.md has the walkthrough.
 """
 from ._attnlab import (  # noqa: F401
-    AttnlabError, Cancelled, IoError, Model, ModelError, Results, Traces, UsageError, analyses,
-    load, mechanisms, presets, set_threads, threads)
+    AttnlabError, Cancelled, Figure, IoError, Model, ModelError, Results, Tensor, Traces,
+    UsageError, analyses, bench_attention, complexity, load, mechanisms, presets, set_threads,
+    threads)
 
-__all__ = ["AttnlabError", "Cancelled", "IoError", "Model", "ModelError", "Results", "Traces",
-           "UsageError", "analyses", "load", "mechanisms", "presets", "set_threads", "threads"]
+__all__ = ["AttnlabError", "Cancelled", "Figure", "IoError", "Model", "ModelError", "Results",
+           "Tensor", "Traces", "UsageError", "analyses", "bench_attention", "complexity", "load",
+           "mechanisms", "presets", "set_threads", "threads"]
 
 
 def _to_pandas(self, name):
@@ -53,6 +59,7 @@ def _tqdm_progress():
 
 
 _analyze = Model.analyze
+_faithfulness = Model.faithfulness
 
 
 def _analyze_with_progress(self, images, analyses=None, query=None, layers=None, edits=None,
@@ -66,5 +73,17 @@ def _analyze_with_progress(self, images, analyses=None, query=None, layers=None,
 _analyze_with_progress.__doc__ = _analyze.__doc__ + (
     "\n\nprogress: callable(done, total); returning False stops the run (attnlab.Cancelled). "
     "Default: a tqdm bar when tqdm is importable.")
+
+
+def _faithfulness_with_progress(self, images, maps=None, step=0.05, baseline="blur", batch=32,
+                                randomisation=True, seed=1, progress=None):
+    if progress is None:
+        progress = _tqdm_progress()
+    return _faithfulness(self, images, maps=maps, step=step, baseline=baseline, batch=batch,
+                         randomisation=randomisation, seed=seed, progress=progress)
+
+
+_faithfulness_with_progress.__doc__ = _faithfulness.__doc__
 Results.to_pandas = _to_pandas
 Model.analyze = _analyze_with_progress
+Model.faithfulness = _faithfulness_with_progress

@@ -9,29 +9,24 @@
 
 #include <ATen/ATen.h>
 
-#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <optional>
 
 #include "app/session/analysis_session.h"
 #include "app/session/edited_input.h"
+#include "app/session/input_picture.h"
 #include "app/session/model_source.h"
+#include "app/session/query.h"
 #include "core/analysis/output_folder.h"
 #include "core/runtime/precision.h"
+#include "python/src/control.h"
 #include "python/src/images.h"
 #include "python/src/model.h"
+#include "python/src/results.h"
 
 namespace attnlab::python {
 namespace {
-
-// One analysis run's results; arrays are shared with the numpy arrays handed out.
-struct Results {
-  std::string model_tag;
-  std::vector<analysis::Table> tables;
-  std::vector<std::shared_ptr<const analysis::Array>> arrays;
-  nlohmann::json metadata;
-};
 
 std::vector<int64_t> img_size_of(const py::object& size) {
   if (size.is_none()) return {};
@@ -52,9 +47,10 @@ std::vector<int64_t> img_size_of(const py::object& size) {
 
 std::shared_ptr<Model> load(const std::string& what, const py::object& img_size,
                             const std::string& device, const std::string& dtype,
-                            const std::optional<std::string>& class_names) {
+                            const std::optional<std::string>& class_names, bool random_init) {
   session::ModelRequest request;
   request.model = what;
+  request.random_init = random_init;
   request.img_size = img_size_of(img_size);
   if (class_names) request.class_names_path = *class_names;
   request.hash_checkpoint = true;  // the results' metadata records it, as a sidecar does
@@ -139,29 +135,6 @@ session::AnalysisSettings settings_of(const py::object& analyses, const py::obje
   return st;
 }
 
-// Asks Python, with the GIL, whether to stop: Ctrl-C (its KeyboardInterrupt is kept to be
-// raised at the end) or a progress callback that returned False.
-struct PythonControl {
-  py::object progress;  // None or callable(done, total) -> falsy False stops
-  std::atomic<bool> interrupted{false}, stopped{false};
-
-  bool cancelled() {
-    if (interrupted || stopped) return true;
-    py::gil_scoped_acquire gil;
-    if (PyErr_CheckSignals() != 0) {
-      PyErr_Clear();  // raised again as Cancelled/KeyboardInterrupt by analyze
-      interrupted = true;
-    }
-    return interrupted;
-  }
-  void report(int64_t done, int64_t total) {
-    if (progress.is_none()) return;
-    py::gil_scoped_acquire gil;
-    const py::object answer = progress(done, total);
-    if (!answer.is_none() && !answer.cast<bool>()) stopped = true;
-  }
-};
-
 std::shared_ptr<Results> run_analysis(Model& m, const std::vector<ImageItem>& items,
                                       const session::AnalysisSettings& settings,
                                       PythonControl& control) {
@@ -188,6 +161,7 @@ std::shared_ptr<Results> run_analysis(Model& m, const std::vector<ImageItem>& it
         const models::ForwardResult result = m.ready.model->run(on_device, forward);
         session.add(item.tag, result, 0, {item.path, &x, &m.choice.preprocessing});
         if (session.explains()) session.explain(item.tag, *m.ready.model, on_device);
+        out->images.push_back({item.tag, session::input_picture(x, m.choice.preprocessing)});
         images_json.push_back({{"path", item.path}, {"tag", item.tag}, {"status", "analysed"}});
       } catch (const session::AnalysisCancelled&) {
         throw;
@@ -205,6 +179,11 @@ std::shared_ptr<Results> run_analysis(Model& m, const std::vector<ImageItem>& it
     out->tables = session.tables();
     for (const auto& a : session.arrays())
       out->arrays.push_back(std::make_shared<const analysis::Array>(a));
+    out->report_figures = true;
+    out->preprocessing = m.choice.preprocessing.describe();
+    out->rollout_switches = session::describe_rollout(session::rollout_options(settings.options));
+    out->class_names = session::model_class_names(
+        m.choice, m.ready.config, m.ready.config.value("num_classes", int64_t{1000}));
     out->metadata = {{"settings", settings.to_json()},  {"model", m.ready.description()},
                      {"images", images_json},           {"failed", failed},
                      {"layers", session.layers_json()}, {"warnings", session.warnings()},
@@ -221,73 +200,7 @@ std::shared_ptr<Results> analyze(Model& m, const py::object& images, const py::o
   const session::AnalysisSettings settings = settings_of(analyses, query, layers, edits, options);
   PythonControl control;
   control.progress = progress;
-  try {
-    return run_analysis(m, items, settings, control);
-  } catch (const session::AnalysisCancelled&) {
-    if (!control.interrupted) throw;         // the progress callback stopped it: attnlab.Cancelled
-    PyErr_SetNone(PyExc_KeyboardInterrupt);  // Ctrl-C: as Python raises it
-    throw py::error_already_set();
-  }
-}
-
-// A table's columns as numpy arrays: int64 when every cell is an integer, float64 when
-// numeric, else a list of str.
-py::dict table_columns(const analysis::Table& t) {
-  py::dict d;
-  for (size_t c = 0; c < t.columns.size(); ++c) {
-    bool all_int = true, numeric = true;
-    for (const auto& row : t.rows) {
-      all_int &= row[c].kind == analysis::Cell::Kind::Int;
-      numeric &= row[c].numeric();
-    }
-    if (numeric && all_int) {
-      py::array_t<int64_t> a(py::ssize_t(t.rows.size()));
-      auto w = a.mutable_unchecked<1>();
-      for (size_t r = 0; r < t.rows.size(); ++r) w(py::ssize_t(r)) = t.rows[r][c].i;
-      d[py::str(t.columns[c])] = a;
-    } else if (numeric) {
-      py::array_t<double> a(py::ssize_t(t.rows.size()));
-      auto w = a.mutable_unchecked<1>();
-      for (size_t r = 0; r < t.rows.size(); ++r) w(py::ssize_t(r)) = t.rows[r][c].number();
-      d[py::str(t.columns[c])] = a;
-    } else {
-      py::list l;
-      for (const auto& row : t.rows) l.append(row[c].str());
-      d[py::str(t.columns[c])] = l;
-    }
-  }
-  return d;
-}
-
-// The array as numpy without a copy: a read-only view of the result's buffer, which a
-// capsule keeps alive as long as the numpy array lives.
-py::array array_view(const std::shared_ptr<const analysis::Array>& a) {
-  auto* keep = new std::shared_ptr<const analysis::Array>(a);
-  py::capsule owner(
-      keep, [](void* p) { delete static_cast<std::shared_ptr<const analysis::Array>*>(p); });
-  std::vector<py::ssize_t> shape(a->shape.begin(), a->shape.end());
-  py::array out(py::dtype::of<float>(), shape, {}, a->data.data(), owner);
-  out.attr("flags").attr("writeable") = false;  // numpy's own switch, not pybind11 internals
-  return out;
-}
-
-py::list save(const Results& r, const std::string& dir) {
-  std::vector<std::string> files;
-  {
-    py::gil_scoped_release release;
-    analysis::OutputFolder folder(dir, r.model_tag);
-    for (const auto& t : r.tables)
-      for (const auto& f : folder.write_table(t)) files.push_back(f);
-    for (const auto& a : r.arrays) files.push_back(folder.write_array(*a));
-    if (r.metadata.contains("settings") && r.metadata["settings"].contains("edits")) {
-      std::vector<image::EditOp> edits =
-          image::parse_edits(r.metadata["settings"]["edits"].get<std::string>());
-      files.push_back(folder.write_text(session::kEditsFile, session::edits_file_text(edits),
-                                        "the what-if edits applied to every image"));
-    }
-    files.push_back(folder.write_sidecar(r.metadata));
-  }
-  return py::cast(files);
+  return run_controlled(control, [&] { return run_analysis(m, items, settings, control); });
 }
 
 }  // namespace
@@ -297,6 +210,7 @@ void bind_model(py::module_& m) {
                                                   "A model loaded as `attnlab --model` loads it.");
   bind_traces(m, model);
   bind_classify(model);
+  bind_faithfulness(model);
   model.def("describe", &describe, "Architecture, config, checkpoint, preprocessing, device.")
       .def_property_readonly("tag", [](const Model& x) { return x.choice.tag; })
       .def("analyze", &analyze, py::arg("images"), py::arg("analyses") = py::none(),
@@ -304,48 +218,12 @@ void bind_model(py::module_& m) {
            py::arg("edits") = py::none(), py::arg("progress") = py::none(),
            "Runs the analyses (default all) on the images (paths, folders, H×W×3 uint8 "
            "arrays); options of the analyses as keywords (outlier_factor=3). Returns Results.");
-  py::class_<Results, std::shared_ptr<Results>>(m, "Results", "What Model.analyze computed.")
-      .def_property_readonly(
-          "tables",
-          [](const Results& r) {
-            py::dict d;
-            for (const auto& t : r.tables) d[py::str(t.name)] = table_columns(t);
-            return d;
-          },
-          "Each table by name: its columns as numpy arrays (text as str lists).")
-      .def_property_readonly(
-          "captions",
-          [](const Results& r) {
-            py::dict d;
-            for (const auto& t : r.tables) d[py::str(t.name)] = t.caption;
-            for (const auto& a : r.arrays) d[py::str(a->name)] = a->caption;
-            return d;
-          },
-          "What each table and array holds, one sentence each.")
-      .def_property_readonly("key_columns",
-                             [](const Results& r) {
-                               py::dict d;
-                               for (const auto& t : r.tables) d[py::str(t.name)] = t.key_columns;
-                               return d;
-                             })
-      .def_property_readonly(
-          "arrays",
-          [](const Results& r) {
-            py::dict d;
-            for (const auto& a : r.arrays) d[py::str(a->name)] = array_view(a);
-            return d;
-          },
-          "Each array by its result key: float32 numpy arrays (read-only "
-          "views of the results, no copy).")
-      .def_property_readonly("metadata", [](const Results& r) { return to_python(r.metadata); })
-      .def("save", &save, py::arg("folder"),
-           "Writes the tables (CSV, JSON, LaTeX), arrays (.npy) and the sidecar as `attnlab "
-           "analyze --out FOLDER` writes them; returns the files.");
   m.def("load", &load, py::arg("model"), py::arg("img_size") = py::none(),
         py::arg("device") = "cpu", py::arg("dtype") = "fp32", py::arg("class_names") = py::none(),
+        py::arg("random_init") = false,
         "Loads a preset, checkpoint (safetensors, .pth, .bin, .npz), model folder or config as "
-        "`attnlab --model` does; img_size (int or (H, W)) and class_names as --img-size and "
-        "--class-names.");
+        "`attnlab --model` does; img_size (int or (H, W)), class_names and random_init (a preset "
+        "with random weights) as --img-size, --class-names and --random-init.");
 }
 
 }  // namespace attnlab::python

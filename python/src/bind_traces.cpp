@@ -15,6 +15,7 @@
 #include "app/session/query.h"
 #include "python/src/images.h"
 #include "python/src/model.h"
+#include "python/src/tensor.h"
 
 namespace attnlab::python {
 namespace {
@@ -141,6 +142,23 @@ py::array logits(const Traces& t) {
   return to_numpy(t.forward.logits[0]);
 }
 
+// A layer's recorded tensors, on the model's device, by name: the mechanism's internals
+// (documented in each mechanism's file: "rala.w", "hilo.hifi_out", ...) and, when the
+// mechanism computed them, the per-head outputs ("head_outputs", (B, heads, N, d)).
+py::dict layer_tensors(const Traces& t, int layer) {
+  const int layers = int(t.forward.traces.size());
+  const int index = layer < 0 ? layers + layer : layer;
+  if (index < 0 || index >= layers)
+    throw std::invalid_argument("layer: " + std::to_string(layer) + " is not one of the " +
+                                std::to_string(layers) + " traced layers");
+  const auto& trace = *t.forward.traces[size_t(index)].trace;
+  py::dict out;
+  for (const auto& [name, tensor] : trace.internals)
+    if (tensor.defined()) out[py::str(name)] = Tensor{tensor.detach()};
+  if (trace.head_outputs.defined()) out["head_outputs"] = Tensor{trace.head_outputs.detach()};
+  return out;
+}
+
 }  // namespace
 
 void bind_traces(py::module_& m, py::class_<Model, std::shared_ptr<Model>>& model) {
@@ -153,6 +171,12 @@ void bind_traces(py::module_& m, py::class_<Model, std::shared_ptr<Model>>& mode
                              "Each traced layer: path, mechanism, grid, prefix, heads.")
       .def_property_readonly("logits", &logits, "The forward's output (classes or an embedding).")
       .def_property_readonly("tag", [](const Traces& t) { return t.tag; })
+      .def_property_readonly(
+          "logits_tensor", [](const Traces& t) { return Tensor{t.forward.logits.detach()}; },
+          "The forward's output as an attnlab.Tensor on the model's device (DLPack).")
+      .def("tensors", &layer_tensors, py::arg("layer") = -1,
+           "A layer's recorded tensors as attnlab.Tensor (DLPack), on the model's device: the "
+           "mechanism's internals and its per-head outputs when it computed them.")
       .def("query_map", &query_map, py::arg("layer") = -1, py::arg("query") = py::none(),
            py::arg("head") = py::none(), py::arg("fusion") = "mean",
            "The attention map of a query in a layer, from the traces: query (y, x) on the first "

@@ -17,10 +17,14 @@ nlohmann::json from_python(const py::handle& o);
 void bind_errors(py::module_& m);
 void bind_registry(py::module_& m);
 void bind_model(py::module_& m);
+// attnlab.complexity and attnlab.bench_attention (bind_costs.cpp).
+void bind_costs(py::module_& m);
 struct Model;
 // Model.trace and the Traces it returns (bind_traces.cpp), added to the Model class.
 void bind_traces(py::module_& m, py::class_<Model, std::shared_ptr<Model>>& model);
 // Model.classify (bind_classify.cpp).
 void bind_classify(py::class_<Model, std::shared_ptr<Model>>& model);
+// Model.faithfulness (bind_faithfulness.cpp).
+void bind_faithfulness(py::class_<Model, std::shared_ptr<Model>>& model);
 
 }  // namespace attnlab::python

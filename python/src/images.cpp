@@ -4,28 +4,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include <algorithm>
-#include <cctype>
-#include <filesystem>
-#include <map>
 #include <stdexcept>
 
-#include "core/analysis/output_folder.h"
+#include "app/session/image_list.h"
 
 namespace attnlab::python {
 namespace {
-
-namespace fs = std::filesystem;
-
-bool image_extension(const fs::path& p) {
-  std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
-  for (const char* e :
-       {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm", ".pbm", ".pnm"})
-    if (ext == e) return true;
-  return false;
-}
 
 io::RgbImage array_pixels(const py::array& a, size_t index) {
   const std::string where = "images[" + std::to_string(index) + "]";
@@ -73,29 +57,19 @@ std::vector<ImageItem> image_items(const py::handle& images) {
       throw std::invalid_argument("images[" + std::to_string(k) +
                                   "]: a path, a folder or an H×W×3 uint8 array");
     const std::string path = py::str(py::module_::import("os").attr("fspath")(g));
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) {
-      std::vector<std::string> found;
-      for (const auto& e : fs::directory_iterator(path, ec))
-        if (e.is_regular_file() && image_extension(e.path())) found.push_back(e.path().string());
-      if (found.empty())
-        throw std::invalid_argument("images: the folder " + path + " holds no image file");
-      std::sort(found.begin(), found.end());
-      for (auto& f : found) out.push_back({f, "", std::nullopt});
-    } else if (fs::exists(path, ec)) {
-      out.push_back({path, "", std::nullopt});
-    } else {
-      throw std::invalid_argument("images: no such image or folder: " + path);
+    try {
+      for (auto& f : session::image_files(path)) out.push_back({f, "", std::nullopt});
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("images: ") + e.what());
     }
   }
-  std::map<std::string, int> seen;  // the CLI's tags (app/cli/image_list.cpp)
-  for (ImageItem& item : out) {
-    if (item.pixels) continue;
-    std::string tag = analysis::file_safe(fs::path(item.path).stem().string());
-    const int n = ++seen[tag];
-    if (n > 1) tag += "_" + std::to_string(n);
-    item.tag = tag;
-  }
+  std::vector<std::string> paths;  // the CLI's tags, given to the files alone
+  for (const ImageItem& item : out)
+    if (!item.pixels) paths.push_back(item.path);
+  const std::vector<std::string> tags = session::image_tags(paths);
+  size_t next = 0;
+  for (ImageItem& item : out)
+    if (!item.pixels) item.tag = tags[next++];
   return out;
 }
 

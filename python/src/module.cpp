@@ -3,6 +3,8 @@
 // them with the Python-only conveniences (to_pandas, tqdm progress).
 #include "core/runtime/threads.h"
 #include "python/src/common.h"
+#include "python/src/results.h"
+#include "python/src/tensor.h"
 
 namespace attnlab::python {
 
@@ -21,7 +23,10 @@ PYBIND11_MODULE(_attnlab, m) {
   m.doc() = "attnlab: attention analyses of vision transformers (the C++ engine)";
   attnlab::python::bind_errors(m);
   attnlab::python::bind_registry(m);
+  attnlab::python::bind_tensor(m);
+  attnlab::python::bind_results(m);  // before the methods that return Results
   attnlab::python::bind_model(m);
+  attnlab::python::bind_costs(m);
   // LibTorch's thread pool as the CLI sets it at start-up: ATTNLAB_THREADS, else every core.
   attnlab::runtime::configure_threads(0);
   m.def("set_threads", &attnlab::runtime::configure_threads, pybind11::arg("n"),

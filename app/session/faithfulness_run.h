@@ -1,0 +1,73 @@
+// The faithfulness scoreboard over models and images (`attnlab faithfulness`, and the
+// Python module's Model.faithfulness): for every model, image and map kind, the deletion,
+// insertion, positive and negative perturbation curves with their areas, and the model-
+// randomisation check; accumulated into the command's tables. The caller brings the
+// images (files, a labelled dataset, numpy arrays) on the model's device; this class owns
+// what is done with each and how the tables are built, so both front ends write the same.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/session/faithfulness_maps.h"
+#include "core/analysis/table.h"
+#include "models/faithfulness_run.h"
+
+namespace attnlab::session {
+
+struct FaithfulnessSettings {
+  std::vector<std::string> kinds;  // map kinds (parse_faithfulness_maps)
+  bool kinds_named = false;        // asked for by name: a kind that does not apply is an error
+  models::PerturbationRequest request;
+  models::PerturbBaseline baseline = models::PerturbBaseline::Blur;
+  bool randomise = true;  // the model-randomisation check
+  bool labelled = false;  // labels come from the data, else the unperturbed prediction
+};
+
+class FaithfulnessRun {
+ public:
+  // `note(text, error)`: a map kind that does not apply to a model, said once per model and
+  // kind (an error when the kinds were named).
+  using NoteSink = std::function<void(const std::string& text, bool error)>;
+  FaithfulnessRun(FaithfulnessSettings settings, NoteSink note = {});
+
+  // Each model: begin_model, then score() per image, then end_model.
+  void begin_model(const std::string& tag);
+  // Scores one image, (1, 3, H, W) on the model's device; `label` -1 without labels;
+  // `index` the image's place in the run's list (it seeds the random maps). Throws what
+  // the scoring throws; the tables are unchanged then.
+  void score(models::Backbone& model, const at::Tensor& image, int64_t label,
+             const std::string& tag, int64_t index, const std::function<bool()>& cancelled = {});
+  void end_model(nlohmann::json description, double seconds);
+
+  bool empty() const { return images_.rows.empty(); }
+  bool any_error() const { return any_error_; }
+  const std::vector<std::string>& notes() const { return notes_; }
+  // faithfulness_images, faithfulness_curves, faithfulness (the summary) and, with the
+  // randomisation check, faithfulness_randomisation and its _summary (flagged rows).
+  std::vector<analysis::Table> tables() const;
+  // What the sidecar says of the run: its settings, and per model its maps, blocks, time.
+  nlohmann::json sidecar() const;
+
+ private:
+  FaithfulnessSettings s_;
+  NoteSink note_;
+  analysis::Table images_, curves_, random_;
+  analysis::TableAccumulator summary_, random_summary_;
+  std::vector<std::string> notes_;
+  std::map<std::string, int64_t> full_cascade_;  // per model: its block count
+  nlohmann::json per_model_ = nlohmann::json::array();
+  bool any_error_ = false;
+  // The model being scored.
+  std::string tag_;
+  std::vector<std::string> blocks_, model_kinds_;
+  // Its randomisation cascade, built once from the first image's blocks.
+  std::vector<RandomisedCopy> cascade_;
+};
+
+}  // namespace attnlab::session

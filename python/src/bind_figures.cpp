@@ -1,0 +1,202 @@
+// Results.figures() and Results.figure(name, image=..., view keywords) → attnlab.Figure: the
+// figures the CLI draws from the same results, built by the same code (the report's figure
+// jobs of one model, or the figures of faithfulness, complexity and bench-attention), so a
+// notebook's figure is the CLI's file byte for byte. A Figure writes SVG, PDF or PNG and shows
+// itself inline in a notebook (_repr_svg_, _repr_png_).
+#include <pybind11/stl.h>
+
+#include <filesystem>
+
+#include "app/session/analysis_registry.h"
+#include "core/io/text.h"
+#include "python/src/results.h"
+#include "viz/render.h"
+
+namespace attnlab::python {
+namespace {
+
+constexpr double kDefaultDpi = 200;  // the CLI's --dpi default (report, faithfulness)
+
+struct Figure {
+  std::string kind, stem;
+  viz::CaptionedFigure figure;
+};
+
+// The view keywords, checked as the CLI checks --layer, --head, --head-fusion, --map,
+// --colormap, --alpha, --norm, --upsample and --compare-scale, each named when refused.
+session::FigureOptions view_of(const Results& r, const py::kwargs& view) {
+  session::FigureOptions o;
+  o.rollout_switches = r.rollout_switches;
+  viz::MapStyle& style = o.style;
+  style.overlay.alpha = 0.6;
+  bool head = false, fusion = false;
+  for (const auto& [key, value] : view) {
+    const std::string k = py::str(key);
+    const auto text = [&] {
+      if (!py::isinstance<py::str>(value)) throw std::invalid_argument(k + ": a string");
+      return value.cast<std::string>();
+    };
+    const auto count = [&] {
+      if (!py::isinstance<py::int_>(value) || value.cast<int64_t>() < 0)
+        throw std::invalid_argument(k + ": an index (0, 1, ...)");
+      return value.cast<int>();
+    };
+    if (k == "layer") {
+      o.view.layer = count();
+    } else if (k == "head") {
+      o.view.head = count();
+      head = true;
+    } else if (k == "fusion") {
+      const std::string f = text();
+      if (f != "mean" && f != "max" && f != "min")
+        throw std::invalid_argument("fusion: mean, max or min, not '" + f + "'");
+      o.view.fusion = f == "mean" ? 0 : f == "max" ? 1 : 2;
+      fusion = true;
+    } else if (k == "map") {
+      const std::string m = text();
+      if (m != "query" && m != "rollout")
+        throw std::invalid_argument("map: query (the query's maps) or rollout, not '" + m + "'");
+      o.view.rollout = m == "rollout";
+    } else if (k == "colormap") {
+      const auto c = viz::colormap_from_name(text());
+      if (!c) throw std::invalid_argument("colormap: unknown map '" + text() + "'");
+      style.overlay.cmap = *c;
+    } else if (k == "alpha") {
+      const double a = value.cast<double>();
+      if (!(a >= 0 && a <= 1)) throw std::invalid_argument("alpha must lie in [0, 1]");
+      style.overlay.alpha = a;
+    } else if (k == "norm") {
+      const std::string n = text();
+      if (n != "minmax" && n != "divmax")
+        throw std::invalid_argument("norm: minmax or divmax, not '" + n + "'");
+      style.norm =
+          n == "minmax" ? viz::MapNormalisation::MinMax : viz::MapNormalisation::DivideByMax;
+    } else if (k == "upsample") {
+      const std::string u = text();
+      if (u != "nearest" && u != "bilinear")
+        throw std::invalid_argument("upsample: nearest or bilinear, not '" + u + "'");
+      style.overlay.upsample = u == "nearest" ? viz::Upsample::Nearest : viz::Upsample::Bilinear;
+    } else if (k == "compare_scale") {
+      const auto cs = viz::compare_scale_from_name(text());
+      if (!cs) throw std::invalid_argument("compare_scale: per-panel or shared");
+      o.compare_scale = *cs;
+    } else {
+      throw std::invalid_argument("unknown keyword '" + k +
+                                  "' (the view: layer, head, fusion, map, colormap, alpha, "
+                                  "norm, upsample, compare_scale)");
+    }
+  }
+  if (head && fusion) throw std::invalid_argument("give head or fusion, not both");
+  return o;
+}
+
+// Calls `use` with the figure jobs of `r` under `options`; the jobs refer to data that
+// lives only during the call (the report's jobs read a session::ModelResults).
+template <typename Use>
+auto with_jobs(const Results& r, const session::FigureOptions& options, Use use) {
+  if (!r.report_figures) return use(r.own_figures);
+  std::vector<session::ModelResults> models(1);
+  session::ModelResults& m = models[0];
+  m.name = r.model_tag;
+  m.preprocessing = r.preprocessing;
+  m.images = r.images;
+  m.tables = r.tables;
+  for (const auto& a : r.arrays) m.arrays.push_back(*a);
+  m.layers = r.metadata.value("layers", nlohmann::json::array());
+  m.class_names = r.class_names;
+  return use(session::report_figure_jobs(models, std::nullopt, options));
+}
+
+py::list figures(const Results& r, const py::kwargs& view) {
+  const session::FigureOptions options = view_of(r, view);
+  py::list out;
+  with_jobs(r, options, [&](const std::vector<session::FigureJob>& jobs) {
+    for (const auto& j : jobs) {
+      py::dict d;
+      d["kind"] = j.kind;
+      d["stem"] = j.stem;
+      out.append(d);
+    }
+    return 0;
+  });
+  return out;
+}
+
+Figure figure(const Results& r, const std::string& name, const std::optional<std::string>& image,
+              const py::kwargs& view) {
+  const session::FigureOptions options = view_of(r, view);
+  return with_jobs(r, options, [&](const std::vector<session::FigureJob>& jobs) {
+    std::vector<const session::FigureJob*> found;
+    std::vector<std::string> known;
+    for (const auto& j : jobs) {
+      known.push_back(j.stem);
+      if (j.kind != name && j.stem != name) continue;
+      const std::string& s = j.stem;
+      const bool of_image =
+          !image || s.find("__" + *image + "__") != std::string::npos ||
+          (s.size() >= image->size() + 2 &&
+           s.compare(s.size() - image->size() - 2, std::string::npos, "__" + *image) == 0);
+      if (of_image) found.push_back(&j);
+    }
+    if (found.empty())
+      throw std::invalid_argument("figure: no figure '" + name + "'" +
+                                  (image ? " of image '" + *image + "'" : std::string()) +
+                                  " in these results (they draw: " +
+                                  (known.empty() ? "none" : text::join(known, ", ")) + ")");
+    if (found.size() > 1) {
+      std::vector<std::string> stems;
+      for (const auto* j : found) stems.push_back(j->stem);
+      throw std::invalid_argument("figure: '" + name + "' is " + std::to_string(found.size()) +
+                                  " figures (" + text::join(stems, ", ") +
+                                  "): name one, or give image=");
+    }
+    Figure f{found[0]->kind, found[0]->stem, {}};
+    py::gil_scoped_release release;
+    f.figure = found[0]->build();
+    return f;
+  });
+}
+
+std::string save_figure(const Figure& f, const std::string& path, double dpi) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  const auto format = viz::figure_format_from_name(ext.empty() ? ext : ext.substr(1));
+  if (!format)
+    throw std::invalid_argument("path: the extension says the format: .svg, .pdf or .png, not '" +
+                                ext + "'");
+  py::gil_scoped_release release;
+  viz::write_figure(f.figure.figure, path, *format, dpi);
+  return path;
+}
+
+}  // namespace
+
+void bind_figures(py::module_& m, py::class_<Results, std::shared_ptr<Results>>& results) {
+  py::class_<Figure>(m, "Figure",
+                     "A figure as the CLI draws it: svg(), pdf(), png(dpi), save(path); shown "
+                     "inline in a notebook.")
+      .def_readonly("kind", &Figure::kind)
+      .def_readonly("stem", &Figure::stem, "The CLI's file name for it, without extension.")
+      .def_property_readonly("caption", [](const Figure& f) { return f.figure.caption; })
+      .def("svg", [](const Figure& f) { return viz::render_svg(f.figure.figure); })
+      .def("pdf", [](const Figure& f) { return py::bytes(viz::render_pdf(f.figure.figure)); })
+      .def(
+          "png",
+          [](const Figure& f, double dpi) {
+            return py::bytes(viz::render_png(f.figure.figure, dpi));
+          },
+          py::arg("dpi") = kDefaultDpi)
+      .def("save", &save_figure, py::arg("path"), py::arg("dpi") = kDefaultDpi,
+           "Writes the figure (format from the extension: .svg, .pdf, .png) atomically.")
+      .def("_repr_svg_", [](const Figure& f) { return viz::render_svg(f.figure.figure); })
+      .def("_repr_png_",
+           [](const Figure& f) { return py::bytes(viz::render_png(f.figure.figure, kDefaultDpi)); })
+      .def("__repr__", [](const Figure& f) { return "<attnlab.Figure " + f.stem + ">"; });
+  results
+      .def("figures", &figures,
+           "The figures these results draw under the view keywords: [{kind, stem}, ...].")
+      .def("figure", &figure, py::arg("name"), py::arg("image") = py::none(),
+           "The figure of a kind or stem (image= picks one image's), as the CLI draws it; view "
+           "keywords: layer, head, fusion, map, colormap, alpha, norm, upsample, compare_scale.");
+}
+
+}  // namespace attnlab::python

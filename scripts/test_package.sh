@@ -10,7 +10,9 @@
 #   4. from the installed paths, with no ATTNLAB_* variables and run from an empty folder:
 #      `attnlab --version`, `attnlab info` (data found "installed"), `attnlab classify` of a
 #      bundled image with a zoo model, and the GUI opened as the file manager opens it
-#      (`attnlab MODEL IMAGE`) under Xvfb, its screenshot checked.
+#      (`attnlab MODEL IMAGE`) under Xvfb, its screenshot checked;
+#   5. the Python module from the unpacked dist-packages (Debian's python3): `import
+#      attnlab`, a zoo model's classify and analyze, one figure.
 #   usage: bash scripts/test_package.sh [path/to/attnlab_<version>_amd64.deb]
 #   (default: build-package/attnlab_*_amd64.deb, from scripts/package.sh)
 set -euo pipefail
@@ -41,7 +43,8 @@ for f in ./usr/bin/attnlab ./usr/share/attnlab/zoo/zoo.json ./usr/share/attnlab/
   ./usr/share/applications/attnlab.desktop ./usr/share/mime/packages/attnlab.xml \
   ./usr/share/icons/hicolor/scalable/apps/attnlab.svg ./usr/share/icons/hicolor/48x48/apps/attnlab.png \
   ./usr/share/icons/hicolor/256x256/apps/attnlab.png ./usr/share/man/man1/attnlab.1.gz \
-  ./usr/share/bash-completion/completions/attnlab ./usr/share/doc/attnlab/README.md; do
+  ./usr/share/bash-completion/completions/attnlab ./usr/share/doc/attnlab/README.md \
+  ./usr/lib/python3/dist-packages/attnlab/__init__.py; do
   grep -q " $f\$" <<<"$contents" || fail "the package lacks $f"
 done
 ok "dpkg-deb -c lists the binary, data, desktop file, icons, MIME file, man page, completion"
@@ -136,4 +139,29 @@ if command -v xvfb-run >/dev/null; then
 else
   fail "xvfb-run is missing (apt-get install xvfb)"
 fi
+echo "== the Python module from the package"
+grep -q "python3-numpy" <<<"$depends" || fail "Depends lacks python3-numpy (the module reads numpy)"
+pyext=$(ls "$work"/root/usr/lib/python3/dist-packages/attnlab/_attnlab*.so 2>/dev/null | head -1)
+[[ -n "$pyext" ]] || fail "the package lacks the module's extension"
+if ldd "$pyext" | grep -q "not found"; then
+  ldd "$pyext" | grep "not found"
+  fail "unresolved shared libraries of the Python module"
+fi
+run env PYTHONPATH="$work/root/usr/lib/python3/dist-packages" /usr/bin/python3 - \
+  "$share/attnlab/zoo/softmax.safetensors" "$share/attnlab/assets/fashion-mnist/09-ankle-boot-00000.png" \
+  "$work/py_figure.png" <<'PY' || fail "import attnlab from the package"
+import sys
+import attnlab
+model_path, image, figure = sys.argv[1:4]
+assert "/usr/lib/python3/dist-packages/attnlab/" in attnlab.__file__, attnlab.__file__
+model = attnlab.load(model_path)
+top = model.classify(image, top=1)[0]["top"][0]
+res = model.analyze(image, analyses="maps,rank", progress=False)
+res.figure("rank").save(figure)
+print(f"test_package: import attnlab from {attnlab.__file__}: top-1 {top[1]} {top[2]:.3f}, "
+      f"{len(res.tables)} tables")
+PY
+[[ "$(head -c 8 "$work/py_figure.png" | od -An -tx1 | tr -d ' ')" == 89504e470d0a1a0a ]] ||
+  fail "the module's figure is not a PNG"
+ok "import attnlab from the unpacked package: classify, analyze, a figure"
 echo "test_package: PASS ($deb)"

@@ -40,6 +40,14 @@ def _to_pandas(self, name):
     return pandas.DataFrame(tables[name])
 
 
+def _progress(progress):
+    """The callback to use: the one given, none for False, else a tqdm bar when tqdm is
+    importable."""
+    if progress is False:
+        return None
+    return _tqdm_progress() if progress is None else progress
+
+
 def _tqdm_progress():
     """A progress callback drawing a tqdm bar, or None when tqdm is not importable."""
     try:
@@ -64,23 +72,19 @@ _faithfulness = Model.faithfulness
 
 def _analyze_with_progress(self, images, analyses=None, query=None, layers=None, edits=None,
                            progress=None, **options):
-    if progress is None:
-        progress = _tqdm_progress()
     return _analyze(self, images, analyses=analyses, query=query, layers=layers, edits=edits,
-                    progress=progress, **options)
+                    progress=_progress(progress), **options)
 
 
 _analyze_with_progress.__doc__ = _analyze.__doc__ + (
     "\n\nprogress: callable(done, total); returning False stops the run (attnlab.Cancelled). "
-    "Default: a tqdm bar when tqdm is importable.")
+    "Default: a tqdm bar when tqdm is importable; False: none.")
 
 
 def _faithfulness_with_progress(self, images, maps=None, step=0.05, baseline="blur", batch=32,
                                 randomisation=True, seed=1, progress=None):
-    if progress is None:
-        progress = _tqdm_progress()
     return _faithfulness(self, images, maps=maps, step=step, baseline=baseline, batch=batch,
-                         randomisation=randomisation, seed=seed, progress=progress)
+                         randomisation=randomisation, seed=seed, progress=_progress(progress))
 
 
 _faithfulness_with_progress.__doc__ = _faithfulness.__doc__

@@ -20,6 +20,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 deb=${1:-$(ls "$root"/build-package/attnlab_*_amd64.deb 2>/dev/null | head -1)}
 [[ -f "$deb" ]] || { echo "test_package: no .deb (run scripts/package.sh first)" >&2; exit 2; }
 deb=$(realpath "$deb")
+# The checks' own tools, installed when missing (a new machine starts bare).
+tools=(desktop-file-utils shared-mime-info man-db xvfb xauth)
+missing=()
+for p in "${tools[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+  echo "test_package: installing ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

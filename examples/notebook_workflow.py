@@ -24,9 +24,6 @@ query = tuple(int(v) for v in a.query.split(","))
 res = model.analyze(a.images, analyses=["maps", "rank", "spectra"], query=query)
 res.save(a.out)  # rank tables (CSV, JSON, LaTeX), every row and spectrum (.npy)
 if not a.no_figures:  # the query's and the CLS token's rows per layer × head, the ranks
-    for f in res.figures():
-        if f["kind"] in ("layers_heads", "prefix_maps", "rank"):
-            figure = res.figure(f["stem"])
-            figure.save(f"{a.out}/{f['stem']}.png", dpi=100)
-            figure.save(f"{a.out}/{f['stem']}.pdf")
+    res.save_figures(a.out, kinds=["layers_heads", "prefix_maps", "rank"], formats=["png", "pdf"],
+                     dpi=100)
 print(f"{len(a.images)} images in {time.time() - t0:.2f}s")

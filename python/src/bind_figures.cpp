@@ -5,10 +5,14 @@
 // itself inline in a notebook (_repr_svg_, _repr_png_).
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <thread>
 
 #include "app/session/analysis_registry.h"
 #include "core/io/text.h"
+#include "core/runtime/threads.h"
 #include "python/src/results.h"
 #include "viz/render.h"
 
@@ -157,6 +161,66 @@ Figure figure(const Results& r, const std::string& name, const std::optional<std
   });
 }
 
+// Every figure of the results (of `kinds`, when given) written into `folder` as
+// <stem>.<format>, drawn side by side on LibTorch's threads as `attnlab report` draws them.
+// One figure that cannot be drawn is reported in the answer; the others are written.
+py::dict save_figures(const Results& r, const std::string& folder, const py::object& kinds,
+                      const std::vector<std::string>& formats, double dpi, const py::kwargs& view) {
+  const session::FigureOptions options = view_of(r, view);
+  std::vector<viz::FigureFormat> fmts;
+  for (const auto& name : formats) {
+    const auto f = viz::figure_format_from_name(name);
+    if (!f) throw std::invalid_argument("formats: svg, pdf or png, not '" + name + "'");
+    fmts.push_back(*f);
+  }
+  std::vector<std::string> wanted;
+  if (py::isinstance<py::str>(kinds)) wanted = {kinds.cast<std::string>()};
+  else if (!kinds.is_none()) wanted = kinds.cast<std::vector<std::string>>();
+  std::vector<std::string> written, errors;
+  with_jobs(r, options, [&](const std::vector<session::FigureJob>& jobs) {
+    std::vector<const session::FigureJob*> todo;
+    for (const auto& j : jobs)
+      if (wanted.empty() || std::find(wanted.begin(), wanted.end(), j.kind) != wanted.end())
+        todo.push_back(&j);
+    py::gil_scoped_release release;
+    std::filesystem::create_directories(folder);
+    std::vector<std::vector<std::string>> files(todo.size());
+    std::vector<std::string> failed(todo.size());
+    std::atomic<size_t> next{0};
+    const auto work = [&] {
+      for (size_t i = next++; i < todo.size(); i = next++) {
+        try {
+          const viz::CaptionedFigure cf = todo[i]->build();
+          for (const auto f : fmts) {
+            const std::string path = (std::filesystem::path(folder) /
+                                      (todo[i]->stem + "." + viz::figure_format_name(f)))
+                                         .string();
+            viz::write_figure(cf.figure, path, f, dpi);
+            files[i].push_back(path);
+          }
+        } catch (const std::exception& e) {
+          failed[i] = todo[i]->stem + ": " + e.what();
+        }
+      }
+    };
+    const size_t workers =
+        std::min(todo.size(), size_t(std::max(1, runtime::current_threads())));
+    std::vector<std::thread> pool;
+    for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    for (size_t i = 0; i < todo.size(); ++i) {
+      written.insert(written.end(), files[i].begin(), files[i].end());
+      if (!failed[i].empty()) errors.push_back(failed[i]);
+    }
+    return 0;
+  });
+  py::dict out;
+  out["files"] = written;
+  out["errors"] = errors;
+  return out;
+}
+
 std::string save_figure(const Figure& f, const std::string& path, double dpi) {
   const std::string ext = std::filesystem::path(path).extension().string();
   const auto format = viz::figure_format_from_name(ext.empty() ? ext : ext.substr(1));
@@ -194,6 +258,12 @@ void bind_figures(py::module_& m, py::class_<Results, std::shared_ptr<Results>>&
   results
       .def("figures", &figures,
            "The figures these results draw under the view keywords: [{kind, stem}, ...].")
+      .def("save_figures", &save_figures, py::arg("folder"), py::arg("kinds") = py::none(),
+           py::arg("formats") = std::vector<std::string>{"svg", "pdf", "png"},
+           py::arg("dpi") = kDefaultDpi,
+           "Writes every figure (of the kinds given) into folder as <stem>.<format>, drawn "
+           "side by side as `attnlab report` draws them; view keywords as figure(). Returns "
+           "{files, errors}.")
       .def("figure", &figure, py::arg("name"), py::arg("image") = py::none(),
            "The figure of a kind or stem (image= picks one image's), as the CLI draws it; view "
            "keywords: layer, head, fusion, map, colormap, alpha, norm, upsample, compare_scale.");

@@ -55,6 +55,13 @@ def test_figures_are_the_reports_files(softmax, tmp_path):
         assert figure._repr_png_() == png.read_bytes()
         svg = figure._repr_svg_()
         assert unnumbered(svg) == unnumbered(png.with_suffix(".svg").read_text()), stem
+    # All of them at once, drawn side by side as the report draws them: the same files.
+    saved = r.save_figures(str(tmp_path / "py"), kinds=kinds.split(","), formats=["png"])
+    assert not saved["errors"] and len(saved["files"]) == len(written)
+    for png in written:
+        assert (tmp_path / "py" / png.name).read_bytes() == png.read_bytes(), png.name
+    with pytest.raises(attnlab.UsageError, match="formats"):
+        r.save_figures(str(tmp_path / "py"), formats=["gif"])
     # A kind drawn once per image needs the image; a wrong name lists what there is.
     with pytest.raises(attnlab.UsageError, match="image="):
         r.figure("rollout")

@@ -1,6 +1,9 @@
 // erf's figures (see erf.cpp for what it computes): its report figures, series
 // figure and GUI tab, attached to the analysis by analysis_figures.cpp. Drawn by viz (cairo):
 // not part of a GPU-check-only build (ATTNLAB_GPU_CHECK_ONLY), whose session has no figures.
+#include <optional>
+#include <stdexcept>
+
 #include "app/session/analyses/step_figures.h"
 
 #include "viz/figures/erf.h"

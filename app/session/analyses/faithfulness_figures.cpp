@@ -1,6 +1,10 @@
 // faithfulness's figures (see faithfulness.cpp for what it computes): its report figures, series
 // figure and GUI tab, attached to the analysis by analysis_figures.cpp. Drawn by viz (cairo):
 // not part of a GPU-check-only build (ATTNLAB_GPU_CHECK_ONLY), whose session has no figures.
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
 #include "app/session/analyses/step_figures.h"
 
 #include "core/analysis/faithfulness.h"

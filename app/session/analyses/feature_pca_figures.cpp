@@ -1,6 +1,8 @@
 // feature_pca's figures (see feature_pca.cpp for what it computes): its report figures, series
 // figure and GUI tab, attached to the analysis by analysis_figures.cpp. Drawn by viz (cairo):
 // not part of a GPU-check-only build (ATTNLAB_GPU_CHECK_ONLY), whose session has no figures.
+#include <algorithm>
+
 #include "app/session/analyses/step_figures.h"
 
 #include "viz/figures/feature_pca.h"

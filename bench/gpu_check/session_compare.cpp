@@ -72,9 +72,15 @@ Rule column_rule(const std::string& table, const std::string& column, const Boun
     return discrete;                              // argmax assignments
   if (table == "anchors_usage") return discrete;  // tokens per anchor: argmax counts
   // Σ|F|² beyond half Nyquist over Σ|F|²: each sum within ε of the total energy (a norm of
-  // the values), so the share moves by at most 2ε of 1, not of itself: a channel that varies
-  // less across tokens than the rounding of its mean (random weights make many) has a share
-  // near 0 made mostly of rounding, which bf16_analyses_test therefore left out per channel.
+  // the values), so the share moves by at most 2ε of 1, not of itself (random weights make
+  // channels whose share is near 0). But one channel's errors are ε of the layer's scale,
+  // not of the channel's: in a channel far below the layer's scale at bf16, rounding is most
+  // of its variation and its share is undefined, so bf16_analyses_test leaves the channels
+  // out and compares the layers' mean share; so does this at bf16.
+  if (b.bf16 && table == "spectra_channels")
+    return {Kind::Unjudged, 0,
+            "a channel far below its layer's scale is mostly bf16 rounding (bf16_analyses_test)",
+            ""};
   if (has(column, "high_frequency_ratio")) return {Kind::Continuous, 2, "", "", true};
   if (table == "mask_heads" && (has(column, "count") || has(column, "fraction"))) return discrete;
   if (table == "outliers_layers" &&

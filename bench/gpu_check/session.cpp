@@ -48,11 +48,12 @@ namespace {
 
 // One model per family of the preset registry (the ViT family's mechanisms each: softmax,
 // anchor, Castling; DINOv2 with registers for the self-supervised ViTs), at the smallest
-// input its family runs that keeps the run short; Swin runs at its own size only.
+// input its family runs that keeps the run short; Swin and CLIP run at their own size only
+// (224).
 const char* kDefaultModels =
     "deit_tiny_patch16_224@112,anchor_deit_tiny_distilled_patch16_224@112,"
     "castling_deit_tiny@112,dinov2_vits14_reg@112,litv2_s@128,ravlt_t@128,"
-    "swin_tiny_patch4_window7_224@224,clip_vit_b16@112";
+    "swin_tiny_patch4_window7_224,clip_vit_b16";
 
 struct Options {
   bool self_test = false, bf16 = true;

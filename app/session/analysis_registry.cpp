@@ -1,38 +1,17 @@
-// The analysis registry: one line per analysis in ATTNLAB_ANALYSES below; each name refers
-// to `AnalysisInfo <name>_analysis()` defined in app/session/analyses/<name>.cpp. The
-// order is the order of --help, the report's index and the GUI's tabs.
+// The analysis registry: one entry per analysis in ATTNLAB_ANALYSES (analyses/
+// analysis_list.h), each `AnalysisInfo <name>_analysis()` from app/session/analyses/<name>.cpp
+// with its figures attached (analysis_figures.cpp) — except in a GPU-check-only build
+// (ATTNLAB_SESSION_COMPUTE_ONLY: no cairo, so no figures; bench/gpu_check), whose analyses
+// have their compute steps only. The order is the order of --help, the report's index and
+// the GUI's tabs.
 #include "app/session/analysis_registry.h"
-#include "app/session/cost_figures.h"
+#include "app/session/analyses/analysis_list.h"
+#include "app/session/analysis_figures.h"
 #include "core/io/text.h"
 
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
-
-// clang-format off
-#define ATTNLAB_ANALYSES(X) \
-  X(maps)                   \
-  X(rollout)                \
-  X(gradcam)                \
-  X(gradrollout)            \
-  X(spectra)                \
-  X(rank)                   \
-  X(anchors)                \
-  X(mask)                   \
-  X(channel_maps)           \
-  X(locality)               \
-  X(entropy)                \
-  X(map_rank)               \
-  X(outliers)               \
-  X(segmentation)           \
-  X(similarity)             \
-  X(cka)                    \
-  X(lens)                   \
-  X(erf)                    \
-  X(heads)                  \
-  X(faithfulness)           \
-  X(feature_pca)
-// clang-format on
 
 namespace attnlab::session {
 
@@ -46,6 +25,9 @@ std::vector<AnalysisInfo>& registry() {
 #define ATTNLAB_ENTRY(name) name##_analysis(),
   static std::vector<AnalysisInfo> all = [] {
     std::vector<AnalysisInfo> list{ATTNLAB_ANALYSES(ATTNLAB_ENTRY)};
+#ifndef ATTNLAB_SESSION_COMPUTE_ONLY
+    attach_analysis_figures(list);
+#endif
     for (const auto& a : list)
       if (a.key_shape) analysis::register_result_key_shape(a.name, *a.key_shape);
     return list;
@@ -102,56 +84,6 @@ std::set<std::string> parse_analyses(const std::string& list) {
   }
   if (out.empty()) throw std::invalid_argument("no analysis named in '" + list + "'");
   return out;
-}
-
-std::vector<FigureKind> figure_kinds() {
-  std::vector<FigureKind> kinds;
-  for (const auto& a : analyses())
-    for (const auto& k : a.figure_kinds)
-      if (std::none_of(kinds.begin(), kinds.end(),
-                       [&](const FigureKind& have) { return have.id == k.id; }))
-        kinds.push_back(k);
-  // Not analyses of images but of the models themselves, drawn last (cost_figures.h).
-  for (const auto& k : cost_figure_kinds()) kinds.push_back(k);
-  return kinds;
-}
-
-std::vector<FigureJob> report_figure_jobs(const std::vector<ModelResults>& models,
-                                          const std::optional<SeriesResults>& series,
-                                          const FigureOptions& options,
-                                          const std::vector<SeriesResults>& sweeps) {
-  std::vector<FigureJob> jobs;
-  const ReportInputs in{models, series, options};
-  for (const auto& a : analyses())
-    if (a.report_figures) a.report_figures(in, jobs);
-  // A series figure for each series analysis that ran over the series or sweep (its
-  // tables are there).
-  const auto add_series_figures = [&](const SeriesResults& s, bool sweep) {
-    for (const auto& a : analyses()) {
-      if (!a.series || !a.series_figure || (sweep && !a.over_sizes)) continue;
-      const bool ran = std::any_of(a.tables.begin(), a.tables.end(), [&](const std::string& n) {
-        return std::any_of(s.tables.begin(), s.tables.end(),
-                           [&](const analysis::Table& t) { return t.name == n + s.suffix; });
-      });
-      if (!ran) continue;
-      const auto figure = a.series_figure;
-      const std::string kind = a.figure_kinds.empty() ? a.name : a.figure_kinds.front().id;
-      jobs.push_back({kind, kind + "__" + s.name, [s, figure] { return figure(s); }});
-    }
-  };
-  if (series) add_series_figures(*series, false);
-  for (const auto& s : sweeps) add_series_figures(s, true);
-  // Order by kind as the index shows them, keeping the order within a kind.
-  const std::vector<FigureKind> kinds = figure_kinds();
-  const auto rank = [&](const std::string& id) {
-    return std::find_if(kinds.begin(), kinds.end(),
-                        [&](const FigureKind& f) { return f.id == id; }) -
-           kinds.begin();
-  };
-  std::stable_sort(jobs.begin(), jobs.end(), [&](const FigureJob& x, const FigureJob& y) {
-    return rank(x.kind) < rank(y.kind);
-  });
-  return jobs;
 }
 
 }  // namespace attnlab::session

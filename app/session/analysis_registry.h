@@ -1,9 +1,9 @@
 // Analyses by name. Each analysis is one file in app/session/analyses/ defining
 // `AnalysisInfo <name>_analysis()`: its name and summary, what it needs of a trace, its
-// compute step, what it writes, and its figures (built by viz/figures, LibTorch-free).
-// analysis_registry.cpp lists them, one line each. `attnlab analyze --analyses` and its
-// help, `attnlab report`, the GUI's tabs and its script command `tab` all iterate this
-// registry. See docs/ARCHITECTURE.md, "Adding an analysis".
+// compute step, what it writes; and its figures (built by viz/figures, LibTorch-free), which
+// analyses/<name>_figures.cpp attaches. analyses/analysis_list.h lists them, one line each.
+// `attnlab analyze --analyses` and its help, `attnlab report`, the GUI's tabs and its script
+// command `tab` all iterate this registry. See docs/ARCHITECTURE.md, "Adding an analysis".
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -173,8 +173,9 @@ void register_analysis(AnalysisInfo info);
 // throws std::invalid_argument naming unknown ones.
 std::set<std::string> parse_analyses(const std::string& list);
 
-// Every report figure kind, in the order the index shows them (registry order, each kind
-// once: gradcam and gradrollout share "explanations").
+// The report's figures (defined in analysis_figures.cpp, so not in a GPU-check-only build,
+// which has no figures). Every report figure kind, in the order the index shows them
+// (registry order, each kind once: gradcam and gradrollout share "explanations").
 std::vector<FigureKind> figure_kinds();
 // Every report figure the results allow, ordered by kind as figure_kinds(); `sweeps` are
 // resolution sweeps (report --img-sizes, one per model), drawn by the over_sizes analyses.

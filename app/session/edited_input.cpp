@@ -28,11 +28,19 @@ io::RgbImage edited_picture(const io::RgbImage& image, const image::Preprocessin
   if (edits.empty()) return picture;
   const int patch = edit_patch(model, picture.height, picture.width);
   const auto load = [&p](const std::string& path) {
+#ifdef ATTNLAB_SESSION_COMPUTE_ONLY
+    // A GPU-check-only build has no OpenCV, so no image decoder (app/session/CMakeLists.txt).
+    (void)p;
+    throw std::invalid_argument("paste: the source picture " + path +
+                                ": this build reads no image files (GPU-check-only)");
+    return io::RgbImage{};
+#else
     try {
       return image::preprocess_picture(io::load_rgb_image(path), p);
     } catch (const std::exception& e) {
       throw std::invalid_argument("paste: the source picture " + path + ": " + e.what());
     }
+#endif
   };
   return image::apply_edits(picture, patch, edits, load);
 }

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # Builds the GPU check (bench/gpu_check: attnlab_gpucheck from main.cpp, attnlab_gpucheck_presets
-# from presets.cpp) against the LibTorch of a Python torch install, on a machine that has none of
-# attnlab's other C++ libraries (OpenCV, cairo, GLFW, ImGui, GoogleTest, Google Benchmark). It is
-# CMake's GPU-check-only mode (ATTNLAB_GPU_CHECK_ONLY=ON): the same source lists as every other
-# build, less the files that need OpenCV, with LibTorch given as paths computed here from python3
-# (cmake/TorchFromPaths.cmake) because find_package(Torch) on a pip torch often trips over the
-# CUDA toolkit. Into /tmp/gc, with Ninja. Needs python3 with torch, cmake >= 3.22 and ninja
-# (`pip install cmake ninja` is enough), g++, zlib's header, and for a CUDA torch the CUDA
-# runtime's headers (the nvidia wheel's, or nvcc's toolkit).
+# from presets.cpp, attnlab_gpucheck_session from session.cpp) against the LibTorch of a Python
+# torch install, on a machine that has none of attnlab's other C++ libraries (OpenCV, cairo,
+# GLFW, ImGui, GoogleTest, Google Benchmark). It is CMake's GPU-check-only mode
+# (ATTNLAB_GPU_CHECK_ONLY=ON): the same source lists as every other build, less the files that
+# need OpenCV or cairo (image decoding; the analyses' figures), with LibTorch given as paths
+# computed here from python3 (cmake/TorchFromPaths.cmake) because find_package(Torch) on a pip
+# torch often trips over the CUDA toolkit. Into /tmp/gc, with Ninja. Needs python3 with torch,
+# cmake >= 3.22 and ninja (`pip install cmake ninja` is enough), g++, zlib's header, and for a
+# CUDA torch the CUDA runtime's headers (the nvidia wheel's, or nvcc's toolkit).
 # Usage on a machine with a GPU and a CUDA torch:
 #   bash bench/gpu_check/build.sh && /tmp/gc/bench/gpu_check/attnlab_gpucheck \
-#     && /tmp/gc/bench/gpu_check/attnlab_gpucheck_presets
+#     && /tmp/gc/bench/gpu_check/attnlab_gpucheck_presets \
+#     && /tmp/gc/bench/gpu_check/attnlab_gpucheck_session
 # NLOHMANN=DIR names a folder holding nlohmann/json.hpp where the machine has no nlohmann-json
 # (the H200 run carried a copy of Debian's); STD=c++20 for a torch that needs it; BUILD=DIR
 # another build folder; PYTHON=... another Python; JOBS=N; CMAKE_ARGS="..." more for cmake.
 # Without a CUDA device each program says "no CUDA device" and exits 77; `ctest --test-dir
-# /tmp/gc` checks exactly that (with CUDA hidden, so it is quick on a GPU machine too).
+# /tmp/gc` checks exactly that (with CUDA hidden, so it is quick on a GPU machine too), and runs
+# attnlab_gpucheck_session --self-test on one small model (the CPU against the CPU, ~20 s).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 py=${PYTHON:-python3}
@@ -66,3 +69,4 @@ cmake -S . -B "$build" "${generator[@]}" "${args[@]}" ${CMAKE_ARGS:-}
 cmake --build "$build" -j "${JOBS:-$(nproc)}"
 echo "gpu_check: built $build/bench/gpu_check/attnlab_gpucheck"
 echo "gpu_check: built $build/bench/gpu_check/attnlab_gpucheck_presets"
+echo "gpu_check: built $build/bench/gpu_check/attnlab_gpucheck_session"

@@ -2,12 +2,12 @@
 // hard anchor of every grid token per head and for the head-mean, the soft assignment,
 // spatial coherence against chance, entropy and anchor usage. Figure: the assignment
 // painted over the picture with the usage bars; the GUI's Anchors tab.
+// Its figures (report, series, GUI tab): anchors_figures.cpp.
 #include <ATen/ATen.h>
 
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/anchors.h"
 #include "core/attention/capabilities.h"
-#include "viz/figures/anchors.h"
 
 namespace attnlab::session {
 namespace {
@@ -68,29 +68,6 @@ AnalysisInfo anchors_analysis() {
   info.arrays = {"anchors__<image>__L<ll>__hard|soft"};
   info.in_image_analysis = true;
   info.add = add_anchors;
-  info.figure_kinds = {{"anchors", "Anchor assignments"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    for (const auto& m : in.models)
-      for (const auto& im : m.images) {
-        if (m.arrays_of("anchors", im.tag).empty()) continue;
-        const ResultImage* image = &im;
-        jobs.push_back({"anchors", "anchors__" + m.name + "__" + im.tag, [&m, image] {
-                          return viz::anchor_figure(m.arrays, image->tag, image->picture, m.tables);
-                        }});
-      }
-  };
-  info.tab = AnalysisTab{"anchors",
-                         "Anchors",
-                         false,
-                         false,
-                         [](const TabInputs& in) {
-                           const ModelResults& m = in.models.front();
-                           const ResultImage& im = m.images.front();
-                           return viz::anchor_figure(m.arrays, im.tag, im.picture, m.tables);
-                         },
-                         "Hover a token in the Maps tab to see its soft assignment over the "
-                         "anchors."};
-  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -4,6 +4,7 @@
 // image, each layer's maps as an array (head, out_channel, in_channel); per layer and head
 // statistics of the maps' rows, folded over the images. Figure: a layers × heads grid of
 // heat maps; the GUI's Channel maps tab.
+// Its figures (report, series, GUI tab): channel_maps_figures.cpp.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -11,7 +12,6 @@
 #include "app/session/analyses/step_helpers.h"
 #include "core/attention/capabilities.h"
 #include "core/attention/mechanism.h"
-#include "viz/figures/channel_maps.h"
 
 namespace attnlab::session {
 namespace {
@@ -55,15 +55,6 @@ void add_channel_maps(ImageStep& s) {
   s.session.accumulate(t);
 }
 
-// The tab shows the layer the GUI shows when it has maps, else every layer that has.
-viz::CaptionedFigure tab_figure(const TabInputs& in) {
-  const ModelResults& m = in.models.front();
-  const ResultImage& im = m.images.front();
-  viz::ChannelMapFigureOptions options;
-  if (m.array({kName, im.tag, in.layer, "", "", "map"})) options.layers = {in.layer};
-  return viz::channel_map_figure(m.arrays, im.tag, options);
-}
-
 }  // namespace
 
 AnalysisInfo channel_maps_analysis() {
@@ -78,24 +69,6 @@ AnalysisInfo channel_maps_analysis() {
   info.key_shape = shape;
   info.in_image_analysis = true;
   info.add = add_channel_maps;
-  info.figure_kinds = {{kName, "Channel-to-channel attention maps"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    for (const auto& m : in.models)
-      for (const auto& im : m.images) {
-        if (m.arrays_of(kName, im.tag).empty()) continue;
-        const std::string tag = im.tag;
-        jobs.push_back({kName, std::string(kName) + "__" + m.name + "__" + tag,
-                        [&m, tag] { return viz::channel_map_figure(m.arrays, tag); }});
-      }
-  };
-  info.tab = AnalysisTab{kName,
-                         "Channel maps",
-                         false,
-                         false,
-                         tab_figure,
-                         "Rows: output channels, columns: the value channels they read. "
-                         "The token-to-token attention of these layers is the identity."};
-  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

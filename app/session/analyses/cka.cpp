@@ -4,11 +4,11 @@
 // images; CKA = mean HSIC_lm / √(mean HSIC_ll · mean HSIC_mm) (Nguyen et al. 2021's
 // minibatch estimator, a minibatch per image) in the derived table cka_layers. Figure: the
 // layers × layers heatmap per model; the GUI's CKA tab for the current model and image.
+// Its figures (report, series, GUI tab): cka_figures.cpp.
 #include <ATen/ATen.h>
 
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/cka.h"
-#include "viz/figures/cka.h"
 
 namespace attnlab::session {
 namespace {
@@ -76,38 +76,8 @@ AnalysisInfo cka_analysis() {
   // Over a series: each layer's CKA with the same layer of the final checkpoint
   // (analyse_series' own pass: every checkpoint on the same images).
   info.series = true;
-  info.series_figure = [](const SeriesResults& s) {
-    return series_statistic(s, {"cka_final", "cka", "CKA to the final checkpoint",
-                                "Linear CKA of each layer with the same layer of the final "
-                                "checkpoint",
-                                ""});
-  };
   info.add = add_cka;
   info.derived_tables = cka_tables;
-  info.figure_kinds = {{"cka", "Linear CKA between layers"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    std::vector<viz::CkaModel> models;
-    for (const auto& m : in.models) {
-      const analysis::Array* h = m.array(kHsicKey);
-      const analysis::Array* l = m.array(kLayersKey);
-      if (h && l) models.push_back({m.name, *h, *l});
-    }
-    if (!models.empty())
-      jobs.push_back({"cka", "cka", [models] { return viz::cka_figure(models); }});
-  };
-  info.tab = AnalysisTab{"cka",
-                         "CKA",
-                         false,
-                         false,
-                         [](const TabInputs& in) {
-                           const ModelResults& m = in.models.front();
-                           const analysis::Array* h = m.array(kHsicKey);
-                           const analysis::Array* l = m.array(kLayersKey);
-                           if (!h || !l) throw std::invalid_argument("no CKA for this model");
-                           return viz::cka_figure({{m.name, *h, *l}});
-                         },
-                         "CKA of this image's tokens; attnlab report averages an image set."};
-  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -2,6 +2,7 @@
 // of the row entropy H (nats), H / ln K and the effective support exp(H)
 // (core/analysis/entropy.h). Figure: every model's heads per layer, one dot each; the
 // GUI's Entropy tab compares every open model.
+// Its figures (report, series, GUI tab): entropy_figures.cpp.
 #include <ATen/ATen.h>
 
 #include <limits>
@@ -9,8 +10,6 @@
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/entropy.h"
 #include "core/analysis/outliers.h"
-#include "viz/figures/entropy.h"
-#include "viz/figures/series_statistic.h"
 
 namespace attnlab::session {
 namespace {
@@ -66,26 +65,7 @@ AnalysisInfo entropy_analysis() {
   info.in_image_analysis = true;
   info.series = true;      // over a checkpoint series: the per-layer value against the step
   info.over_sizes = true;  // and against the input size of a resolution sweep
-  info.series_figure = [](const SeriesResults& s) {
-    return series_statistic(s, {"entropy_layers", "normalised_entropy_mean", "row entropy / ln K",
-                                "Attention entropy H / ln K (mean over heads and queries)", ""});
-  };
   info.add = add_entropy;
-  info.figure_kinds = {{"entropy", "Attention entropy per head"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    auto tables = model_tables(in.models, "entropy_heads");
-    if (!tables.empty())
-      jobs.push_back({"entropy", "entropy", [tables] { return viz::entropy_figure(tables); }});
-  };
-  info.tab = AnalysisTab{"entropy",
-                         "Entropy",
-                         true,
-                         false,
-                         [](const TabInputs& in) {
-                           return viz::entropy_figure(model_tables(in.models, "entropy_heads"));
-                         },
-                         ""};
-  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

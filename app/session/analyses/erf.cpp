@@ -5,6 +5,7 @@
 // and the area and radius holding --erf-percent (20, 50, 99) % of the contribution.
 // Needs the model and the image (its own forward and backward pass). Figure: each model's
 // map with the token and those radii, and the cumulative share against the radius.
+// Its figures (report, series, GUI tab): erf_figures.cpp.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -12,7 +13,6 @@
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/erf.h"
 #include "models/erf_run.h"
-#include "viz/figures/erf.h"
 
 namespace attnlab::session {
 namespace {
@@ -101,20 +101,6 @@ std::vector<analysis::Table> erf_tables(const std::vector<analysis::Array>& mean
   return {areas, profile};
 }
 
-// The figure's view of one model's results (nullopt when it has no erf arrays).
-std::optional<viz::ErfModel> erf_model(const ModelResults& m) {
-  const analysis::Array* map = m.array(kMapKey);
-  const analysis::Array* setup = m.array(kSetupKey);
-  if (!map || !setup || setup->data.size() < 4) return std::nullopt;
-  viz::ErfModel e{m.name, *map, setup->data[0], setup->data[1], {}, {}};
-  if (const analysis::Table* t = m.table("erf"))
-    for (const auto& row : t->rows)
-      e.radii.push_back({row[t->column("percent")].number(), row[t->column("radius_px")].number()});
-  if (const analysis::Table* t = m.table("erf_profile"))
-    for (const auto& row : t->rows) e.cumulative.push_back(row[t->column("cumulative")].number());
-  return e;
-}
-
 }  // namespace
 
 AnalysisInfo erf_analysis() {
@@ -139,25 +125,6 @@ AnalysisInfo erf_analysis() {
   percent.help = "shares of the contribution (in %) whose area is reported";
   info.options = {token, percent};
   info.derived_tables = erf_tables;
-  info.figure_kinds = {{"erf", "Effective receptive field"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    std::vector<viz::ErfModel> models;
-    for (const auto& m : in.models)
-      if (auto e = erf_model(m)) models.push_back(*e);
-    if (!models.empty())
-      jobs.push_back({"erf", "erf", [models] { return viz::erf_figure(models); }});
-  };
-  info.tab = AnalysisTab{"erf",
-                         "ERF",
-                         false,
-                         false,
-                         [](const TabInputs& in) {
-                           const auto e = erf_model(in.models.front());
-                           if (!e) throw std::invalid_argument("no receptive field for this model");
-                           return viz::erf_figure({*e});
-                         },
-                         "This image's receptive field; attnlab report averages an image set."};
-  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

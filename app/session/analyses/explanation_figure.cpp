@@ -3,7 +3,6 @@
 
 #include <cstdio>
 
-#include "core/io/text.h"
 #include "viz/figures/explanations.h"
 
 namespace attnlab::session {
@@ -55,10 +54,6 @@ void add_explanation_grid(const ReportInputs& in, const std::string& analysis,
   const viz::MapStyle style = in.options.style;
   jobs.push_back({"explanations", analysis + "__grid",
                   [=] { return viz::explanation_grid_figure(images, rows, title, style); }});
-}
-
-std::string short_number(double v) {
-  return text::format_g(v, 4);
 }
 
 }  // namespace attnlab::session

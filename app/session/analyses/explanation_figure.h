@@ -1,6 +1,6 @@
 // The report figure Grad-CAM and gradient rollout share: AnchorFormer's Fig. 4 layout,
 // every model's explanation of every image (rows: models, columns: images), one figure per
-// method; and the number format of their captions.
+// method. Not part of a GPU-check-only build (no figures there).
 #pragma once
 
 #include <string>
@@ -17,8 +17,5 @@ FigureKind explanations_figure_kind();
 // model has one.
 void add_explanation_grid(const ReportInputs& in, const std::string& analysis,
                           const std::string& title, std::vector<FigureJob>& jobs);
-
-// "%.4g"
-std::string short_number(double v);
 
 }  // namespace attnlab::session

@@ -8,6 +8,7 @@
 // with its map from copies of the model with the top block, top half and every block
 // re-initialised, the copies built once per model). Figures: the curves, the scoreboard
 // and the randomisation check across models.
+// Its figures (report, series, GUI tab): faithfulness_figures.cpp.
 #include <ATen/ATen.h>
 
 #include <optional>
@@ -17,12 +18,10 @@
 #include "core/analysis/faithfulness.h"
 #include "core/io/text.h"
 #include "models/faithfulness_run.h"
-#include "viz/figures/faithfulness.h"
 
 namespace attnlab::session {
 namespace {
 
-static_assert(viz::kRandomisationFlagLine == analysis::kRandomisationFlag);
 constexpr uint64_t kSeed = 1;  // the random map's and the re-initialisation's (as the command's)
 
 // The model's re-initialised copies, kept by the session across its images.
@@ -93,30 +92,6 @@ void explain_faithfulness(ExplainStep& s) {
   randomisation_check(s, prepared, scored);
 }
 
-// The models' accumulated tables as the figures read them: a "model" column first and the
-// means under the per-image names ("auc_deletion_mean" stays, "deletion_mean" → "deletion").
-analysis::Table across_models(const std::vector<std::pair<std::string, analysis::Table>>& tables,
-                              bool curves) {
-  analysis::Table out;
-  for (const auto& [model, t] : tables) {
-    if (out.columns.empty()) {
-      out.name = t.name;
-      out.columns.push_back("model");
-      for (const auto& c : t.columns) {
-        const bool mean = c.size() > 5 && c.compare(c.size() - 5, 5, "_mean") == 0;
-        out.columns.push_back(curves && mean ? c.substr(0, c.size() - 5) : c);
-      }
-      out.key_columns = t.key_columns + 1;
-    }
-    for (const auto& row : t.rows) {
-      std::vector<analysis::Cell> r{analysis::Cell(model)};
-      r.insert(r.end(), row.begin(), row.end());
-      out.rows.push_back(std::move(r));
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 AnalysisInfo faithfulness_analysis() {
@@ -129,45 +104,7 @@ AnalysisInfo faithfulness_analysis() {
   info.opt_in = true;  // 63 perturbed forwards per map kind and image
   info.explain = explain_faithfulness;
   info.needs_classes = true;
-  info.figure_kinds = {{"faithfulness", "Faithfulness of the maps (deletion, insertion)"}};
   info.in_image_analysis_if = small_enough_for_gui;  // 5 kinds × 63 forwards: the zoo's
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    const auto scores = model_tables(in.models, "faithfulness");
-    const auto curves = model_tables(in.models, "faithfulness_curves");
-    if (scores.empty()) return;
-    const analysis::Table s = across_models(scores, false), c = across_models(curves, true);
-    // The randomisation check of the models that know their config (all the registry's).
-    const auto checks = model_tables(in.models, "faithfulness_randomisation");
-    const std::optional<analysis::Table> r =
-        checks.empty() ? std::nullopt : std::optional(across_models(checks, false));
-    jobs.push_back({"faithfulness", "faithfulness_scoreboard",
-                    [s] { return viz::faithfulness_scoreboard_figure(s); }});
-    jobs.push_back({"faithfulness", "faithfulness_curves",
-                    [c, r] { return viz::faithfulness_curves_figure(c, {}, r ? &*r : nullptr); }});
-  };
-  info.tab = AnalysisTab{
-      "faithfulness",
-      "Faithful",
-      false,
-      false,
-      [](const TabInputs& in) {
-        const ModelResults& m = in.models.front();
-        const analysis::Table* t = m.table("faithfulness_curves");
-        const analysis::Table* r = m.table("faithfulness_randomisation");
-        if (!t)
-          throw std::invalid_argument(
-              "the GUI scores the maps of models with at most " + std::to_string(kGuiHeadTokens) +
-              " head-tokens (heads x tokens); for this model run attnlab faithfulness or report "
-              "--analyses faithfulness");
-        const std::optional<analysis::Table> checks =
-            r ? std::optional(across_models({{m.name, *r}}, false)) : std::nullopt;
-        return viz::faithfulness_curves_figure(across_models({{m.name, *t}}, true), {},
-                                               checks ? &*checks : nullptr);
-      },
-      "Each map's deletion and insertion curves on this image, and its correlation with "
-      "the map of the model with its top blocks re-initialised (flagged at or above the "
-      "grey line with every block re-initialised); attnlab faithfulness adds labels."};
-  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

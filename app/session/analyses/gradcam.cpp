@@ -2,9 +2,9 @@
 // model's default target (the last block's norm1, or the last stage) or the module asked
 // for, on that module's grid. Needs the model and the image (a forward and backward pass
 // of its own). Figure: every model's map of every image (AnchorFormer's Fig. 4 layout).
+// Its figures (report, series, GUI tab): gradcam_figures.cpp.
 #include <ATen/ATen.h>
 
-#include "app/session/analyses/explanation_figure.h"
 #include "app/session/analyses/step_helpers.h"
 #include "models/gradcam_run.h"
 
@@ -61,10 +61,6 @@ AnalysisInfo gradcam_analysis() {
   info.describe = [](const AnalysisSettings&) {
     return nlohmann::json{
         {"weights", "mean gradient over the grid tokens; prefix tokens left out"}};
-  };
-  info.figure_kinds = {explanations_figure_kind()};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    add_explanation_grid(in, "gradcam", "Grad-CAM", jobs);
   };
   return info;
 }

@@ -3,9 +3,9 @@
 // gradient weights each head's attention, and the rollout switches carry the readout row
 // back to the first layer's grid. Needs the model and the image. Figure: the grid of
 // every model's maps, as Grad-CAM's.
+// Its figures (report, series, GUI tab): gradrollout_figures.cpp.
 #include <ATen/ATen.h>
 
-#include "app/session/analyses/explanation_figure.h"
 #include "app/session/analyses/step_helpers.h"
 #include "models/grad_rollout_run.h"
 
@@ -48,10 +48,6 @@ AnalysisInfo gradrollout_analysis() {
          "layer's attention"},
         {"rollout", "the rollout switches (fusion, residual, discard, renormalisation)"},
         {"explicit_limit_tokens", attention::kExplicitMaxTokens}};
-  };
-  info.figure_kinds = {explanations_figure_kind()};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    add_explanation_grid(in, "gradrollout", "Gradient-weighted attention rollout", jobs);
   };
   return info;
 }

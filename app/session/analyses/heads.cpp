@@ -4,11 +4,11 @@
 // plain forward per head and image. The loss on a labelled set is `attnlab
 // head-importance --dataset` (the analyses see no labels). Figure: layers × heads heatmap
 // of the mean drop per model; the GUI's Heads tab for small models (kGuiHeadTokens).
+// Its figures (report, series, GUI tab): heads_figures.cpp.
 #include <ATen/ATen.h>
 
 #include "app/session/analyses/step_helpers.h"
 #include "models/head_ablation.h"
-#include "viz/figures/head_importance.h"
 
 namespace attnlab::session {
 namespace {
@@ -55,32 +55,7 @@ AnalysisInfo heads_analysis() {
   info.in_demo = true;  // milliseconds per image on the zoo
   info.explain = explain_heads;
   info.needs_classes = true;
-  info.figure_kinds = {{"head_importance", "Head importance by ablation"}};
   info.in_image_analysis_if = small_enough_for_gui;
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    auto tables = model_tables(in.models, "head_importance");
-    if (!tables.empty())
-      jobs.push_back({"head_importance", "head_importance",
-                      [tables] { return viz::head_importance_figure(tables); }});
-  };
-  info.tab = AnalysisTab{
-      "heads",
-      "Heads",
-      false,
-      false,
-      [](const TabInputs& in) {
-        const ModelResults& m = in.models.front();
-        const analysis::Table* t = m.table("head_importance");
-        if (!t)
-          throw std::invalid_argument(
-              "the GUI ablates the heads of models with at most " + std::to_string(kGuiHeadTokens) +
-              " head-tokens (heads x tokens); for this model run attnlab head-importance or "
-              "report --analyses heads");
-        return viz::head_importance_figure({{m.name, *t}});
-      },
-      "Each head switched off alone on this image; attnlab head-importance adds the loss and "
-      "accuracy on a labelled set."};
-  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

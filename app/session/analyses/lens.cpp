@@ -7,6 +7,7 @@
 // its own per image that keeps the blocks' outputs, then a norm and a head per block —
 // about one forward in all, less than Grad-CAM's forward and backward, so it is part of
 // "all". Figure: KL and top-1 agreement against depth, one curve per model.
+// Its figures (report, series, GUI tab): lens_figures.cpp.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -16,7 +17,6 @@
 #include "core/analysis/logit_lens.h"
 #include "core/io/text.h"
 #include "models/lens_run.h"
-#include "viz/figures/lens.h"
 
 namespace attnlab::session {
 namespace {
@@ -105,22 +105,6 @@ AnalysisInfo lens_analysis() {
          "every block of the forward, not only the selected layers: the last one is "
          "the model's own output"}};
   };
-  info.figure_kinds = {{"lens", "Logit lens: KL to the final prediction and top-1 agreement"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    auto tables = model_tables(in.models, "lens");
-    if (!tables.empty())
-      jobs.push_back({"lens", "lens", [tables] { return viz::lens_figure(tables); }});
-  };
-  info.tab = AnalysisTab{
-      "lens",
-      "Logit lens",
-      true,
-      false,
-      [](const TabInputs& in) { return viz::lens_figure(model_tables(in.models, "lens")); },
-      "This image: each block read out through the model's own head. "
-      "attnlab report averages an image set; attnlab probe trains linear "
-      "probes on the same readouts."};
-  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

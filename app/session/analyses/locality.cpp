@@ -1,12 +1,11 @@
 // locality: the mean attention distance per layer and head, in patches of the layer's
 // grid (how far each head looks). Figure: every model's heads per layer, one dot each;
 // the GUI's Locality tab compares every open model.
+// Its figures (report, series, GUI tab): locality_figures.cpp.
 #include <ATen/ATen.h>
 
 #include "app/session/analyses/step_helpers.h"
-#include "viz/figures/series_statistic.h"
 #include "core/analysis/locality.h"
-#include "viz/figures/locality.h"
 
 namespace attnlab::session {
 namespace {
@@ -39,26 +38,7 @@ AnalysisInfo locality_analysis() {
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.over_sizes = true;  // and against the input size of a resolution sweep
-  info.series_figure = [](const SeriesResults& s) {
-    return series_statistic(
-        s, {"locality_layers", "mean_distance_mean", "mean attention distance (patches)",
-            "Mean attention distance (mean over heads)", ""});
-  };
   info.add = add_locality;
-  info.figure_kinds = {{"locality", "Mean attention distance per head"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    auto tables = model_tables(in.models, "locality_heads");
-    if (!tables.empty())
-      jobs.push_back({"locality", "locality", [tables] { return viz::locality_figure(tables); }});
-  };
-  info.tab = AnalysisTab{
-      "locality",
-      "Locality",
-      true,
-      false,
-      [](const TabInputs& in) { return viz::locality_figure(model_tables(in.models, "locality_heads")); },
-      ""};
-  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -3,6 +3,7 @@
 // otherwise, plus the rank of the map with the layer's added depthwise mixing (dwc, LePE,
 // dconv) — core/analysis/map_rank.h. Figure: rank / min(N, K) per head and layer for every
 // model, lifted maps beside; the GUI's Map rank tab compares every open model.
+// Its figures (report, series, GUI tab): map_rank_figures.cpp.
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -10,9 +11,7 @@
 #include <limits>
 
 #include "app/session/analyses/step_helpers.h"
-#include "viz/figures/series_statistic.h"
 #include "core/analysis/map_rank.h"
-#include "viz/figures/map_rank.h"
 
 namespace attnlab::session {
 namespace {
@@ -96,26 +95,8 @@ AnalysisInfo map_rank_analysis() {
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.over_sizes = true;  // and against the input size of a resolution sweep
-  info.series_figure = [](const SeriesResults& s) {
-    return series_statistic(
-        s, {"map_rank_layers", "rank_mean", "map rank",
-            "Numerical rank of the attention map (mean over heads; max(N, K)·ε·σ_max rule)", ""});
-  };
   info.add = add_map_rank;
   info.reads_options = {"rank-rtol", "rank-atol"};
-  info.figure_kinds = {{"map_rank", "Attention-map rank per head"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    auto tables = model_tables(in.models, "map_rank_heads");
-    if (!tables.empty())
-      jobs.push_back({"map_rank", "map_rank", [tables] { return viz::map_rank_figure(tables); }});
-  };
-  info.tab = AnalysisTab{
-      "map_rank", "Map rank", true, false,
-      [](const TabInputs& in) {
-        return viz::map_rank_figure(model_tables(in.models, "map_rank_heads"));
-      },
-      ""};
-  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -2,12 +2,12 @@
 // of softmax(q·kᵀ/√d) entries above the threshold, per head and over all heads. Over a
 // checkpoint series (report --series, the GUI's series view) it is Castling's Fig. 6:
 // the mask's non-zero share per layer against the training step.
+// Its figures (report, series, GUI tab): mask_figures.cpp.
 #include <ATen/ATen.h>
 
 #include "app/session/analyses/step_helpers.h"
 #include "core/attention/capabilities.h"
 #include "core/attention/castling.h"
-#include "viz/figures/castling_mask.h"
 
 namespace attnlab::session {
 namespace {
@@ -49,10 +49,6 @@ AnalysisInfo mask_analysis() {
   threshold.gui_max = 0.2;
   threshold.help = "Castling's mask threshold: the share of softmax entries above it is counted";
   info.options = {threshold};
-  info.figure_kinds = {{"castling_mask", "Castling auxiliary-mask sparsity over training"}};
-  info.series_figure = [](const SeriesResults& s) { return viz::castling_mask_figure(s.tables); };
-  info.tab = AnalysisTab{"mask", "Castling mask", false, true, nullptr, ""};
-  info.tab->group = "training";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

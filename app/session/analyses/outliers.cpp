@@ -4,14 +4,13 @@
 // tokens receive (core/analysis/outliers.h); per image the grid's norm / median as an
 // array. Figures: the statistics per layer for every model, and the outliers' positions
 // over the picture (the GUI's Outliers tab, for the current model and image).
+// Its figures (report, series, GUI tab): outliers_figures.cpp.
 #include <ATen/ATen.h>
 
 #include <limits>
 
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/outliers.h"
-#include "viz/figures/outliers.h"
-#include "viz/figures/series_statistic.h"
 
 namespace attnlab::session {
 namespace {
@@ -77,11 +76,6 @@ AnalysisInfo outliers_analysis() {
   info.in_image_analysis = true;
   info.series = true;      // over a checkpoint series: the per-layer value against the step
   info.over_sizes = true;  // and against the input size of a resolution sweep
-  info.series_figure = [](const SeriesResults& s) {
-    return series_statistic(
-        s, {"outliers_layers", "max_over_median_mean", "max norm / median",
-            "The largest token norm of the block output over the median norm", ""});
-  };
   info.add = add_outliers;
   AnalysisOption factor{"outlier-factor", AnalysisOption::Kind::Real, "K", 10.0};
   factor.min = 0;
@@ -90,35 +84,6 @@ AnalysisInfo outliers_analysis() {
   factor.gui_max = 50;
   factor.help = "outlier tokens: norm above K x the layer's median";
   info.options = {factor};
-  info.figure_kinds = {{"outliers", "Outlier tokens: norms and the attention they receive"},
-                       {"outlier_positions", "Outlier tokens over the picture"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    auto tables = model_tables(in.models, "outliers_layers");
-    if (!tables.empty())
-      jobs.push_back({"outliers", "outliers", [tables] { return viz::outliers_figure(tables); }});
-    for (const auto& m : in.models)
-      for (const auto& im : m.images) {
-        if (m.arrays_of("outliers", im.tag).empty()) continue;
-        const ResultImage* image = &im;
-        jobs.push_back(
-            {"outlier_positions", "outlier_positions__" + m.name + "__" + im.tag, [&m, image] {
-               return viz::outlier_positions_figure(m.arrays, image->tag, image->picture, m.tables);
-             }});
-      }
-  };
-  info.tab =
-      AnalysisTab{"outliers",
-                  "Outliers",
-                  false,
-                  false,
-                  [](const TabInputs& in) {
-                    const ModelResults& m = in.models.front();
-                    const ResultImage& im = m.images.front();
-                    return viz::outlier_positions_figure(m.arrays, im.tag, im.picture, m.tables);
-                  },
-                  "Bright cells: tokens whose norm is far above the layer's median. "
-                  "attnlab report's outliers figure compares the models."};
-  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -3,14 +3,13 @@
 // Castling's KV buffer, RALA's buffers and gated output) under every definition of
 // core/analysis/rank.h, with their singular values averaged over the images. Figure: the
 // ranks per layer and the normalised spectra (RALA's Figs. 4/5/8); the GUI's Rank tab.
+// Its figures (report, series, GUI tab): rank_figures.cpp.
 #include <ATen/ATen.h>
 
 #include <array>
 
 #include "app/session/analyses/step_helpers.h"
-#include "viz/figures/series_statistic.h"
 #include "core/analysis/rank.h"
-#include "viz/figures/rank.h"
 
 namespace attnlab::session {
 namespace {
@@ -103,11 +102,6 @@ AnalysisInfo rank_analysis() {
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.over_sizes = true;  // and against the input size of a resolution sweep
-  info.series_figure = [](const SeriesResults& s) {
-    return series_statistic(
-        s, {"rank_layers", "rank_mean", "numerical rank",
-                   "Numerical rank of each matrix kind (KV buffer, output, ...; mean over heads)", "matrix"});
-  };
   info.add = add_rank;
   AnalysisOption rtol{"rank-rtol", AnalysisOption::Kind::Real, "X", 0.0,
                       "torch.linalg.matrix_rank's, max(m,n)*eps*sigma_max"};
@@ -131,23 +125,6 @@ AnalysisInfo rank_analysis() {
                           {"ambiguity_factor", analysis::kRankAmbiguityFactor},
                           {"ambiguity", analysis::rank_ambiguity_rule()}};
   };
-  info.figure_kinds = {{"rank", "Rank of the KV buffer and of the output"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    for (const auto& m : in.models)
-      if (m.table("rank_layers"))
-        jobs.push_back(
-            {"rank", "rank__" + m.name, [&m] { return viz::rank_figure(m.tables, m.arrays); }});
-  };
-  info.tab = AnalysisTab{"rank",
-                         "Rank",
-                         false,
-                         false,
-                         [](const TabInputs& in) {
-                           const ModelResults& m = in.models.front();
-                           return viz::rank_figure(m.tables, m.arrays);
-                         },
-                         ""};
-  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

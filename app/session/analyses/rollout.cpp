@@ -2,11 +2,11 @@
 // and no query was asked for, else the query in the last layer) carried back to the first
 // layer's grid, with the engine's switches (fusion, residual, discard, renormalisation).
 // Figure: the rollout over the picture.
+// Its figures (report, series, GUI tab): rollout_figures.cpp.
 #include <ATen/ATen.h>
 
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/rollout.h"
-#include "viz/figures/rollout.h"
 
 namespace attnlab::session {
 namespace {
@@ -34,19 +34,6 @@ void add_rollout(ImageStep& s) {
     t.add_row({r.layout.prefix[size_t(i)], r.weights[i].item<double>()});
   t.add_row({"grid", r.weights.slice(0, p).sum().item<double>()});
   s.session.accumulate(t);
-}
-
-// The first layer's grid, from the model's query maps (a rollout of a prefix token does
-// not say where a grid query would sit).
-std::pair<int, int> first_grid(const ModelResults& m, const std::string& image) {
-  const analysis::Array* first = nullptr;
-  int64_t layer = -1;
-  for (const auto& [key, a] : m.arrays_of("maps", image))
-    if (key.part == "heads" && (layer < 0 || key.layer < layer) && a->shape.size() == 3) {
-      first = a;
-      layer = key.layer;
-    }
-  return first ? std::make_pair(int(first->shape[1]), int(first->shape[2])) : std::make_pair(0, 0);
 }
 
 // The rollout switches: `attnlab analyze --fusion --residual --discard --no-renormalize`,
@@ -97,24 +84,6 @@ AnalysisInfo rollout_analysis() {
                           {"renormalize_rows", o.renormalize},
                           {"max_tokens_explicit", o.max_tokens},
                           {"query", "the cls token when the model has one and no query was given"}};
-  };
-  info.figure_kinds = {{"rollout", "Attention rollout"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    const FigureOptions& o = in.options;
-    for (const auto& m : in.models)
-      for (const auto& im : m.images) {
-        const auto [ref_rows, ref_cols] = first_grid(m, im.tag);
-        for (const auto& [key, a] : m.arrays_of("rollout", im.tag)) {
-          const viz::MapQuery q = figure_query(key.query, ref_rows, ref_cols);
-          const analysis::Array* map = a;
-          const viz::RgbaImage* picture = &im.picture;
-          const ModelResults* model = &m;
-          jobs.push_back({"rollout", "rollout__" + m.name + "__" + im.tag, [=] {
-                            return viz::rollout_figure(*picture, *map, q, model->name,
-                                                       o.rollout_switches, o.style);
-                          }});
-        }
-      }
   };
   return info;
 }

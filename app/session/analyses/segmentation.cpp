@@ -10,6 +10,7 @@
 // named as the images) each mask, upsampled by the patch, gets its Jaccard index.
 // Per image the last selected layer's masks and Jaccard values are arrays; the figure
 // draws them over the picture.
+// Its figures (report, series, GUI tab): segmentation_figures.cpp.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -22,7 +23,6 @@
 #include "core/analysis/outliers.h"
 #include "core/attention/capabilities.h"
 #include "core/io/image_io.h"
-#include "viz/figures/segmentation.h"
 
 namespace attnlab::session {
 namespace {
@@ -43,6 +43,12 @@ at::Tensor segmentation_truth(ImageStep& s, const std::string& truth) {
     const at::Tensor lo = x.amin({1, 2}, true), hi = x.amax({1, 2}, true);
     return (x > lo + 1e-3 * (hi - lo)).any(0);
   }
+#ifdef ATTNLAB_SESSION_COMPUTE_ONLY
+  // A GPU-check-only build has no OpenCV, so no image decoder (app/session/CMakeLists.txt).
+  s.session.warn("segmentation: --seg-truth " + truth +
+                 ": this build reads no image files (GPU-check-only), so no mask folder");
+  return {};
+#else
   if (s.source.path.empty() || !s.source.preprocessing) {
     s.session.warn("segmentation: a mask folder needs the image's file and preprocessing");
     return {};
@@ -64,6 +70,7 @@ at::Tensor segmentation_truth(ImageStep& s, const std::string& truth) {
   p.mean = {0.f, 0.f, 0.f};
   p.std = {1.f, 1.f, 1.f};
   return image::preprocess(io::load_rgb_image(file.string()), p)[0].mean(0) > 127.5 / 255.0;
+#endif
 }
 
 void add_segmentation(ImageStep& s) {
@@ -133,25 +140,6 @@ void add_segmentation(ImageStep& s) {
   s.session.accumulate(t);
 }
 
-// The figure of one image: its masks and Jaccard values (the last analysed layer's).
-std::optional<viz::CaptionedFigure> segmentation_image_figure(const ModelResults& m,
-                                                              const ResultImage& im) {
-  double tau = std::numeric_limits<double>::quiet_NaN();  // as the table states it
-  for (const auto& t : m.tables)
-    if (t.name == "segmentation" && !t.rows.empty()) tau = t.rows.front().at(t.column("tau")).r;
-  const analysis::Array* masks = nullptr;
-  const analysis::Array* jaccard = nullptr;
-  analysis::ResultKey key;
-  for (const auto& [k, a] : m.arrays_of("segmentation", im.tag)) {
-    if (k.part == "masks") masks = a, key = k;
-    if (k.part == "jaccard") jaccard = a;
-  }
-  if (!masks || !jaccard) return std::nullopt;
-  const std::vector<double> j(jaccard->data.begin(), jaccard->data.end());
-  return viz::segmentation_figure(im.picture, *masks, j, m.name, layer_label(key.layer),
-                                  key.query == "cls" ? "the cls row" : "the mean query row", tau);
-}
-
 }  // namespace
 
 AnalysisInfo segmentation_analysis() {
@@ -176,34 +164,6 @@ AnalysisInfo segmentation_analysis() {
       "the ground truth: the picture's non-background pixels, or a folder of mask "
       "PNGs named as the images";
   info.options = {mass, truth};
-  info.figure_kinds = {{"segmentation", "Attention segmentation (DINO)"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    for (const auto& m : in.models)
-      for (const auto& im : m.images) {
-        if (m.arrays_of("segmentation", im.tag).empty()) continue;
-        const ModelResults* model = &m;
-        const ResultImage* image = &im;
-        jobs.push_back({"segmentation", "segmentation__" + m.name + "__" + im.tag, [=] {
-                          auto f = segmentation_image_figure(*model, *image);
-                          if (!f)
-                            throw std::runtime_error("segmentation: no masks for " + image->tag);
-                          return *f;
-                        }});
-      }
-  };
-  info.tab = AnalysisTab{"segmentation",
-                         "Segmentation",
-                         false,
-                         false,
-                         [](const TabInputs& in) {
-                           const ModelResults& m = in.models.front();
-                           auto f = segmentation_image_figure(m, m.images.front());
-                           if (!f) throw std::runtime_error("no attention masks for this image");
-                           return *f;
-                         },
-                         "Bright tokens: the fewest holding the share tau of the readout "
-                         "row's attention (SETTINGS: seg-mass, seg-truth for a Jaccard score)."};
-  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -5,11 +5,11 @@
 // is the maps analysis's (--query, --query-token; the grid's centre by default). Per image
 // one grid array per layer; the figure draws every layer over the picture; the GUI's
 // Similarity tab shows the current image's.
+// Its figures (report, series, GUI tab): similarity_figures.cpp.
 #include <ATen/ATen.h>
 
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/patch_similarity.h"
-#include "viz/figures/similarity.h"
 
 namespace attnlab::session {
 namespace {
@@ -51,22 +51,6 @@ void add_similarity(ImageStep& s) {
   s.session.accumulate(t);
 }
 
-// Every layer's map of one image (for the query and facet it was computed for).
-std::optional<viz::CaptionedFigure> similarity_image_figure(const ModelResults& m,
-                                                            const ResultImage& im) {
-  std::vector<viz::SimilarityLayer> layers;
-  std::string query, facet;
-  for (const auto& [key, a] : m.arrays_of("similarity", im.tag)) {
-    layers.push_back({layer_label(key.layer), a});
-    query = key.query;
-    facet = key.part;
-  }
-  if (layers.empty()) return std::nullopt;
-  const auto& first = layers.front().map->shape;
-  const viz::MapQuery q = figure_query(query, int(first[0]), int(first[1]));
-  return viz::similarity_figure(im.picture, layers, q, m.name, facet);
-}
-
 }  // namespace
 
 AnalysisInfo similarity_analysis() {
@@ -88,33 +72,6 @@ AnalysisInfo similarity_analysis() {
       "what is compared: the block's output tokens, or the attention's queries, "
       "keys or values";
   info.options = {facet};
-  info.figure_kinds = {{"similarity", "Patch similarity of the query"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    for (const auto& m : in.models)
-      for (const auto& im : m.images) {
-        if (m.arrays_of("similarity", im.tag).empty()) continue;
-        const ModelResults* model = &m;
-        const ResultImage* image = &im;
-        jobs.push_back({"similarity", "similarity__" + m.name + "__" + im.tag, [=] {
-                          auto f = similarity_image_figure(*model, *image);
-                          if (!f) throw std::runtime_error("similarity: no maps for " + image->tag);
-                          return *f;
-                        }});
-      }
-  };
-  info.tab = AnalysisTab{"similarity",
-                         "Similarity",
-                         false,
-                         false,
-                         [](const TabInputs& in) {
-                           const ModelResults& m = in.models.front();
-                           auto f = similarity_image_figure(m, m.images.front());
-                           if (!f) throw std::runtime_error("no similarity maps for this image");
-                           return *f;
-                         },
-                         "Red: tokens alike the query (the grid's centre); SETTINGS: the facet "
-                         "compared."};
-  info.tab->group = "features";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

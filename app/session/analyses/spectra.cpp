@@ -2,13 +2,12 @@
 // the images, and their high-frequency energy ratio: HiLo's Hi-Fi and Lo-Fi branch outputs
 // where a layer offers branch outputs, the attention module's output elsewhere. Figures:
 // HiLo's per-layer spectra grid and the radial profiles; the GUI's "HiLo spectra" tab.
+// Its figures (report, series, GUI tab): spectra_figures.cpp.
 #include <ATen/ATen.h>
 
 #include "app/session/analyses/step_helpers.h"
-#include "viz/figures/series_statistic.h"
 #include "core/analysis/spectra.h"
 #include "core/runtime/small_tasks.h"
-#include "viz/figures/hilo_spectra.h"
 
 namespace attnlab::session {
 namespace {
@@ -66,14 +65,6 @@ void add_spectra(ImageStep& s) {
   s.session.accumulate(channels);
 }
 
-// The layers with HiLo's two branches (other models record only their output's spectrum).
-std::vector<int64_t> branch_layers(const ModelResults& m) {
-  std::vector<int64_t> layers;
-  for (const auto& [key, a] : m.arrays_of("spectra"))
-    if (key.branch == "hifi" && key.part == "log_amplitude") layers.push_back(key.layer);
-  return layers;
-}
-
 }  // namespace
 
 AnalysisInfo spectra_analysis() {
@@ -86,39 +77,7 @@ AnalysisInfo spectra_analysis() {
   info.in_image_analysis = true;
   info.series = true;  // over a checkpoint series: the per-layer value against the step
   info.over_sizes = true;  // and against the input size of a resolution sweep
-  info.series_figure = [](const SeriesResults& s) {
-    return series_statistic(
-        s, {"spectra_layers", "high_frequency_ratio_mean", "high-frequency energy ratio",
-                   "High-frequency energy ratio of each branch output (mean over channels)", "branch"});
-  };
   info.add = add_spectra;
-  info.figure_kinds = {{"hilo_spectra", "HiLo Hi-Fi / Lo-Fi frequency spectra"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    for (const auto& m : in.models) {
-      const std::vector<int64_t> layers = branch_layers(m);
-      for (const int64_t layer : layers)
-        jobs.push_back({"hilo_spectra", "hilo_spectra__" + m.name + "__L" + std::to_string(layer),
-                        [&m, layer] {
-                          viz::HiloSpectraOptions o;
-                          o.layer = layer;
-                          return viz::hilo_spectra_grid(m.arrays, o);
-                        }});
-      if (!layers.empty())
-        jobs.push_back({"hilo_spectra", "hilo_spectra__" + m.name + "__profiles",
-                        [&m] { return viz::hilo_spectra_profiles(m.arrays, m.tables); }});
-    }
-  };
-  info.tab = AnalysisTab{"spectra",
-                         "HiLo spectra",
-                         false,
-                         false,
-                         [](const TabInputs& in) {
-                           viz::HiloSpectraOptions o;
-                           o.layer = in.layer;
-                           return viz::hilo_spectra_grid(in.models.front().arrays, o);
-                         },
-                         ""};
-  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/tab_table.cpp)
   return info;
 }
 

@@ -3,15 +3,9 @@
 
 #include <ATen/ATen.h>
 
-namespace attnlab::session {
+#include "core/io/text.h"
 
-std::vector<std::pair<std::string, analysis::Table>> model_tables(
-    const std::vector<ModelResults>& models, const std::string& name) {
-  std::vector<std::pair<std::string, analysis::Table>> tables;
-  for (const auto& m : models)
-    if (const analysis::Table* t = m.table(name)) tables.emplace_back(m.name, *t);
-  return tables;
-}
+namespace attnlab::session {
 
 analysis::Table make_table(std::string name, std::string caption, std::vector<std::string> columns,
                            size_t keys) {
@@ -25,20 +19,6 @@ analysis::Table make_table(std::string name, std::string caption, std::vector<st
 
 std::string grid_text(const attention::TokenLayout& l) {
   return std::to_string(l.height) + "x" + std::to_string(l.width);
-}
-
-viz::MapQuery figure_query(const std::string& tag, int ref_rows, int ref_cols) {
-  viz::MapQuery q;
-  if (const auto cell = analysis::parse_grid_query_tag(tag)) {
-    const viz::GridCell c{int(cell->first), int(cell->second)};
-    q.cell = c;
-    q.ref_rows = ref_rows;
-    q.ref_cols = ref_cols;
-    q.label = "query (" + std::to_string(c.row) + ", " + std::to_string(c.col) + ")";
-  } else {
-    q.label = "the " + tag + " token";
-  }
-  return q;
 }
 
 std::string layer_label(int64_t layer) {
@@ -83,14 +63,6 @@ at::Tensor block_output_tokens(const models::ForwardResult& result,
   return block_tokens(it->second, b, layout);
 }
 
-viz::CaptionedFigure series_statistic(const SeriesResults& series, viz::SeriesStatistic statistic) {
-  statistic.table += series.suffix;
-  viz::SeriesStatisticOptions options;
-  options.x_column = series.x_column;
-  options.x_label = series.x_label;
-  return viz::series_statistic_figure(series.tables, statistic, options);
-}
-
 void warn_reduced_precision_ranks(ImageStep& s, const std::string& analysis) {
   const at::ScalarType dtype =
       s.result.logits.defined() ? s.result.logits.scalar_type() : at::kFloat;
@@ -101,6 +73,10 @@ void warn_reduced_precision_ranks(ImageStep& s, const std::string& analysis) {
                  (bf16 ? "2^-8" : "2^-11") +
                  " of the largest are the forward's rounding, which the float32 rank rules "
                  "count as rank (ranks rise); use --dtype fp32 for ranks");
+}
+
+std::string short_number(double v) {
+  return text::format_g(v, 4);
 }
 
 }  // namespace attnlab::session

@@ -1,5 +1,6 @@
-// Pieces several analyses share: tables with a caption, grid text, and the figures'
-// description of a query. (The query itself is app/session/query.h.)
+// Pieces several analyses' compute steps share: tables with a caption, grid text, block
+// outputs, number format. (The query itself is app/session/query.h; what their figures
+// share is step_figures.h.)
 #pragma once
 
 #include <string>
@@ -11,8 +12,6 @@
 #include "core/analysis/attention_maps.h"
 #include "core/analysis/table.h"
 #include "core/attention/token_layout.h"
-#include "viz/figures/attention_maps.h"
-#include "viz/figures/series_statistic.h"
 
 namespace attnlab::session {
 
@@ -22,14 +21,6 @@ analysis::Table make_table(std::string name, std::string caption, std::vector<st
 // "14x14"
 std::string grid_text(const attention::TokenLayout& layout);
 
-// Every model's table `name` with the model's name, for the figures that compare models
-// (the models without one left out).
-std::vector<std::pair<std::string, analysis::Table>> model_tables(
-    const std::vector<ModelResults>& models, const std::string& name);
-
-// A figure's description of a query tag ("q7-7" on the first layer's grid -> a cell;
-// prefix tokens such as "cls" have none).
-viz::MapQuery figure_query(const std::string& tag, int ref_rows, int ref_cols);
 // "layer 3"
 std::string layer_label(int64_t layer);
 // The analyses that run the model once per head or per perturbed image (heads,
@@ -52,14 +43,12 @@ at::Tensor block_output_tokens(const models::ForwardResult& result,
                                const std::string& attention_path,
                                const attention::TokenLayout& layout, int64_t b);
 
-// A per-layer statistic of a series (viz::series_statistic_figure): `statistic.table` is
-// the per-checkpoint table's name ("entropy_layers"), read as `series`' own table (its
-// suffix: "_series", a sweep's "_sizes") against its x axis.
 // Once per session, when the forward ran at bf16/fp16 (--dtype): the SVDs of `analysis`
 // read fp32 copies of reduced-precision values, so singular values under about 2^-8 of the
 // largest (bf16) are the forward's rounding, which the float32 rank rules count as rank.
 void warn_reduced_precision_ranks(ImageStep& s, const std::string& analysis);
 
-viz::CaptionedFigure series_statistic(const SeriesResults& series, viz::SeriesStatistic statistic);
+// "%.4g" (the explanations' captions: a logit, a rollout switch).
+std::string short_number(double v);
 
 }  // namespace attnlab::session

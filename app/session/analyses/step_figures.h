@@ -1,0 +1,31 @@
+// Pieces several analyses' figures share (the *_figures.cpp files): every model's copy of a
+// table, a query tag as the figures describe it, a series statistic's figure. Drawn by viz
+// (cairo): not part of a GPU-check-only build. (Their compute steps share step_helpers.h.)
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/session/analyses/step_helpers.h"
+#include "app/session/results.h"
+#include "viz/figures/attention_maps.h"
+#include "viz/figures/series_statistic.h"
+
+namespace attnlab::session {
+
+// Every model's table `name` with the model's name, for the figures that compare models
+// (the models without one left out).
+std::vector<std::pair<std::string, analysis::Table>> model_tables(
+    const std::vector<ModelResults>& models, const std::string& name);
+
+// A figure's description of a query tag ("q7-7" on the first layer's grid -> a cell;
+// prefix tokens such as "cls" have none).
+viz::MapQuery figure_query(const std::string& tag, int ref_rows, int ref_cols);
+
+// A per-layer statistic of a series (viz::series_statistic_figure): `statistic.table` is
+// the per-checkpoint table's name ("entropy_layers"), read as `series`' own table (its
+// suffix: "_series", a sweep's "_sizes") against its x axis.
+viz::CaptionedFigure series_statistic(const SeriesResults& series, viz::SeriesStatistic statistic);
+
+}  // namespace attnlab::session

@@ -10,6 +10,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/model_options.h"
 #include "app/session/complexity.h"
+#include "app/session/cost_figures.h"
 #include "core/analysis/export.h"
 #include "core/analysis/output_folder.h"
 #include "core/io/text.h"

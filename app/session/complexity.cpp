@@ -10,7 +10,6 @@
 #include "core/attention/registry.h"
 #include "models/backbone.h"
 #include "models/presets.h"
-#include "viz/figures/scaling.h"
 
 namespace attnlab::session {
 
@@ -196,13 +195,6 @@ bool complexity_has_sizes(const std::vector<ComplexityRun>& runs) {
   for (const auto& run : runs) ++sizes_per_subject[run.subject];
   return std::any_of(sizes_per_subject.begin(), sizes_per_subject.end(),
                      [](const auto& s) { return s.second > 1; });
-}
-
-viz::CaptionedFigure complexity_macs_figure(const std::vector<ComplexityRun>& runs, bool model) {
-  return viz::scaling_figure(
-      complexity_totals_table(runs), "subject", model ? "height" : "tokens", "macs_total",
-      model ? "input size (pixels)" : "tokens N", "MACs",
-      model ? "Multiply-accumulates of the forward" : "Multiply-accumulates of one layer");
 }
 
 }  // namespace attnlab::session

@@ -14,7 +14,6 @@
 #include "app/session/model_source.h"
 #include "core/analysis/table.h"
 #include "core/runtime/mac_counter.h"
-#include "viz/figures/captioned_figure.h"
 
 namespace attnlab::session {
 
@@ -58,9 +57,7 @@ std::map<std::string, double> mechanism_options(const std::string& mechanism,
 analysis::Table complexity_layers_table(const std::vector<ComplexityRun>& runs);
 analysis::Table complexity_totals_table(const std::vector<ComplexityRun>& runs);
 // Whether the runs are a size sweep (a subject counted at more than one size): then
-// complexity_macs_figure draws MACs against size.
+// complexity_macs_figure (cost_figures.h) draws MACs against size.
 bool complexity_has_sizes(const std::vector<ComplexityRun>& runs);
-// `attnlab complexity`'s figure: MACs against the input size (`model`) or the tokens N.
-viz::CaptionedFigure complexity_macs_figure(const std::vector<ComplexityRun>& runs, bool model);
 
 }  // namespace attnlab::session

@@ -95,4 +95,11 @@ std::vector<viz::CaptionedFigure> attention_bench_figures(const analysis::Table&
   return out;
 }
 
+viz::CaptionedFigure complexity_macs_figure(const std::vector<ComplexityRun>& runs, bool model) {
+  return viz::scaling_figure(
+      complexity_totals_table(runs), "subject", model ? "height" : "tokens", "macs_total",
+      model ? "input size (pixels)" : "tokens N", "MACs",
+      model ? "Multiply-accumulates of the forward" : "Multiply-accumulates of one layer");
+}
+
 }  // namespace attnlab::session

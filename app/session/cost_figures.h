@@ -43,6 +43,10 @@ ComplexitySweep complexity_sweep(const std::vector<std::pair<std::string, ModelR
                                  const SweepProgress& progress = {},
                                  const std::function<bool()>& cancelled = {});
 
+// `attnlab complexity`'s figure of a size sweep (complexity_has_sizes): MACs against the
+// input size (`model`) or the tokens N, one line per subject.
+viz::CaptionedFigure complexity_macs_figure(const std::vector<ComplexityRun>& runs, bool model);
+
 // MACs of the whole forward against the input side, one line per model (log-log); the
 // caption lists what was not counted.
 viz::CaptionedFigure complexity_sweep_figure(const ComplexitySweep& sweep);

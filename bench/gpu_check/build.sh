@@ -44,8 +44,12 @@ if cuda:
     home = getattr(ce, "CUDA_HOME", None)
     found += [os.path.join(home, "include")] if home else []
     found += ["/usr/local/cuda/include"]
-    found = [d for d in found if os.path.isfile(os.path.join(d, "cuda_runtime_api.h"))]
-    inc += found[:1]
+    api = [d for d in found if os.path.isfile(os.path.join(d, "cuda_runtime_api.h"))]
+    inc += api[:1]
+    # cuda_runtime.h includes crt/host_config.h, which CUDA 13's runtime wheel (nvidia/cu13)
+    # lacks (the H200 run of 2026-11-27 stopped there): nvcc's folder that has it, too.
+    host = [d for d in found if os.path.isfile(os.path.join(d, "crt", "host_config.h"))]
+    inc += [d for d in host[:1] if d not in api[:1]]
 print(";".join(dict.fromkeys(inc)))
 print(ce.library_paths()[0])
 print(int(torch._C._GLIBCXX_USE_CXX11_ABI))

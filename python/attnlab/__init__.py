@@ -9,6 +9,7 @@
     res.save("out")             # the files `attnlab analyze --out out` writes
     tr = model.trace("boot.png")                 # one forward, the traces kept
     tr.query_map(layer=-1, query=(3, 4))         # a query's map from them, in milliseconds
+    model.query_map("boot.png", layer=-1, query=(3, 4))   # the same in one call
     res.figure("rollout")       # the CLI's figure, shown inline in a notebook
     model.faithfulness("assets/fashion-mnist")   # the faithfulness scoreboard
     attnlab.complexity(mechanism=["softmax", "hilo"], tokens=[196, 784])
@@ -88,6 +89,14 @@ def _faithfulness_with_progress(self, images, maps=None, step=0.05, baseline="bl
 
 
 _faithfulness_with_progress.__doc__ = _faithfulness.__doc__
+
+
+def _query_map(self, image, layer=-1, query=None, head=None, fusion="mean"):
+    """The attention map of a query in one image: one forward, then Traces.query_map.
+    For several queries of one image, keep `model.trace(image)` and ask it: each query then
+    costs milliseconds, not a forward."""
+    return self.trace(image).query_map(layer=layer, query=query, head=head, fusion=fusion)
 Results.to_pandas = _to_pandas
 Model.analyze = _analyze_with_progress
 Model.faithfulness = _faithfulness_with_progress
+Model.query_map = _query_map

@@ -203,6 +203,8 @@ def test_query_maps_from_the_traces_are_the_maps_analysis(softmax, boot):
     r = softmax.analyze(boot, analyses="maps", query=(3, 4))
     written = [a for k, a in r.arrays.items() if "L01" in k and a.ndim == 3 and a.shape[0] == heads.shape[0]]
     assert any(np.array_equal(w, heads) for w in written), sorted(r.arrays)
+    # Model.query_map: the same map in one call (a forward, then the same query).
+    assert np.array_equal(softmax.query_map(boot, layer=1, query=(3, 4), head="all"), heads)
     with pytest.raises(attnlab.UsageError, match="layer"):
         traces.query_map(layer=99)
     with pytest.raises(attnlab.UsageError, match="head"):

@@ -161,6 +161,10 @@ std::shared_ptr<Backbone> partly_reinitialised(Backbone& model,
   fresh->eval();
   const auto params = model.parameters();
   if (!params.empty()) fresh->to(params.front().device());  // where the trained one runs
+  // And at its precision: a bf16 model's copy runs at bf16 too, and its buffers take the
+  // trained ones' values at the trained ones' precision (RAVLT's check of its RoPE angles
+  // compares them at the buffer's own precision, and refused bf16-rounded angles in fp32).
+  if (model.dtype() != fresh->dtype()) fresh->set_precision(model.dtype());
   const auto fresh_one = [&](const std::string& name) {
     return std::any_of(reinitialise.begin(), reinitialise.end(), [&](const std::string& b) {
       return name.compare(0, b.size() + 1, b + ".") == 0;

@@ -168,6 +168,26 @@ TEST(Faithfulness, BaselinesKeepTheImagesShape) {
                models::ModelError);
 }
 
+// A model run at bf16 gets copies at bf16: RAVLT's copies once took its bf16-rounded RoPE
+// angles into fp32 buffers, which its angle check (exact at the buffer's precision)
+// refused, so the randomisation check was missing at bf16 (found by the GPU check's
+// self-test, bench/gpu_check/session.cpp).
+TEST(Faithfulness, RandomisedCopiesKeepTheModelsPrecision) {
+  const models::Json ravlt = {{"arch", "ravlt"},        {"embed_dims", {16, 16, 32, 32}},
+                              {"depths", {1, 1, 1, 1}}, {"num_heads", {1, 1, 2, 2}},
+                              {"projection", 32},       {"num_classes", 4}};
+  at::manual_seed(0);
+  auto model = models::make_backbone(ravlt);
+  model->eval();
+  model->set_precision(at::kBFloat16);
+  const at::Tensor image = at::randn({1, 3, 64, 64});
+  const attnlab::session::PreparedImage prepared = attnlab::session::prepare_image(*model, image);
+  const auto all = models::partly_reinitialised(*model, prepared.blocks, 5);
+  EXPECT_EQ(all->dtype(), at::kBFloat16);
+  at::NoGradGuard no_grad;
+  EXPECT_NO_THROW(all->run(image)) << "the copy runs where the model runs";
+}
+
 TEST(Faithfulness, RandomisationReinitialisesOnlyTheNamedBlocks) {
   const models::Json config = {{"arch", "vit"},    {"img_size", 32},     {"patch_size", 8},
                                {"embed_dim", 16},  {"depth", 3},         {"num_heads", 2},

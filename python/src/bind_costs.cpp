@@ -9,6 +9,7 @@
 #include "app/session/complexity.h"
 #include "app/session/cost_figures.h"
 #include "core/attention/registry.h"
+#include "core/io/text.h"
 #include "core/runtime/device_peaks.h"
 #include "core/runtime/precision.h"
 #include "python/src/control.h"
@@ -18,14 +19,9 @@ namespace attnlab::python {
 namespace {
 
 // A str or a list of str, as a list.
-std::vector<std::string> names_of(const py::object& o, const char* what) {
-  if (o.is_none()) return {};
-  if (py::isinstance<py::str>(o)) return {o.cast<std::string>()};
-  try {
-    return o.cast<std::vector<std::string>>();
-  } catch (const py::cast_error&) {
-    throw std::invalid_argument(std::string(what) + ": a name or a list of names");
-  }
+std::vector<std::string> names_of(const py::object& o) {
+  const std::string list = comma_list(o, "");
+  return list.empty() ? std::vector<std::string>{} : text::split(list);
 }
 
 // One size or grid: an int N, "HxW" / "N", or (H, W); `tokens` reads N as --tokens does.
@@ -62,7 +58,7 @@ std::shared_ptr<Results> complexity(const py::object& model, const py::object& m
                                     const py::object& img_size, const py::object& tokens,
                                     int64_t dim, int64_t heads, int64_t prefix,
                                     const py::dict& options) {
-  const std::vector<std::string> mechanisms = names_of(mechanism, "mechanism");
+  const std::vector<std::string> mechanisms = names_of(mechanism);
   if (model.is_none() == mechanisms.empty())
     throw std::invalid_argument("complexity: give model= or mechanism=, one of them");
   if (!model.is_none() && !tokens.is_none())
@@ -115,7 +111,7 @@ std::shared_ptr<Results> bench_attention(const py::object& mechanisms,
                                          const std::string& dtype, const std::string& baseline,
                                          bool peaks, const py::object& progress) {
   session::AttentionBenchSettings s;
-  const std::vector<std::string> names = names_of(mechanisms, "mechanisms");
+  const std::vector<std::string> names = names_of(mechanisms);
   s.mechanisms = names.empty() || (names.size() == 1 && names[0] == "all")
                      ? attention::mechanism_names()
                      : names;
@@ -188,7 +184,8 @@ void bind_costs(py::module_& m) {
   m.def("bench_attention", &bench_attention, py::kw_only(), py::arg("mechanisms") = py::none(),
         py::arg("sides") = std::vector<int64_t>{}, py::arg("dim") = 384, py::arg("heads") = 6,
         py::arg("repeats") = 5, py::arg("device") = "cpu", py::arg("dtype") = "fp32",
-        py::arg("baseline") = "softmax", py::arg("peaks") = true, py::arg("progress") = py::none(),
+        py::arg("baseline") = session::AttentionBenchSettings{}.baseline, py::arg("peaks") = true,
+        py::arg("progress") = py::none(),
         "`attnlab bench-attention`: latency and peak memory of one layer per mechanism "
         "(default all) on side×side grids (default 14, 28, 56), with the ratios to the "
         "baseline measured in the same run and, with peaks=True, the achieved rates against "

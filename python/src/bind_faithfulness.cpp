@@ -13,6 +13,7 @@
 #include "app/session/edited_input.h"
 #include "app/session/faithfulness_run.h"
 #include "core/data/batches.h"
+#include "core/io/text.h"
 #include "python/src/control.h"
 #include "python/src/images.h"
 #include "python/src/model.h"
@@ -26,16 +27,9 @@ session::FaithfulnessSettings faithfulness_settings(const py::object& maps, doub
                                                     const std::string& baseline, int64_t batch,
                                                     bool randomisation, int64_t seed) {
   session::FaithfulnessSettings s;
-  std::string list = "cls,rollout,gradcam,gradrollout,random,centre";
-  if (py::isinstance<py::str>(maps)) {
-    list = maps.cast<std::string>();
-  } else if (!maps.is_none()) {
-    list.clear();
-    for (const auto& k : maps.cast<py::sequence>())
-      list += (list.empty() ? "" : ",") + k.cast<std::string>();
-  }
-  try {
-    s.kinds = session::parse_faithfulness_maps(list);
+  try {  // by default every kind, as the command scores them
+    s.kinds = session::parse_faithfulness_maps(
+        comma_list(maps, text::join(session::faithfulness_map_kinds(), ",")));
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("maps: ") + e.what());
   }

@@ -77,16 +77,8 @@ session::AnalysisSettings settings_of(const py::object& analyses, const py::obje
                                       const py::object& layers, const py::object& edits,
                                       const py::kwargs& options) {
   session::AnalysisSettings st;
-  std::string list = "all";
-  if (py::isinstance<py::str>(analyses)) {
-    list = analyses.cast<std::string>();
-  } else if (!analyses.is_none()) {
-    list.clear();
-    for (const auto& a : analyses.cast<py::sequence>())
-      list += (list.empty() ? "" : ",") + a.cast<std::string>();
-  }
   try {
-    st.analyses = session::parse_analyses(list);
+    st.analyses = session::parse_analyses(comma_list(analyses, "all"));
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("analyses: ") + e.what());
   }

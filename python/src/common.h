@@ -7,11 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+
 namespace attnlab::python {
 
 namespace py = pybind11;
 
 py::object to_python(const nlohmann::json& j);
+// A str or a list of str as the CLI's comma-separated list ("maps,rank"); `fallback` for None.
+std::string comma_list(const py::object& names, const std::string& fallback);
 nlohmann::json from_python(const py::handle& o);
 
 void bind_errors(py::module_& m);

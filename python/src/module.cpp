@@ -12,6 +12,15 @@ py::object to_python(const nlohmann::json& j) {
   return py::module_::import("json").attr("loads")(j.dump());
 }
 
+std::string comma_list(const py::object& names, const std::string& fallback) {
+  if (names.is_none()) return fallback;
+  if (py::isinstance<py::str>(names)) return names.cast<std::string>();
+  std::string list;
+  for (const auto& n : names.cast<py::sequence>())
+    list += (list.empty() ? "" : ",") + n.cast<std::string>();
+  return list;
+}
+
 nlohmann::json from_python(const py::handle& o) {
   const std::string text = py::str(py::module_::import("json").attr("dumps")(o));
   return nlohmann::json::parse(text);

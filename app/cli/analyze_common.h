@@ -94,6 +94,19 @@ SeriesResult analyse_series(const ModelChoice& model, const std::vector<std::str
                             const session::AnalysisSettings& settings,
                             const runtime::ComputeTarget& target);
 
+// analyze's result files beside the per-image arrays: the session's mean/std tables and
+// image-averaged arrays, edits.txt, and the sidecar (`sidecar` with the session's layers,
+// warnings and skipped analyses). Returns the sidecar's path. analyze and merge write
+// through it, so a merged run has the single run's files.
+std::string write_analyze_results(analysis::OutputFolder& folder,
+                                  const session::AnalysisSession& session,
+                                  const session::AnalysisSettings& settings,
+                                  nlohmann::json sidecar);
+
+// A sharded run cannot split an analysis fitted on every image together (feature_pca):
+// named in --analyses (`named`) it is a UsageError, else it is left out with a note.
+void restrict_to_shardable(session::AnalysisSettings& settings, bool named);
+
 // attnlab version, LibTorch version, target, threads, dtype, and the analysis settings.
 nlohmann::json run_description(const GlobalOptions& g, const runtime::ComputeTarget& target,
                                const session::AnalysisSettings& settings);

@@ -67,6 +67,7 @@ int cmd_infer(Args args, const GlobalOptions& g);
 int cmd_classify(Args args, const GlobalOptions& g);
 int cmd_presets(Args args, const GlobalOptions& g);
 int cmd_analyze(Args args, const GlobalOptions& g);
+int cmd_merge(Args args, const GlobalOptions& g);
 int cmd_analyze_series(Args args, const GlobalOptions& g);
 int cmd_train(Args args, const GlobalOptions& g);
 int cmd_eval(Args args, const GlobalOptions& g);

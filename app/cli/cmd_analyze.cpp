@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "app/cli/analyze_common.h"
+#include "app/cli/shard_run.h"
 #include "app/session/edited_input.h"
 #include "core/analysis/background_writer.h"
 #include "core/analysis/output_folder.h"
@@ -35,8 +36,47 @@ nlohmann::json images_json(const std::vector<ImageInput>& images,
 
 }  // namespace
 
+std::string write_analyze_results(analysis::OutputFolder& folder,
+                                  const session::AnalysisSession& session,
+                                  const session::AnalysisSettings& settings,
+                                  nlohmann::json sidecar) {
+  for (const auto& t : session.tables()) folder.write_table(t);
+  for (const auto& a : session.arrays()) folder.write_array(a);
+  session::write_edits_file(folder, settings.edits);
+  sidecar["layers"] = session.layers_json();
+  sidecar["warnings"] = session.warnings();
+  sidecar["skipped"] = session.skipped();
+  return folder.write_sidecar(std::move(sidecar));
+}
+
+void restrict_to_shardable(session::AnalysisSettings& settings, bool named) {
+  const auto whole = session::AnalysisSession::unshardable(settings.analyses);
+  for (const auto& name : whole) {
+    if (named)
+      throw UsageError(name +
+                       " fits one result on every image together and cannot be split into "
+                       "shards: run it without --shard, or leave it out of --analyses");
+    std::fprintf(stderr,
+                 "attnlab: note: %s left out of this sharded run (it fits one result "
+                 "on every image together; run it without --shard)\n",
+                 name.c_str());
+    settings.analyses.erase(name);
+  }
+}
+
 int cmd_analyze(Args args, const GlobalOptions& g) {
+  const ShardRun shard = take_shard(args, "analyze");
+  const bool analyses_named = args.has_flag("--analyses");
   AnalyzeRequest req = take_analyze_request(args, /*series=*/false);
+  // A shard does its part of the image list and saves what a merge needs (shard.json).
+  std::vector<std::string> list;
+  for (const auto& im : req.images) list.push_back(im.path);
+  const analysis::ShardRange part = shard_part(shard, int64_t(list.size()), "images");
+  const std::vector<ImageInput> all_images = req.images;
+  if (shard.sharded()) {
+    restrict_to_shardable(req.settings, analyses_named);
+    req.images.assign(all_images.begin() + part.begin, all_images.begin() + part.end);
+  }
   const runtime::ComputeTarget target = compute_target(g);
   const auto t0 = std::chrono::steady_clock::now();
   ReadyModel model = load_ready_model(req.model, target);
@@ -53,6 +93,7 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
   analysis::BackgroundWriter writer(folder);  // the arrays reach the disk while images run
   session::AnalysisSession session(req.settings,
                                    [&](const analysis::Array& a) { writer.write_array(a); });
+  if (shard.sharded()) session.keep_rows();
   Progress progress("analyze", static_cast<int64_t>(req.images.size()));
   const std::vector<std::string> failed =
       analyse_images(session, *model.model, target, req.model.preprocessing, req.images, progress,
@@ -60,23 +101,30 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
   writer.finish();
   if (session.images() == 0) throw std::runtime_error("no image could be analysed");
 
-  for (const auto& t : session.tables()) folder.write_table(t);
-  for (const auto& a : session.arrays()) folder.write_array(a);
-  session::write_edits_file(folder, req.settings.edits);
   nlohmann::json sidecar = run_description(g, target, req.settings);
   sidecar["model"] = model.description();
   sidecar["class_names"] = names_record;
   sidecar["images"] = images_json(req.images, failed);
-  sidecar["layers"] = session.layers_json();
-  sidecar["warnings"] = session.warnings();
-  sidecar["skipped"] = session.skipped();
   sidecar["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   sidecar["stage_seconds"] = stages.to_json();
-  const std::string sidecar_path = folder.write_sidecar(sidecar);
   std::fprintf(stderr, "analyze: %s\n", stages.summary().c_str());
   for (const auto& w : session.warnings())
     std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
   for (const auto& note : session.skipped()) std::fprintf(stderr, "attnlab: %s\n", note.c_str());
+  if (shard.sharded()) {
+    const std::string state_dir = folder.dir() + "/" + kShardStateDir;
+    nlohmann::json body = {{"model_tag", req.model.tag},
+                           {"analyses", req.settings.analyses},
+                           {"sidecar", sidecar},
+                           {"files", folder.files()},
+                           {"session", session.save_state(state_dir)}};
+    write_shard_manifest(shard, g, folder.dir(), "images", list, part, std::move(body));
+    std::printf("%s: shard %s: %lld image(s) analysed into %s (merge with attnlab merge)\n",
+                req.model.tag.c_str(), shard.shard.text().c_str(),
+                static_cast<long long>(session.images()), folder.dir().c_str());
+    return failed.empty() ? kExitOk : kExitFailure;
+  }
+  const std::string sidecar_path = write_analyze_results(folder, session, req.settings, sidecar);
   std::printf("%s: %lld image(s) analysed, %zu files in %s (settings: %s)\n", req.model.tag.c_str(),
               static_cast<long long>(session.images()), folder.files_written() + 1,
               folder.dir().c_str(), sidecar_path.c_str());

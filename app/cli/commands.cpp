@@ -108,6 +108,12 @@ const std::vector<CommandSpec>& commands() {
                                             <table>_sizes CSV/JSON and figures against
                                             the size; "sizes": tokens and s/image
 )"},
+      {"merge", cmd_merge,
+       R"(  merge SHARD_DIR... --out DIR             the single run's files from the folders of a
+                                            run split with --shard I/N (or a Slurm array:
+                                            docs/CLUSTER.md); checks they are one run's and
+                                            cover it once, names the shards in merge.json
+)"},
       {"report", cmd_report,
        R"(  report --models M1 M2... --images FILES|DIR --out DIR   every paper figure (maps, rollout,
       [--formats svg,pdf,png] [--dpi N]       models side by side, spectra, ranks, anchors,
@@ -247,6 +253,13 @@ global options:
                   available when it starts
   -h, --help      this text; after a command, that command's usage and options
   --version       print the version and the git revision it was built from
+
+long runs over many machines (docs/CLUSTER.md):
+  --shard I/N     on analyze, analyze-series, report, faithfulness, head-importance,
+                  classify, eval, analyze-sizes: do part I of N (from 0) of the sorted
+                  work list and write it with a shard.json manifest; inside a Slurm array
+                  job the part comes from SLURM_ARRAY_TASK_ID/_COUNT/_MIN. Then
+                  `attnlab merge SHARD_DIR... --out DIR` writes the single run's files.
 
 files:
   demo images, ImageNet class names and the model zoo are read from $ATTNLAB_ASSETS and

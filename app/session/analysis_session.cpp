@@ -165,6 +165,7 @@ void AnalysisSession::accumulate(const analysis::Table& per_image) {
     it = tables_.emplace(per_image.name, analysis::TableAccumulator{}).first;
   }
   it->second.add(per_image);
+  if (keep_rows_) kept_rows_.push_back(per_image);
 }
 
 void AnalysisSession::add_sum(const std::string& name, const std::string& caption,
@@ -173,13 +174,14 @@ void AnalysisSession::add_sum(const std::string& name, const std::string& captio
   auto it = sums_.find(name);
   if (it == sums_.end()) {
     sum_order_.push_back(name);
-    sums_[name] = Sum{caption, axes, v.clone(), 1};
+    sums_[name] = Sum{caption, axes, {}, 1};
+    sums_[name].total.add(v);
     return;
   }
-  if (!it->second.total.sizes().equals(v.sizes()))
+  if (!it->second.total.sum().sizes().equals(v.sizes()))
     throw attention::TraceQueryError(name + " changed shape between images (" +
                                      std::to_string(v.numel()) + " values)");
-  it->second.total += v;
+  it->second.total.add(v);
   ++it->second.count;
 }
 
@@ -222,7 +224,7 @@ std::vector<analysis::Array> AnalysisSession::arrays() const {
   }
   for (const auto& name : sum_order_) {
     const Sum& s = sums_.at(name);
-    out.push_back(to_array(s.total / static_cast<double>(s.count), name, s.axes,
+    out.push_back(to_array(s.total.value() / static_cast<double>(s.count), name, s.axes,
                            s.caption + " (mean over " + std::to_string(s.count) + " images)"));
   }
   return out;

@@ -24,6 +24,7 @@
 
 #include "app/session/analysis_registry.h"
 #include "core/analysis/attention_maps.h"
+#include "core/analysis/compensated_sum.h"
 #include "core/analysis/gradcam.h"
 #include "core/analysis/rank.h"
 #include "core/analysis/rollout.h"
@@ -148,6 +149,20 @@ class AnalysisSession {
   void progress(int64_t done, int64_t total) const {
     if (control_.progress) control_.progress(done, total);
   }
+  // A run split into shards (`--shard I/N`, attnlab merge; session_state.cpp). With
+  // keep_rows, every per-image table is also kept as it was added, so that save_state
+  // can write what a merge replays: the rows in the images' order (the merged mean/std
+  // tables are then the single run's, bit for bit), the compensated sums and spectra, the
+  // image count, layers, warnings and skipped analyses. save_state writes the float64
+  // sums as .npy files into `dir` and returns the JSON that names them; absorb_state
+  // adds a saved state to this session (call in the shards' order, then finish()).
+  // Analyses fitted on all images at once (AnalysisInfo::finish, feature_pca) cannot be
+  // split: shardable() names them.
+  void keep_rows() { keep_rows_ = true; }
+  nlohmann::json save_state(const std::string& dir) const;
+  void absorb_state(const nlohmann::json& state, const std::string& dir);
+  static std::vector<std::string> unshardable(const std::set<std::string>& analyses);
+
   // What a step keeps across the images of this session's model (the faithfulness step's
   // re-initialised copies of the model, built once), one slot per key.
   std::shared_ptr<void>& step_cache(const std::string& key) { return step_cache_[key]; }
@@ -170,10 +185,12 @@ class AnalysisSession {
   std::vector<std::string> warnings_, skipped_;
   std::vector<std::string> table_order_;
   std::map<std::string, analysis::TableAccumulator> tables_;
+  bool keep_rows_ = false;
+  std::vector<analysis::Table> kept_rows_;  // with keep_rows: every per-image table, in order
   struct Sum {
     std::string caption;
     std::vector<std::string> axes;
-    at::Tensor total;  // float64 CPU
+    analysis::CompensatedSum total;  // float64 CPU, independent of the images' order
     int64_t count = 0;
   };
   std::vector<std::string> sum_order_;

@@ -73,6 +73,26 @@ std::string OutputFolder::write_text(const std::string& name, const std::string&
   return path;
 }
 
+std::string OutputFolder::adopt_file(const std::string& from_dir, const nlohmann::json& entry) {
+  namespace fs = std::filesystem;
+  const std::string file = entry.at("file").get<std::string>();
+  const fs::path rel = fs::path(file).lexically_normal();
+  if (file.empty() || rel.is_absolute() || *rel.begin() == "..")
+    throw std::runtime_error(from_dir + " lists the file '" + file + "' outside its folder");
+  const fs::path from = fs::path(from_dir) / rel, to = fs::path(dir_) / rel;
+  if (!fs::is_regular_file(from))
+    throw std::runtime_error(from.string() + " is listed but missing (was the folder moved?)");
+  fs::create_directories(to.parent_path());
+  const fs::path tmp = to.string() + ".adopting";
+  std::error_code ec;
+  fs::remove(tmp, ec);
+  fs::create_hard_link(from, tmp, ec);  // same file system: no copy
+  if (ec) fs::copy_file(from, tmp, fs::copy_options::overwrite_existing);
+  fs::rename(tmp, to);
+  files_.push_back(entry);
+  return to.string();
+}
+
 std::string OutputFolder::write_sidecar(nlohmann::json settings) {
   settings["files"] = files_;
   const std::string path = dir_ + "/" + model_ + "__settings.json";

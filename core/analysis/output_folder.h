@@ -35,6 +35,14 @@ class OutputFolder {
   // its caption, kind and shape). Written last; rewriting it is fine.
   std::string write_sidecar(nlohmann::json settings);
 
+  // Every file written so far, as the sidecar lists them.
+  const nlohmann::json& files() const { return files_; }
+  // A file another output folder wrote, with that folder's entry for it (a shard's
+  // per-image array, `attnlab merge`): hard-linked from `from_dir` under the same relative
+  // name (copied where a link cannot be made), atomically, and listed. Throws
+  // std::runtime_error for a name outside the folder or a file that is not there.
+  std::string adopt_file(const std::string& from_dir, const nlohmann::json& entry);
+
   const std::string& dir() const { return dir_; }
   const std::string& model_tag() const { return model_; }
   size_t files_written() const { return files_.size(); }

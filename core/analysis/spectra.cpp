@@ -142,18 +142,28 @@ at::Tensor SpectrumAccumulator::add(const at::Tensor& bhwc) {
 void SpectrumAccumulator::add(const SpectrumParts& parts) {
   const at::Tensor logs = parts.log_amplitude.to(at::kCPU, at::kDouble);  // (B, C, H, W)
   const at::IntArrayRef chw = logs.sizes().slice(1);
-  if (sum_log_.defined() && !sum_log_.sizes().equals(chw))
-    throw std::invalid_argument("SpectrumAccumulator: features give spectra (C, H, W) = " +
-                                shape_str(chw) + ", but the accumulated ones are " +
-                                shape_str(sum_log_.sizes()));
-  const at::Tensor& hf = parts.high_frequency_ratio;
-  if (!sum_log_.defined()) {
-    sum_log_ = at::zeros(chw, at::kDouble);
-    sum_hf_ = at::zeros({chw[0]}, at::kDouble);
+  if (sum_log_.defined() && !sum_log_.sum().sizes().equals(chw))
+    throw std::invalid_argument(
+        "SpectrumAccumulator: features give spectra (C, H, W) = " + shape_str(chw) +
+        ", but the accumulated ones are " + shape_str(sum_log_.sum().sizes()));
+  const at::Tensor hf = parts.high_frequency_ratio.to(at::kCPU, at::kDouble);
+  for (int64_t b = 0; b < logs.size(0); ++b) {
+    sum_log_.add(logs[b]);
+    sum_hf_.add(hf[b]);
   }
-  sum_log_ += logs.sum(0);
-  sum_hf_ += hf.sum(0);
   images_ += logs.size(0);
+}
+
+void SpectrumAccumulator::absorb(const CompensatedSum& log_sum, const CompensatedSum& hf_sum,
+                                 int64_t images) {
+  if (sum_log_.defined() && (!sum_log_.sum().sizes().equals(log_sum.sum().sizes()) ||
+                             !sum_hf_.sum().sizes().equals(hf_sum.sum().sizes())))
+    throw std::invalid_argument(
+        "SpectrumAccumulator: a shard's spectra (C, H, W) = " + shape_str(log_sum.sum().sizes()) +
+        ", but the accumulated ones are " + shape_str(sum_log_.sum().sizes()));
+  sum_log_.absorb(log_sum);
+  sum_hf_.absorb(hf_sum);
+  images_ += images;
 }
 
 Spectrum SpectrumAccumulator::result() const {
@@ -161,9 +171,9 @@ Spectrum SpectrumAccumulator::result() const {
     throw std::invalid_argument("SpectrumAccumulator::result: no images were added");
   Spectrum s;
   s.images = images_;
-  s.mean_log_amplitude = sum_log_ / static_cast<double>(images_);   // (C, H, W) float64
+  s.mean_log_amplitude = sum_log_.value() / static_cast<double>(images_);  // (C, H, W) float64
   s.radial = radial_profile(s.mean_log_amplitude);                  // (C, R) float64
-  s.high_frequency_ratio = sum_hf_ / static_cast<double>(images_);  // (C,) float64
+  s.high_frequency_ratio = sum_hf_.value() / static_cast<double>(images_);  // (C,) float64
   return s;
 }
 

@@ -8,6 +8,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "core/analysis/compensated_sum.h"
+
 #include <cstdint>
 
 namespace attnlab::analysis {
@@ -56,9 +58,17 @@ class SpectrumAccumulator {
   Spectrum result() const;
   int64_t images() const { return images_; }
 
+  // A shard's sums (attnlab merge): what it saves, and adding them to this one's.
+  const CompensatedSum& log_sum() const { return sum_log_; }
+  const CompensatedSum& hf_sum() const { return sum_hf_; }
+  // Throws std::invalid_argument on a shape change (and then adds nothing).
+  void absorb(const CompensatedSum& log_sum, const CompensatedSum& hf_sum, int64_t images);
+
  private:
-  at::Tensor sum_log_;  // (C, H, W) float64
-  at::Tensor sum_hf_;   // (C,) float64
+  // Summed image by image, compensated: the means do not depend on how the images were
+  // batched or sharded.
+  CompensatedSum sum_log_;  // (C, H, W) float64
+  CompensatedSum sum_hf_;   // (C,) float64
   int64_t images_ = 0;
 };
 

@@ -1,0 +1,17 @@
+// Each shardable command's merge (cmd_merge.cpp dispatches on the manifests' command): the
+// shards in order, the output folder, and the record of the shards for the sidecar.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "app/cli/shard_merge.h"
+
+namespace attnlab::cli {
+
+int merge_analyze(const std::vector<ShardPart>& shards, const std::string& out,
+                  const nlohmann::json& record);
+
+}  // namespace attnlab::cli

@@ -1,0 +1,149 @@
+// What a shard of a sharded analysis run saves of its session and how a merge adds it to
+// another (AnalysisSession::save_state / absorb_state, issue 50). The per-image tables are
+// replayed in the images' order, so the merged mean/std tables are the single run's bit for
+// bit; the image-averaged sums are compensated sums (core/analysis/compensated_sum.h),
+// saved with their compensation as float64 .npy, so their means do not depend on how the
+// images were split either.
+#include <ATen/ATen.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "app/session/analysis_session.h"
+#include "core/analysis/exact_table_json.h"
+#include "core/io/npy.h"
+#include "core/io/torch_bridge.h"
+
+namespace attnlab::session {
+namespace {
+
+std::string save_tensor(const std::string& dir, const std::string& file, const at::Tensor& t) {
+  io::write_npy(dir + "/" + file, io::from_torch(t.contiguous()));
+  return file;
+}
+
+at::Tensor load_tensor(const std::string& dir, const nlohmann::json& file) {
+  const std::string name = file.get<std::string>();
+  if (name.empty() || name.find('/') != std::string::npos || name.find("..") != std::string::npos)
+    throw std::runtime_error("a shard state names the file '" + name + "' outside its folder");
+  const at::Tensor t = io::to_torch(io::read_npy(dir + "/" + name));
+  if (t.scalar_type() != at::kDouble)
+    throw std::runtime_error(dir + "/" + name + ": a saved sum is float64, this is not");
+  return t;
+}
+
+analysis::ResultKey key_of(const nlohmann::json& j) {
+  analysis::ResultKey k;
+  k.analysis = j.at("analysis").get<std::string>();
+  k.image = j.at("image").get<std::string>();
+  k.layer = j.at("layer").get<int64_t>();
+  k.query = j.at("query").get<std::string>();
+  k.branch = j.at("branch").get<std::string>();
+  k.part = j.at("part").get<std::string>();
+  return k;
+}
+
+void add_once(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+}  // namespace
+
+std::vector<std::string> AnalysisSession::unshardable(const std::set<std::string>& analyses) {
+  std::vector<std::string> out;
+  for (const AnalysisInfo& a : session::analyses())
+    if (a.finish && analyses.count(a.name)) out.push_back(a.name);
+  return out;
+}
+
+nlohmann::json AnalysisSession::save_state(const std::string& dir) const {
+  if (!keep_rows_) throw std::logic_error("AnalysisSession::save_state without keep_rows()");
+  std::filesystem::create_directories(dir);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& t : kept_rows_) rows.push_back(analysis::exact_table_json(t));
+  nlohmann::json sums = nlohmann::json::array();
+  for (size_t i = 0; i < sum_order_.size(); ++i) {
+    const Sum& s = sums_.at(sum_order_[i]);
+    const std::string stem = "sum" + std::to_string(i);
+    sums.push_back(
+        {{"name", sum_order_[i]},
+         {"caption", s.caption},
+         {"axes", s.axes},
+         {"count", s.count},
+         {"sum", save_tensor(dir, stem + ".npy", s.total.sum())},
+         {"compensation", save_tensor(dir, stem + "_compensation.npy", s.total.compensation())}});
+  }
+  nlohmann::json spectra = nlohmann::json::array();
+  for (size_t i = 0; i < spectra_order_.size(); ++i) {
+    const analysis::ResultKey& k = spectra_order_[i];
+    const auto& acc = spectra_.at(analysis::format_result_key(k));
+    const std::string stem = "spectrum" + std::to_string(i);
+    spectra.push_back({{"key",
+                        {{"analysis", k.analysis},
+                         {"image", k.image},
+                         {"layer", k.layer},
+                         {"query", k.query},
+                         {"branch", k.branch},
+                         {"part", k.part}}},
+                       {"images", acc.images()},
+                       {"log_sum", save_tensor(dir, stem + "_log.npy", acc.log_sum().sum())},
+                       {"log_compensation", save_tensor(dir, stem + "_log_compensation.npy",
+                                                        acc.log_sum().compensation())},
+                       {"hf_sum", save_tensor(dir, stem + "_hf.npy", acc.hf_sum().sum())},
+                       {"hf_compensation", save_tensor(dir, stem + "_hf_compensation.npy",
+                                                       acc.hf_sum().compensation())}});
+  }
+  return {{"images", images_},
+          {"layers", layers_json_},
+          {"warnings", warnings_},
+          {"skipped", skipped_},
+          {"rows", std::move(rows)},
+          {"sums", std::move(sums)},
+          {"spectra", std::move(spectra)}};
+}
+
+void AnalysisSession::absorb_state(const nlohmann::json& state, const std::string& dir) {
+  try {
+    for (const auto& r : state.at("rows")) accumulate(analysis::table_from_exact_json(r));
+    for (const auto& j : state.at("sums")) {
+      const std::string name = j.at("name").get<std::string>();
+      const analysis::CompensatedSum part = analysis::CompensatedSum::restore(
+          load_tensor(dir, j.at("sum")), load_tensor(dir, j.at("compensation")));
+      auto it = sums_.find(name);
+      if (it == sums_.end()) {
+        sum_order_.push_back(name);
+        it = sums_
+                 .emplace(name, Sum{j.at("caption").get<std::string>(),
+                                    j.at("axes").get<std::vector<std::string>>(),
+                                    {},
+                                    0})
+                 .first;
+      } else if (!it->second.total.sum().sizes().equals(part.sum().sizes())) {
+        throw std::runtime_error(name + " has another shape in this shard");
+      }
+      it->second.total.absorb(part);
+      it->second.count += j.at("count").get<int64_t>();
+    }
+    for (const auto& j : state.at("spectra")) {
+      const analysis::ResultKey key = key_of(j.at("key"));
+      const std::string name = analysis::format_result_key(key);
+      if (!spectra_.count(name)) spectra_order_.push_back(key);
+      spectra_[name].absorb(
+          analysis::CompensatedSum::restore(load_tensor(dir, j.at("log_sum")),
+                                            load_tensor(dir, j.at("log_compensation"))),
+          analysis::CompensatedSum::restore(load_tensor(dir, j.at("hf_sum")),
+                                            load_tensor(dir, j.at("hf_compensation"))),
+          j.at("images").get<int64_t>());
+    }
+    images_ += state.at("images").get<int64_t>();
+    if (layers_json_.is_null() && !state.at("layers").is_null()) layers_json_ = state.at("layers");
+    for (const auto& w : state.at("warnings")) add_once(warnings_, w.get<std::string>());
+    for (const auto& w : state.at("skipped")) add_once(skipped_, w.get<std::string>());
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(dir + ": a malformed shard state (" + std::string(e.what()) + ")");
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(dir + ": " + e.what());
+  }
+}
+
+}  // namespace attnlab::session

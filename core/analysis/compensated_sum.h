@@ -1,0 +1,30 @@
+// A float64 tensor sum whose value does not depend on the order of its terms (to the last
+// bit, but for sums within a few units of 1e-30 of a rounding boundary): Neumaier's
+// compensated summation, element-wise. The session's image-averaged arrays (spectra, CKA's
+// HSIC sums, ERF, singular values) use it so that a run split into shards and merged
+// (`attnlab merge`) gives the single run's means, not means that differ in the last bits
+// because the images were added in other groups.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace attnlab::analysis {
+
+class CompensatedSum {
+ public:
+  // `v` float64 on the CPU, the same shape every time (the caller checks and says whose).
+  void add(const at::Tensor& v);
+  // Adds another sum (a shard's) with its compensation.
+  void absorb(const CompensatedSum& other);
+  bool defined() const { return sum_.defined(); }
+  at::Tensor value() const;  // sum + compensation
+  const at::Tensor& sum() const { return sum_; }
+  const at::Tensor& compensation() const { return comp_; }
+  // A saved sum (a shard's state) back; both float64, the same shape.
+  static CompensatedSum restore(const at::Tensor& sum, const at::Tensor& compensation);
+
+ private:
+  at::Tensor sum_, comp_;
+};
+
+}  // namespace attnlab::analysis

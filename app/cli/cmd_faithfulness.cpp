@@ -20,7 +20,9 @@
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
+#include "app/cli/merge_commands.h"
 #include "app/cli/model_options.h"
+#include "app/cli/shard_run.h"
 #include "app/session/faithfulness_run.h"
 #include "core/analysis/export.h"
 #include "core/analysis/output_folder.h"
@@ -53,13 +55,24 @@ struct ScoredImage {
 
 }  // namespace
 
-int cmd_faithfulness(Args args, const GlobalOptions& g) {
-  const std::vector<std::string> model_args = args.take_list("--models");
-  std::vector<std::string> image_args = args.take_list("--images");
+namespace {
+
+// The command's options, which merge reads back from a shard's manifest.
+struct FaithfulnessOptions {
+  std::vector<std::string> model_args, image_args;
   ImageSource source;
+  std::string out_dir;
+  session::FaithfulnessSettings settings;
+};
+
+FaithfulnessOptions take_faithfulness_options(Args& args) {
+  FaithfulnessOptions o;
+  o.model_args = args.take_list("--models");
+  o.image_args = args.take_list("--images");
+  ImageSource& source = o.source;
   source.spec = args.take_option("--dataset");
   source.limit = args.take_positive_int("--limit", 100);
-  const std::string out_dir = args.take_option("--out");
+  o.out_dir = args.take_option("--out");
   const std::string maps_text = args.take_option("--maps");
   models::PerturbationRequest request;
   request.step = args.take_real("--step", 0.05);
@@ -69,10 +82,9 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
   // The random maps, the order of equal cells and the re-initialised weights.
   request.seed = uint64_t(args.take_positive_int("--seed", 1));
   const auto rest = args.positionals();
-  image_args.insert(image_args.end(), rest.begin(), rest.end());
-  if (model_args.empty()) throw UsageError("faithfulness needs --models M1 [M2...]");
-  if (out_dir.empty()) throw UsageError("faithfulness needs --out DIR");
-  if (image_args.empty() == source.spec.empty())
+  o.image_args.insert(o.image_args.end(), rest.begin(), rest.end());
+  if (o.model_args.empty()) throw UsageError("faithfulness needs --models M1 [M2...]");
+  if (o.image_args.empty() == source.spec.empty())
     throw UsageError("faithfulness takes either --images FILES|DIR or --dataset SPEC (labels)");
   std::vector<std::string> kinds;
   try {
@@ -81,7 +93,6 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--maps: ") + e.what());
   }
-  const bool kinds_named = !maps_text.empty();
   request.batch = batch;
   if (!(request.step > 0 && request.step <= 0.5))
     throw UsageError("--step is the fraction of cells per step, in (0, 0.5]");
@@ -95,7 +106,91 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
   }
   if (!randomisation.empty() && randomisation != "on" && randomisation != "off")
     throw UsageError("--randomisation takes on or off");
-  const bool randomise = randomisation != "off";
+  session::FaithfulnessSettings& fs = o.settings;
+  fs.kinds = kinds;
+  fs.kinds_named = !maps_text.empty();
+  fs.request = request;
+  fs.baseline = baseline;
+  fs.randomise = randomisation != "off";
+  fs.labelled = !source.spec.empty();
+  return o;
+}
+
+// The tables (CSV, JSON, the summary also LaTeX), the curves and the scoreboard (SVG, PDF,
+// PNG) and the sidecar (`extra` added to the run's): what the command and merge write.
+size_t write_faithfulness_results(const std::string& out_dir, const session::FaithfulnessRun& run,
+                                  const nlohmann::json& extra) {
+  analysis::OutputFolder out(out_dir, "faithfulness");
+  const std::vector<analysis::Table> tables = run.tables();
+  const analysis::Table* checks = nullptr;  // the randomisation summary, for the curves figure
+  for (const auto& t : tables) {
+    out.write_table(t);
+    if (t.name == "faithfulness")
+      analysis::write_table_latex(out.dir() + "/" + out.model_tag() + "__faithfulness.tex", t);
+    if (t.name == "faithfulness_randomisation_summary") checks = &t;
+  }
+  const analysis::Table& curves_t = tables[1];
+  const analysis::Table& summary_t = tables[2];
+  // The curves and the scoreboard, SVG/PDF/PNG.
+  nlohmann::json figures = nlohmann::json::array();
+  for (const auto& [stem, figure] :
+       {std::make_pair(std::string("faithfulness_curves"),
+                       viz::faithfulness_curves_figure(curves_t, {}, checks)),
+        std::make_pair(std::string("faithfulness_scoreboard"),
+                       viz::faithfulness_scoreboard_figure(summary_t))})
+    for (const auto format :
+         {viz::FigureFormat::Svg, viz::FigureFormat::Pdf, viz::FigureFormat::Png}) {
+      const std::string path =
+          out.dir() + "/" + out.model_tag() + "__" + stem + "." + viz::figure_format_name(format);
+      viz::write_figure(figure.figure, path, format);
+      figures.push_back({{"file", path}, {"caption", figure.caption}});
+    }
+  nlohmann::json sidecar = run.sidecar();
+  sidecar["figures"] = figures;
+  for (const auto& [key, value] : extra.items()) {
+    if (key != "notes")
+      sidecar[key] = value;
+    else
+      for (const auto& note : value) sidecar["notes"].push_back(note);  // models not loaded
+  }
+  out.write_sidecar(sidecar);
+  std::printf("faithfulness: %zu scores and %zu figure files in %s\n", tables[0].rows.size(),
+              figures.size(), out.dir().c_str());
+  return tables[0].rows.size();
+}
+
+}  // namespace
+
+int merge_faithfulness(const std::vector<ShardPart>& shards, const std::string& out,
+                       const nlohmann::json& record) {
+  const nlohmann::json& first = shards.front().manifest;
+  Args options(first.at("options").get<std::vector<std::string>>());
+  FaithfulnessOptions o = take_faithfulness_options(options);
+  o.settings.labelled = first.at("labelled").get<bool>();
+  session::FaithfulnessRun run(o.settings);
+  std::vector<nlohmann::json> states;
+  nlohmann::json extra = first.at("sidecar");
+  double seconds = 0;
+  for (const ShardPart& p : shards) {
+    states.push_back(p.manifest.at("state"));
+    seconds += p.manifest.at("sidecar").value("seconds", 0.0);
+  }
+  run.absorb_states(states);
+  if (run.empty()) throw std::runtime_error("merge: the shards scored no map");
+  extra["seconds"] = seconds;
+  extra["merged_from"] = record;
+  write_faithfulness_results(out, run, extra);
+  return run.any_error() ? kExitFailure : kExitOk;
+}
+
+int cmd_faithfulness(Args args, const GlobalOptions& g) {
+  const ShardRun shard = take_shard(args, "faithfulness");
+  FaithfulnessOptions o = take_faithfulness_options(args);
+  if (o.out_dir.empty()) throw UsageError("faithfulness needs --out DIR");
+  ImageSource& source = o.source;
+  const std::vector<std::string>& model_args = o.model_args;
+  const std::vector<std::string>& image_args = o.image_args;
+  const std::string& out_dir = o.out_dir;
 
   const std::string folder = source.spec.empty() ? "" : data::folder_of_spec(source.spec);
   if (!image_args.empty()) {
@@ -116,19 +211,17 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
   }
 
   const runtime::ComputeTarget target = compute_target(g);
-  session::FaithfulnessSettings fs;
-  fs.kinds = kinds;
-  fs.kinds_named = kinds_named;
-  fs.request = request;
-  fs.baseline = baseline;
-  fs.randomise = randomise;
-  fs.labelled = source.labelled;
+  source.labelled = o.settings.labelled;
+  session::FaithfulnessSettings& fs = o.settings;
   Progress* current = nullptr;  // the model's progress bar, broken by a note
   session::FaithfulnessRun run(fs, [&](const std::string& note, bool error) {
     if (current) current->break_line();
     std::fprintf(stderr, "attnlab: %s%s\n", error ? "error: " : "note: ", note.c_str());
   });
   std::vector<std::string> notes;  // models that could not be loaded
+  if (shard.sharded()) run.keep_log();
+  std::vector<std::string> list;  // the work list: the images, as every shard numbers them
+  analysis::ShardRange part{0, 0};
   bool any_failed = false;
   const auto t0 = std::chrono::steady_clock::now();
 
@@ -151,12 +244,18 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
     const int64_t n = folder.empty() && source.labelled
                           ? std::min<int64_t>(source.limit, set.size())
                           : int64_t(source.files.size());
-    Progress progress("faithfulness " + choice.tag, n);
+    if (list.empty()) {  // the same for every model: the files, or the dataset's first n
+      for (int64_t i = 0; i < n; ++i)
+        list.push_back(source.files.empty() ? source.spec + "#" + std::to_string(i)
+                                            : source.files[size_t(i)].path);
+      part = shard_part(shard, n, "images");
+    }
+    Progress progress("faithfulness " + choice.tag, part.end - part.begin);
     current = &progress;
     run.begin_model(choice.tag);
     const auto t_model = std::chrono::steady_clock::now();
     std::array<int64_t, 2> shape{0, 0};
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = part.begin; i < std::min(n, part.end); ++i) {
       ScoredImage im;
       if (folder.empty() && source.labelled) {
         im.image = data::make_batch(set, {i}, data::normalisation_of(choice.preprocessing), nullptr, 0);
@@ -176,7 +275,7 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
         im.label = source.labelled ? fb.labels[0].item<int64_t>() : -1;
         im.tag = source.tags[size_t(i)];
       }
-      progress.update(i, im.tag);
+      progress.update(i - part.begin, im.tag);
       try {
         run.score(*ready.model, im.image.to(target.device), im.label, im.tag, i);
       } catch (const std::exception& e) {
@@ -194,40 +293,24 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
   }
   if (run.empty()) throw std::runtime_error("faithfulness: no map could be scored");
   any_failed = any_failed || run.any_error();
-
-  analysis::OutputFolder out(out_dir, "faithfulness");
-  const std::vector<analysis::Table> tables = run.tables();
-  const analysis::Table* checks = nullptr;  // the randomisation summary, for the curves figure
-  for (const auto& t : tables) {
-    out.write_table(t);
-    if (t.name == "faithfulness")
-      analysis::write_table_latex(out.dir() + "/" + out.model_tag() + "__faithfulness.tex", t);
-    if (t.name == "faithfulness_randomisation_summary") checks = &t;
+  nlohmann::json extra = {
+      {"notes", notes},
+      {"device", target.device.str()},
+      {"dtype", runtime::dtype_name(target.dtype)},
+      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  if (shard.sharded()) {
+    std::filesystem::create_directories(out_dir);
+    write_shard_manifest(
+        shard, g, out_dir, "images", list, part,
+        {{"labelled", source.labelled}, {"sidecar", extra}, {"state", run.save_state()}});
+    std::printf(
+        "faithfulness: shard %s: images %lld-%lld scored into %s (merge with attnlab "
+        "merge)\n",
+        shard.shard.text().c_str(), static_cast<long long>(part.begin),
+        static_cast<long long>(part.end - 1), out_dir.c_str());
+    return any_failed ? kExitFailure : kExitOk;
   }
-  const analysis::Table& curves_t = tables[1];
-  const analysis::Table& summary_t = tables[2];
-  // The curves and the scoreboard, SVG/PDF/PNG.
-  nlohmann::json figures = nlohmann::json::array();
-  for (const auto& [stem, figure] :
-       {std::make_pair(std::string("faithfulness_curves"),
-                       viz::faithfulness_curves_figure(curves_t, {}, checks)),
-        std::make_pair(std::string("faithfulness_scoreboard"),
-                       viz::faithfulness_scoreboard_figure(summary_t))})
-    for (const auto format : {viz::FigureFormat::Svg, viz::FigureFormat::Pdf, viz::FigureFormat::Png}) {
-      const std::string path = out.dir() + "/" + out.model_tag() + "__" + stem + "." +
-                               viz::figure_format_name(format);
-      viz::write_figure(figure.figure, path, format);
-      figures.push_back({{"file", path}, {"caption", figure.caption}});
-    }
-  nlohmann::json sidecar = run.sidecar();
-  sidecar["figures"] = figures;
-  for (const auto& note : notes) sidecar["notes"].push_back(note);
-  sidecar["device"] = target.device.str();
-  sidecar["dtype"] = runtime::dtype_name(target.dtype);
-  sidecar["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  out.write_sidecar(sidecar);
-  std::printf("faithfulness: %zu scores and %zu figure files in %s\n", tables[0].rows.size(),
-              figures.size(), out.dir().c_str());
+  write_faithfulness_results(out_dir, run, extra);
   return any_failed ? kExitFailure : kExitOk;
 }
 

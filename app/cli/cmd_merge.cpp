@@ -63,6 +63,7 @@ struct Merger {
 // One line per command that can be sharded.
 const Merger kMergers[] = {
     {"analyze", merge_analyze},
+    {"faithfulness", merge_faithfulness},
 };
 
 }  // namespace

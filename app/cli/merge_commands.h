@@ -14,4 +14,7 @@ namespace attnlab::cli {
 int merge_analyze(const std::vector<ShardPart>& shards, const std::string& out,
                   const nlohmann::json& record);
 
+int merge_faithfulness(const std::vector<ShardPart>& shards, const std::string& out,
+                       const nlohmann::json& record);
+
 }  // namespace attnlab::cli

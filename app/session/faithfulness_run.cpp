@@ -36,6 +36,8 @@ FaithfulnessRun::FaithfulnessRun(FaithfulnessSettings settings, NoteSink note)
 
 void FaithfulnessRun::begin_model(const std::string& tag) {
   tag_ = tag;
+  model_log_ = {
+      {"model", tag}, {"images", nlohmann::json::array()}, {"notes", nlohmann::json::array()}};
   blocks_.clear();
   model_kinds_.clear();
   cascade_.clear();
@@ -60,6 +62,7 @@ void FaithfulnessRun::score(models::Backbone& model, const at::Tensor& image, in
         const std::string note = tag_ + ": " + kind + ": " + why;
         if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) {
           notes_.push_back(note);
+          if (keep_log_) model_log_["notes"].push_back(note);
           if (note_) note_(note, s_.kinds_named);
         }
         any_error_ = any_error_ || s_.kinds_named;
@@ -69,30 +72,43 @@ void FaithfulnessRun::score(models::Backbone& model, const at::Tensor& image, in
   if (!cascade_.empty())
     randomised = randomisation_scores(cascade_, scored, image, prepared, map_seed);
   // Every score is in hand: the tables grow only now, so a failed image leaves them as they were.
+  ImageRows rows;
   for (const ScoredMap& sm : scored) {
     const models::PerturbationCurves& c = sm.curves;
     if (std::find(model_kinds_.begin(), model_kinds_.end(), sm.kind) == model_kinds_.end())
       model_kinds_.push_back(sm.kind);
-    images_.add_row({tag_, sm.kind, tag, predicted, reference, c.auc_deletion, c.auc_insertion,
-                     c.auc_positive, c.auc_negative});
+    rows.images.push_back({tag_, sm.kind, tag, predicted, reference, c.auc_deletion,
+                           c.auc_insertion, c.auc_positive, c.auc_negative});
+    for (size_t s = 0; s < c.counts.size(); ++s)
+      rows.curves.push_back({tag_, sm.kind, tag, int64_t(s), double(c.counts[s]) / double(c.cells),
+                             c.deletion[s], c.insertion[s], c.positive[s], c.negative[s]});
+  }
+  rows.randomised = !cascade_.empty();
+  if (!cascade_.empty())
+    for (const RandomisationScore& r : randomised)
+      rows.random.push_back({tag_, r.kind, tag, r.blocks, r.spearman});
+  add_rows(rows);
+  if (keep_log_) model_log_["images"].push_back(image_rows_json(rows));
+}
+
+void FaithfulnessRun::add_rows(const ImageRows& rows) {
+  for (const auto& row : rows.images) {
+    images_.add_row(row);
     analysis::Table one = make_table(
         "faithfulness", "",
         {"model", "map", "auc_deletion", "auc_insertion", "auc_positive", "auc_negative"}, 2);
-    one.add_row({tag_, sm.kind, c.auc_deletion, c.auc_insertion, c.auc_positive, c.auc_negative});
+    one.add_row({row[0], row[1], row[5], row[6], row[7], row[8]});
     summary_.add(one);
-    for (size_t s = 0; s < c.counts.size(); ++s)
-      curves_.add_row({tag_, sm.kind, tag, int64_t(s), double(c.counts[s]) / double(c.cells),
-                       c.deletion[s], c.insertion[s], c.positive[s], c.negative[s]});
   }
-  if (!cascade_.empty()) {
-    analysis::Table r1 =
-        make_table("faithfulness_randomisation", "", {"model", "map", "blocks", "spearman"}, 3);
-    for (const RandomisationScore& r : randomised) {
-      random_.add_row({tag_, r.kind, tag, r.blocks, r.spearman});
-      r1.add_row({tag_, r.kind, r.blocks, r.spearman});
-    }
-    random_summary_.add(r1);
+  for (const auto& row : rows.curves) curves_.add_row(row);
+  if (!rows.randomised) return;
+  analysis::Table r1 =
+      make_table("faithfulness_randomisation", "", {"model", "map", "blocks", "spearman"}, 3);
+  for (const auto& row : rows.random) {
+    random_.add_row(row);
+    r1.add_row({row[0], row[1], row[3], row[4]});
   }
+  random_summary_.add(r1);
 }
 
 void FaithfulnessRun::end_model(nlohmann::json description, double seconds) {
@@ -101,6 +117,14 @@ void FaithfulnessRun::end_model(nlohmann::json description, double seconds) {
                         {"blocks", blocks_},
                         {"seconds", seconds},
                         {"description", std::move(description)}});
+  if (keep_log_) {
+    nlohmann::json entry = std::move(model_log_);
+    entry["summary"] = per_model_.back();
+    const auto full = full_cascade_.find(tag_);
+    entry["full_cascade"] =
+        full == full_cascade_.end() ? nlohmann::json() : nlohmann::json(full->second);
+    log_.push_back(std::move(entry));
+  }
   cascade_.clear();
 }
 

@@ -48,6 +48,15 @@ class FaithfulnessRun {
   bool empty() const { return images_.rows.empty(); }
   bool any_error() const { return any_error_; }
   const std::vector<std::string>& notes() const { return notes_; }
+  // A run split into shards (`--shard I/N`, attnlab merge; faithfulness_state.cpp). With
+  // keep_log, every scored image's rows are kept per model; save_state returns them with
+  // each model's maps, blocks, notes and time. absorb_states adds the shards' states (in
+  // the shards' order) model by model, each image's rows going through the same code as
+  // score()'s: the merged tables are the single run's, bit for bit.
+  void keep_log() { keep_log_ = true; }
+  nlohmann::json save_state() const;
+  void absorb_states(const std::vector<nlohmann::json>& shard_states);
+
   // faithfulness_images, faithfulness_curves, faithfulness (the summary) and, with the
   // randomisation check, faithfulness_randomisation and its _summary (flagged rows).
   std::vector<analysis::Table> tables() const;
@@ -55,8 +64,21 @@ class FaithfulnessRun {
   nlohmann::json sidecar() const;
 
  private:
+  // One scored image's rows of faithfulness_images, _curves and _randomisation.
+  struct ImageRows {
+    std::vector<std::vector<analysis::Cell>> images, curves, random;
+    bool randomised = false;  // the cascade ran (its summary counts the image)
+  };
+  static nlohmann::json image_rows_json(const ImageRows& rows);
+  static ImageRows image_rows_from_json(const nlohmann::json& j);
+  // Adds them to the tables and the summaries (score() and absorb_states()).
+  void add_rows(const ImageRows& rows);
+
   FaithfulnessSettings s_;
   NoteSink note_;
+  bool keep_log_ = false;
+  nlohmann::json log_ = nlohmann::json::array();  // per model: its images' rows (keep_log)
+  nlohmann::json model_log_;                      // the model being scored
   analysis::Table images_, curves_, random_;
   analysis::TableAccumulator summary_, random_summary_;
   std::vector<std::string> notes_;

@@ -14,12 +14,15 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/image_list.h"
+#include "app/cli/merge_commands.h"
 #include "app/cli/model_options.h"
+#include "app/cli/shard_run.h"
 #include "app/session/predictions.h"
 #include "core/image/preprocess.h"
 #include "core/io/file_bytes.h"
@@ -44,8 +47,17 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 int cmd_classify(Args args, const GlobalOptions& g) {
+  const ShardRun shard = take_shard(args, "classify");
   const std::vector<std::string> image_args = args.take_list("--images");
-  const std::string out_path = args.take_option("--out");
+  std::string out_path = args.take_option("--out");
+  // A shard's --out is its folder: its part of the CSV (kClassifyCsv) and shard.json.
+  if (shard.sharded() && out_path.empty())
+    throw UsageError("a sharded classify needs --out DIR (the shard's folder)");
+  const std::string shard_dir = shard.sharded() ? out_path : "";
+  if (shard.sharded()) {
+    std::filesystem::create_directories(shard_dir);
+    out_path = shard_dir + "/" + kClassifyCsv;
+  }
   const int top = args.take_positive_int("--top", 5);
   if (args.has_flag("--random-init"))
     throw UsageError("classify needs trained weights: --model CHECKPOINT (not --random-init)");
@@ -55,6 +67,9 @@ int cmd_classify(Args args, const GlobalOptions& g) {
   std::vector<std::string> images = args.positionals();
   for (const ImageInput& im : expand_images(image_args)) images.push_back(im.path);
   if (images.empty()) throw UsageError("classify needs at least one IMAGE (or --images DIR)");
+  const std::vector<std::string> list = images;
+  const analysis::ShardRange part = shard_part(shard, int64_t(list.size()), "images");
+  images.assign(list.begin() + part.begin, list.begin() + part.end);
   if (choice.checkpoint.empty())
     throw UsageError("classify needs --model CHECKPOINT (presets carry configs, not weights)");
   const image::Preprocessing& pre = choice.preprocessing;
@@ -116,9 +131,40 @@ int cmd_classify(Args args, const GlobalOptions& g) {
     }
   });
   csv_progress.finish();
+  if (shard.sharded()) {
+    write_shard_manifest(shard, g, shard_dir, "images", list, part,
+                         {{"csv", kClassifyCsv}, {"classified", written}, {"exit", rc}});
+    std::printf("classify: shard %s: top-%d of %lld of %zu image(s) in %s\n",
+                shard.shard.text().c_str(), top, static_cast<long long>(written), images.size(),
+                out_path.c_str());
+    return rc;
+  }
   std::printf("classify: top-%d of %lld of %zu image(s) in %s\n", top,
               static_cast<long long>(written), images.size(), out_path.c_str());
   return rc;
+}
+
+int merge_classify(const std::vector<ShardPart>& shards, const std::string& out,
+                   const nlohmann::json&) {
+  // The shards' CSVs, one header, rows in the list's order: the single run's file.
+  std::filesystem::create_directories(out);
+  const std::string path = out + "/" + kClassifyCsv;
+  int64_t rows = 0;
+  io::write_file_atomic(path, [&](const io::ByteSink& sink) {
+    for (size_t i = 0; i < shards.size(); ++i) {
+      const std::vector<uint8_t> bytes = io::read_file_bytes(shards[i].dir + "/" + kClassifyCsv);
+      const std::string part(bytes.begin(), bytes.end());
+      const size_t header_end = part.find('\n');
+      if (header_end == std::string::npos)
+        throw std::runtime_error(shards[i].dir + "/" + kClassifyCsv + " has no header line");
+      const size_t from = i == 0 ? 0 : header_end + 1;
+      sink(part.data() + from, part.size() - from);
+      for (size_t c = header_end + 1; c < part.size(); ++c) rows += part[c] == '\n';
+    }
+  });
+  std::printf("merge: %lld prediction row(s) of %zu shards in %s\n", static_cast<long long>(rows),
+              shards.size(), path.c_str());
+  return kExitOk;
 }
 
 }  // namespace attnlab::cli

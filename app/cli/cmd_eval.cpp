@@ -12,10 +12,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
+#include "app/cli/merge_commands.h"
 #include "app/cli/model_options.h"
+#include "app/cli/shard_run.h"
+#include "core/analysis/export.h"
 #include "core/data/image_dataset.h"
 #include "core/runtime/precision.h"
 #include "models/training/evaluate.h"
@@ -34,9 +38,55 @@ void print_accuracy(const training::Accuracy& acc, const std::string& spec, int 
               notes.empty() ? "" : (" (" + notes + ")").c_str());
 }
 
+// A sharded eval's part: its counts in shard.json; merge adds them and prints the line.
+void write_eval_shard(const ShardRun& shard, const GlobalOptions& g, const std::string& out,
+                      const std::string& spec, int limit, int64_t n,
+                      const analysis::ShardRange& part, const training::Accuracy& acc) {
+  std::vector<std::string> list;
+  for (int64_t i = 0; i < n; ++i) list.push_back(spec + "#" + std::to_string(i));
+  std::filesystem::create_directories(out);
+  write_shard_manifest(shard, g, out, "images", list, part,
+                       {{"spec", spec},
+                        {"limit", limit},
+                        {"correct", acc.correct},
+                        {"total", acc.total},
+                        {"skipped", acc.skipped}});
+  std::printf("eval: shard %s: %lld/%lld correct, %lld unreadable (merge with attnlab merge)\n",
+              shard.shard.text().c_str(), static_cast<long long>(acc.correct),
+              static_cast<long long>(acc.total), static_cast<long long>(acc.skipped));
+}
+
 }  // namespace
 
+int merge_eval(const std::vector<ShardPart>& shards, const std::string& out,
+               const nlohmann::json& record) {
+  training::Accuracy acc;
+  for (const ShardPart& p : shards) {
+    acc.correct += p.manifest.at("correct").get<int64_t>();
+    acc.total += p.manifest.at("total").get<int64_t>();
+    acc.skipped += p.manifest.at("skipped").get<int64_t>();
+  }
+  const nlohmann::json& first = shards.front().manifest;
+  const std::string spec = first.at("spec").get<std::string>();
+  if (acc.total == 0) throw std::runtime_error(spec + ": no image could be read in any shard");
+  std::filesystem::create_directories(out);
+  analysis::write_json(out + "/eval.json", {{"dataset", spec},
+                                            {"accuracy_percent", acc.percent()},
+                                            {"correct", acc.correct},
+                                            {"total", acc.total},
+                                            {"skipped", acc.skipped},
+                                            {"merged_from", record}});
+  print_accuracy(acc, spec, first.value("limit", 0), acc.total);
+  return acc.skipped > 0 ? kExitFailure : kExitOk;
+}
+
 int cmd_eval(Args args, const GlobalOptions& g) {
+  const ShardRun shard = take_shard(args, "eval");
+  const std::string shard_out = args.take_option("--out");
+  if (shard.sharded() && shard_out.empty())
+    throw UsageError("a sharded eval needs --out DIR (the shard's folder, for attnlab merge)");
+  if (!shard.sharded() && !shard_out.empty())
+    throw UsageError("eval prints its accuracy; --out is a shard's folder (with --shard I/N)");
   const std::string spec = args.take_option("--dataset");
   if (spec.empty()) throw UsageError("eval needs --dataset (fashion-mnist:test, folder:DIR, ...)");
   const int limit = args.take_positive_int("--limit", 0);
@@ -56,24 +106,42 @@ int cmd_eval(Args args, const GlobalOptions& g) {
     std::fprintf(stderr, "eval: %lld images in %zu classes, preprocessing: %s\n",
                  static_cast<long long>(n), listing.class_names.size(),
                  choice.preprocessing.describe().c_str());
-    Progress progress("eval", n);
+    const analysis::ShardRange part = shard_part(shard, n, "images");
+    const std::vector<data::LabelledFile> files(listing.files.begin() + part.begin,
+                                                listing.files.begin() + part.end);
+    Progress progress("eval", part.end - part.begin);
     const training::Accuracy acc = training::evaluate_files(
-        *ready.model, listing.files, choice.preprocessing, limit, batch,
+        *ready.model, files, choice.preprocessing, 0, batch,
         [&](const std::string& path, const std::string& error) {
           progress.break_line();
           std::fprintf(stderr, "attnlab: error: %s: %s (skipped)\n", path.c_str(), error.c_str());
         },
         [&](int64_t done, int64_t, const std::string& last) { progress.update(done, last); });
     progress.finish();
+    if (shard.sharded()) {
+      write_eval_shard(shard, g, shard_out, spec, limit, n, part, acc);
+      return acc.skipped > 0 ? kExitFailure : kExitOk;
+    }
     if (acc.total == 0) throw std::runtime_error(spec + ": no image could be read");
     print_accuracy(acc, spec, limit, n);
     return acc.skipped > 0 ? kExitFailure : kExitOk;
   }
 
   const ReadyModel ready = load_ready_model(choice, target);
-  const data::ImageDataset set = load_dataset_for(spec, ready);
-  const training::Accuracy acc = training::evaluate(
-      *ready.model, set, data::normalisation_of(choice.preprocessing), limit, batch);
+  data::ImageDataset set = load_dataset_for(spec, ready);
+  const int64_t n = limit > 0 ? std::min<int64_t>(limit, set.size()) : set.size();
+  const analysis::ShardRange part = shard_part(shard, n, "images");
+  if (shard.sharded()) {  // its part of the first n images
+    set.images = set.images.slice(0, part.begin, part.end);
+    set.labels = set.labels.slice(0, part.begin, part.end);
+  }
+  const training::Accuracy acc =
+      training::evaluate(*ready.model, set, data::normalisation_of(choice.preprocessing),
+                         shard.sharded() ? 0 : limit, batch);
+  if (shard.sharded()) {
+    write_eval_shard(shard, g, shard_out, spec, limit, n, part, acc);
+    return kExitOk;
+  }
   print_accuracy(acc, spec, limit, acc.total);
   return kExitOk;
 }

@@ -64,6 +64,8 @@ struct Merger {
 const Merger kMergers[] = {
     {"analyze", merge_analyze},
     {"faithfulness", merge_faithfulness},
+    {"classify", merge_classify},
+    {"eval", merge_eval},
 };
 
 }  // namespace

@@ -17,4 +17,11 @@ int merge_analyze(const std::vector<ShardPart>& shards, const std::string& out,
 int merge_faithfulness(const std::vector<ShardPart>& shards, const std::string& out,
                        const nlohmann::json& record);
 
+// The CSV a sharded classify writes in its folder, and merge beside merge.json.
+inline constexpr const char* kClassifyCsv = "predictions.csv";
+int merge_classify(const std::vector<ShardPart>& shards, const std::string& out,
+                   const nlohmann::json& record);
+int merge_eval(const std::vector<ShardPart>& shards, const std::string& out,
+               const nlohmann::json& record);
+
 }  // namespace attnlab::cli

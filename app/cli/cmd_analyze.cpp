@@ -71,7 +71,8 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
   // A shard does its part of the image list and saves what a merge needs (shard.json).
   std::vector<std::string> list;
   for (const auto& im : req.images) list.push_back(im.path);
-  const analysis::ShardRange part = shard_part(shard, int64_t(list.size()), "images");
+  const analysis::ShardRange part =
+      shard_part(shard, int64_t(list.size()), "images", req.settings.images_per_forward);
   const std::vector<ImageInput> all_images = req.images;
   if (shard.sharded()) {
     restrict_to_shardable(req.settings, analyses_named);
@@ -118,7 +119,8 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
                            {"sidecar", sidecar},
                            {"files", folder.files()},
                            {"session", session.save_state(state_dir)}};
-    write_shard_manifest(shard, g, folder.dir(), "images", list, part, std::move(body));
+    write_shard_manifest(shard, g, folder.dir(), "images", list, part, std::move(body),
+                         req.settings.images_per_forward);
     std::printf("%s: shard %s: %lld image(s) analysed into %s (merge with attnlab merge)\n",
                 req.model.tag.c_str(), shard.shard.text().c_str(),
                 static_cast<long long>(session.images()), folder.dir().c_str());

@@ -40,7 +40,7 @@ void print_accuracy(const training::Accuracy& acc, const std::string& spec, int 
 
 // A sharded eval's part: its counts in shard.json; merge adds them and prints the line.
 void write_eval_shard(const ShardRun& shard, const GlobalOptions& g, const std::string& out,
-                      const std::string& spec, int limit, int64_t n,
+                      const std::string& spec, int limit, int batch, int64_t n,
                       const analysis::ShardRange& part, const training::Accuracy& acc) {
   std::vector<std::string> list;
   for (int64_t i = 0; i < n; ++i) list.push_back(spec + "#" + std::to_string(i));
@@ -50,7 +50,8 @@ void write_eval_shard(const ShardRun& shard, const GlobalOptions& g, const std::
                         {"limit", limit},
                         {"correct", acc.correct},
                         {"total", acc.total},
-                        {"skipped", acc.skipped}});
+                        {"skipped", acc.skipped}},
+                       batch);
   std::printf("eval: shard %s: %lld/%lld correct, %lld unreadable (merge with attnlab merge)\n",
               shard.shard.text().c_str(), static_cast<long long>(acc.correct),
               static_cast<long long>(acc.total), static_cast<long long>(acc.skipped));
@@ -106,7 +107,7 @@ int cmd_eval(Args args, const GlobalOptions& g) {
     std::fprintf(stderr, "eval: %lld images in %zu classes, preprocessing: %s\n",
                  static_cast<long long>(n), listing.class_names.size(),
                  choice.preprocessing.describe().c_str());
-    const analysis::ShardRange part = shard_part(shard, n, "images");
+    const analysis::ShardRange part = shard_part(shard, n, "images", batch);
     const std::vector<data::LabelledFile> files(listing.files.begin() + part.begin,
                                                 listing.files.begin() + part.end);
     Progress progress("eval", part.end - part.begin);
@@ -119,7 +120,7 @@ int cmd_eval(Args args, const GlobalOptions& g) {
         [&](int64_t done, int64_t, const std::string& last) { progress.update(done, last); });
     progress.finish();
     if (shard.sharded()) {
-      write_eval_shard(shard, g, shard_out, spec, limit, n, part, acc);
+      write_eval_shard(shard, g, shard_out, spec, limit, batch, n, part, acc);
       return acc.skipped > 0 ? kExitFailure : kExitOk;
     }
     if (acc.total == 0) throw std::runtime_error(spec + ": no image could be read");
@@ -130,7 +131,7 @@ int cmd_eval(Args args, const GlobalOptions& g) {
   const ReadyModel ready = load_ready_model(choice, target);
   data::ImageDataset set = load_dataset_for(spec, ready);
   const int64_t n = limit > 0 ? std::min<int64_t>(limit, set.size()) : set.size();
-  const analysis::ShardRange part = shard_part(shard, n, "images");
+  const analysis::ShardRange part = shard_part(shard, n, "images", batch);
   if (shard.sharded()) {  // its part of the first n images
     set.images = set.images.slice(0, part.begin, part.end);
     set.labels = set.labels.slice(0, part.begin, part.end);
@@ -139,7 +140,7 @@ int cmd_eval(Args args, const GlobalOptions& g) {
       training::evaluate(*ready.model, set, data::normalisation_of(choice.preprocessing),
                          shard.sharded() ? 0 : limit, batch);
   if (shard.sharded()) {
-    write_eval_shard(shard, g, shard_out, spec, limit, n, part, acc);
+    write_eval_shard(shard, g, shard_out, spec, limit, batch, n, part, acc);
     return kExitOk;
   }
   print_accuracy(acc, spec, limit, acc.total);

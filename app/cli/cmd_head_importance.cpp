@@ -9,10 +9,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
+#include "app/cli/merge_commands.h"
 #include "app/cli/model_options.h"
+#include "app/cli/shard_run.h"
+#include "core/analysis/exact_table_json.h"
 #include "core/analysis/export.h"
 #include "core/analysis/output_folder.h"
 #include "core/data/batches.h"
@@ -50,9 +54,63 @@ analysis::Table image_rows(const models::AblationPlan& plan, const models::HeadA
   return t;
 }
 
+// The mean/std table (CSV, JSON, LaTeX), its two figures (SVG, PDF) and the sidecar: what
+// the command and merge write.
+void write_head_importance(const std::string& out_dir, const std::string& tag,
+                           const analysis::Table& table, const nlohmann::json& sidecar) {
+  analysis::OutputFolder out(out_dir, tag);
+  out.write_table(table);
+  analysis::write_table_latex(out.dir() + "/" + out.model_tag() + "__head_importance.tex", table);
+  const std::vector<std::pair<std::string, analysis::Table>> tables{{tag, table}};
+  viz::HeadImportanceOptions loss;
+  loss.column = "loss_increase_mean";
+  loss.label = "rise of the cross-entropy loss";
+  for (const auto& [stem, figure] :
+       {std::make_pair(std::string("head_importance"), viz::head_importance_figure(tables)),
+        std::make_pair(std::string("head_importance_loss"),
+                       viz::head_importance_figure(tables, loss))})
+    for (const auto format : {viz::FigureFormat::Svg, viz::FigureFormat::Pdf})
+      viz::write_figure(
+          figure.figure,
+          out.dir() + "/" + out.model_tag() + "__" + stem + "." + viz::figure_format_name(format),
+          format);
+  out.write_sidecar(sidecar);
+}
+
 }  // namespace
 
+int merge_head_importance(const std::vector<ShardPart>& shards, const std::string& out,
+                          const nlohmann::json& record) {
+  // Every image's rows in the list's order, through the accumulator the single run used.
+  analysis::TableAccumulator acc;
+  nlohmann::json sidecar = shards.front().manifest.at("sidecar");
+  int64_t images = 0, skipped = 0;
+  double seconds = 0;
+  for (const ShardPart& p : shards) {
+    try {
+      for (const auto& t : p.manifest.at("rows")) acc.add(analysis::table_from_exact_json(t));
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(p.dir + ": " + e.what());
+    }
+    const nlohmann::json& s = p.manifest.at("sidecar");
+    images += s.at("images").get<int64_t>();
+    skipped += s.at("skipped").get<int64_t>();
+    seconds += s.value("seconds", 0.0);
+  }
+  if (images == 0) throw std::runtime_error("merge: no shard could read an image");
+  sidecar["images"] = images;
+  sidecar["skipped"] = skipped;
+  sidecar["seconds"] = seconds;
+  sidecar["merged_from"] = record;
+  write_head_importance(out, shards.front().manifest.at("model_tag").get<std::string>(),
+                        acc.result(), sidecar);
+  std::printf("merge: head-importance of %lld images from %zu shards in %s\n",
+              static_cast<long long>(images), shards.size(), out.c_str());
+  return skipped > 0 ? kExitFailure : kExitOk;
+}
+
 int cmd_head_importance(Args args, const GlobalOptions& g) {
+  const ShardRun shard = take_shard(args, "head-importance");
   const std::string spec = args.take_option("--dataset");
   if (spec.empty())
     throw UsageError("head-importance needs --dataset folder:DIR or fashion-mnist:test (labels)");
@@ -77,6 +135,8 @@ int cmd_head_importance(Args args, const GlobalOptions& g) {
     check_dataset_classes(spec, int64_t(listing.class_names.size()), ready);
   const int64_t available = folder.empty() ? set.size() : int64_t(listing.files.size());
   const int64_t n = std::min(limit, available);
+  // A shard does whole batches of the list: each image with every head.
+  const analysis::ShardRange part = shard_part(shard, n, "images", batch);
 
   const models::AblationPlan plan = models::plan_head_ablation(*ready.model);
   for (const auto& u : plan.unsupported)
@@ -90,10 +150,11 @@ int cmd_head_importance(Args args, const GlobalOptions& g) {
   analysis::TableAccumulator acc;
   int64_t images = 0, skipped = 0;
   std::array<int64_t, 2> shape{0, 0};
-  Progress progress("head-importance", n);
+  std::vector<analysis::Table> kept;  // a shard's per-image rows, for merge
+  Progress progress("head-importance", part.end - part.begin);
   const auto t0 = std::chrono::steady_clock::now();
-  for (int64_t start = 0; start < n; start += batch) {
-    const int64_t count = std::min(batch, n - start);
+  for (int64_t start = part.begin; start < part.end; start += batch) {
+    const int64_t count = std::min(batch, part.end - start);
     at::Tensor x, y;
     if (folder.empty()) {
       std::vector<int64_t> idx(static_cast<size_t>(count));
@@ -114,10 +175,14 @@ int cmd_head_importance(Args args, const GlobalOptions& g) {
     }
     const models::HeadAblationBatch r = models::ablate_heads(
         *ready.model, plan, x.to(target.device), y, [&](int64_t done, int64_t total) {
-          progress.update(start + count * done / total, "head " + std::to_string(done) + "/" +
-                                                            std::to_string(total));
+          progress.update(start - part.begin + count * done / total,
+                          "head " + std::to_string(done) + "/" + std::to_string(total));
         });
-    for (int64_t b = 0; b < x.size(0); ++b) acc.add(image_rows(plan, r, b));
+    for (int64_t b = 0; b < x.size(0); ++b) {
+      analysis::Table rows = image_rows(plan, r, b);
+      acc.add(rows);
+      if (shard.sharded()) kept.push_back(std::move(rows));
+    }
     images += x.size(0);
   }
   progress.finish();
@@ -125,32 +190,29 @@ int cmd_head_importance(Args args, const GlobalOptions& g) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  analysis::OutputFolder out(out_dir, choice.tag);
-  const analysis::Table table = acc.result();
-  out.write_table(table);
-  analysis::write_table_latex(out.dir() + "/" + out.model_tag() + "__head_importance.tex", table);
-  const std::vector<std::pair<std::string, analysis::Table>> tables{{choice.tag, table}};
-  viz::HeadImportanceOptions loss;
-  loss.column = "loss_increase_mean";
-  loss.label = "rise of the cross-entropy loss";
-  for (const auto& [stem, figure] :
-       {std::make_pair(std::string("head_importance"), viz::head_importance_figure(tables)),
-        std::make_pair(std::string("head_importance_loss"), viz::head_importance_figure(tables, loss))})
-    for (const auto format : {viz::FigureFormat::Svg, viz::FigureFormat::Pdf})
-      viz::write_figure(figure.figure,
-                        out.dir() + "/" + out.model_tag() + "__" + stem + "." +
-                            viz::figure_format_name(format),
-                        format);
-  out.write_sidecar({{"command", "head-importance"},
-                     {"dataset", spec},
-                     {"images", images},
-                     {"skipped", skipped},
-                     {"batch", batch},
-                     {"heads", plan.heads()},
-                     {"unsupported_layers", plan.unsupported},
-                     {"seconds", seconds},
-                     {"device", target.device.str()},
-                     {"dtype", runtime::dtype_name(target.dtype)}});
+  const nlohmann::json sidecar = {{"command", "head-importance"},
+                                  {"dataset", spec},
+                                  {"images", images},
+                                  {"skipped", skipped},
+                                  {"batch", batch},
+                                  {"heads", plan.heads()},
+                                  {"unsupported_layers", plan.unsupported},
+                                  {"seconds", seconds},
+                                  {"device", target.device.str()},
+                                  {"dtype", runtime::dtype_name(target.dtype)}};
+  if (shard.sharded()) {
+    std::vector<std::string> list;
+    for (int64_t i = 0; i < n; ++i)
+      list.push_back(folder.empty() ? spec + "#" + std::to_string(i)
+                                    : listing.files[size_t(i)].path);
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& t : kept) rows.push_back(analysis::exact_table_json(t));
+    std::filesystem::create_directories(out_dir);
+    write_shard_manifest(shard, g, out_dir, "images", list, part,
+                         {{"model_tag", choice.tag}, {"sidecar", sidecar}, {"rows", rows}}, batch);
+  } else {
+    write_head_importance(out_dir, choice.tag, acc.result(), sidecar);
+  }
   std::printf("head-importance: %lld images x %lld heads in %.1f s (%.2f ms per image and head); "
               "wrote %s\n",
               (long long)images, (long long)plan.heads(), seconds,

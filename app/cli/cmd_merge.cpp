@@ -66,6 +66,7 @@ const Merger kMergers[] = {
     {"faithfulness", merge_faithfulness},
     {"classify", merge_classify},
     {"eval", merge_eval},
+    {"head-importance", merge_head_importance},
 };
 
 }  // namespace

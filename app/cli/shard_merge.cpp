@@ -1,6 +1,7 @@
 // Reading and checking the shards of a run.
 #include "app/cli/shard_merge.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -79,10 +80,13 @@ std::vector<ShardPart> read_shards(const std::vector<std::string>& dirs) {
                                " is given twice: " + it->second->dir + " and " + p.dir);
   }
   const int64_t total = first["list"].at("size").get<int64_t>();
+  const int64_t unit = std::max<int64_t>(1, first["shard"].value("unit", int64_t{1}));
   std::string missing;
   for (int64_t i = 0; i < count; ++i)
     if (!by_index.count(i)) {
-      const analysis::ShardRange r = analysis::shard_range(total, {i, count, "merge"});
+      const analysis::ShardRange u =
+          analysis::shard_range((total + unit - 1) / unit, {i, count, "merge"});
+      const analysis::ShardRange r{std::min(total, u.begin * unit), std::min(total, u.end * unit)};
       missing += (missing.empty() ? "" : ", ") + std::to_string(i) + "/" + std::to_string(count) +
                  " (" + range_text(r.begin, r.end) + ")";
     }

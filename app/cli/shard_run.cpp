@@ -1,6 +1,7 @@
 // --shard and Slurm's array variables, the shard's part of the list, its manifest.
 #include "app/cli/shard_run.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -37,9 +38,13 @@ ShardRun take_shard(Args& args, const std::string& command) {
   return run;
 }
 
-analysis::ShardRange shard_part(const ShardRun& run, int64_t total, const std::string& what) {
+analysis::ShardRange shard_part(const ShardRun& run, int64_t total, const std::string& what,
+                                int64_t unit) {
   if (!run.sharded()) return {0, total};
-  const analysis::ShardRange r = analysis::shard_range(total, run.shard);
+  unit = std::max<int64_t>(1, unit);
+  const analysis::ShardRange units = analysis::shard_range((total + unit - 1) / unit, run.shard);
+  const analysis::ShardRange r{std::min(total, units.begin * unit),
+                               std::min(total, units.end * unit)};
   if (r.begin == r.end)
     throw std::runtime_error("shard " + run.shard.text() + " has no " + what + ": " +
                              std::to_string(total) + " " + what + " for " +
@@ -52,7 +57,7 @@ analysis::ShardRange shard_part(const ShardRun& run, int64_t total, const std::s
 
 void write_shard_manifest(const ShardRun& run, const GlobalOptions& g, const std::string& out_dir,
                           const std::string& list_kind, const std::vector<std::string>& list,
-                          const analysis::ShardRange& range, nlohmann::json body) {
+                          const analysis::ShardRange& range, nlohmann::json body, int64_t unit) {
   nlohmann::json m;
   m["attnlab_shard"] = 1;  // this manifest's format
   m["command"] = run.command;
@@ -64,11 +69,9 @@ void write_shard_manifest(const ShardRun& run, const GlobalOptions& g, const std
   m["attnlab_revision"] = git_revision();
   m["list"] = {
       {"kind", list_kind}, {"size", list.size()}, {"hash", analysis::work_list_hash(list)}};
-  m["shard"] = {{"index", run.shard.index},
-                {"count", run.shard.count},
-                {"source", run.shard.source},
-                {"begin", range.begin},
-                {"end", range.end}};
+  m["shard"] = {{"index", run.shard.index},   {"count", run.shard.count},
+                {"source", run.shard.source}, {"unit", unit},
+                {"begin", range.begin},       {"end", range.end}};
   m["items"] = std::vector<std::string>(list.begin() + range.begin, list.begin() + range.end);
   for (auto& [key, value] : body.items()) m[key] = std::move(value);
   analysis::write_json(out_dir + "/" + kShardManifest, m);

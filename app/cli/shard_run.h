@@ -30,9 +30,12 @@ struct ShardRun {
 ShardRun take_shard(Args& args, const std::string& command);
 
 // The part of a work list of `total` items this process does (all of it unsharded); says
-// "analyze: shard 2/8 (SLURM_ARRAY_TASK_ID=...): images 100-149 of 400" on stderr. Throws
-// std::runtime_error for an empty part (more shards than items).
-analysis::ShardRange shard_part(const ShardRun& run, int64_t total, const std::string& what);
+// "analyze: shard 2/8: images 100-149 of 400" on stderr. With `unit` > 1 (the images of one
+// forward pass) the parts begin and end on whole units, so every batch a shard runs is a
+// batch of the single run, with the same numbers. Throws std::runtime_error for an empty
+// part (more shards than units).
+analysis::ShardRange shard_part(const ShardRun& run, int64_t total, const std::string& what,
+                                int64_t unit = 1);
 
 // Writes <out_dir>/shard.json: the run's identity (command, options, attnlab's version and
 // revision, --device/--dtype), the work list's kind, size and hash, this shard's index,
@@ -40,6 +43,6 @@ analysis::ShardRange shard_part(const ShardRun& run, int64_t total, const std::s
 // per-item rows, the files it wrote).
 void write_shard_manifest(const ShardRun& run, const GlobalOptions& g, const std::string& out_dir,
                           const std::string& list_kind, const std::vector<std::string>& list,
-                          const analysis::ShardRange& range, nlohmann::json body);
+                          const analysis::ShardRange& range, nlohmann::json body, int64_t unit = 1);
 
 }  // namespace attnlab::cli

@@ -67,6 +67,7 @@ const Merger kMergers[] = {
     {"classify", merge_classify},
     {"eval", merge_eval},
     {"head-importance", merge_head_importance},
+    {"analyze-sizes", merge_analyze_sizes},
 };
 
 }  // namespace

@@ -27,4 +27,7 @@ int merge_eval(const std::vector<ShardPart>& shards, const std::string& out,
 int merge_head_importance(const std::vector<ShardPart>& shards, const std::string& out,
                           const nlohmann::json& record);
 
+int merge_analyze_sizes(const std::vector<ShardPart>& shards, const std::string& out,
+                        const nlohmann::json& record);
+
 }  // namespace attnlab::cli

@@ -32,19 +32,48 @@ std::string size_sweep_analyses() {
   return names;
 }
 
+namespace {
+
+analysis::Table sweep_costs() {
+  analysis::Table costs;
+  costs.name = "sizes";
+  costs.caption =
+      "each input size of the sweep: tokens of the first and last traced layer, "
+      "images analysed, and the seconds per image of the forward with the "
+      "analyses";
+  costs.columns = {"size_index",        "img_size", "first_layer_tokens",
+                   "last_layer_tokens", "images",   "seconds_per_image"};
+  costs.key_columns = 2;
+  return costs;
+}
+
+}  // namespace
+
+void add_sweep_size(SizeSweep& out, session::SizeSweepTables& sweep, int64_t index, int64_t size,
+                    const session::AnalysisSession& session, double seconds) {
+  if (out.costs.columns.empty()) out.costs = sweep_costs();
+  sweep.add(index, size, session.tables());
+  const nlohmann::json layers = session.layers_json();
+  const auto tokens = [](const nlohmann::json& l) { return l.value("tokens", int64_t{0}); };
+  out.costs.add_row({index, size, layers.empty() ? int64_t{0} : tokens(layers.front()),
+                     layers.empty() ? int64_t{0} : tokens(layers.back()), session.images(),
+                     seconds / double(session.images())});
+  out.per_size.push_back({{"img_size", size},
+                          {"layers", layers},
+                          {"seconds", seconds},
+                          {"images_analysed", session.images()}});
+  for (const auto& w : session.warnings())
+    if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
+      out.warnings.push_back(w);
+}
+
 SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string& tag,
                         const std::vector<int64_t>& sizes, const std::vector<ImageInput>& images,
                         const session::AnalysisSettings& settings,
-                        const runtime::ComputeTarget& target) {
+                        const runtime::ComputeTarget& target, const std::string& state_dir) {
   SizeSweep out;
+  out.costs = sweep_costs();
   session::SizeSweepTables sweep;
-  out.costs.name = "sizes";
-  out.costs.caption = "each input size of the sweep: tokens of the first and last traced layer, "
-                      "images analysed, and the seconds per image of the forward with the "
-                      "analyses";
-  out.costs.columns = {"size_index",        "img_size", "first_layer_tokens",
-                       "last_layer_tokens", "images",   "seconds_per_image"};
-  out.costs.key_columns = 2;
   for (size_t i = 0; i < sizes.size(); ++i) {
     session::ModelRequest r = request;
     r.img_size = {sizes[i], sizes[i]};
@@ -54,6 +83,7 @@ SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string&
                  (long long)sizes[i], i + 1, sizes.size());
     ReadyModel model = load_ready_model(choice, target);
     session::AnalysisSession session(settings, nullptr);  // statistics only
+    if (!state_dir.empty()) session.keep_rows();
     Progress progress("  images", static_cast<int64_t>(images.size()));
     const auto t_size = std::chrono::steady_clock::now();
     const auto failed =
@@ -63,17 +93,13 @@ SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string&
     out.any_failed = out.any_failed || !failed.empty();
     if (session.images() == 0)
       throw std::runtime_error("no image could be analysed at " + std::to_string(sizes[i]) + " px");
-    sweep.add(int64_t(i), sizes[i], session.tables());
-    const nlohmann::json layers = session.layers_json();
-    const auto tokens = [](const nlohmann::json& l) { return l.value("tokens", int64_t{0}); };
-    out.costs.add_row({int64_t(i), sizes[i], layers.empty() ? int64_t{0} : tokens(layers.front()),
-                       layers.empty() ? int64_t{0} : tokens(layers.back()), session.images(),
-                       seconds / double(session.images())});
-    out.per_size.push_back({{"img_size", sizes[i]}, {"layers", layers}, {"seconds", seconds},
-                            {"images_analysed", session.images()}});
-    for (const auto& w : session.warnings())
-      if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
-        out.warnings.push_back(w);
+    add_sweep_size(out, sweep, int64_t(i), sizes[i], session, seconds);
+    if (!state_dir.empty()) {
+      const std::string dir = "size" + std::to_string(i);
+      out.states.push_back({{"dir", dir},
+                            {"seconds", seconds},
+                            {"session", session.save_state(state_dir + "/" + dir)}});
+    }
   }
   out.results = sweep.results(tag);
   return out;

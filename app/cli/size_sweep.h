@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/cli/analyze_common.h"
+#include "app/session/checkpoint_series.h"
 #include "app/session/results.h"
 
 namespace attnlab::cli {
@@ -29,14 +30,22 @@ struct SizeSweep {
   nlohmann::json per_size = nlohmann::json::array();  // layers, seconds, images per size
   std::vector<std::string> warnings;
   bool any_failed = false;  // some image failed at some size
+  // A shard's sessions, one per size (AnalysisSession::save_state), with keep_state.
+  nlohmann::json states = nlohmann::json::array();
 };
 
+// Adds one size's finished session to a sweep: its tables, its row of `costs`, its layers,
+// time and warnings (analyse_sizes and merge).
+void add_sweep_size(SizeSweep& out, session::SizeSweepTables& tables, int64_t index, int64_t size,
+                    const session::AnalysisSession& session, double seconds);
+
 // Runs the sweep of `request` (its img_size is replaced by each size) with progress on
-// stderr. Throws std::runtime_error when no image can be analysed at a size, and what
-// choose_request / load_ready_model throw for a size the model cannot take.
+// stderr; with a `state_dir`, a shard's: each size's session state saved under it
+// (size<i>/) and in `states`. Throws std::runtime_error when no image can be analysed at a size,
+// and what choose_request / load_ready_model throw for a size the model cannot take.
 SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string& tag,
                         const std::vector<int64_t>& sizes, const std::vector<ImageInput>& images,
                         const session::AnalysisSettings& settings,
-                        const runtime::ComputeTarget& target);
+                        const runtime::ComputeTarget& target, const std::string& state_dir = "");
 
 }  // namespace attnlab::cli

@@ -314,11 +314,12 @@ namespace attnlab::cli {
 SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::string>& checkpoints,
                             const std::vector<ImageInput>& images,
                             const session::AnalysisSettings& settings,
-                            const runtime::ComputeTarget& target) {
+                            const runtime::ComputeTarget& target, analysis::ShardRange part) {
+  if (part.end < 0) part = {0, int64_t(checkpoints.size())};
   SeriesResult out;
   session::SeriesTables series;  // every checkpoint's rows, table by table
-  std::vector<int64_t> steps;
-  for (size_t i = 0; i < checkpoints.size(); ++i) {
+  std::map<size_t, int64_t> steps;
+  for (size_t i = size_t(part.begin); i < size_t(part.end); ++i) {
     const std::string& path = checkpoints[i];
     std::fprintf(stderr, "series: checkpoint %zu/%zu %s\n", i + 1, checkpoints.size(),
                  path.c_str());
@@ -330,8 +331,8 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
     out.any_failed = out.any_failed || !failed.empty();
     if (session.images() == 0) throw std::runtime_error("no image could be analysed with " + path);
     const nlohmann::json step = session::checkpoint_step(path);
-    steps.push_back(step.is_number() ? step.get<int64_t>() : int64_t(i));
-    series.add(int64_t(i), std::filesystem::path(path).filename().string(), steps.back(),
+    steps[i] = step.is_number() ? step.get<int64_t>() : int64_t(i);
+    series.add(int64_t(i), std::filesystem::path(path).filename().string(), steps[i],
                session.tables());
     nlohmann::json c = model.description()["checkpoint"];
     c["index"] = i;
@@ -345,14 +346,22 @@ SeriesResult analyse_series(const ModelChoice& base, const std::vector<std::stri
   if (settings.analyses.count("cka") && checkpoints.size() > 1) {
     // CKA of every layer with the same layer of the final checkpoint: one pass with every
     // checkpoint loaded, their layers in one joint HSIC matrix (report_cka.h).
+    // A shard's checkpoints, and the final one last (in its part or not).
     std::vector<ModelChoice> choices;
-    for (const auto& path : checkpoints) choices.push_back(with_checkpoint(base, path));
+    for (int64_t i = part.begin; i < part.end; ++i)
+      if (size_t(i) + 1 < checkpoints.size())
+        choices.push_back(with_checkpoint(base, checkpoints[size_t(i)]));
+    choices.push_back(with_checkpoint(base, checkpoints.back()));
     const JointHsic joint =
         joint_hsic(choices, images, target, "series: cka to the final checkpoint", settings.edits);
     const auto tables = session::cka_final_tables(joint.sum, joint.images);
-    for (size_t i = 0; i < checkpoints.size(); ++i)
-      series.add(int64_t(i), std::filesystem::path(checkpoints[i]).filename().string(), steps[i],
-                 {tables[i]});
+    for (int64_t i = part.begin; i < part.end; ++i) {
+      // The final checkpoint's table is the last; the others' follow the part's order.
+      const size_t t =
+          size_t(i) + 1 == checkpoints.size() ? tables.size() - 1 : size_t(i - part.begin);
+      series.add(i, std::filesystem::path(checkpoints[size_t(i)]).filename().string(),
+                 steps.at(size_t(i)), {tables[t]});
+    }
   }
   out.tables = series.tables();
   return out;

@@ -13,6 +13,7 @@
 #include "app/cli/model_options.h"
 #include "app/session/analysis_session.h"
 #include "core/analysis/output_folder.h"
+#include "core/analysis/work_shard.h"
 
 namespace attnlab::cli {
 
@@ -88,11 +89,15 @@ struct SeriesResult {
   std::vector<std::string> warnings;
   bool any_failed = false;
 };
-// Throws std::runtime_error when a checkpoint cannot analyse any image.
+// Throws std::runtime_error when a checkpoint cannot analyse any image. `part`, when it is
+// not the whole list, is a shard's: checkpoints [begin, end) keep their places in the
+// list, and CKA to the final checkpoint loads the final one beside them (each HSIC entry
+// is a pair's own, so the shard's are the single run's).
 SeriesResult analyse_series(const ModelChoice& model, const std::vector<std::string>& checkpoints,
                             const std::vector<ImageInput>& images,
                             const session::AnalysisSettings& settings,
-                            const runtime::ComputeTarget& target);
+                            const runtime::ComputeTarget& target,
+                            analysis::ShardRange part = {0, -1});
 
 // analyze's result files beside the per-image arrays: the session's mean/std tables and
 // image-averaged arrays, edits.txt, and the sidecar (`sidecar` with the session's layers,

@@ -15,6 +15,7 @@
 #include "app/cli/shard_run.h"
 #include "app/session/edited_input.h"
 #include "core/analysis/background_writer.h"
+#include "core/analysis/exact_table_json.h"
 #include "core/analysis/output_folder.h"
 #include "core/io/tensor_file.h"
 #include "core/runtime/precision.h"
@@ -134,14 +135,16 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
 }
 
 int cmd_analyze_series(Args args, const GlobalOptions& g) {
+  const ShardRun shard = take_shard(args, "analyze-series");
   AnalyzeRequest req = take_analyze_request(args, /*series=*/true);
+  // A shard does its part of the checkpoints (each over every image).
+  const analysis::ShardRange part =
+      shard_part(shard, int64_t(req.checkpoints.size()), "checkpoints");
   const runtime::ComputeTarget target = compute_target(g);
   const auto t0 = std::chrono::steady_clock::now();
   analysis::OutputFolder folder(req.out, req.model.tag);
   const SeriesResult series =
-      analyse_series(req.model, req.checkpoints, req.images, req.settings, target);
-  for (const auto& t : series.tables) folder.write_table(t);
-  session::write_edits_file(folder, req.settings.edits);
+      analyse_series(req.model, req.checkpoints, req.images, req.settings, target, part);
   nlohmann::json sidecar = run_description(g, target, req.settings);
   sidecar["model"] = {{"config", req.model.config},
                       {"preset", req.model.preset},
@@ -151,11 +154,74 @@ int cmd_analyze_series(Args args, const GlobalOptions& g) {
   sidecar["warnings"] = series.warnings;
   sidecar["step_column"] = "the checkpoint's 'step' metadata when it has one, else its index";
   sidecar["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const std::string sidecar_path = folder.write_sidecar(sidecar);
   for (const auto& w : series.warnings) std::fprintf(stderr, "attnlab: warning: %s\n", w.c_str());
+  if (shard.sharded()) {
+    nlohmann::json tables = nlohmann::json::array();
+    for (const auto& t : series.tables) tables.push_back(analysis::exact_table_json(t));
+    write_shard_manifest(shard, g, folder.dir(), "checkpoints", req.checkpoints, part,
+                         {{"model_tag", req.model.tag},
+                          {"sidecar", sidecar},
+                          {"tables", tables},
+                          {"any_failed", series.any_failed}});
+    std::printf("analyze-series: shard %s: checkpoints %lld-%lld into %s\n",
+                shard.shard.text().c_str(), static_cast<long long>(part.begin),
+                static_cast<long long>(part.end - 1), folder.dir().c_str());
+    return series.any_failed ? kExitFailure : kExitOk;
+  }
+  for (const auto& t : series.tables) folder.write_table(t);
+  session::write_edits_file(folder, req.settings.edits);
+  const std::string sidecar_path = folder.write_sidecar(sidecar);
   std::printf("%zu checkpoints analysed, %zu files in %s (settings: %s)\n", req.checkpoints.size(),
               folder.files_written() + 1, folder.dir().c_str(), sidecar_path.c_str());
   return series.any_failed ? kExitFailure : kExitOk;
+}
+
+int merge_analyze_series(const std::vector<ShardPart>& shards, const std::string& out,
+                         const nlohmann::json& record) {
+  // Each table's rows: every shard's checkpoints in the list's order.
+  std::vector<analysis::Table> tables;
+  nlohmann::json sidecar = shards.front().manifest.at("sidecar");
+  nlohmann::json checkpoints = nlohmann::json::array(), warnings = nlohmann::json::array();
+  double seconds = 0;
+  bool any_failed = false;
+  for (const ShardPart& p : shards) {
+    for (const auto& j : p.manifest.at("tables")) {
+      analysis::Table t;
+      try {
+        t = analysis::table_from_exact_json(j);
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(p.dir + ": " + e.what());
+      }
+      auto same = std::find_if(tables.begin(), tables.end(),
+                               [&](const analysis::Table& x) { return x.name == t.name; });
+      if (same == tables.end()) {
+        tables.push_back(std::move(t));
+        continue;
+      }
+      if (same->columns != t.columns)
+        throw std::runtime_error(p.dir + ": the table " + t.name + " has other columns");
+      for (auto& row : t.rows) same->rows.push_back(std::move(row));
+    }
+    const nlohmann::json& s = p.manifest.at("sidecar");
+    for (const auto& c : s.at("checkpoints")) checkpoints.push_back(c);
+    for (const auto& w : s.at("warnings"))
+      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+    seconds += s.value("seconds", 0.0);
+    any_failed = any_failed || p.manifest.value("any_failed", false);
+  }
+  analysis::OutputFolder folder(out, shards.front().manifest.at("model_tag").get<std::string>());
+  for (const auto& t : tables) folder.write_table(t);
+  Args options(shards.front().manifest.at("options").get<std::vector<std::string>>());
+  session::write_edits_file(folder, take_analysis_settings(options, "mask").edits);
+  sidecar["checkpoints"] = checkpoints;
+  sidecar["warnings"] = warnings;
+  sidecar["seconds"] = seconds;
+  sidecar["merged_from"] = record;
+  const std::string path = folder.write_sidecar(sidecar);
+  std::printf("merge: %zu checkpoints of %zu shards, %zu files in %s (settings: %s)\n",
+              checkpoints.size(), shards.size(), folder.files_written() + 1, folder.dir().c_str(),
+              path.c_str());
+  return any_failed ? kExitFailure : kExitOk;
 }
 
 }  // namespace attnlab::cli

@@ -68,6 +68,7 @@ const Merger kMergers[] = {
     {"eval", merge_eval},
     {"head-importance", merge_head_importance},
     {"analyze-sizes", merge_analyze_sizes},
+    {"analyze-series", merge_analyze_series},
 };
 
 }  // namespace

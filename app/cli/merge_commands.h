@@ -30,4 +30,7 @@ int merge_head_importance(const std::vector<ShardPart>& shards, const std::strin
 int merge_analyze_sizes(const std::vector<ShardPart>& shards, const std::string& out,
                         const nlohmann::json& record);
 
+int merge_analyze_series(const std::vector<ShardPart>& shards, const std::string& out,
+                         const nlohmann::json& record);
+
 }  // namespace attnlab::cli

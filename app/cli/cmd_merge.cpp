@@ -69,6 +69,7 @@ const Merger kMergers[] = {
     {"head-importance", merge_head_importance},
     {"analyze-sizes", merge_analyze_sizes},
     {"analyze-series", merge_analyze_series},
+    {"report", merge_report},
 };
 
 }  // namespace

@@ -33,4 +33,7 @@ int merge_analyze_sizes(const std::vector<ShardPart>& shards, const std::string&
 int merge_analyze_series(const std::vector<ShardPart>& shards, const std::string& out,
                          const nlohmann::json& record);
 
+int merge_report(const std::vector<ShardPart>& shards, const std::string& out,
+                 const nlohmann::json& record);
+
 }  // namespace attnlab::cli

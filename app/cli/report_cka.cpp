@@ -42,10 +42,10 @@ JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<
       std::vector<const models::ForwardResult*> forwards;
       for (const auto& r : results) forwards.push_back(&r);
       session::JointLayerHsic h = session::joint_layer_hsic(forwards);
-      if (out.sum.hsic.defined() && !out.sum.hsic.sizes().equals(h.hsic.sizes()))
+      if (out.total.defined() && !out.total.sum().sizes().equals(h.hsic.sizes()))
         throw std::runtime_error("the models' layers changed between images");
-      if (out.sum.hsic.defined()) h.hsic += out.sum.hsic;
-      out.sum = std::move(h);
+      out.total.add(h.hsic);
+      out.sum.layers = std::move(h.layers);
       ++out.images;
     } catch (const std::exception& e) {
       if (is_output_failure(e)) throw;
@@ -58,6 +58,7 @@ JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<
   }
   progress.finish();
   if (out.images == 0) throw std::runtime_error(label + ": no image worked for every model");
+  out.sum.hsic = out.total.value();
   return out;
 }
 
@@ -65,7 +66,13 @@ CrossModelCka cross_model_cka(const std::vector<ModelChoice>& choices,
                               const std::vector<ImageInput>& images,
                               const runtime::ComputeTarget& target,
                               const std::vector<image::EditOp>& edits) {
-  const JointHsic joint = joint_hsic(choices, images, target, "report: cka between models", edits);
+  std::vector<std::string> tags;
+  for (const auto& c : choices) tags.push_back(c.tag);
+  return cross_model_cka_of(
+      tags, joint_hsic(choices, images, target, "report: cka between models", edits));
+}
+
+CrossModelCka cross_model_cka_of(const std::vector<std::string>& tags, const JointHsic& joint) {
   CrossModelCka out;
   out.images = joint.images;
   out.failed = joint.failed;
@@ -80,21 +87,21 @@ CrossModelCka cross_model_cka(const std::vector<ModelChoice>& choices,
       "HSIC_bb)";
   out.table.columns = {"model_a", "layer_a", "model_b", "layer_b", "cka"};
   out.table.key_columns = 4;
-  for (size_t a = 0; a < choices.size(); ++a)
-    for (size_t b = a + 1; b < choices.size(); ++b) {
+  for (size_t a = 0; a < tags.size(); ++a)
+    for (size_t b = a + 1; b < tags.size(); ++b) {
       // The table holds every pair; the figure every pair of up to kAllPairsUpTo models,
       // beyond that the first model against each other one (the zoo's 14 would be 91 panels).
-      const bool drawn = choices.size() <= kAllPairsUpTo || a == 0;
+      const bool drawn = tags.size() <= kAllPairsUpTo || a == 0;
       viz::CkaPair pair;
-      pair.model_a = choices[a].tag;
-      pair.model_b = choices[b].tag;
+      pair.model_a = tags[a];
+      pair.model_b = tags[b];
       pair.layers_a = layers[a];
       pair.layers_b = layers[b];
       for (size_t la = 0; la < layers[a].size(); ++la)
         for (size_t lb = 0; lb < layers[b].size(); ++lb) {
           const double v = cka[joint.sum.row(a, la)][joint.sum.row(b, lb)].item<double>();
           pair.cka.push_back(float(v));
-          out.table.add_row({choices[a].tag, layers[a][la], choices[b].tag, layers[b][lb], v});
+          out.table.add_row({tags[a], layers[a][la], tags[b], layers[b][lb], v});
         }
       if (drawn) out.pairs.push_back(std::move(pair));
     }

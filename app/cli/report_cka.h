@@ -33,6 +33,9 @@ struct CrossModelCka {
 // in forward order), summed over the images that worked for every model.
 struct JointHsic {
   session::JointLayerHsic sum;  // its matrix summed over the images
+  // The same sum, compensated (independent of the images' order: what a report shard saves
+  // and a merge adds, core/analysis/compensated_sum.h); sum.hsic is its value.
+  analysis::CompensatedSum total;
   int64_t images = 0;
   std::vector<std::string> failed;
 };
@@ -43,6 +46,9 @@ struct JointHsic {
 JointHsic joint_hsic(const std::vector<ModelChoice>& choices, const std::vector<ImageInput>& images,
                      const runtime::ComputeTarget& target, const std::string& label,
                      const std::vector<image::EditOp>& edits = {});
+
+// The table and figure pairs of CKA between the models `tags` from their joint sum.
+CrossModelCka cross_model_cka_of(const std::vector<std::string>& tags, const JointHsic& joint);
 
 // Throws std::runtime_error when no image works for every model.
 CrossModelCka cross_model_cka(const std::vector<ModelChoice>& choices,

@@ -30,7 +30,9 @@ int merge_analyze(const std::vector<ShardPart>& shards, const std::string& out,
   session::AnalysisSettings settings = take_analysis_settings(options, "all");
   settings.analyses = first.at("analyses").get<std::set<std::string>>();
   analysis::OutputFolder folder(out, first.at("model_tag").get<std::string>());
-  session::AnalysisSession session(settings, nullptr);
+  // Arrays of the analyses fitted at the end (feature_pca's) follow the adopted ones.
+  session::AnalysisSession session(settings,
+                                   [&](const analysis::Array& a) { folder.write_array(a); });
   nlohmann::json images = nlohmann::json::array();
   double seconds = 0;
   for (const ShardPart& p : shards) {

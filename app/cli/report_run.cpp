@@ -100,7 +100,10 @@ ModelResults merge_report_model(const std::vector<std::pair<std::string, nlohman
   r.preprocessing = first.at("preprocessing").get<std::string>();
   r.class_names = first.at("class_names").get<std::vector<std::string>>();
   analysis::OutputFolder folder(stats_dir, r.name);
-  session::AnalysisSession session(settings, nullptr);
+  session::AnalysisSession session(settings, [&](const analysis::Array& a) {
+    folder.write_array(a);  // the arrays of the analyses fitted at the end (feature_pca's)
+    r.arrays.push_back(a);
+  });
   nlohmann::json sidecar = first.at("sidecar");
   double seconds = 0;
   for (const auto& [shard_dir, saved] : parts) {

@@ -132,6 +132,12 @@ struct AnalysisInfo {
   // Called once after the last image (AnalysisSession::finish): an analysis fitted on all
   // images together (feature PCA's shared basis) emits its per-image results here.
   std::function<void(AnalysisSession&)> finish;
+  // For an analysis with a finish, in a run split into shards (AnalysisSession::save_state):
+  // what it keeps for finish saved into a folder of its own (returning what names it), and
+  // a saved one added to this session's, shard after shard (attnlab merge), so that finish
+  // fits on every image of the run. Without them the analysis cannot be sharded.
+  std::function<nlohmann::json(AnalysisSession&, const std::string& dir)> save_shard;
+  std::function<void(AnalysisSession&, const nlohmann::json&, const std::string& dir)> absorb_shard;
   // Tables that are a function of the image-averaged arrays rather than a mean of per-image
   // tables (CKA: a ratio of mean HSICs). AnalysisSession::tables() appends them; an
   // analysis with no such array yet returns none.

@@ -94,7 +94,9 @@ void AnalysisSession::finish() {
   if (finished_) return;
   finished_ = true;
   for (const AnalysisInfo& a : analyses())
-    if (a.finish && settings_.analyses.count(a.name)) guarded(a.name, [&] { a.finish(*this); });
+    // A shard's (keep_rows) fits on the whole run's images at merge, not on its own.
+    if (a.finish && settings_.analyses.count(a.name) && !(keep_rows_ && a.save_shard))
+      guarded(a.name, [&] { a.finish(*this); });
 }
 
 void AnalysisSession::add(const std::string& image_tag, const models::ForwardResult& result,

@@ -156,10 +156,11 @@ class AnalysisSession {
   // image count, layers, warnings and skipped analyses. save_state writes the float64
   // sums as .npy files into `dir` and returns the JSON that names them; absorb_state
   // adds a saved state to this session (call in the shards' order, then finish()).
-  // Analyses fitted on all images at once (AnalysisInfo::finish, feature_pca) cannot be
-  // split: shardable() names them.
+  // An analysis fitted on all images at once (AnalysisInfo::finish) saves and absorbs what
+  // it keeps through its save_shard/absorb_shard; one without them cannot be split:
+  // unshardable() names those. Call save_state instead of finish().
   void keep_rows() { keep_rows_ = true; }
-  nlohmann::json save_state(const std::string& dir) const;
+  nlohmann::json save_state(const std::string& dir);
   void absorb_state(const nlohmann::json& state, const std::string& dir);
   static std::vector<std::string> unshardable(const std::set<std::string>& analyses);
 

@@ -52,11 +52,12 @@ void add_once(std::vector<std::string>& list, const std::string& item) {
 std::vector<std::string> AnalysisSession::unshardable(const std::set<std::string>& analyses) {
   std::vector<std::string> out;
   for (const AnalysisInfo& a : session::analyses())
-    if (a.finish && analyses.count(a.name)) out.push_back(a.name);
+    if (a.finish && !(a.save_shard && a.absorb_shard) && analyses.count(a.name))
+      out.push_back(a.name);
   return out;
 }
 
-nlohmann::json AnalysisSession::save_state(const std::string& dir) const {
+nlohmann::json AnalysisSession::save_state(const std::string& dir) {
   if (!keep_rows_) throw std::logic_error("AnalysisSession::save_state without keep_rows()");
   std::filesystem::create_directories(dir);
   nlohmann::json rows = nlohmann::json::array();
@@ -93,13 +94,19 @@ nlohmann::json AnalysisSession::save_state(const std::string& dir) const {
                        {"hf_compensation", save_tensor(dir, stem + "_hf_compensation.npy",
                                                        acc.hf_sum().compensation())}});
   }
+  // What the analyses fitted on every image keep for their finish, each in its folder.
+  nlohmann::json kept = nlohmann::json::object();
+  for (const AnalysisInfo& a : session::analyses())
+    if (a.finish && a.save_shard && settings_.analyses.count(a.name))
+      kept[a.name] = a.save_shard(*this, dir + "/" + a.name);
   return {{"images", images_},
           {"layers", layers_json_},
           {"warnings", warnings_},
           {"skipped", skipped_},
           {"rows", std::move(rows)},
           {"sums", std::move(sums)},
-          {"spectra", std::move(spectra)}};
+          {"spectra", std::move(spectra)},
+          {"fitted", std::move(kept)}};
 }
 
 void AnalysisSession::absorb_state(const nlohmann::json& state, const std::string& dir) {
@@ -134,6 +141,13 @@ void AnalysisSession::absorb_state(const nlohmann::json& state, const std::strin
           analysis::CompensatedSum::restore(load_tensor(dir, j.at("hf_sum")),
                                             load_tensor(dir, j.at("hf_compensation"))),
           j.at("images").get<int64_t>());
+    }
+    for (const auto& [name, kept] : state.at("fitted").items()) {
+      const AnalysisInfo* a = find_analysis(name);
+      if (!a || !a->absorb_shard || !settings_.analyses.count(name))
+        throw std::runtime_error("a shard state of the analysis '" + name +
+                                 "', which this merge does not run");
+      a->absorb_shard(*this, kept, dir + "/" + name);
     }
     images_ += state.at("images").get<int64_t>();
     if (layers_json_.is_null() && !state.at("layers").is_null()) layers_json_ = state.at("layers");

@@ -9,10 +9,13 @@
 #include <ATen/ATen.h>
 
 #include <cctype>
+#include <filesystem>
 #include <memory>
 
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/feature_pca.h"
+#include "core/io/npy.h"
+#include "core/io/torch_bridge.h"
 
 namespace attnlab::session {
 namespace {
@@ -75,6 +78,27 @@ FpcaTokens fpca_tokens(const ImageStep& s) {
           "out." + block_of(t.path)};
 }
 
+FpcaStore& fpca_store(AnalysisSession& session) {
+  auto& slot = session.step_cache("feature_pca");
+  if (!slot) slot = std::make_shared<FpcaStore>();
+  return *std::static_pointer_cast<FpcaStore>(slot);
+}
+
+// Keeps an image's grid for the fit, or counts it left out past the memory limit: in the
+// images' order, whether they come one by one or from the shards of a run.
+void keep_grid(FpcaStore& store, const std::string& tag, const at::Tensor& grid,
+               const std::string& source) {
+  const int64_t bytes = grid.numel() * int64_t(sizeof(float));
+  if (store.bytes + bytes > kFpcaMaxGridBytes) {
+    ++store.left_out;
+    return;
+  }
+  if (store.tokens.empty()) store.tokens = source;
+  store.tags.push_back(tag);
+  store.grids.push_back(grid);
+  store.bytes += bytes;
+}
+
 void add_feature_pca(ImageStep& s) {
   const FpcaTokens t = fpca_tokens(s);
   const int64_t p = t.layout.num_prefix();
@@ -82,18 +106,39 @@ void add_feature_pca(ImageStep& s) {
                               .reshape({t.layout.height, t.layout.width, t.tokens.size(1)})
                               .to(at::kFloat)
                               .contiguous();
-  auto& slot = s.session.step_cache("feature_pca");
-  if (!slot) slot = std::make_shared<FpcaStore>();
-  auto& store = *std::static_pointer_cast<FpcaStore>(slot);
-  const int64_t bytes = grid.numel() * int64_t(sizeof(float));
-  if (store.bytes + bytes > kFpcaMaxGridBytes) {
-    ++store.left_out;
-    return;
+  keep_grid(fpca_store(s.session), s.image, grid, t.source);
+}
+
+// A shard's kept grids as float32 .npy (the fit reads them back in the list's order), and
+// how many the limit left out there. The merge keeps the grids under the limit in the
+// list's order, as the single run does; a shard's left-out images are past the limit in the
+// whole run too when the grids have one size (one model at one input size, the rule).
+nlohmann::json save_feature_pca(AnalysisSession& session, const std::string& dir) {
+  FpcaStore& store = fpca_store(session);
+  std::filesystem::create_directories(dir);
+  nlohmann::json grids = nlohmann::json::array();
+  for (size_t i = 0; i < store.grids.size(); ++i) {
+    const std::string file = "grid" + std::to_string(i) + ".npy";
+    io::write_npy(dir + "/" + file, io::from_torch(store.grids[i]));
+    grids.push_back({{"tag", store.tags[i]}, {"file", file}});
   }
-  if (store.tokens.empty()) store.tokens = t.source;
-  store.tags.push_back(s.image);
-  store.grids.push_back(grid);
-  store.bytes += bytes;
+  return {{"grids", grids}, {"tokens", store.tokens}, {"left_out", store.left_out}};
+}
+
+void absorb_feature_pca(AnalysisSession& session, const nlohmann::json& saved,
+                        const std::string& dir) {
+  FpcaStore& store = fpca_store(session);
+  const std::string tokens = saved.at("tokens").get<std::string>();
+  for (const auto& g : saved.at("grids")) {
+    const std::string file = g.at("file").get<std::string>();
+    if (file.find('/') != std::string::npos)
+      throw std::runtime_error(dir + ": a grid file outside its folder");
+    const at::Tensor grid = io::to_torch(io::read_npy(dir + "/" + file));
+    if (grid.dim() != 3 || grid.scalar_type() != at::kFloat)
+      throw std::runtime_error(dir + "/" + file + ": a token grid is (H, W, C) float32");
+    keep_grid(store, g.at("tag").get<std::string>(), grid, tokens);
+  }
+  store.left_out += saved.at("left_out").get<int64_t>();
 }
 
 void finish_feature_pca(AnalysisSession& session) {
@@ -198,6 +243,8 @@ AnalysisInfo feature_pca_analysis() {
   info.in_image_analysis = true;  // the GUI's tab: fitted on the current image alone
   info.add = add_feature_pca;
   info.finish = finish_feature_pca;
+  info.save_shard = save_feature_pca;
+  info.absorb_shard = absorb_feature_pca;
   info.options = feature_pca_options();
   info.describe = [](const AnalysisSettings& s) {
     return nlohmann::json{

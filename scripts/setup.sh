@@ -12,6 +12,7 @@ packages=(
   pybind11-dev python3-dev python3-numpy python3-pytest
   libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth libgl1-mesa-dri bash-completion time procps
+  slurmctld slurmd slurm-client munge  # tests/cluster/local_slurm.sh: a throwaway Slurm
   dataset-fashion-mnist
 )
 

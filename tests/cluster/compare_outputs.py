@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Compares the output folder of a single run with the one a sharded run's merge wrote.
+
+    compare_outputs.py SINGLE_DIR MERGED_DIR [--ignore GLOB ...] [--relative GLOB ...]
+                       [--rtol 1e-12] [--no-default-ignores]
+
+Both folders are walked recursively and must hold the same files (by relative path),
+leaving out the files an --ignore glob or a default one matches (the run's own records:
+*sidecar*.json, *settings*.json, shard*.json, merge*.json, *.log). A glob matches a file's
+relative path or its name. Then, file by file:
+  * .npy: the same dtype (byte order included) and shape, and byte-identical elements;
+  * a file a --relative glob matches: a CSV with the same header and number of rows whose
+    cells are identical text, or numbers within rtol of each other
+    (|a - b| <= rtol * max(|a|, |b|); NaN equals NaN);
+  * every other file: byte-identical.
+Prints one line per difference and exits 1 if there is any, else prints "N files compared"
+and exits 0 (2 for a usage error). Needs numpy (Debian: python3-numpy, /usr/bin/python3).
+"""
+import argparse
+import csv
+import fnmatch
+import math
+import os
+import re
+import sys
+
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover - depends on the interpreter
+    sys.exit(f"compare_outputs.py: numpy is not installed for {sys.executable} "
+             "(apt-get install python3-numpy, and run it with /usr/bin/python3)")
+
+DEFAULT_IGNORES = ["*sidecar*.json", "*settings*.json", "shard*.json", "merge*.json", "*.log"]
+
+NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)",
+                    re.IGNORECASE)
+
+
+def matches(rel, globs):
+    name = rel.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(rel, g) or fnmatch.fnmatchcase(name, g) for g in globs)
+
+
+def list_files(root, ignores):
+    found = set()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in filenames:
+            rel = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+            if not matches(rel, ignores):
+                found.add(rel)
+    return found
+
+
+def first_byte_difference(path_a, path_b):
+    """None when the files are byte-identical, else a description of the first difference."""
+    size_a, size_b = os.path.getsize(path_a), os.path.getsize(path_b)
+    offset, line = 0, 1
+    with open(path_a, "rb") as fa, open(path_b, "rb") as fb:
+        while True:
+            a, b = fa.read(1 << 20), fb.read(1 << 20)
+            if a == b:
+                if not a:
+                    return None
+                offset += len(a)
+                line += a.count(b"\n")
+                continue
+            n = min(len(a), len(b))
+            i = next((k for k in range(n) if a[k] != b[k]), n)
+            line += a[:i].count(b"\n")
+            return (f"bytes differ from offset {offset + i} (line {line}); "
+                    f"sizes {size_a} and {size_b}")
+
+
+def compare_npy(path_a, path_b):
+    try:
+        a = np.load(path_a, mmap_mode="r", allow_pickle=False)
+        b = np.load(path_b, mmap_mode="r", allow_pickle=False)
+    except ValueError:  # object arrays (pickled): the files themselves must be equal
+        return first_byte_difference(path_a, path_b)
+    if a.dtype != b.dtype:
+        return f"dtype {a.dtype.str} vs {b.dtype.str}"
+    if a.shape != b.shape:
+        return f"shape {a.shape} vs {b.shape}"
+    if a.size == 0 or a.dtype.itemsize == 0:
+        return None
+    rows_a = np.ascontiguousarray(a).reshape(-1).view(np.uint8).reshape(a.size, -1)
+    rows_b = np.ascontiguousarray(b).reshape(-1).view(np.uint8).reshape(b.size, -1)
+    differ = np.flatnonzero((rows_a != rows_b).any(axis=1))
+    if differ.size == 0:
+        return None
+    first = differ[0]
+    index = np.unravel_index(first, a.shape) if a.ndim else ()
+    flat_a, flat_b = np.asarray(a).reshape(-1), np.asarray(b).reshape(-1)
+    text = (f"{differ.size} of {a.size} elements differ; first at {tuple(int(i) for i in index)}: "
+            f"{flat_a[first]!r} vs {flat_b[first]!r}")
+    if a.dtype.kind in "fc":
+        va = flat_a[differ].astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+        vb = flat_b[differ].astype(va.dtype)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            diff = np.abs(va - vb)
+            rel = diff / np.maximum(np.abs(va), np.abs(vb))
+        if np.isfinite(diff).any():
+            text += (f"; max abs difference {np.nanmax(np.where(np.isfinite(diff), diff, np.nan)):.3g}"
+                     f", max relative {np.nanmax(np.where(np.isfinite(rel), rel, np.nan)):.3g}")
+    return text
+
+
+def cell_matches(x, y, rtol):
+    """(equal, relative difference or None) for two CSV cells."""
+    if x == y:
+        return True, None
+    if not (NUMBER.fullmatch(x.strip()) and NUMBER.fullmatch(y.strip())):
+        return False, None
+    a, b = float(x), float(y)
+    if math.isnan(a) and math.isnan(b):
+        return True, None
+    if a == b:
+        return True, 0.0
+    if math.isnan(a) or math.isnan(b) or math.isinf(a) or math.isinf(b):
+        return False, math.inf
+    rel = abs(a - b) / max(abs(a), abs(b))
+    return abs(a - b) <= rtol * max(abs(a), abs(b)), rel
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+def compare_csv(path_a, path_b, rtol):
+    try:
+        rows_a, rows_b = read_csv(path_a), read_csv(path_b)
+    except (UnicodeDecodeError, csv.Error) as e:
+        return f"not a readable CSV ({e})"
+    if not rows_a or not rows_b:
+        return None if rows_a == rows_b else f"{len(rows_a)} vs {len(rows_b)} rows"
+    header = rows_a[0]
+    if header != rows_b[0]:
+        return f"header {rows_a[0]} vs {rows_b[0]}"
+    if len(rows_a) != len(rows_b):
+        return f"{len(rows_a) - 1} vs {len(rows_b) - 1} rows"
+    bad, worst = 0, None
+    for r, (row_a, row_b) in enumerate(zip(rows_a[1:], rows_b[1:]), start=1):
+        if len(row_a) != len(row_b):
+            return f"row {r}: {len(row_a)} vs {len(row_b)} cells"
+        for c, (x, y) in enumerate(zip(row_a, row_b)):
+            equal, rel = cell_matches(x, y, rtol)
+            if equal:
+                continue
+            bad += 1
+            key = -1.0 if rel is None else rel
+            if worst is None or key > worst[0]:
+                column = header[c] if c < len(header) else f"#{c}"
+                worst = (key, r, column, x, y, rel)
+    if not bad:
+        return None
+    _, r, column, x, y, rel = worst
+    how = "text differs" if rel is None else f"relative difference {rel:.3g}"
+    return (f"{bad} cells differ beyond rtol {rtol:g}; worst row {r} column {column!r}: "
+            f"{x!r} vs {y!r} ({how})")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__.strip().splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("single_dir")
+    parser.add_argument("merged_dir")
+    parser.add_argument("--ignore", action="append", default=[], metavar="GLOB",
+                        help="leave out the files it matches (besides the default ones)")
+    parser.add_argument("--relative", action="append", default=[], metavar="GLOB",
+                        help="CSV files compared cell by cell within --rtol")
+    parser.add_argument("--rtol", type=float, default=1e-12)
+    parser.add_argument("--no-default-ignores", action="store_true",
+                        help="ignore only the --ignore globs, not " + " ".join(DEFAULT_IGNORES))
+    args = parser.parse_args(argv)
+    for d in (args.single_dir, args.merged_dir):
+        if not os.path.isdir(d):
+            parser.error(f"not a folder: {d}")
+    ignores = args.ignore + ([] if args.no_default_ignores else DEFAULT_IGNORES)
+
+    files_a = list_files(args.single_dir, ignores)
+    files_b = list_files(args.merged_dir, ignores)
+    differences = 0
+    for rel in sorted(files_a - files_b):
+        print(f"missing in {args.merged_dir}: {rel}")
+        differences += 1
+    for rel in sorted(files_b - files_a):
+        print(f"extra in {args.merged_dir}: {rel}")
+        differences += 1
+    common = sorted(files_a & files_b)
+    for rel in common:
+        path_a = os.path.join(args.single_dir, rel)
+        path_b = os.path.join(args.merged_dir, rel)
+        if rel.endswith(".npy"):
+            problem = compare_npy(path_a, path_b)
+        elif matches(rel, args.relative):
+            problem = compare_csv(path_a, path_b, args.rtol)
+        else:
+            problem = first_byte_difference(path_a, path_b)
+        if problem:
+            print(f"{rel}: {problem}")
+            differences += 1
+    if differences:
+        print(f"{differences} differences ({len(common)} files compared)")
+        return 1
+    print(f"{len(common)} files compared")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -212,7 +212,7 @@ int merge_analyze_series(const std::vector<ShardPart>& shards, const std::string
   analysis::OutputFolder folder(out, shards.front().manifest.at("model_tag").get<std::string>());
   for (const auto& t : tables) folder.write_table(t);
   Args options(shards.front().manifest.at("options").get<std::vector<std::string>>());
-  session::write_edits_file(folder, take_analysis_settings(options, "mask").edits);
+  session::write_edits_file(folder, take_analysis_settings(options, "all").edits);
   sidecar["checkpoints"] = checkpoints;
   sidecar["warnings"] = warnings;
   sidecar["seconds"] = seconds;

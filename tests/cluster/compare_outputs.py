@@ -12,6 +12,7 @@ relative path or its name. Then, file by file:
   * a file a --relative glob matches: a CSV with the same header and number of rows whose
     cells are identical text, or numbers within rtol of each other
     (|a - b| <= rtol * max(|a|, |b|); NaN equals NaN);
+  * a PDF: byte-identical once its /CreationDate is left out (cairo writes the time);
   * every other file: byte-identical.
 Prints one line per difference and exits 1 if there is any, else prints "N files compared"
 and exits 0 (2 for a usage error). Needs numpy (Debian: python3-numpy, /usr/bin/python3).
@@ -70,6 +71,19 @@ def first_byte_difference(path_a, path_b):
             line += a[:i].count(b"\n")
             return (f"bytes differ from offset {offset + i} (line {line}); "
                     f"sizes {size_a} and {size_b}")
+
+
+CREATION_DATE = re.compile(rb"/CreationDate \([^)]*\)")
+
+
+def compare_pdf(path_a, path_b):
+    """None when the PDFs are byte-identical but for their creation dates."""
+    with open(path_a, "rb") as fa, open(path_b, "rb") as fb:
+        a, b = CREATION_DATE.sub(b"", fa.read()), CREATION_DATE.sub(b"", fb.read())
+    if a == b:
+        return None
+    i = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+    return f"differ beyond the creation date from byte {i} (without the dates)"
 
 
 def compare_npy(path_a, path_b):
@@ -197,6 +211,8 @@ def main(argv=None):
             problem = compare_npy(path_a, path_b)
         elif matches(rel, args.relative):
             problem = compare_csv(path_a, path_b, args.rtol)
+        elif rel.endswith(".pdf"):
+            problem = compare_pdf(path_a, path_b)
         else:
             problem = first_byte_difference(path_a, path_b)
         if problem:

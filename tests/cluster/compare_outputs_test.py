@@ -127,6 +127,19 @@ class CompareOutputsTest(unittest.TestCase):
         rc, out = self.compare("--relative", "*.csv", "--rtol", "1e-9")
         self.assertEqual(rc, 1, out)
 
+    def test_pdfs_differ_only_in_their_creation_date(self):
+        def pdf(date, body):
+            return (b"%PDF-1.5\n1 0 obj << /Producer (cairo) /CreationDate (D:" + date +
+                    b"Z) >> endobj\n" + body)
+        write(os.path.join(self.single, "figure.pdf"), pdf(b"20261127231822", b"page"))
+        write(os.path.join(self.merged, "figure.pdf"), pdf(b"20261128010203", b"page"))
+        rc, out = self.compare()
+        self.assertEqual(rc, 0, out)
+        write(os.path.join(self.merged, "figure.pdf"), pdf(b"20261128010203", b"pagf"))
+        rc, out = self.compare()
+        self.assertEqual(rc, 1, out)
+        self.assertIn("figure.pdf: differ beyond the creation date", out)
+
     def test_relative_csv_text_rows_and_header(self):
         self.change_csv("sub/scores.csv", "dog", "cat")
         rc, out = self.compare("--relative", "*.csv")

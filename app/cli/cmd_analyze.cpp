@@ -95,7 +95,7 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
   analysis::BackgroundWriter writer(folder);  // the arrays reach the disk while images run
   session::AnalysisSession session(req.settings,
                                    [&](const analysis::Array& a) { writer.write_array(a); });
-  if (shard.sharded()) session.keep_rows();
+  if (shard.sharded()) session.for_shard();
   Progress progress("analyze", static_cast<int64_t>(req.images.size()));
   const std::vector<std::string> failed =
       analyse_images(session, *model.model, target, req.model.preprocessing, req.images, progress,

@@ -81,14 +81,14 @@ void write_head_importance(const std::string& out_dir, const std::string& tag,
 
 int merge_head_importance(const std::vector<ShardPart>& shards, const std::string& out,
                           const nlohmann::json& record) {
-  // Every image's rows in the list's order, through the accumulator the single run used.
+  // The shards' running means and stds combined in the list's order.
   analysis::TableAccumulator acc;
   nlohmann::json sidecar = shards.front().manifest.at("sidecar");
   int64_t images = 0, skipped = 0;
   double seconds = 0;
   for (const ShardPart& p : shards) {
     try {
-      for (const auto& t : p.manifest.at("rows")) acc.add(analysis::table_from_exact_json(t));
+      acc.absorb(analysis::accumulator_from_json(p.manifest.at("table")));
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(p.dir + ": " + e.what());
     }
@@ -150,7 +150,6 @@ int cmd_head_importance(Args args, const GlobalOptions& g) {
   analysis::TableAccumulator acc;
   int64_t images = 0, skipped = 0;
   std::array<int64_t, 2> shape{0, 0};
-  std::vector<analysis::Table> kept;  // a shard's per-image rows, for merge
   Progress progress("head-importance", part.end - part.begin);
   const auto t0 = std::chrono::steady_clock::now();
   for (int64_t start = part.begin; start < part.end; start += batch) {
@@ -178,11 +177,7 @@ int cmd_head_importance(Args args, const GlobalOptions& g) {
           progress.update(start - part.begin + count * done / total,
                           "head " + std::to_string(done) + "/" + std::to_string(total));
         });
-    for (int64_t b = 0; b < x.size(0); ++b) {
-      analysis::Table rows = image_rows(plan, r, b);
-      acc.add(rows);
-      if (shard.sharded()) kept.push_back(std::move(rows));
-    }
+    for (int64_t b = 0; b < x.size(0); ++b) acc.add(image_rows(plan, r, b));
     images += x.size(0);
   }
   progress.finish();
@@ -205,11 +200,12 @@ int cmd_head_importance(Args args, const GlobalOptions& g) {
     for (int64_t i = 0; i < n; ++i)
       list.push_back(folder.empty() ? spec + "#" + std::to_string(i)
                                     : listing.files[size_t(i)].path);
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& t : kept) rows.push_back(analysis::exact_table_json(t));
     std::filesystem::create_directories(out_dir);
     write_shard_manifest(shard, g, out_dir, "images", list, part,
-                         {{"model_tag", choice.tag}, {"sidecar", sidecar}, {"rows", rows}}, batch);
+                         {{"model_tag", choice.tag},
+                          {"sidecar", sidecar},
+                          {"table", analysis::accumulator_json(acc)}},
+                         batch);
   } else {
     write_head_importance(out_dir, choice.tag, acc.result(), sidecar);
   }

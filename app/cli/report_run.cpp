@@ -36,7 +36,7 @@ ModelResults run_report_model(const ModelChoice& choice, const std::vector<Image
     writer.write_array(a);
     r.arrays.push_back(a);
   });
-  if (shard) session.keep_rows();
+  if (shard) session.for_shard();
   Progress progress("report: " + choice.tag, int64_t(images.size()));
   r.failed_images = analyse_images(
       session, *model.model, target, choice.preprocessing, images, progress,

@@ -83,7 +83,7 @@ SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string&
                  (long long)sizes[i], i + 1, sizes.size());
     ReadyModel model = load_ready_model(choice, target);
     session::AnalysisSession session(settings, nullptr);  // statistics only
-    if (!state_dir.empty()) session.keep_rows();
+    if (!state_dir.empty()) session.for_shard();
     Progress progress("  images", static_cast<int64_t>(images.size()));
     const auto t_size = std::chrono::steady_clock::now();
     const auto failed =

@@ -94,8 +94,8 @@ void AnalysisSession::finish() {
   if (finished_) return;
   finished_ = true;
   for (const AnalysisInfo& a : analyses())
-    // A shard's (keep_rows) fits on the whole run's images at merge, not on its own.
-    if (a.finish && settings_.analyses.count(a.name) && !(keep_rows_ && a.save_shard))
+    // A shard's (for_shard) fits on the whole run's images at merge, not on its own.
+    if (a.finish && settings_.analyses.count(a.name) && !(for_shard_ && a.save_shard))
       guarded(a.name, [&] { a.finish(*this); });
 }
 
@@ -167,7 +167,6 @@ void AnalysisSession::accumulate(const analysis::Table& per_image) {
     it = tables_.emplace(per_image.name, analysis::TableAccumulator{}).first;
   }
   it->second.add(per_image);
-  if (keep_rows_) kept_rows_.push_back(per_image);
 }
 
 void AnalysisSession::add_sum(const std::string& name, const std::string& caption,

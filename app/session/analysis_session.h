@@ -149,17 +149,16 @@ class AnalysisSession {
   void progress(int64_t done, int64_t total) const {
     if (control_.progress) control_.progress(done, total);
   }
-  // A run split into shards (`--shard I/N`, attnlab merge; session_state.cpp). With
-  // keep_rows, every per-image table is also kept as it was added, so that save_state
-  // can write what a merge replays: the rows in the images' order (the merged mean/std
-  // tables are then the single run's, bit for bit), the compensated sums and spectra, the
-  // image count, layers, warnings and skipped analyses. save_state writes the float64
-  // sums as .npy files into `dir` and returns the JSON that names them; absorb_state
-  // adds a saved state to this session (call in the shards' order, then finish()).
-  // An analysis fitted on all images at once (AnalysisInfo::finish) saves and absorbs what
-  // it keeps through its save_shard/absorb_shard; one without them cannot be split:
-  // unshardable() names those. Call save_state instead of finish().
-  void keep_rows() { keep_rows_ = true; }
+  // A run split into shards (`--shard I/N`, attnlab merge; session_state.cpp).
+  // save_state writes what a merge adds together: each mean/std table's running state
+  // (counts, means, squared deviations: TableAccumulator::absorb combines them), the
+  // compensated sums and spectra as float64 .npy files in `dir`, the image count, layers,
+  // warnings and skipped analyses; absorb_state adds a saved state to this session (call
+  // in the shards' order, then finish()). An analysis fitted on all images at once
+  // (AnalysisInfo::finish) saves and absorbs what it keeps through its save_shard/
+  // absorb_shard, and a shard's session (for_shard) leaves its fit to the merge; one
+  // without them cannot be split: unshardable() names those.
+  void for_shard() { for_shard_ = true; }
   nlohmann::json save_state(const std::string& dir);
   void absorb_state(const nlohmann::json& state, const std::string& dir);
   static std::vector<std::string> unshardable(const std::set<std::string>& analyses);
@@ -186,8 +185,7 @@ class AnalysisSession {
   std::vector<std::string> warnings_, skipped_;
   std::vector<std::string> table_order_;
   std::map<std::string, analysis::TableAccumulator> tables_;
-  bool keep_rows_ = false;
-  std::vector<analysis::Table> kept_rows_;  // with keep_rows: every per-image table, in order
+  bool for_shard_ = false;
   struct Sum {
     std::string caption;
     std::vector<std::string> axes;

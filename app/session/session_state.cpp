@@ -1,9 +1,10 @@
 // What a shard of a sharded analysis run saves of its session and how a merge adds it to
-// another (AnalysisSession::save_state / absorb_state, issue 50). The per-image tables are
-// replayed in the images' order, so the merged mean/std tables are the single run's bit for
-// bit; the image-averaged sums are compensated sums (core/analysis/compensated_sum.h),
-// saved with their compensation as float64 .npy, so their means do not depend on how the
-// images were split either.
+// another (AnalysisSession::save_state / absorb_state, issue 50). The mean/std tables are
+// their accumulators' states (counts, means, squared deviations per row), combined shard by
+// shard in the images' order: the single run's rows in its order, its means and stds up to
+// rounding. The image-averaged sums are compensated sums (core/analysis/compensated_sum.h),
+// saved with their compensation as float64 .npy: their means do not depend on how the
+// images were split.
 #include <ATen/ATen.h>
 
 #include <filesystem>
@@ -58,10 +59,10 @@ std::vector<std::string> AnalysisSession::unshardable(const std::set<std::string
 }
 
 nlohmann::json AnalysisSession::save_state(const std::string& dir) {
-  if (!keep_rows_) throw std::logic_error("AnalysisSession::save_state without keep_rows()");
   std::filesystem::create_directories(dir);
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& t : kept_rows_) rows.push_back(analysis::exact_table_json(t));
+  nlohmann::json tables = nlohmann::json::array();
+  for (const auto& name : table_order_)
+    tables.push_back(analysis::accumulator_json(tables_.at(name)));
   nlohmann::json sums = nlohmann::json::array();
   for (size_t i = 0; i < sum_order_.size(); ++i) {
     const Sum& s = sums_.at(sum_order_[i]);
@@ -103,7 +104,7 @@ nlohmann::json AnalysisSession::save_state(const std::string& dir) {
           {"layers", layers_json_},
           {"warnings", warnings_},
           {"skipped", skipped_},
-          {"rows", std::move(rows)},
+          {"tables", std::move(tables)},
           {"sums", std::move(sums)},
           {"spectra", std::move(spectra)},
           {"fitted", std::move(kept)}};
@@ -111,7 +112,16 @@ nlohmann::json AnalysisSession::save_state(const std::string& dir) {
 
 void AnalysisSession::absorb_state(const nlohmann::json& state, const std::string& dir) {
   try {
-    for (const auto& r : state.at("rows")) accumulate(analysis::table_from_exact_json(r));
+    for (const auto& j : state.at("tables")) {
+      const analysis::TableAccumulator part = analysis::accumulator_from_json(j);
+      const std::string& name = part.shape().name;
+      auto it = tables_.find(name);
+      if (it == tables_.end()) {
+        table_order_.push_back(name);
+        it = tables_.emplace(name, analysis::TableAccumulator{}).first;
+      }
+      it->second.absorb(part);
+    }
     for (const auto& j : state.at("sums")) {
       const std::string name = j.at("name").get<std::string>();
       const analysis::CompensatedSum part = analysis::CompensatedSum::restore(

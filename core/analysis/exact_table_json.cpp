@@ -68,4 +68,55 @@ Table table_from_exact_json(const nlohmann::json& j) {
   return t;
 }
 
+namespace {
+
+nlohmann::json doubles_json(const std::vector<double>& v) {
+  nlohmann::json out = nlohmann::json::array();
+  for (double x : v) out.push_back(cell_json(Cell(x)));
+  return out;
+}
+
+std::vector<double> json_doubles(const nlohmann::json& j) {
+  std::vector<double> out;
+  for (const auto& c : j) {
+    const Cell cell = json_cell(c);
+    if (cell.kind == Cell::Kind::Text) throw std::invalid_argument("a saved statistic is text");
+    out.push_back(cell.number());
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json accumulator_json(const TableAccumulator& acc) {
+  Table shape = acc.shape();
+  shape.rows.clear();
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : acc.rows()) {
+    nlohmann::json key = nlohmann::json::array();
+    for (const auto& c : r.key) key.push_back(cell_json(c));
+    rows.push_back(
+        {{"key", key}, {"n", r.n}, {"mean", doubles_json(r.mean)}, {"m2", doubles_json(r.m2)}});
+  }
+  return {{"shape", exact_table_json(shape)}, {"images", acc.count()}, {"rows", rows}};
+}
+
+TableAccumulator accumulator_from_json(const nlohmann::json& j) {
+  try {
+    const Table shape = table_from_exact_json(j.at("shape"));
+    std::vector<TableAccumulator::RowState> rows;
+    for (const auto& r : j.at("rows")) {
+      TableAccumulator::RowState s;
+      for (const auto& c : r.at("key")) s.key.push_back(json_cell(c));
+      s.n = r.at("n").get<int64_t>();
+      s.mean = json_doubles(r.at("mean"));
+      s.m2 = json_doubles(r.at("m2"));
+      rows.push_back(std::move(s));
+    }
+    return TableAccumulator::restore(shape, std::move(rows), j.at("images").get<int64_t>());
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("a malformed saved table: ") + e.what());
+  }
+}
+
 }  // namespace attnlab::analysis

@@ -15,4 +15,8 @@ nlohmann::json exact_table_json(const Table& t);
 // Throws std::invalid_argument naming what is malformed.
 Table table_from_exact_json(const nlohmann::json& j);
 
+// A running mean/std table's state (a shard's, for `attnlab merge`), exactly; and back.
+nlohmann::json accumulator_json(const TableAccumulator& acc);
+TableAccumulator accumulator_from_json(const nlohmann::json& j);
+
 }  // namespace attnlab::analysis

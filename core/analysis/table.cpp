@@ -7,6 +7,7 @@
 #include "core/analysis/table.h"
 #include "core/io/text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
@@ -111,14 +112,14 @@ void TableAccumulator::add(const Table& t) {
     const auto& row = t.rows[r];
     auto [it, fresh] = index_.emplace(keys[r], rows_.size());
     if (fresh) {
-      Running run;
+      RowState run;
       run.key.assign(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(t.key_columns));
       run.mean.assign(values, 0.0);
       run.m2.assign(values, 0.0);
       rows_.push_back(std::move(run));
     }
     // Welford's update: numerically stable without keeping the per-image values.
-    Running& run = rows_[it->second];
+    RowState& run = rows_[it->second];
     ++run.n;
     for (size_t v = 0; v < values; ++v) {
       const double x = row[t.key_columns + v].number();
@@ -143,7 +144,7 @@ Table TableAccumulator::result() const {
   }
   // Per row: a row missing from some images is averaged over the images that have it.
   out.columns.push_back("images");
-  for (const Running& run : rows_) {
+  for (const RowState& run : rows_) {
     std::vector<Cell> row = run.key;
     for (size_t v = 0; v < run.mean.size(); ++v) {
       row.emplace_back(run.mean[v]);
@@ -153,6 +154,52 @@ Table TableAccumulator::result() const {
     out.rows.push_back(std::move(row));
   }
   return out;
+}
+
+void TableAccumulator::absorb(const TableAccumulator& other) {
+  if (other.images_ == 0) return;
+  if (images_ > 0 &&
+      (other.shape_.columns != shape_.columns || other.shape_.key_columns != shape_.key_columns))
+    throw std::invalid_argument("TableAccumulator: table '" + other.shape_.name +
+                                "' has columns [" + text::join(other.shape_.columns) +
+                                "]; this one has [" + text::join(shape_.columns) + "]");
+  if (images_ == 0) shape_ = other.shape_;
+  for (const RowState& b : other.rows_) {
+    auto [it, fresh] = index_.emplace(row_key(b.key, b.key.size()), rows_.size());
+    if (fresh) {
+      rows_.push_back(b);
+      continue;
+    }
+    RowState& a = rows_[it->second];
+    const double na = double(a.n), nb = double(b.n), n = na + nb;
+    for (size_t v = 0; v < a.mean.size(); ++v) {
+      const double delta = b.mean[v] - a.mean[v];
+      a.mean[v] += delta * (nb / n);
+      a.m2[v] += b.m2[v] + delta * delta * (na * nb / n);
+    }
+    a.n += b.n;
+  }
+  images_ += other.images_;
+}
+
+TableAccumulator TableAccumulator::restore(const Table& shape, std::vector<RowState> rows,
+                                           int64_t images) {
+  TableAccumulator acc;
+  acc.shape_ = shape;
+  acc.shape_.rows.clear();
+  acc.images_ = images;
+  const size_t values = shape.columns.size() - std::min(shape.key_columns, shape.columns.size());
+  for (auto& r : rows) {
+    if (r.key.size() != shape.key_columns || r.mean.size() != values || r.m2.size() != values ||
+        r.n < 1)
+      throw std::invalid_argument("TableAccumulator: a saved row of '" + shape.name +
+                                  "' does not fit its columns");
+    if (!acc.index_.emplace(row_key(r.key, r.key.size()), acc.rows_.size()).second)
+      throw std::invalid_argument("TableAccumulator: a saved row of '" + shape.name +
+                                  "' repeats a key");
+    acc.rows_.push_back(std::move(r));
+  }
+  return acc;
 }
 
 int64_t Array::numel() const {

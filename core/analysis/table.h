@@ -61,14 +61,27 @@ class TableAccumulator {
   Table result() const;
   int64_t count() const { return images_; }
 
- private:
-  struct Running {
+  // One row's running state: its key, images, means and sums of squared deviations.
+  struct RowState {
     std::vector<Cell> key;
     std::vector<double> mean, m2;
     int64_t n = 0;
   };
+  // Another accumulator's images added (a shard's, `attnlab merge`): Chan, Golub and
+  // LeVeque's pairwise combination of counts, means and squared deviations, row by row;
+  // rows new here are appended in the other's order, so a run's shards absorbed in order
+  // give the single run's rows in its order, with its means and stds up to rounding (a few
+  // units in the last place). Throws std::invalid_argument when the columns differ.
+  void absorb(const TableAccumulator& other);
+  // What a shard saves (core/analysis/exact_table_json.h) and a merge reads back.
+  const Table& shape() const { return shape_; }  // name, caption, columns, key_columns
+  const std::vector<RowState>& rows() const { return rows_; }
+  // Throws std::invalid_argument for rows that do not fit the shape or repeat a key.
+  static TableAccumulator restore(const Table& shape, std::vector<RowState> rows, int64_t images);
+
+ private:
   Table shape_;  // name, caption, columns, key_columns of the first table
-  std::vector<Running> rows_;
+  std::vector<RowState> rows_;
   std::map<std::string, size_t> index_;
   int64_t images_ = 0;
 };

@@ -11,7 +11,14 @@ relative path or its name. Then, file by file:
   * .npy: the same dtype (byte order included) and shape, and byte-identical elements;
   * a file a --relative glob matches: a CSV with the same header and number of rows whose
     cells are identical text, or numbers within rtol of each other
-    (|a - b| <= rtol * max(|a|, |b|); NaN equals NaN);
+    (|a - b| <= rtol * max(|a|, |b|); NaN equals NaN), or a JSON file of the same structure
+    whose numbers are within rtol (null equals null). In a table (a CSV, or an attnlab
+    table's JSON with "columns" and "rows"), a "<name>_std" cell is compared on the scale
+    of its row's "<name>_mean" too: a std is accurate to a fraction of its mean, so the
+    std of a constant (rounding noise, 1e-22 beside a mean of 3e-6) passes when it is
+    noise on that scale. With --csv-digits N (the digits a CSV prints), CSV cells pass
+    within max(rtol, 10^(1-N)): two values within rtol can print one unit apart in the
+    last digit when they straddle a rounding boundary;
   * a PDF: byte-identical once its /CreationDate is left out (cairo writes the time);
   * every other file: byte-identical.
 Prints one line per difference and exits 1 if there is any, else prints "N files compared"
@@ -120,21 +127,41 @@ def compare_npy(path_a, path_b):
     return text
 
 
-def cell_matches(x, y, rtol):
-    """(equal, relative difference or None) for two CSV cells."""
-    if x == y:
-        return True, None
-    if not (NUMBER.fullmatch(x.strip()) and NUMBER.fullmatch(y.strip())):
-        return False, None
-    a, b = float(x), float(y)
+def numbers_match(a, b, rtol, scale=0.0):
+    """(equal, relative difference or None) for two numbers; `scale` widens the tolerance
+    to rtol * scale (a std's mean)."""
     if math.isnan(a) and math.isnan(b):
         return True, None
     if a == b:
         return True, 0.0
     if math.isnan(a) or math.isnan(b) or math.isinf(a) or math.isinf(b):
         return False, math.inf
-    rel = abs(a - b) / max(abs(a), abs(b))
-    return abs(a - b) <= rtol * max(abs(a), abs(b)), rel
+    size = max(abs(a), abs(b))
+    rel = abs(a - b) / size
+    return abs(a - b) <= rtol * max(size, scale), rel
+
+
+def cell_matches(x, y, rtol, scale=0.0):
+    """(equal, relative difference or None) for two CSV cells."""
+    if x == y:
+        return True, None
+    if not (NUMBER.fullmatch(x.strip()) and NUMBER.fullmatch(y.strip())):
+        return False, None
+    return numbers_match(float(x), float(y), rtol, scale)
+
+
+def std_scales(header):
+    """For each column, the index of the "_mean" column its "_std" goes with (or None)."""
+    return [header.index(c[:-4] + "_mean") if c.endswith("_std") and c[:-4] + "_mean" in header
+            else None for c in header]
+
+
+def as_number(v):
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    if isinstance(v, str) and NUMBER.fullmatch(v.strip()):
+        return float(v)
+    return None
 
 
 def read_csv(path):
@@ -155,11 +182,17 @@ def compare_csv(path_a, path_b, rtol):
     if len(rows_a) != len(rows_b):
         return f"{len(rows_a) - 1} vs {len(rows_b) - 1} rows"
     bad, worst = 0, None
+    means = std_scales(header)
     for r, (row_a, row_b) in enumerate(zip(rows_a[1:], rows_b[1:]), start=1):
         if len(row_a) != len(row_b):
             return f"row {r}: {len(row_a)} vs {len(row_b)} cells"
         for c, (x, y) in enumerate(zip(row_a, row_b)):
-            equal, rel = cell_matches(x, y, rtol)
+            scale = 0.0
+            if c < len(means) and means[c] is not None:
+                ma, mb = as_number(row_a[means[c]]), as_number(row_b[means[c]])
+                if ma is not None and mb is not None and math.isfinite(ma) and math.isfinite(mb):
+                    scale = max(abs(ma), abs(mb))
+            equal, rel = cell_matches(x, y, rtol, scale)
             if equal:
                 continue
             bad += 1
@@ -175,6 +208,68 @@ def compare_csv(path_a, path_b, rtol):
             f"{x!r} vs {y!r} ({how})")
 
 
+def compare_json(path_a, path_b, rtol):
+    import json
+    try:
+        with open(path_a, encoding="utf-8") as fa, open(path_b, encoding="utf-8") as fb:
+            a, b = json.load(fa), json.load(fb)
+    except (UnicodeDecodeError, ValueError) as e:
+        return f"not readable JSON ({e})"
+    problems = []
+
+    def walk(x, y, where, scale=0.0):
+        if len(problems) >= 1:
+            return
+        nx, ny = as_number(x) if not isinstance(x, str) else None, \
+            as_number(y) if not isinstance(y, str) else None
+        if nx is not None and ny is not None:
+            equal, rel = numbers_match(nx, ny, rtol, scale)
+            if not equal:
+                problems.append(f"{where}: {x!r} vs {y!r} (relative difference {rel:.3g})")
+        elif isinstance(x, dict) and isinstance(y, dict):
+            if x.keys() != y.keys():
+                problems.append(f"{where}: keys {sorted(x)} vs {sorted(y)}")
+                return
+            if isinstance(x.get("columns"), list) and isinstance(x.get("rows"), list):
+                walk_table(x, y, where)
+                return
+            for k in x:
+                walk(x[k], y[k], f"{where}/{k}")
+        elif isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y):
+                problems.append(f"{where}: {len(x)} vs {len(y)} elements")
+                return
+            for i, (u, v) in enumerate(zip(x, y)):
+                walk(u, v, f"{where}[{i}]")
+        elif x != y:
+            problems.append(f"{where}: {x!r} vs {y!r}")
+
+    def walk_table(x, y, where):
+        for k in x:
+            if k != "rows":
+                walk(x[k], y[k], f"{where}/{k}")
+        if len(x["rows"]) != len(y["rows"]):
+            problems.append(f"{where}: {len(x['rows'])} vs {len(y['rows'])} rows")
+            return
+        means = std_scales(x["columns"])
+        for r, (ra, rb) in enumerate(zip(x["rows"], y["rows"])):
+            if not isinstance(ra, list) or not isinstance(rb, list) or len(ra) != len(rb):
+                walk(ra, rb, f"{where}/rows[{r}]")
+                continue
+            for c, (u, v) in enumerate(zip(ra, rb)):
+                scale = 0.0
+                if c < len(means) and means[c] is not None:
+                    ma, mb = as_number(ra[means[c]]), as_number(rb[means[c]])
+                    if ma is not None and mb is not None and math.isfinite(ma) and \
+                            math.isfinite(mb):
+                        scale = max(abs(ma), abs(mb))
+                walk(u, v, f"{where}/rows[{r}][{x['columns'][c] if c < len(x['columns']) else c}]",
+                     scale)
+
+    walk(a, b, "")
+    return problems[0] if problems else None
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__.strip().splitlines()[0],
@@ -184,8 +279,10 @@ def main(argv=None):
     parser.add_argument("--ignore", action="append", default=[], metavar="GLOB",
                         help="leave out the files it matches (besides the default ones)")
     parser.add_argument("--relative", action="append", default=[], metavar="GLOB",
-                        help="CSV files compared cell by cell within --rtol")
+                        help="CSV and JSON files compared number by number within --rtol")
     parser.add_argument("--rtol", type=float, default=1e-12)
+    parser.add_argument("--csv-digits", type=int, default=0,
+                        help="the significant digits a CSV prints (attnlab: 9)")
     parser.add_argument("--no-default-ignores", action="store_true",
                         help="ignore only the --ignore globs, not " + " ".join(DEFAULT_IGNORES))
     args = parser.parse_args(argv)
@@ -209,8 +306,11 @@ def main(argv=None):
         path_b = os.path.join(args.merged_dir, rel)
         if rel.endswith(".npy"):
             problem = compare_npy(path_a, path_b)
+        elif matches(rel, args.relative) and rel.endswith(".json"):
+            problem = compare_json(path_a, path_b, args.rtol)
         elif matches(rel, args.relative):
-            problem = compare_csv(path_a, path_b, args.rtol)
+            csv_rtol = max(args.rtol, 10.0 ** (1 - args.csv_digits)) if args.csv_digits else args.rtol
+            problem = compare_csv(path_a, path_b, csv_rtol)
         elif rel.endswith(".pdf"):
             problem = compare_pdf(path_a, path_b)
         else:

@@ -127,6 +127,40 @@ class CompareOutputsTest(unittest.TestCase):
         rc, out = self.compare("--relative", "*.csv", "--rtol", "1e-9")
         self.assertEqual(rc, 1, out)
 
+    def test_relative_json_and_std_scale(self):
+        table = ('{"name": "t", "columns": ["layer", "x_mean", "x_std", "images"], '
+                 '"key_columns": 1, "rows": [[0, %r, %r, 30], [1, null, null, 30]]}')
+        write(os.path.join(self.single, "t.json"), table % (3.34636422e-06, 4.6e-22))
+        write(os.path.join(self.merged, "t.json"), table % (3.34636422e-06 * (1 + 1e-14), 5.4e-22))
+        rc, out = self.compare()
+        self.assertEqual(rc, 1, out)  # byte-compared without --relative
+        # The std of a constant is rounding noise on its mean's scale: it passes.
+        rc, out = self.compare("--relative", "*.json")
+        self.assertEqual(rc, 0, out)
+        write(os.path.join(self.merged, "t.json"), table % (3.34636422e-06, 3e-17))
+        rc, out = self.compare("--relative", "*.json")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("t.json: /rows[0][x_std]", out)
+        write(os.path.join(self.merged, "t.json"), table % (3.34636422e-06 * (1 + 1e-10), 4.6e-22))
+        rc, out = self.compare("--relative", "*.json")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("rows[0][x_mean]", out)
+        write(os.path.join(self.merged, "t.json"), '{"other": 1}')
+        rc, out = self.compare("--relative", "*.json")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("keys", out)
+
+    def test_csv_digits(self):
+        # 9 printed digits: values within 1e-12 may print one unit apart in the last digit.
+        self.change_csv("summary.csv", "-2.5e-07", "-2.50000001e-07")
+        rc, out = self.compare("--relative", "*.csv")
+        self.assertEqual(rc, 1, out)
+        rc, out = self.compare("--relative", "*.csv", "--csv-digits", "9")
+        self.assertEqual(rc, 0, out)
+        self.change_csv("summary.csv", "-2.50000001e-07", "-2.50000011e-07")
+        rc, out = self.compare("--relative", "*.csv", "--csv-digits", "9")
+        self.assertEqual(rc, 1, out)
+
     def test_pdfs_differ_only_in_their_creation_date(self):
         def pdf(date, body):
             return (b"%PDF-1.5\n1 0 obj << /Producer (cairo) /CreationDate (D:" + date +

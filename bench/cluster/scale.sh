@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Issue 50's "scale on paper", measured: the per-image cost of each analysis and of the
+# faithfulness scoreboard on this machine (DeiT-tiny at 224, random weights: the cost of a
+# trained one is the same), the cost of `attnlab merge` for 128 simulated shards of 50 048
+# images (bench/cluster/simulate_shards.py), and what they imply for 50 000 images x 14
+# models on 1, 16 and 128 two-core tasks. Run it on an idle machine (nothing else
+# compiling): every number is wall time. Prints a Markdown table for docs/BENCHMARKS.md.
+#   bash bench/cluster/scale.sh [BUILD_DIR] [WORK_DIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(realpath "${1:-$root/build}")
+work=${2:-$(mktemp -d)}
+attnlab=$build/app/attnlab
+python=/usr/bin/python3
+threads=2
+mkdir -p "$work"
+cd "$work"
+photos=$root/assets/photos
+images=("$photos/chelsea.png" "$photos/coffee.png" "$root/assets/demo.png")
+printf '{"arch": "vit", "img_size": 224, "patch_size": 16, "embed_dim": 192, "depth": 12, "num_heads": 3, "num_classes": 1000}\n' >deit_tiny.json
+
+seconds_of() {  # the sidecar's analyses and forward seconds per image
+  "$python" - "$1" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+st = s["stage_seconds"]
+n = max(1, st["images_analysed"])
+print(f"{st['forward'] / n:.3f} {st['analyses'] / n:.3f}")
+PY
+}
+
+echo "| analysis | forward s/image | analysis s/image |"
+echo "|---|---|---|"
+analyses=$("$attnlab" analyses 2>/dev/null | awk '/^[a-z_]+ — /{print $1}' | grep -v '^faithfulness$' || true)
+[ -n "$analyses" ] || analyses="maps rollout gradcam gradrollout spectra rank anchors mask channel_maps locality entropy map_rank outliers segmentation similarity cka lens erf heads feature_pca"
+for a in $analyses; do
+  rm -rf "a_$a"
+  if "$attnlab" --threads $threads analyze --model deit_tiny_patch16_224 --random-init \
+      --images "${images[@]}" --analyses "$a" --out "a_$a" >"a_$a.log" 2>&1; then
+    read -r fwd an < <(seconds_of "a_$a/deit_tiny_patch16_224_random__settings.json")
+    echo "| $a | $fwd | $an |"
+  else
+    echo "| $a | failed: $(tail -1 "a_$a.log") | |"
+  fi
+done
+
+t0=$(date +%s.%N)
+"$attnlab" --threads $threads faithfulness --models deit_tiny.json --images "${images[@]}" \
+  --shard 0/1 --out faith >faith.log 2>&1
+t1=$(date +%s.%N)
+echo
+echo "faithfulness scoreboard (6 maps, --step 0.05, randomisation on), DeiT-tiny at 224:" \
+  "$("$python" -c "print(f'{($t1 - $t0) / ${#images[@]}:.1f}')") s per image"
+
+rm -rf stats sim128 merged128
+"$attnlab" --threads $threads analyze --model deit_tiny_patch16_224 --random-init \
+  --images "${images[@]}" --analyses entropy,rank,locality,map_rank,outliers,spectra,cka,lens \
+  --shard 0/1 --out stats >stats.log 2>&1
+"$python" "$root/bench/cluster/simulate_shards.py" stats sim128 --shards 128 --images-per-shard 391
+/usr/bin/time -v "$attnlab" --threads $threads merge sim128/shard_* --out merged128 \
+  >merge.log 2>merge.time
+echo "merge of 128 simulated analyze shards (50 048 images; statistics analyses):" \
+  "$(grep -E 'Elapsed' merge.time | awk '{print $NF}') wall," \
+  "$(grep -E 'Maximum resident' merge.time | awk '{printf "%.0f MB", $NF/1024}') peak RSS," \
+  "$(du -sh sim128 | cut -f1) of shards"
+rm -rf fsim fmerged
+"$python" "$root/bench/cluster/simulate_shards.py" faith fsim --shards 128 --images-per-shard 40
+/usr/bin/time -v "$attnlab" --threads $threads merge fsim/shard_* --out fmerged \
+  >fmerge.log 2>fmerge.time
+echo "merge of 128 simulated faithfulness shards (5 120 images x 1 model):" \
+  "$(grep -E 'Elapsed' fmerge.time | awk '{print $NF}') wall," \
+  "$(grep -E 'Maximum resident' fmerge.time | awk '{printf "%.0f MB", $NF/1024}') peak RSS," \
+  "$(du -sh fsim | cut -f1) of shards"

@@ -115,11 +115,10 @@ int cmd_analyze(Args args, const GlobalOptions& g) {
   for (const auto& note : session.skipped()) std::fprintf(stderr, "attnlab: %s\n", note.c_str());
   if (shard.sharded()) {
     const std::string state_dir = folder.dir() + "/" + kShardStateDir;
-    nlohmann::json body = {{"model_tag", req.model.tag},
-                           {"analyses", req.settings.analyses},
-                           {"sidecar", sidecar},
-                           {"files", folder.files()},
-                           {"session", session.save_state(state_dir)}};
+    nlohmann::json body = {
+        {"model_tag", req.model.tag},        {"exit", failed.empty() ? kExitOk : kExitFailure},
+        {"analyses", req.settings.analyses}, {"sidecar", sidecar},
+        {"files", folder.files()},           {"session", session.save_state(state_dir)}};
     write_shard_manifest(shard, g, folder.dir(), "images", list, part, std::move(body),
                          req.settings.images_per_forward);
     std::printf("%s: shard %s: %lld image(s) analysed into %s (merge with attnlab merge)\n",
@@ -162,7 +161,8 @@ int cmd_analyze_series(Args args, const GlobalOptions& g) {
                          {{"model_tag", req.model.tag},
                           {"sidecar", sidecar},
                           {"tables", tables},
-                          {"any_failed", series.any_failed}});
+                          {"any_failed", series.any_failed},
+                          {"exit", series.any_failed ? kExitFailure : kExitOk}});
     std::printf("analyze-series: shard %s: checkpoints %lld-%lld into %s\n",
                 shard.shard.text().c_str(), static_cast<long long>(part.begin),
                 static_cast<long long>(part.end - 1), folder.dir().c_str());

@@ -128,7 +128,8 @@ int cmd_analyze_sizes(Args args, const GlobalOptions& g) {
                           {"analyses", req.settings.analyses},
                           {"img_sizes", sizes},
                           {"sidecar", sidecar},
-                          {"states", sweep.states}},
+                          {"states", sweep.states},
+                          {"exit", sweep.any_failed ? kExitFailure : kExitOk}},
                          req.settings.images_per_forward);
     std::printf("analyze-sizes: shard %s: %lld image(s) at %zu sizes into %s\n",
                 shard.shard.text().c_str(), static_cast<long long>(part.end - part.begin),

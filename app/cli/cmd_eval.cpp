@@ -50,7 +50,8 @@ void write_eval_shard(const ShardRun& shard, const GlobalOptions& g, const std::
                         {"limit", limit},
                         {"correct", acc.correct},
                         {"total", acc.total},
-                        {"skipped", acc.skipped}},
+                        {"skipped", acc.skipped},
+                        {"exit", acc.skipped > 0 ? kExitFailure : kExitOk}},
                        batch);
   std::printf("eval: shard %s: %lld/%lld correct, %lld unreadable (merge with attnlab merge)\n",
               shard.shard.text().c_str(), static_cast<long long>(acc.correct),
@@ -77,7 +78,8 @@ int merge_eval(const std::vector<ShardPart>& shards, const std::string& out,
                                             {"total", acc.total},
                                             {"skipped", acc.skipped},
                                             {"merged_from", record}});
-  print_accuracy(acc, spec, first.value("limit", 0), acc.total);
+  // As the single run says it: the images considered are the list's, read or not.
+  print_accuracy(acc, spec, first.value("limit", 0), first.at("list").at("size").get<int64_t>());
   return acc.skipped > 0 ? kExitFailure : kExitOk;
 }
 

@@ -203,6 +203,7 @@ int cmd_head_importance(Args args, const GlobalOptions& g) {
     std::filesystem::create_directories(out_dir);
     write_shard_manifest(shard, g, out_dir, "images", list, part,
                          {{"model_tag", choice.tag},
+                          {"exit", skipped > 0 ? kExitFailure : kExitOk},
                           {"sidecar", sidecar},
                           {"table", analysis::accumulator_json(acc)}},
                          batch);

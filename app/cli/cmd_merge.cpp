@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <set>
 
@@ -20,6 +21,7 @@
 #include "app/session/analysis_session.h"
 #include "core/analysis/export.h"
 #include "core/analysis/output_folder.h"
+#include "core/runtime/threads.h"
 
 namespace attnlab::cli {
 
@@ -76,7 +78,7 @@ const Merger kMergers[] = {
 
 }  // namespace
 
-int cmd_merge(Args args, const GlobalOptions&) {
+int cmd_merge(Args args, const GlobalOptions& g) {
   const std::string out = args.take_option("--out");
   const std::vector<std::string> dirs = args.positionals();
   for (const auto& w : args.remaining())
@@ -88,9 +90,22 @@ int cmd_merge(Args args, const GlobalOptions&) {
   const std::vector<ShardPart> shards = read_shards(dirs);
   const std::string command = shards.front().manifest.at("command").get<std::string>();
   nlohmann::json record = merge_record(shards);
+  // Fitted at merge (feature PCA): with the shards' threads unless told, so that the fit's
+  // reductions round as the single run's did.
+  if (g.threads == 0 && std::getenv("ATTNLAB_THREADS") == nullptr)
+    runtime::configure_threads(shards.front().manifest.value("threads", 0));
   for (const Merger& m : kMergers) {
     if (command != m.command) continue;
-    const int rc = m.merge(shards, out, record);
+    int rc = m.merge(shards, out, record);
+    // A shard that skipped an image (or a model) makes the merged run's status its status.
+    for (const ShardPart& p : shards)
+      if (p.manifest.value("exit", 0) != kExitOk) {
+        std::fprintf(stderr,
+                     "attnlab: %s: that shard had problems (see its log); the merged "
+                     "run has them too\n",
+                     p.dir.c_str());
+        rc = kExitFailure;
+      }
     record["seconds"] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     analysis::write_json(out + "/merge.json", record);

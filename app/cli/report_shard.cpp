@@ -85,7 +85,7 @@ nlohmann::json report_shard_body(const ReportShardState& saved,
   return {{"analyses", settings.analyses}, {"run", r},
           {"models", saved.models},        {"series", series},
           {"sweeps", saved.sweeps},        {"cka", saved.cka},
-          {"errors", saved.errors}};
+          {"errors", saved.errors},        {"exit", saved.errors.empty() ? kExitOk : kExitFailure}};
 }
 
 int merge_report(const std::vector<ShardPart>& shards, const std::string& out,

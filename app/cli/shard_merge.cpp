@@ -32,6 +32,26 @@ nlohmann::json read_manifest(const std::string& dir) {
   }
 }
 
+// "its options differ from the 3rd word: --analyses rank, not --analyses entropy", or the
+// whole values for the other keys.
+std::string difference(const std::string& key, const nlohmann::json& a, const nlohmann::json& b) {
+  if (key == "options" && a.is_array() && b.is_array()) {
+    size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+    const auto words = [&](const nlohmann::json& o) {
+      std::string text;
+      const size_t from =
+          i > 0 && o.size() > i - 1 && o[i - 1].get<std::string>().rfind("--", 0) == 0 ? i - 1 : i;
+      for (size_t k = from; k < std::min(o.size(), i + 2); ++k)
+        text += (text.empty() ? "" : " ") + o[k].get<std::string>();
+      return text.empty() ? std::string("(nothing)") : text;
+    };
+    return "its options differ at word " + std::to_string(i + 1) + ": " + words(a) + ", not " +
+           words(b);
+  }
+  return "its " + key + " is " + a.dump() + ", not " + b.dump();
+}
+
 std::string range_text(int64_t begin, int64_t end) {
   return end - begin == 1 ? "item " + std::to_string(begin)
                           : "items " + std::to_string(begin) + "-" + std::to_string(end - 1);
@@ -60,9 +80,9 @@ std::vector<ShardPart> read_shards(const std::vector<std::string>& dirs) {
     for (const char* key :
          {"command", "options", "attnlab_version", "attnlab_revision", "device", "dtype", "list"})
       if (m.value(key, nlohmann::json()) != first.value(key, nlohmann::json()))
-        throw std::runtime_error(p.dir + " is not a shard of the same run as " + parts.front().dir +
-                                 ": its " + key + " is " + m.value(key, nlohmann::json()).dump() +
-                                 ", not " + first.value(key, nlohmann::json()).dump());
+        throw std::runtime_error(
+            p.dir + " is not a shard of the same run as " + parts.front().dir + ": " +
+            difference(key, m.value(key, nlohmann::json()), first.value(key, nlohmann::json())));
     if (m["shard"].at("count").get<int64_t>() != count)
       throw std::runtime_error(p.dir + " is shard " + std::to_string(p.index) + " of " +
                                m["shard"]["count"].dump() + ", " + parts.front().dir + " of " +

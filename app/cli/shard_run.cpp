@@ -8,6 +8,7 @@
 
 #include "app/cli/version.h"
 #include "core/analysis/export.h"
+#include "core/runtime/threads.h"
 
 namespace attnlab::cli {
 
@@ -15,7 +16,9 @@ ShardRun take_shard(Args& args, const std::string& command) {
   ShardRun run;
   run.command = command;
   run.words = args.remaining();
+  const bool given = args.has_flag("--shard");
   const std::string text = args.take_option("--shard");
+  if (given && text.empty()) throw UsageError("--shard wants I/N (shard I of N, counted from 0)");
   try {
     if (!text.empty()) {
       run.shard = analysis::parse_work_shard(text);
@@ -64,6 +67,7 @@ void write_shard_manifest(const ShardRun& run, const GlobalOptions& g, const std
   m["command_line"] = run.words;
   m["options"] = run.options;
   m["device"] = g.device;
+  m["threads"] = runtime::current_threads();  // merge fits with as many (feature PCA)
   m["dtype"] = g.dtype;
   m["attnlab_version"] = version();
   m["attnlab_revision"] = git_revision();

@@ -55,17 +55,27 @@ nlohmann::json exact_table_json(const Table& t) {
 Table table_from_exact_json(const nlohmann::json& j) {
   if (!j.is_object() || !j.contains("name") || !j.contains("columns") || !j.contains("rows"))
     throw std::invalid_argument("a saved table without name, columns and rows");
-  Table t;
-  t.name = j.at("name").get<std::string>();
-  t.caption = j.value("caption", "");
-  t.columns = j.at("columns").get<std::vector<std::string>>();
-  t.key_columns = j.value("key_columns", size_t{0});
-  for (const auto& r : j.at("rows")) {
-    std::vector<Cell> row;
-    for (const auto& c : r) row.push_back(json_cell(c));
-    t.add_row(std::move(row));  // checks the width
+  if (!j.at("name").is_string() || !j.at("columns").is_array() || !j.at("rows").is_array())
+    throw std::invalid_argument(
+        "a saved table whose name is no text or whose columns or rows "
+        "are no lists");
+  try {
+    Table t;
+    t.name = j.at("name").get<std::string>();
+    t.caption = j.value("caption", "");
+    t.columns = j.at("columns").get<std::vector<std::string>>();
+    t.key_columns = j.value("key_columns", size_t{0});
+    for (const auto& r : j.at("rows")) {
+      if (!r.is_array())
+        throw std::invalid_argument("table '" + t.name + "': a row that is no list");
+      std::vector<Cell> row;
+      for (const auto& c : r) row.push_back(json_cell(c));
+      t.add_row(std::move(row));  // checks the width
+    }
+    return t;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("a malformed saved table: ") + e.what());
   }
-  return t;
 }
 
 namespace {

@@ -14,9 +14,10 @@ relative path or its name. Then, file by file:
     (|a - b| <= rtol * max(|a|, |b|); NaN equals NaN), or a JSON file of the same structure
     whose numbers are within rtol (null equals null). In a table (a CSV, or an attnlab
     table's JSON with "columns" and "rows"), a "<name>_std" cell is compared on the scale
-    of its row's "<name>_mean" too: a std is accurate to a fraction of its mean, so the
-    std of a constant (rounding noise, 1e-22 beside a mean of 3e-6) passes when it is
-    noise on that scale. With --csv-digits N (the digits a CSV prints), CSV cells pass
+    of its row's "<name>_mean" too, and a mean on the scale of its std: a std is accurate
+    to a fraction of its mean (the std of a constant is rounding noise, 1e-22 beside a
+    mean of 3e-6), a mean of terms that cancel to a fraction of their spread (a mean of
+    0/1 drops that is 0 comes out as -3e-18 or 1.4e-17). With --csv-digits N (the digits a CSV prints), CSV cells pass
     within max(rtol, 10^(1-N)): two values within rtol can print one unit apart in the
     last digit when they straddle a rounding boundary;
   * a PDF: byte-identical once its /CreationDate is left out (cairo writes the time);
@@ -151,9 +152,15 @@ def cell_matches(x, y, rtol, scale=0.0):
 
 
 def std_scales(header):
-    """For each column, the index of the "_mean" column its "_std" goes with (or None)."""
-    return [header.index(c[:-4] + "_mean") if c.endswith("_std") and c[:-4] + "_mean" in header
-            else None for c in header]
+    """For each column, the index of its partner whose size widens its tolerance: a "_std"'s
+    "_mean" (a std is accurate to a fraction of its mean), a "_mean"'s "_std" (a mean of
+    terms that cancel, 0 +- 1, is accurate to a fraction of their spread), or None."""
+    def partner(c):
+        for own, other in (("_std", "_mean"), ("_mean", "_std")):
+            if c.endswith(own) and c[:-len(own)] + other in header:
+                return header.index(c[:-len(own)] + other)
+        return None
+    return [partner(c) for c in header]
 
 
 def as_number(v):

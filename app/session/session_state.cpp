@@ -106,7 +106,7 @@ nlohmann::json AnalysisSession::save_state(const std::string& dir) {
           {"skipped", skipped_},
           {"tables", std::move(tables)},
           {"sums", std::move(sums)},
-          {"spectra", std::move(spectra)},
+          {"spectrum_sums", std::move(spectra)},
           {"fitted", std::move(kept)}};
 }
 
@@ -141,7 +141,7 @@ void AnalysisSession::absorb_state(const nlohmann::json& state, const std::strin
       it->second.total.absorb(part);
       it->second.count += j.at("count").get<int64_t>();
     }
-    for (const auto& j : state.at("spectra")) {
+    for (const auto& j : state.at("spectrum_sums")) {
       const analysis::ResultKey key = key_of(j.at("key"));
       const std::string name = analysis::format_result_key(key);
       if (!spectra_.count(name)) spectra_order_.push_back(key);

@@ -47,7 +47,7 @@ def analyze_body(real, images):
             r["n"] = max(1, r["n"] * images // k)
     for s in session["sums"]:
         s["count"] = images
-    for s in session["spectra"]:
+    for s in session["spectrum_sums"]:
         s["images"] = images
     session["images"] = images
     return {"session": session}

@@ -31,7 +31,8 @@ const std::map<std::string, std::set<std::string>>& exceptions() {
       {"maps",
        {"app/gui/figure_tabs.cpp", "app/gui/gui_state.h", "app/gui/report_command.cpp",
         "app/gui/tab_table.cpp", "app/gui/figure_tabs.h", "app/gui/map_view.cpp",
-        "app/session/faithfulness_run.cpp", "scripts/gui_soak.py"}},
+        "app/session/faithfulness_run.cpp", "app/session/faithfulness_state.cpp",
+        "scripts/gui_soak.py"}},
       {"rollout",
        {"app/gui/frame_view.h", "app/gui/analysis_jobs.cpp", "app/gui/script_commands.cpp",
         "app/gui/report_command.cpp", "app/gui/controls.cpp", "app/session/faithfulness_maps.cpp",
@@ -50,10 +51,11 @@ const std::map<std::string, std::set<std::string>>& exceptions() {
       {"anchors",
        {"app/gui/analysis_jobs.cpp", "core/attention/anchor.cpp", "models/vit.cpp",
         "scripts/gui_soak.py"}},
-      // CKA between models and checkpoints is drawn by the report and the series view.
+      // CKA between models and checkpoints is drawn by the report and the series view (and
+      // a report shard saves its sums for the merge).
       {"cka",
        {"app/session/cka_series.cpp", "app/cli/report_cka.cpp", "app/cli/cmd_report.cpp",
-        "app/cli/analyze_common.cpp"}},
+        "app/cli/analyze_common.cpp", "app/cli/report_page.cpp", "app/cli/report_shard.cpp"}},
       // "heads" is also an array part and a table column of other analyses.
       {"heads",
        {"app/gui/analysis_jobs.cpp", "app/session/analysis_session.cpp",
@@ -61,9 +63,10 @@ const std::map<std::string, std::set<std::string>>& exceptions() {
         "core/attention/efficientvit.cpp", "models/clip.cpp"}},
       // faithfulness is a command of its own too (and of the Python module), whose run and
       // tables app/session/faithfulness_run builds for both.
+      // (merge dispatches on the command's name).
       {"faithfulness",
-       {"app/cli/commands.cpp", "app/cli/cmd_faithfulness.cpp",
-        "app/session/faithfulness_run.cpp"}},
+       {"app/cli/commands.cpp", "app/cli/cmd_faithfulness.cpp", "app/session/faithfulness_run.cpp",
+        "app/cli/cmd_merge.cpp", "app/cli/shard_run.h"}},
       // The GUI soak test's default tour of tabs (scripts/gui_soak.py --tabs overrides it).
       {"spectra", {"scripts/gui_soak.py"}},
       // ... and the installed package's smoke test draws the rank figure from Python.

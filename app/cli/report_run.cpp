@@ -18,6 +18,25 @@
 #include "core/io/npy.h"
 
 namespace attnlab::cli {
+namespace {
+
+// The session's statistics into the model's results and its statistics folder: the
+// tables, the image-averaged arrays, the layers and warnings (also in the sidecar).
+void keep_statistics(const session::AnalysisSession& session, analysis::OutputFolder& folder,
+                     ModelResults& r, nlohmann::json& sidecar) {
+  r.tables = session.tables();
+  for (const auto& t : r.tables) folder.write_table(t);
+  for (const auto& a : session.arrays()) {
+    folder.write_array(a);
+    r.arrays.push_back(a);
+  }
+  r.layers = session.layers_json();
+  r.warnings = session.warnings();
+  sidecar["layers"] = r.layers;
+  sidecar["warnings"] = r.warnings;
+}
+
+}  // namespace
 
 ModelResults run_report_model(const ModelChoice& choice, const std::vector<ImageInput>& images,
                               const session::AnalysisSettings& settings,
@@ -74,16 +93,7 @@ ModelResults run_report_model(const ModelChoice& choice, const std::vector<Image
                     {"session", session.save_state(dir)}};
     return r;
   }
-  r.tables = session.tables();
-  for (const auto& t : r.tables) folder.write_table(t);
-  for (const auto& a : session.arrays()) {
-    folder.write_array(a);
-    r.arrays.push_back(a);
-  }
-  r.layers = session.layers_json();
-  r.warnings = session.warnings();
-  sidecar["layers"] = r.layers;
-  sidecar["warnings"] = r.warnings;
+  keep_statistics(session, folder, r, sidecar);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   sidecar["seconds"] = r.seconds;
   sidecar["stage_seconds"] = stages.to_json();
@@ -145,16 +155,7 @@ ModelResults merge_report_model(const std::vector<std::pair<std::string, nlohman
     seconds += saved.at("sidecar").value("seconds", 0.0);
   }
   session.finish();
-  r.tables = session.tables();
-  for (const auto& t : r.tables) folder.write_table(t);
-  for (const auto& a : session.arrays()) {
-    folder.write_array(a);
-    r.arrays.push_back(a);
-  }
-  r.layers = session.layers_json();
-  r.warnings = session.warnings();
-  sidecar["layers"] = r.layers;
-  sidecar["warnings"] = r.warnings;
+  keep_statistics(session, folder, r, sidecar);
   sidecar["failed_images"] = r.failed_images;
   r.seconds = seconds;
   sidecar["seconds"] = seconds;

@@ -9,7 +9,7 @@
 //   faithfulness --models M1 M2... (--images FILES|DIR | --dataset folder:DIR|fashion-mnist:test
 //                [--limit N]) --out DIR [--maps cls,rollout,gradcam,gradrollout,random,centre]
 //                [--step 0.05] [--baseline blur|mean|zeros] [--batch 32]
-//                [--randomisation on|off] [--seed 1]
+//                [--randomisation on|off] [--seed 1] [--per-image on|off]
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -79,6 +79,7 @@ FaithfulnessOptions take_faithfulness_options(Args& args) {
   const std::string baseline_text = args.take_option("--baseline");
   const int64_t batch = args.take_positive_int("--batch", 32);
   const std::string randomisation = args.take_option("--randomisation");
+  const std::string per_image = args.take_option("--per-image");
   // The random maps, the order of equal cells and the re-initialised weights.
   request.seed = uint64_t(args.take_positive_int("--seed", 1));
   const auto rest = args.positionals();
@@ -106,6 +107,8 @@ FaithfulnessOptions take_faithfulness_options(Args& args) {
   }
   if (!randomisation.empty() && randomisation != "on" && randomisation != "off")
     throw UsageError("--randomisation takes on or off");
+  if (!per_image.empty() && per_image != "on" && per_image != "off")
+    throw UsageError("--per-image takes on or off");
   session::FaithfulnessSettings& fs = o.settings;
   fs.kinds = kinds;
   fs.kinds_named = !maps_text.empty();
@@ -113,6 +116,7 @@ FaithfulnessOptions take_faithfulness_options(Args& args) {
   fs.baseline = baseline;
   fs.randomise = randomisation != "off";
   fs.labelled = !source.spec.empty();
+  fs.per_image = per_image != "off";
   return o;
 }
 
@@ -129,8 +133,13 @@ size_t write_faithfulness_results(const std::string& out_dir, const session::Fai
       analysis::write_table_latex(out.dir() + "/" + out.model_tag() + "__faithfulness.tex", t);
     if (t.name == "faithfulness_randomisation_summary") checks = &t;
   }
-  const analysis::Table& curves_t = tables[1];
-  const analysis::Table& summary_t = tables[2];
+  const auto named = [&](const char* name) -> const analysis::Table& {
+    for (const auto& t : tables)
+      if (t.name == name) return t;
+    throw std::logic_error(std::string("faithfulness: no table ") + name);
+  };
+  const analysis::Table& curves_t = named("faithfulness_curves");
+  const analysis::Table& summary_t = named("faithfulness");
   // The curves and the scoreboard, SVG/PDF/PNG.
   nlohmann::json figures = nlohmann::json::array();
   for (const auto& [stem, figure] :
@@ -154,9 +163,9 @@ size_t write_faithfulness_results(const std::string& out_dir, const session::Fai
       for (const auto& note : value) sidecar["notes"].push_back(note);  // models not loaded
   }
   out.write_sidecar(sidecar);
-  std::printf("faithfulness: %zu scores and %zu figure files in %s\n", tables[0].rows.size(),
+  std::printf("faithfulness: %zu summary rows and %zu figure files in %s\n", summary_t.rows.size(),
               figures.size(), out.dir().c_str());
-  return tables[0].rows.size();
+  return summary_t.rows.size();
 }
 
 }  // namespace

@@ -183,8 +183,9 @@ const std::vector<CommandSpec>& commands() {
       [--maps cls,rollout,gradcam,gradrollout,random,centre]
       [--step 0.05] [--baseline blur|mean|zeros] [--batch 32]
       [--randomisation on|off] [--seed 1]   how faithful each relevance map is: deletion
-                                            and insertion curves, positive and negative
-                                            perturbation, model randomisation check
+      [--per-image on|off]                  and insertion curves, positive and negative
+                                            perturbation, model randomisation check (off:
+                                            no per-image tables, the curves' means only)
 )"},
       {"export-samples", cmd_export_samples,
        R"(  export-samples --dataset SPEC --out DIR [--per-class N]

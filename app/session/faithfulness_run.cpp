@@ -88,24 +88,34 @@ void FaithfulnessRun::score(models::Backbone& model, const at::Tensor& image, in
     for (const RandomisationScore& r : randomised)
       rows.random.push_back({tag_, r.kind, tag, r.blocks, r.spearman});
   add_rows(rows);
-  if (keep_log_) model_log_["images"].push_back(image_rows_json(rows));
+  if (keep_log_ && s_.per_image) model_log_["images"].push_back(image_rows_json(rows));
 }
 
 void FaithfulnessRun::add_rows(const ImageRows& rows) {
+  if (!s_.per_image) {
+    // The image's curves, step by step, into their running means.
+    analysis::Table c = make_table(
+        "faithfulness_curves", "",
+        {"model", "map", "step", "fraction", "deletion", "insertion", "positive", "negative"}, 3);
+    for (const auto& row : rows.curves)
+      c.add_row({row[0], row[1], row[3], row[4], row[5], row[6], row[7], row[8]});
+    curve_means_.add(c);
+  }
   for (const auto& row : rows.images) {
-    images_.add_row(row);
+    if (s_.per_image) images_.add_row(row);
     analysis::Table one = make_table(
         "faithfulness", "",
         {"model", "map", "auc_deletion", "auc_insertion", "auc_positive", "auc_negative"}, 2);
     one.add_row({row[0], row[1], row[5], row[6], row[7], row[8]});
     summary_.add(one);
   }
-  for (const auto& row : rows.curves) curves_.add_row(row);
+  if (s_.per_image)
+    for (const auto& row : rows.curves) curves_.add_row(row);
   if (!rows.randomised) return;
   analysis::Table r1 =
       make_table("faithfulness_randomisation", "", {"model", "map", "blocks", "spearman"}, 3);
   for (const auto& row : rows.random) {
-    random_.add_row(row);
+    if (s_.per_image) random_.add_row(row);
     r1.add_row({row[0], row[1], row[3], row[4]});
   }
   random_summary_.add(r1);
@@ -128,6 +138,15 @@ void FaithfulnessRun::end_model(nlohmann::json description, double seconds) {
   cascade_.clear();
 }
 
+analysis::Table FaithfulnessRun::curve_means_table() const {
+  analysis::Table t = curve_means_.result();
+  t.name = "faithfulness_curves";
+  t.caption =
+      "each curve's mean and std over the images at each step (--per-image off): the share "
+      "of cells changed and the value";
+  return t;
+}
+
 std::vector<analysis::Table> FaithfulnessRun::tables() const {
   analysis::Table summary = summary_.result();
   summary.name = "faithfulness";
@@ -136,8 +155,9 @@ std::vector<analysis::Table> FaithfulnessRun::tables() const {
       "deletion (low is faithful), insertion (high), positive (low) and negative (high) "
       "perturbation curves";
   std::vector<analysis::Table> out = {images_, curves_, summary};
-  if (!s_.randomise || random_.rows.empty()) return out;
-  out.push_back(random_);
+  if (!s_.per_image) out = {curve_means_table(), summary};
+  if (!s_.randomise || random_summary_.count() == 0) return out;
+  if (s_.per_image) out.push_back(random_);
   analysis::Table rs = random_summary_.result();
   rs.name = "faithfulness_randomisation_summary";
   rs.caption =
@@ -167,6 +187,7 @@ nlohmann::json FaithfulnessRun::sidecar() const {
           {"labels",
            s_.labelled ? "from the dataset" : "none: agreement with the unperturbed prediction"},
           {"randomisation", s_.randomise},
+          {"per_image", s_.per_image},
           {"models", per_model_},
           {"notes", notes_}};
 }

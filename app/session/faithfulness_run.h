@@ -27,6 +27,10 @@ struct FaithfulnessSettings {
   models::PerturbBaseline baseline = models::PerturbBaseline::Blur;
   bool randomise = true;  // the model-randomisation check
   bool labelled = false;  // labels come from the data, else the unperturbed prediction
+  // The per-image tables (every image's areas, curve points and randomisation rows). Off
+  // (`--per-image off`, for runs of many thousands of images): only the summaries, and the
+  // curves as their mean per step, whose memory and shards do not grow with the images.
+  bool per_image = true;
 };
 
 class FaithfulnessRun {
@@ -45,7 +49,7 @@ class FaithfulnessRun {
              const std::string& tag, int64_t index, const std::function<bool()>& cancelled = {});
   void end_model(nlohmann::json description, double seconds);
 
-  bool empty() const { return images_.rows.empty(); }
+  bool empty() const { return summary_.count() == 0; }
   bool any_error() const { return any_error_; }
   const std::vector<std::string>& notes() const { return notes_; }
   // A run split into shards (`--shard I/N`, attnlab merge; faithfulness_state.cpp). With
@@ -59,6 +63,8 @@ class FaithfulnessRun {
 
   // faithfulness_images, faithfulness_curves, faithfulness (the summary) and, with the
   // randomisation check, faithfulness_randomisation and its _summary (flagged rows).
+  // Without per_image: faithfulness_curves as the mean per step, the summary and the
+  // randomisation summary.
   std::vector<analysis::Table> tables() const;
   // What the sidecar says of the run: its settings, and per model its maps, blocks, time.
   nlohmann::json sidecar() const;
@@ -73,6 +79,7 @@ class FaithfulnessRun {
   static ImageRows image_rows_from_json(const nlohmann::json& j);
   // Adds them to the tables and the summaries (score() and absorb_states()).
   void add_rows(const ImageRows& rows);
+  analysis::Table curve_means_table() const;
 
   FaithfulnessSettings s_;
   NoteSink note_;
@@ -81,6 +88,7 @@ class FaithfulnessRun {
   nlohmann::json model_log_;                      // the model being scored
   analysis::Table images_, curves_, random_;
   analysis::TableAccumulator summary_, random_summary_;
+  analysis::TableAccumulator curve_means_;  // without per_image: each curve's mean per step
   std::vector<std::string> notes_;
   std::map<std::string, int64_t> full_cascade_;  // per model: its block count
   nlohmann::json per_model_ = nlohmann::json::array();

@@ -48,7 +48,13 @@ FaithfulnessRun::ImageRows FaithfulnessRun::image_rows_from_json(const nlohmann:
 
 nlohmann::json FaithfulnessRun::save_state() const {
   if (!keep_log_) throw std::logic_error("FaithfulnessRun::save_state without keep_log()");
-  return {{"models", log_}, {"any_error", any_error_}};
+  nlohmann::json state = {{"models", log_}, {"any_error", any_error_}};
+  if (!s_.per_image) {  // the running means instead of every image's rows
+    state["summary"] = analysis::accumulator_json(summary_);
+    state["random_summary"] = analysis::accumulator_json(random_summary_);
+    state["curve_means"] = analysis::accumulator_json(curve_means_);
+  }
+  return state;
 }
 
 void FaithfulnessRun::absorb_states(const std::vector<nlohmann::json>& states) {
@@ -88,7 +94,13 @@ void FaithfulnessRun::absorb_states(const std::vector<nlohmann::json>& states) {
       summary["seconds"] = seconds;
       per_model_.push_back(std::move(summary));
     }
-    for (const auto& st : states) any_error_ = any_error_ || st.at("any_error").get<bool>();
+    for (const auto& st : states) {
+      any_error_ = any_error_ || st.at("any_error").get<bool>();
+      if (!st.contains("summary")) continue;
+      summary_.absorb(analysis::accumulator_from_json(st.at("summary")));
+      random_summary_.absorb(analysis::accumulator_from_json(st.at("random_summary")));
+      curve_means_.absorb(analysis::accumulator_from_json(st.at("curve_means")));
+    }
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("a malformed faithfulness shard state (" + std::string(e.what()) +
                              ")");

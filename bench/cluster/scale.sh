@@ -71,3 +71,17 @@ echo "merge of 128 simulated faithfulness shards (5 120 images x 1 model):" \
   "$(grep -E 'Elapsed' fmerge.time | awk '{print $NF}') wall," \
   "$(grep -E 'Maximum resident' fmerge.time | awk '{printf "%.0f MB", $NF/1024}') peak RSS," \
   "$(du -sh fsim | cut -f1) of shards"
+# The scoreboard at scale: `--per-image off` keeps running means only, so its shards and
+# merge do not grow with the images; 14 pretended models (the zoo's count) of the real
+# shard's rows.
+rm -rf f1 f1sim f1m
+"$attnlab" --threads $threads faithfulness --models "$root/models/zoo/softmax.safetensors" \
+  --images "$root/assets/fashion-mnist/00-t-shirt-top-00019.png" \
+  --maps rollout,gradcam,gradrollout,random,centre --per-image off --shard 0/1 --out f1 >f1.log 2>&1
+"$python" "$root/bench/cluster/simulate_shards.py" f1 f1sim --shards 128 --images-per-shard 391 \
+  --models 14
+/usr/bin/time -v "$attnlab" --threads $threads merge f1sim/shard_* --out f1m >f1m.log 2>f1m.time
+echo "merge of 128 simulated faithfulness --per-image off shards (50 048 images x 14 models):" \
+  "$(grep -E 'Elapsed' f1m.time | awk '{print $NF}') wall," \
+  "$(grep -E 'Maximum resident' f1m.time | awk '{printf "%.0f MB", $NF/1024}') peak RSS," \
+  "$(du -sh f1sim | cut -f1) of shards"

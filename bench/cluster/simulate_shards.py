@@ -11,7 +11,8 @@ real run). An analyze shard's state does not grow with its images (running means
 it keeps the real one with the counts scaled to M. A faithfulness shard holds the real
 shard's per-image rows repeated to M images: what the merge reads, replays and writes has
 the size a real run of N*M images would have. The statistics are then not a real run's:
-this measures time and memory, not results. Faithfulness shards can also pretend to score
+this measures time and memory, not results. A `faithfulness --per-image off` shard keeps running
+means only: they are kept with their counts scaled. Faithfulness shards can also pretend to score
 more models (--models K: the real model's rows under K tags). Per-image array files are
 not simulated (use statistics-only analyses): a merge hard-links each one, whose cost is
 measured separately in docs/BENCHMARKS.md.
@@ -53,8 +54,37 @@ def analyze_body(real, images):
     return {"session": session}
 
 
+def scaled_accumulator(acc, images, k):
+    acc = copy.deepcopy(acc)
+    acc["images"] = images * acc["images"] // max(1, k)
+    for r in acc["rows"]:
+        r["n"] = max(1, r["n"] * images // max(1, k))
+    return acc
+
+
 def faithfulness_body(real, images, real_images, models):
     state = copy.deepcopy(real["state"])
+    if "summary" in state:  # --per-image off: running means, scaled to `images`
+        base = state["models"][0]
+        tags = [f"{base['model']}_{m:02d}" if models > 1 else base["model"] for m in range(models)]
+        for key in ("summary", "random_summary", "curve_means"):
+            acc = scaled_accumulator(state[key], images, real_images)
+            rows = []
+            for tag in tags:  # the real model's rows under each pretended model's tag
+                for r in acc["rows"]:
+                    r = copy.deepcopy(r)
+                    r["key"][0] = tag
+                    rows.append(r)
+            acc["rows"] = rows
+            state[key] = acc
+        entries = []
+        for tag in tags:
+            e = copy.deepcopy(base)
+            e["model"] = tag
+            e["summary"]["model"] = tag
+            entries.append(e)
+        state["models"] = entries
+        return {"state": state}
     out_models = []
     base = state["models"][0]
     for m in range(models):

@@ -336,6 +336,23 @@ size_t shard_cli_first_difference(const std::string& a, const std::string& b) {
 // sidecars and index.html (the run's own records: times, merged_from) only present;
 // PDFs without their creation date; SVGs without cairo's ids; the size sweep's table
 // without its seconds. Returns the number of files compared by content.
+// A LaTeX table prints 3 decimals: two statistics within 1e-12 of each other can print one
+// unit of the third decimal apart when they straddle a rounding boundary (0.8125 against
+// 0.81249999999). Words must match, numbers within 0.001 (plus the printing's own slack).
+std::string shard_cli_latex_difference(const std::string& a, const std::string& b) {
+  std::istringstream ia(a), ib(b);
+  std::string u, v;
+  while (true) {
+    const bool more_a = bool(ia >> u), more_b = bool(ib >> v);
+    if (more_a != more_b) return "another number of words";
+    if (!more_a) return "";
+    if (u == v) continue;
+    double x = 0, y = 0;
+    if (!shard_cli_number(u, x) || !shard_cli_number(v, y)) return "'" + u + "' vs '" + v + "'";
+    if (std::fabs(x - y) > 1.0001e-3) return u + " vs " + v + ", beyond the last decimal";
+  }
+}
+
 size_t shard_cli_expect_same_files(const std::string& single, const std::string& merged) {
   const std::vector<std::string> single_files = shard_cli_files(single);
   std::vector<std::string> expected = single_files;
@@ -368,6 +385,8 @@ size_t shard_cli_expect_same_files(const std::string& single, const std::string&
       // 9 significant digits: values within 1e-12 can print one unit apart in the last.
       problem = shard_cli_table_difference(shard_cli_read_csv(a), shard_cli_read_csv(b), 1e-8,
                                            sweep_times ? "seconds_per_image" : "");
+    } else if (shard_cli_ends_with(name, ".tex")) {
+      problem = shard_cli_latex_difference(a, b);
     } else if (shard_cli_ends_with(name, ".json") && shard_cli_read_json_table(a, ta) &&
                shard_cli_read_json_table(b, tb)) {
       problem = shard_cli_table_difference(ta, tb, 1e-12, sweep_times ? "seconds_per_image" : "");
@@ -606,6 +625,23 @@ TEST(ShardMergeAnalysis, HeadImportanceOnFashionMnist) {
   // Whole batches of 8: 60 images are 8 batches, 2 + 3 + 3 of them.
   EXPECT_EQ(shard_cli_json(s.dirs[1] + "/shard.json").at("shard").at("begin"), 16);
   EXPECT_EQ(shard_cli_json(s.dirs[2] + "/shard.json").at("shard").at("begin"), 40);
+}
+
+TEST(ShardMergeAnalysis, FaithfulnessWithoutPerImageTables) {
+  TempDir dir("faithfulness_summary");
+  const std::string args = "faithfulness --models " + kShardCliSoftmax + " " + kShardCliZoo +
+                           "/hilo.safetensors --images" + shard_cli_images(6) +
+                           " --maps rollout,random --step 0.25 --per-image off";
+  const CliRun single = shard_cli(args + " --out " + dir.file("single"));
+  ASSERT_EQ(single.code, 0) << single.out;
+  EXPECT_FALSE(fs::exists(dir.file("single") + "/faithfulness__faithfulness_images.csv"));
+  const ShardCliSharded s = shard_cli_sharded(args, 3, dir.path);
+  shard_cli_expect_ok(s);
+  EXPECT_GE(shard_cli_expect_same_files(dir.file("single"), s.merged), 10u);
+  // A shard keeps running means, not its images' rows.
+  const nlohmann::json m = shard_cli_json(s.dirs[1] + "/shard.json");
+  EXPECT_TRUE(m.at("state").contains("curve_means"));
+  EXPECT_TRUE(m.at("state").at("models").at(0).at("images").empty());
 }
 
 TEST(ShardMergeAnalysis, AnalyzeSeriesOfFourCheckpoints) {

@@ -57,7 +57,15 @@ CaptionedFigure faithfulness_curves_figure(const analysis::Table& curves,
                                            const analysis::Table* randomisation) {
   const std::string who = "faithfulness curves figure";
   const Columns cols(curves, who);
-  for (const char* c : {"model", "map", "fraction", "deletion", "insertion"}) cols.index(c);
+  // Per-image points, or their means per step (`faithfulness --per-image off`).
+  const bool means =
+      std::find(curves.columns.begin(), curves.columns.end(), "fraction") == curves.columns.end();
+  const std::string fraction = means ? "fraction_mean" : "fraction";
+  const std::string deletion = means ? "deletion_mean" : "deletion";
+  const std::string insertion = means ? "insertion_mean" : "insertion";
+  for (const std::string& c :
+       {std::string("model"), std::string("map"), fraction, deletion, insertion})
+    cols.index(c);
   if (curves.rows.empty()) throw std::invalid_argument(who + ": no curve");
   std::vector<std::string> models, kinds;
   // (model, map, curve) -> fraction -> (sum, count)
@@ -66,9 +74,9 @@ CaptionedFigure faithfulness_curves_figure(const analysis::Table& curves,
     const std::string m = cols.text(row, "model"), k = cols.text(row, "map");
     remember(models, m);
     remember(kinds, k);
-    const double x = cols.number(row, "fraction");
+    const double x = cols.number(row, fraction);
     for (int c = 0; c < 2; ++c) {
-      const double v = cols.number(row, c == 0 ? "deletion" : "insertion");
+      const double v = cols.number(row, c == 0 ? deletion : insertion);
       if (!std::isfinite(v)) continue;
       auto& cell = mean[{m, k, c}][x];
       cell.first += v;

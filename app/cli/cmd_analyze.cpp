@@ -178,30 +178,13 @@ int cmd_analyze_series(Args args, const GlobalOptions& g) {
 
 int merge_analyze_series(const std::vector<ShardPart>& shards, const std::string& out,
                          const nlohmann::json& record) {
-  // Each table's rows: every shard's checkpoints in the list's order.
-  std::vector<analysis::Table> tables;
   nlohmann::json sidecar = shards.front().manifest.at("sidecar");
   nlohmann::json checkpoints = nlohmann::json::array(), warnings = nlohmann::json::array();
   double seconds = 0;
   bool any_failed = false;
+  std::vector<std::pair<std::string, nlohmann::json>> shard_tables;
   for (const ShardPart& p : shards) {
-    for (const auto& j : p.manifest.at("tables")) {
-      analysis::Table t;
-      try {
-        t = analysis::table_from_exact_json(j);
-      } catch (const std::invalid_argument& e) {
-        throw std::runtime_error(p.dir + ": " + e.what());
-      }
-      auto same = std::find_if(tables.begin(), tables.end(),
-                               [&](const analysis::Table& x) { return x.name == t.name; });
-      if (same == tables.end()) {
-        tables.push_back(std::move(t));
-        continue;
-      }
-      if (same->columns != t.columns)
-        throw std::runtime_error(p.dir + ": the table " + t.name + " has other columns");
-      for (auto& row : t.rows) same->rows.push_back(std::move(row));
-    }
+    shard_tables.emplace_back(p.dir, p.manifest.at("tables"));
     const nlohmann::json& s = p.manifest.at("sidecar");
     for (const auto& c : s.at("checkpoints")) checkpoints.push_back(c);
     for (const auto& w : s.at("warnings"))
@@ -209,6 +192,8 @@ int merge_analyze_series(const std::vector<ShardPart>& shards, const std::string
     seconds += s.value("seconds", 0.0);
     any_failed = any_failed || p.manifest.value("any_failed", false);
   }
+  // Each table's rows: every shard's checkpoints in the list's order.
+  const std::vector<analysis::Table> tables = concatenated_tables(shard_tables);
   analysis::OutputFolder folder(out, shards.front().manifest.at("model_tag").get<std::string>());
   for (const auto& t : tables) folder.write_table(t);
   Args options(shards.front().manifest.at("options").get<std::vector<std::string>>());

@@ -70,23 +70,12 @@ int merge_analyze_sizes(const std::vector<ShardPart>& shards, const std::string&
   session::AnalysisSettings settings = take_analysis_settings(options, size_sweep_analyses());
   settings.analyses = first.at("analyses").get<std::set<std::string>>();
   const std::vector<int64_t> sizes = first.at("img_sizes").get<std::vector<int64_t>>();
-  SizeSweep sweep;
-  session::SizeSweepTables tables;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    // Each size's sessions of every shard, in the list's order.
-    session::AnalysisSession session(settings, nullptr);
-    double seconds = 0;
-    for (const ShardPart& p : shards) {
-      const nlohmann::json& st = p.manifest.at("states").at(i);
-      session.absorb_state(st.at("session"),
-                           p.dir + "/" + kShardStateDir + "/" + st.at("dir").get<std::string>());
-      seconds += st.at("seconds").get<double>();
-    }
-    session.finish();
-    add_sweep_size(sweep, tables, int64_t(i), sizes[i], session, seconds);
-  }
+  // Each size's sessions of every shard, in the list's order.
+  std::vector<SweepShard> parts;
+  for (const ShardPart& p : shards)
+    parts.push_back({p.dir + "/" + kShardStateDir, p.manifest.at("states")});
   const std::string tag = first.at("model_tag").get<std::string>();
-  sweep.results = tables.results(tag);
+  SizeSweep sweep = merge_sweep(settings, sizes, tag, parts);
   analysis::OutputFolder folder(out, tag);
   nlohmann::json sidecar = first.at("sidecar");
   sidecar["merged_from"] = record;

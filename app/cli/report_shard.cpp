@@ -36,25 +36,6 @@ void add_once(std::vector<std::string>& list, const std::string& item) {
   if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
 }
 
-// Each series table's rows, every shard's checkpoints in the list's order.
-std::vector<analysis::Table> concatenated(const std::vector<nlohmann::json>& shard_tables) {
-  std::vector<analysis::Table> tables;
-  for (const auto& list : shard_tables)
-    for (const auto& j : list) {
-      analysis::Table t = analysis::table_from_exact_json(j);
-      auto same = std::find_if(tables.begin(), tables.end(),
-                               [&](const analysis::Table& x) { return x.name == t.name; });
-      if (same == tables.end()) {
-        tables.push_back(std::move(t));
-      } else {
-        if (same->columns != t.columns)
-          throw std::runtime_error("the series table " + t.name + " has other columns in a shard");
-        for (auto& row : t.rows) same->rows.push_back(std::move(row));
-      }
-    }
-  return tables;
-}
-
 }  // namespace
 
 std::string report_series_name(const std::vector<std::string>& files) {
@@ -137,13 +118,14 @@ int merge_report(const std::vector<ShardPart>& shards, const std::string& out,
       parts.cost_models.push_back({c.tag, request, models::config_mechanism(c.config)});
   }
   // The series: its checkpoints' rows from the shards that had some.
-  std::vector<nlohmann::json> series_tables;
+  std::vector<std::pair<std::string, nlohmann::json>> series_tables;
   for (const auto& p : shards)
-    if (!p.manifest.at("series").empty()) series_tables.push_back(p.manifest.at("series"));
+    if (!p.manifest.at("series").empty())
+      series_tables.emplace_back(p.dir, p.manifest.at("series"));
   if (!series_tables.empty()) {
     session::SeriesResults s;
     s.name = report_series_name(req.series_files);
-    s.tables = concatenated(series_tables);
+    s.tables = concatenated_tables(series_tables);
     analysis::OutputFolder folder(stats_dir, s.name);
     for (const auto& t : s.tables) folder.write_table(t);
     parts.series = std::move(s);
@@ -154,23 +136,13 @@ int merge_report(const std::vector<ShardPart>& shards, const std::string& out,
     session::AnalysisSettings ss = settings;
     ss.analyses = report_analyses_of_kind(settings, &session::AnalysisInfo::over_sizes);
     const std::string tag = first.at("sweeps").at(w).at("tag").get<std::string>();
-    SizeSweep sweep;
-    session::SizeSweepTables tables;
-    for (size_t i = 0; i < req.sweep_sizes.size(); ++i) {
-      session::AnalysisSession session(ss, nullptr);
-      double seconds = 0;
-      for (const auto& p : shards) {
-        const nlohmann::json& sw = p.manifest.at("sweeps").at(w);
-        const nlohmann::json& st = sw.at("states").at(i);
-        session.absorb_state(st.at("session"), p.dir + "/" + kShardStateDir + "/" +
-                                                   sw.at("dir").get<std::string>() + "/" +
-                                                   st.at("dir").get<std::string>());
-        seconds += st.at("seconds").get<double>();
-      }
-      session.finish();
-      add_sweep_size(sweep, tables, int64_t(i), req.sweep_sizes[i], session, seconds);
+    std::vector<SweepShard> sweep_parts;
+    for (const auto& p : shards) {
+      const nlohmann::json& sw = p.manifest.at("sweeps").at(w);
+      sweep_parts.push_back(
+          {p.dir + "/" + kShardStateDir + "/" + sw.at("dir").get<std::string>(), sw.at("states")});
     }
-    sweep.results = tables.results(tag);
+    SizeSweep sweep = merge_sweep(ss, req.sweep_sizes, tag, sweep_parts);
     analysis::OutputFolder folder(stats_dir, tag + "_sizes");
     for (const auto& t : sweep.results.tables) folder.write_table(t);
     folder.write_table(sweep.costs);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "app/cli/shard_run.h"
+#include "core/analysis/exact_table_json.h"
 
 namespace attnlab::cli {
 namespace {
@@ -127,6 +128,30 @@ std::vector<ShardPart> read_shards(const std::vector<std::string>& dirs) {
     throw std::runtime_error("the shards hold " + std::to_string(next) + " of the " +
                              std::to_string(total) + " items");
   return ordered;
+}
+
+std::vector<analysis::Table> concatenated_tables(
+    const std::vector<std::pair<std::string, nlohmann::json>>& shard_tables) {
+  std::vector<analysis::Table> tables;
+  for (const auto& [dir, list] : shard_tables)
+    for (const auto& j : list) {
+      analysis::Table t;
+      try {
+        t = analysis::table_from_exact_json(j);
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(dir + ": " + e.what());
+      }
+      auto same = std::find_if(tables.begin(), tables.end(),
+                               [&](const analysis::Table& x) { return x.name == t.name; });
+      if (same == tables.end()) {
+        tables.push_back(std::move(t));
+        continue;
+      }
+      if (same->columns != t.columns)
+        throw std::runtime_error(dir + ": the table " + t.name + " has other columns");
+      for (auto& row : t.rows) same->rows.push_back(std::move(row));
+    }
+  return tables;
 }
 
 nlohmann::json merge_record(const std::vector<ShardPart>& shards) {

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/table.h"
+
 #include <string>
 #include <vector>
 
@@ -22,6 +24,13 @@ struct ShardPart {
 // without a manifest (a shard that did not finish), the option or version that differs,
 // the shards missing (with the items they hold) or given twice.
 std::vector<ShardPart> read_shards(const std::vector<std::string>& dirs);
+
+// Tables whose rows are the items' own (a series' rows per checkpoint), from each shard's
+// list of exact tables (folder, list) in the shards' order: one table per name, in the order
+// the names first appear, its rows shard after shard. Throws std::runtime_error naming the
+// folder of a malformed table or one with other columns.
+std::vector<analysis::Table> concatenated_tables(
+    const std::vector<std::pair<std::string, nlohmann::json>>& shard_tables);
 
 // The merged run's merge.json: the shards (folder, index, range, where the index came
 // from, revision, seconds) and the list they covered.

@@ -47,11 +47,10 @@ analysis::Table sweep_costs() {
   return costs;
 }
 
-}  // namespace
-
+// Adds one size's finished session to a sweep: its tables, its row of `costs`, its layers,
+// time and warnings.
 void add_sweep_size(SizeSweep& out, session::SizeSweepTables& sweep, int64_t index, int64_t size,
                     const session::AnalysisSession& session, double seconds) {
-  if (out.costs.columns.empty()) out.costs = sweep_costs();
   sweep.add(index, size, session.tables());
   const nlohmann::json layers = session.layers_json();
   const auto tokens = [](const nlohmann::json& l) { return l.value("tokens", int64_t{0}); };
@@ -65,6 +64,28 @@ void add_sweep_size(SizeSweep& out, session::SizeSweepTables& sweep, int64_t ind
   for (const auto& w : session.warnings())
     if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
       out.warnings.push_back(w);
+}
+
+}  // namespace
+
+SizeSweep merge_sweep(const session::AnalysisSettings& settings, const std::vector<int64_t>& sizes,
+                      const std::string& tag, const std::vector<SweepShard>& shards) {
+  SizeSweep out;
+  out.costs = sweep_costs();
+  session::SizeSweepTables sweep;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    session::AnalysisSession session(settings, nullptr);
+    double seconds = 0;
+    for (const SweepShard& shard : shards) {
+      const nlohmann::json& st = shard.states.at(i);
+      session.absorb_state(st.at("session"), shard.root + "/" + st.at("dir").get<std::string>());
+      seconds += st.at("seconds").get<double>();
+    }
+    session.finish();
+    add_sweep_size(out, sweep, int64_t(i), sizes[i], session, seconds);
+  }
+  out.results = sweep.results(tag);
+  return out;
 }
 
 SizeSweep analyse_sizes(const session::ModelRequest& request, const std::string& tag,

@@ -34,10 +34,15 @@ struct SizeSweep {
   nlohmann::json states = nlohmann::json::array();
 };
 
-// Adds one size's finished session to a sweep: its tables, its row of `costs`, its layers,
-// time and warnings (analyse_sizes and merge).
-void add_sweep_size(SizeSweep& out, session::SizeSweepTables& tables, int64_t index, int64_t size,
-                    const session::AnalysisSession& session, double seconds);
+// A sweep from its shards (analyze-sizes' and report's merge): per size, each shard's saved
+// session ({"dir", "seconds", "session"} in `states`, its files under `root`) absorbed in
+// the shards' order, then the sweep's tables as analyse_sizes builds them.
+struct SweepShard {
+  std::string root;       // the folder the states' "dir"s are in
+  nlohmann::json states;  // SizeSweep::states of that shard
+};
+SizeSweep merge_sweep(const session::AnalysisSettings& settings, const std::vector<int64_t>& sizes,
+                      const std::string& tag, const std::vector<SweepShard>& shards);
 
 // Runs the sweep of `request` (its img_size is replaced by each size) with progress on
 // stderr; with a `state_dir`, a shard's: each size's session state saved under it

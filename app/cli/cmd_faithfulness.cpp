@@ -209,15 +209,12 @@ int cmd_faithfulness(Args args, const GlobalOptions& g) {
     }
   } else if (!folder.empty()) {
     const data::FolderListing listing = data::list_image_folder(folder);
-    source.labelled = true;
     for (const auto& f : listing.files) {
       if (int64_t(source.files.size()) == source.limit) break;
       source.files.push_back(f);
       source.tags.push_back(std::filesystem::path(f.path).stem().string());
     }
-  } else {
-    source.labelled = true;
-  }
+  }  // else an in-memory dataset, read at each model's input size
 
   const runtime::ComputeTarget target = compute_target(g);
   source.labelled = o.settings.labelled;

@@ -25,13 +25,6 @@ namespace fs = std::filesystem;
 namespace attnlab::cli {
 namespace {
 
-at::Tensor load_f64(const std::string& path) {
-  const at::Tensor t = io::to_torch(io::read_npy(path));
-  if (t.scalar_type() != at::kDouble)
-    throw std::runtime_error(path + ": a saved sum is float64, this is not");
-  return t;
-}
-
 void add_once(std::vector<std::string>& list, const std::string& item) {
   if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
 }
@@ -45,11 +38,7 @@ std::string report_series_name(const std::vector<std::string>& files) {
 
 nlohmann::json save_joint_hsic(const JointHsic& joint, const std::string& state_dir) {
   fs::create_directories(state_dir);
-  io::write_npy(state_dir + "/cka_models_sum.npy", io::from_torch(joint.total.sum()));
-  io::write_npy(state_dir + "/cka_models_compensation.npy",
-                io::from_torch(joint.total.compensation()));
-  return {{"sum", "cka_models_sum.npy"},
-          {"compensation", "cka_models_compensation.npy"},
+  return {{"files", analysis::save_compensated_sum(joint.total, state_dir, "cka_models")},
           {"layers", joint.sum.layers},
           {"images", joint.images},
           {"failed", joint.failed}};
@@ -154,10 +143,8 @@ int merge_report(const std::vector<ShardPart>& shards, const std::string& out,
     for (const auto& p : shards) {
       const nlohmann::json& c = p.manifest.at("cka");
       if (c.is_null()) throw std::runtime_error(p.dir + " has no CKA between models");
-      const std::string dir = p.dir + "/" + kShardStateDir + "/";
-      joint.total.absorb(analysis::CompensatedSum::restore(
-          load_f64(dir + c.at("sum").get<std::string>()),
-          load_f64(dir + c.at("compensation").get<std::string>())));
+      joint.total.absorb(
+          analysis::load_compensated_sum(c.at("files"), p.dir + "/" + kShardStateDir));
       joint.images += c.at("images").get<int64_t>();
       for (const auto& f : c.at("failed")) joint.failed.push_back(f.get<std::string>());
       joint.sum.layers = c.at("layers").get<std::vector<std::vector<int64_t>>>();

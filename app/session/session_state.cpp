@@ -12,26 +12,9 @@
 
 #include "app/session/analysis_session.h"
 #include "core/analysis/exact_table_json.h"
-#include "core/io/npy.h"
-#include "core/io/torch_bridge.h"
 
 namespace attnlab::session {
 namespace {
-
-std::string save_tensor(const std::string& dir, const std::string& file, const at::Tensor& t) {
-  io::write_npy(dir + "/" + file, io::from_torch(t.contiguous()));
-  return file;
-}
-
-at::Tensor load_tensor(const std::string& dir, const nlohmann::json& file) {
-  const std::string name = file.get<std::string>();
-  if (name.empty() || name.find('/') != std::string::npos || name.find("..") != std::string::npos)
-    throw std::runtime_error("a shard state names the file '" + name + "' outside its folder");
-  const at::Tensor t = io::to_torch(io::read_npy(dir + "/" + name));
-  if (t.scalar_type() != at::kDouble)
-    throw std::runtime_error(dir + "/" + name + ": a saved sum is float64, this is not");
-  return t;
-}
 
 analysis::ResultKey key_of(const nlohmann::json& j) {
   analysis::ResultKey k;
@@ -67,13 +50,11 @@ nlohmann::json AnalysisSession::save_state(const std::string& dir) {
   for (size_t i = 0; i < sum_order_.size(); ++i) {
     const Sum& s = sums_.at(sum_order_[i]);
     const std::string stem = "sum" + std::to_string(i);
-    sums.push_back(
-        {{"name", sum_order_[i]},
-         {"caption", s.caption},
-         {"axes", s.axes},
-         {"count", s.count},
-         {"sum", save_tensor(dir, stem + ".npy", s.total.sum())},
-         {"compensation", save_tensor(dir, stem + "_compensation.npy", s.total.compensation())}});
+    sums.push_back({{"name", sum_order_[i]},
+                    {"caption", s.caption},
+                    {"axes", s.axes},
+                    {"count", s.count},
+                    {"files", analysis::save_compensated_sum(s.total, dir, stem)}});
   }
   nlohmann::json spectra = nlohmann::json::array();
   for (size_t i = 0; i < spectra_order_.size(); ++i) {
@@ -88,12 +69,8 @@ nlohmann::json AnalysisSession::save_state(const std::string& dir) {
                          {"branch", k.branch},
                          {"part", k.part}}},
                        {"images", acc.images()},
-                       {"log_sum", save_tensor(dir, stem + "_log.npy", acc.log_sum().sum())},
-                       {"log_compensation", save_tensor(dir, stem + "_log_compensation.npy",
-                                                        acc.log_sum().compensation())},
-                       {"hf_sum", save_tensor(dir, stem + "_hf.npy", acc.hf_sum().sum())},
-                       {"hf_compensation", save_tensor(dir, stem + "_hf_compensation.npy",
-                                                       acc.hf_sum().compensation())}});
+                       {"log", analysis::save_compensated_sum(acc.log_sum(), dir, stem + "_log")},
+                       {"hf", analysis::save_compensated_sum(acc.hf_sum(), dir, stem + "_hf")}});
   }
   // What the analyses fitted on every image keep for their finish, each in its folder.
   nlohmann::json kept = nlohmann::json::object();
@@ -124,8 +101,7 @@ void AnalysisSession::absorb_state(const nlohmann::json& state, const std::strin
     }
     for (const auto& j : state.at("sums")) {
       const std::string name = j.at("name").get<std::string>();
-      const analysis::CompensatedSum part = analysis::CompensatedSum::restore(
-          load_tensor(dir, j.at("sum")), load_tensor(dir, j.at("compensation")));
+      const analysis::CompensatedSum part = analysis::load_compensated_sum(j.at("files"), dir);
       auto it = sums_.find(name);
       if (it == sums_.end()) {
         sum_order_.push_back(name);
@@ -145,12 +121,9 @@ void AnalysisSession::absorb_state(const nlohmann::json& state, const std::strin
       const analysis::ResultKey key = key_of(j.at("key"));
       const std::string name = analysis::format_result_key(key);
       if (!spectra_.count(name)) spectra_order_.push_back(key);
-      spectra_[name].absorb(
-          analysis::CompensatedSum::restore(load_tensor(dir, j.at("log_sum")),
-                                            load_tensor(dir, j.at("log_compensation"))),
-          analysis::CompensatedSum::restore(load_tensor(dir, j.at("hf_sum")),
-                                            load_tensor(dir, j.at("hf_compensation"))),
-          j.at("images").get<int64_t>());
+      spectra_[name].absorb(analysis::load_compensated_sum(j.at("log"), dir),
+                            analysis::load_compensated_sum(j.at("hf"), dir),
+                            j.at("images").get<int64_t>());
     }
     for (const auto& [name, kept] : state.at("fitted").items()) {
       const AnalysisInfo* a = find_analysis(name);

@@ -6,6 +6,9 @@
 
 #include <stdexcept>
 
+#include "core/io/npy.h"
+#include "core/io/torch_bridge.h"
+
 namespace attnlab::analysis {
 
 void CompensatedSum::add(const at::Tensor& v) {
@@ -44,6 +47,33 @@ CompensatedSum CompensatedSum::restore(const at::Tensor& sum, const at::Tensor& 
   s.sum_ = sum.clone();
   s.comp_ = compensation.to(at::kDouble).clone();
   return s;
+}
+
+namespace {
+
+at::Tensor load_float64(const std::string& dir, const nlohmann::json& file) {
+  const std::string name = file.get<std::string>();
+  if (name.empty() || name.find('/') != std::string::npos || name.find("..") != std::string::npos)
+    throw std::runtime_error("a saved sum names the file '" + name + "' outside " + dir);
+  const at::Tensor t = io::to_torch(io::read_npy(dir + "/" + name));
+  if (t.scalar_type() != at::kDouble)
+    throw std::runtime_error(dir + "/" + name + ": a saved sum is float64, this is not");
+  return t;
+}
+
+}  // namespace
+
+nlohmann::json save_compensated_sum(const CompensatedSum& s, const std::string& dir,
+                                    const std::string& stem) {
+  const std::string sum = stem + ".npy", comp = stem + "_compensation.npy";
+  io::write_npy(dir + "/" + sum, io::from_torch(s.sum().contiguous()));
+  io::write_npy(dir + "/" + comp, io::from_torch(s.compensation().contiguous()));
+  return {{"sum", sum}, {"compensation", comp}};
+}
+
+CompensatedSum load_compensated_sum(const nlohmann::json& files, const std::string& dir) {
+  return CompensatedSum::restore(load_float64(dir, files.at("sum")),
+                                 load_float64(dir, files.at("compensation")));
 }
 
 }  // namespace attnlab::analysis

@@ -7,6 +7,9 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
 
 namespace attnlab::analysis {
 
@@ -26,5 +29,13 @@ class CompensatedSum {
  private:
   at::Tensor sum_, comp_;
 };
+
+// A sum saved for another process (a shard's state, `attnlab merge`): <dir>/<stem>.npy and
+// <stem>_compensation.npy, float64, named in the returned {"sum", "compensation"}; and read
+// back from that JSON, refusing a file name outside `dir` or an array that is not float64
+// (std::runtime_error naming the file).
+nlohmann::json save_compensated_sum(const CompensatedSum& s, const std::string& dir,
+                                    const std::string& stem);
+CompensatedSum load_compensated_sum(const nlohmann::json& files, const std::string& dir);
 
 }  // namespace attnlab::analysis

@@ -52,36 +52,34 @@ echo
 echo "faithfulness scoreboard (6 maps, --step 0.05, randomisation on), DeiT-tiny at 224:" \
   "$("$python" -c "print(f'{($t1 - $t0) / ${#images[@]}:.1f}')") s per image"
 
-rm -rf stats sim128 merged128
+# Merges the shards in SIM into OUT under /usr/bin/time and says LABEL: wall, peak RSS, size.
+measure_merge() {
+  local label=$1 sim=$2 out=$3
+  rm -rf "$out"
+  /usr/bin/time -v "$attnlab" --threads $threads merge "$sim"/shard_* --out "$out" \
+    >"$out.log" 2>"$out.time"
+  echo "$label:" \
+    "$(grep -E 'Elapsed' "$out.time" | awk '{print $NF}') wall," \
+    "$(grep -E 'Maximum resident' "$out.time" | awk '{printf "%.0f MB", $NF/1024}') peak RSS," \
+    "$(du -sh "$sim" | cut -f1) of shards"
+}
+
+rm -rf stats sim128
 "$attnlab" --threads $threads analyze --model deit_tiny_patch16_224 --random-init \
   --images "${images[@]}" --analyses entropy,rank,locality,map_rank,outliers,spectra,cka,lens \
   --shard 0/1 --out stats >stats.log 2>&1
 "$python" "$root/bench/cluster/simulate_shards.py" stats sim128 --shards 128 --images-per-shard 391
-/usr/bin/time -v "$attnlab" --threads $threads merge sim128/shard_* --out merged128 \
-  >merge.log 2>merge.time
-echo "merge of 128 simulated analyze shards (50 048 images; statistics analyses):" \
-  "$(grep -E 'Elapsed' merge.time | awk '{print $NF}') wall," \
-  "$(grep -E 'Maximum resident' merge.time | awk '{printf "%.0f MB", $NF/1024}') peak RSS," \
-  "$(du -sh sim128 | cut -f1) of shards"
-rm -rf fsim fmerged
+measure_merge "merge of 128 simulated analyze shards (50 048 images; statistics analyses)" sim128 merged128
+rm -rf fsim
 "$python" "$root/bench/cluster/simulate_shards.py" faith fsim --shards 128 --images-per-shard 40
-/usr/bin/time -v "$attnlab" --threads $threads merge fsim/shard_* --out fmerged \
-  >fmerge.log 2>fmerge.time
-echo "merge of 128 simulated faithfulness shards (5 120 images x 1 model):" \
-  "$(grep -E 'Elapsed' fmerge.time | awk '{print $NF}') wall," \
-  "$(grep -E 'Maximum resident' fmerge.time | awk '{printf "%.0f MB", $NF/1024}') peak RSS," \
-  "$(du -sh fsim | cut -f1) of shards"
+measure_merge "merge of 128 simulated faithfulness shards (5 120 images x 1 model)" fsim fmerged
 # The scoreboard at scale: `--per-image off` keeps running means only, so its shards and
 # merge do not grow with the images; 14 pretended models (the zoo's count) of the real
 # shard's rows.
-rm -rf f1 f1sim f1m
+rm -rf f1 f1sim
 "$attnlab" --threads $threads faithfulness --models "$root/models/zoo/softmax.safetensors" \
   --images "$root/assets/fashion-mnist/00-t-shirt-top-00019.png" \
   --maps rollout,gradcam,gradrollout,random,centre --per-image off --shard 0/1 --out f1 >f1.log 2>&1
 "$python" "$root/bench/cluster/simulate_shards.py" f1 f1sim --shards 128 --images-per-shard 391 \
   --models 14
-/usr/bin/time -v "$attnlab" --threads $threads merge f1sim/shard_* --out f1m >f1m.log 2>f1m.time
-echo "merge of 128 simulated faithfulness --per-image off shards (50 048 images x 14 models):" \
-  "$(grep -E 'Elapsed' f1m.time | awk '{print $NF}') wall," \
-  "$(grep -E 'Maximum resident' f1m.time | awk '{printf "%.0f MB", $NF/1024}') peak RSS," \
-  "$(du -sh f1sim | cut -f1) of shards"
+measure_merge "merge of 128 simulated faithfulness --per-image off shards (50 048 images x 14 models)" f1sim f1m

@@ -18,6 +18,7 @@
 #include "app/cli/version.h"
 #include "app/session/checkpoint_series.h"
 #include "app/session/edited_input.h"
+#include "core/attention/fused_attention.h"
 #include "core/io/image_io.h"
 #include "core/io/tensor_file.h"
 #include "core/runtime/threads.h"
@@ -300,6 +301,7 @@ nlohmann::json run_description(const GlobalOptions& g, const runtime::ComputeTar
                                    std::to_string(TORCH_VERSION_MINOR) + "." +
                                    std::to_string(TORCH_VERSION_PATCH)},
           {"device", target.device.str()},
+          {"fused_attention", attention::fused_attention_enabled()},
           {"threads", runtime::current_threads()},
           {"requested_threads", g.threads},
           {"dtype", runtime::dtype_name(target.dtype)},

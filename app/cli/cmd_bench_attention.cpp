@@ -13,6 +13,7 @@
 #include "app/session/cost_figures.h"
 #include "core/analysis/export.h"
 #include "core/analysis/output_folder.h"
+#include "core/attention/fused_attention.h"
 #include "core/attention/registry.h"
 #include "core/io/text.h"
 #include "core/runtime/device_peaks.h"
@@ -43,7 +44,10 @@ int cmd_bench_attention(Args args, const GlobalOptions& g) {
   s.mechanisms = mechanisms.empty() || mechanisms == "all" ? attention::mechanism_names()
                                                            : text::split(mechanisms);
   if (!sides.empty()) s.sides = parse_positive_ints("--sides", sides);
-  for (const auto& name : s.mechanisms) attention::mechanism_info(name);  // unknown: exit 1
+  const auto rows = session::bench_rows(s);  // an unknown mechanism: exit 1
+  if (!attention::fused_attention_built())
+    std::fprintf(stderr, "bench-attention: no %s row: %s\n", session::kFusedRow,
+                 attention::fused_attention_description());
   const runtime::ComputeTarget target = compute_target(g);
   s.device = target.device;
   s.dtype = target.dtype;
@@ -54,19 +58,25 @@ int cmd_bench_attention(Args args, const GlobalOptions& g) {
   std::fprintf(stderr, "bench-attention: %s peaks: %.0f GFLOP/s (%lld^2 GEMM), %.1f GB/s (copy)\n",
                target.str().c_str(), peaks.gflops, static_cast<long long>(peaks.gemm_n),
                peaks.gbytes_per_s);
-  Progress progress("bench-attention", int64_t(s.mechanisms.size() * s.sides.size()), "point");
+  Progress progress("bench-attention", int64_t(rows.size() * s.sides.size()), "point");
   const auto points = session::bench_attention(
       s, [&](int64_t done, int64_t, const std::string& what) { progress.update(done, what); });
   progress.finish();
   const auto table = session::attention_bench_table(points, s, &peaks);
-  std::printf("%-14s %7s %11s %10s %9s %9s %9s %6s %8s %6s\n", "mechanism", "N", "latency ms",
-              "peak MiB", "lat/base", "mem/base", "GFLOP/s", "%peak", "GB/s", "%peak");
-  for (const auto& row : table.rows)
-    std::printf("%-14s %7lld %11.3f %10.2f %9s %9s %9.1f %5.1f%% %8.2f %5.1f%%\n",
+  const bool fused = table.columns.size() > 11;  // latency_vs_sdpa, memory_vs_sdpa
+  std::printf("%-14s %7s %11s %10s %9s %9s %9s %6s %8s %6s%s\n", "mechanism", "N", "latency ms",
+              "peak MiB", "lat/base", "mem/base", "GFLOP/s", "%peak", "GB/s", "%peak",
+              fused ? "  lat/sdpa  mem/sdpa" : "");
+  for (const auto& row : table.rows) {
+    std::printf("%-14s %7lld %11.3f %10.2f %9s %9s %9.1f %5.1f%% %8.2f %5.1f%%",
                 row[0].str().c_str(), static_cast<long long>(row[2].i), row[3].number(),
                 row[4].number(), ratio(row[5].number()).c_str(), ratio(row[6].number()).c_str(),
                 row[7].number(), 100.0 * row[8].number(), row[9].number(),
                 100.0 * row[10].number());
+    if (fused)
+      std::printf(" %9s %9s", ratio(row[11].number()).c_str(), ratio(row[12].number()).c_str());
+    std::printf("\n");
+  }
   for (const auto& p : points)
     if (!p.error.empty())
       std::fprintf(stderr, "bench-attention: %s at N=%lld skipped: %s\n", p.mechanism.c_str(),

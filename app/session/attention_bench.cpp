@@ -10,7 +10,10 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
+#include <utility>
 
+#include "core/attention/fused_attention.h"
 #include "core/attention/registry.h"
 #include "core/runtime/cuda_memory.h"
 #include "core/runtime/mac_counter.h"
@@ -60,15 +63,22 @@ struct PeakMemory {
 AttentionBenchPoint measure(const std::string& name, int64_t side,
                             const AttentionBenchSettings& s) {
   AttentionBenchPoint point{name, side, side * side, 0, 0, 0, 0, ""};
+  const bool fused_row = name == kFusedRow;
+  // Softmax is measured in the reference's eager form when the fused one has its own row.
+  std::optional<attention::EagerAttentionScope> eager;
+  if (name == attention::kPlainSoftmaxMechanism && s.fused_row &&
+      attention::fused_attention_built())
+    eager.emplace();
+  const std::string mechanism = fused_row ? attention::kPlainSoftmaxMechanism : name;
   attention::MechanismConfig config;
   config.dim = s.dim;
   config.heads = s.heads;
-  const auto& info = attention::mechanism_info(name);
+  const auto& info = attention::mechanism_info(mechanism);
   for (const auto& o : info.options)
     if (o.name == "num_patches") config.options["num_patches"] = double(side * side);
   at::NoGradGuard no_grad;
   try {
-    auto layer = attention::make_mechanism(name, config);
+    auto layer = attention::make_mechanism(mechanism, config);
     layer->eval();
     layer->to(s.device);
     models::cast_floating(*layer, s.dtype);
@@ -82,6 +92,7 @@ AttentionBenchPoint measure(const std::string& name, int64_t side,
       point.bytes = bytes_of(x) + bytes_of(out);
       for (const auto& p : layer->parameters()) point.bytes += bytes_of(p);
     }
+    if (fused_row) layer->forward(x, layout);  // the counted warm-up ran eagerly
     sync(s.device);
     PeakMemory memory(s.device);
     std::vector<double> ms;
@@ -108,14 +119,32 @@ AttentionBenchPoint measure(const std::string& name, int64_t side,
 
 }  // namespace
 
+std::vector<std::string> bench_rows(const AttentionBenchSettings& settings) {
+  std::vector<std::string> rows;
+  for (const auto& name : settings.mechanisms) {
+    if (name == kFusedRow) {
+      if (!attention::fused_attention_built())
+        throw attention::AttentionError(std::string("bench-attention: no ") + kFusedRow +
+                                        " row: " + attention::fused_attention_description());
+    } else {
+      attention::mechanism_info(name);  // unknown: throw
+    }
+    rows.push_back(name);
+  }
+  if (settings.fused_row && attention::fused_attention_built() &&
+      std::find(rows.begin(), rows.end(), kFusedRow) == rows.end())
+    rows.push_back(kFusedRow);
+  return rows;
+}
+
 std::vector<AttentionBenchPoint> bench_attention(const AttentionBenchSettings& settings,
                                                  const BenchProgress& progress,
                                                  const std::function<bool()>& cancelled) {
-  for (const auto& name : settings.mechanisms) attention::mechanism_info(name);  // unknown: throw
-  const int64_t total = int64_t(settings.mechanisms.size() * settings.sides.size());
+  const std::vector<std::string> rows = bench_rows(settings);
+  const int64_t total = int64_t(rows.size() * settings.sides.size());
   std::vector<AttentionBenchPoint> points;
   for (const int64_t side : settings.sides)
-    for (const auto& name : settings.mechanisms) {
+    for (const auto& name : rows) {
       if (cancelled && cancelled()) return points;
       if (progress)
         progress(int64_t(points.size()), total, name + " N=" + std::to_string(side * side));
@@ -155,15 +184,34 @@ analysis::Table attention_bench_table(const std::vector<AttentionBenchPoint>& po
     for (const char* c : {"GFLOP_per_s", "of_peak_GFLOP_per_s", "GB_per_s", "of_peak_GB_per_s"})
       t.columns.push_back(c);
   t.key_columns = 3;
-  std::map<int64_t, const AttentionBenchPoint*> baseline;
-  for (const auto& p : points)
-    if (p.mechanism == settings.baseline && p.error.empty()) baseline[p.tokens] = &p;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Each row's ratio to `name`'s row at the same N (NaN where it was not measured).
+  const auto ratios_to = [&points](const std::string& name) {
+    std::map<int64_t, const AttentionBenchPoint*> by_tokens;
+    for (const auto& p : points)
+      if (p.mechanism == name && p.error.empty()) by_tokens[p.tokens] = &p;
+    return [by_tokens](const AttentionBenchPoint& p) {
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      const auto it = by_tokens.find(p.tokens);
+      if (it == by_tokens.end()) return std::pair<double, double>{nan, nan};
+      return std::pair<double, double>{p.median_ms / it->second->median_ms,
+                                       p.peak_mib / it->second->peak_mib};
+    };
+  };
+  const auto to_baseline = ratios_to(settings.baseline);
+  const auto to_fused = ratios_to(kFusedRow);
+  const bool fused = std::any_of(points.begin(), points.end(), [](const AttentionBenchPoint& p) {
+    return p.mechanism == kFusedRow && p.error.empty();
+  });
+  if (fused) {
+    t.columns.push_back(std::string("latency_vs_") + kFusedRow);
+    t.columns.push_back(std::string("memory_vs_") + kFusedRow);
+    t.caption += "; and to " + std::string(kFusedRow) +
+                 " (softmax through at::scaled_dot_product_attention; the softmax row is the "
+                 "eager form)";
+  }
   for (const auto& p : points) {
     if (!p.error.empty()) continue;
-    const auto it = baseline.find(p.tokens);
-    const double lat = it != baseline.end() ? p.median_ms / it->second->median_ms : nan;
-    const double mem = it != baseline.end() ? p.peak_mib / it->second->peak_mib : nan;
+    const auto [lat, mem] = to_baseline(p);
     std::vector<analysis::Cell> row = {p.mechanism, p.side, p.tokens, p.median_ms,
                                        p.peak_mib,  lat,    mem};
     if (peaks) {
@@ -172,6 +220,11 @@ analysis::Table attention_bench_table(const std::vector<AttentionBenchPoint>& po
       const double gbps = double(p.bytes) / seconds / 1e9;
       for (const double v : {gflops, gflops / peaks->gflops, gbps, gbps / peaks->gbytes_per_s})
         row.emplace_back(v);
+    }
+    if (fused) {
+      const auto [fused_lat, fused_mem] = to_fused(p);
+      row.emplace_back(fused_lat);
+      row.emplace_back(fused_mem);
     }
     t.add_row(std::move(row));
   }

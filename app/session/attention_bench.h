@@ -1,7 +1,11 @@
 // `attnlab bench-attention` and the GUI's bench tab: the measured latency and peak memory
 // of one attention layer per mechanism on square token grids — the table of
 // docs/BENCHMARKS.md for any set of mechanisms, on the CPU or a CUDA device, with the
-// ratio to softmax at the same N when softmax is measured in the same run.
+// ratio to softmax at the same N when softmax is measured in the same run. With a LibTorch
+// >= 2.0 it also measures "sdpa", the softmax layer through at::scaled_dot_product_attention
+// (the fused kernel a user would pick), and every row's ratio to it; the softmax row is then
+// the eager form of the reference code (core/attention/fused_attention.h), and every other
+// mechanism runs as attnlab runs it untraced (fused where it is a softmax).
 #pragma once
 
 #include <c10/core/Device.h>
@@ -25,7 +29,17 @@ struct AttentionBenchSettings {
   c10::Device device = c10::Device(c10::kCPU);
   c10::ScalarType dtype = c10::kFloat;  // the layer's weights and input (--dtype)
   std::string baseline = "softmax";  // the ratios' denominator, when it is in `mechanisms`
+  // Add the kFusedRow ("sdpa") beside the mechanisms when the build has the fused kernel.
+  bool fused_row = true;
 };
+
+// The fused baseline's row name. Not a registry mechanism: the softmax layer, fused.
+constexpr const char* kFusedRow = "sdpa";
+
+// The rows bench_attention measures: `mechanisms`, with kFusedRow after them when
+// fused_row and the build has the kernel (and it is not named already). Throws
+// AttentionError for an unknown mechanism, or kFusedRow named in a build without it.
+std::vector<std::string> bench_rows(const AttentionBenchSettings& settings);
 
 struct AttentionBenchPoint {
   std::string mechanism;
@@ -52,7 +66,8 @@ std::vector<AttentionBenchPoint> bench_attention(const AttentionBenchSettings& s
                                                  const std::function<bool()>& cancelled = {});
 
 // attention_bench: mechanism, side, tokens, latency_ms, peak_MiB, and the ratios to the
-// baseline at the same N, latency_vs_<baseline>, memory_vs_<baseline> (NaN without it).
+// baseline at the same N, latency_vs_<baseline>, memory_vs_<baseline> (NaN without it); then,
+// when kFusedRow was measured, latency_vs_sdpa and memory_vs_sdpa, last.
 // With `peaks` (measured in the same run), also the achieved rates: GFLOP_per_s (2·MACs
 // over the latency), GB_per_s (`bytes` over the latency: a lower bound, as the layer's
 // intermediates are not counted), and each as a fraction of the device's measured peak.

@@ -37,10 +37,11 @@
 #include <vector>
 
 #include "core/attention/capabilities.h"
+#include "core/attention/fused_attention.h"
+#include "core/attention/head_outputs.h"
 #include "core/attention/kernels.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
-#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
@@ -190,7 +191,7 @@ class HiLoAttention : public AttentionMechanism, public HeadOutputSource {
     at::Tensor win = qkv.reshape({batch, gh, s, gw, s, 3, n, d})
                          .permute({5, 0, 6, 1, 3, 2, 4, 7})
                          .reshape({3, batch, n, gh * gw, s * s, d});
-    at::Tensor out = at::matmul(softmax_scores(win[0], win[1], scale_), win[2]);
+    at::Tensor out = softmax_attention(win[0], win[1], win[2], scale_);
     // Put tokens back: (B, n, gh, gw, s, s, d) -> (B, Hp, Wp, n·d), head-major channels.
     out = out.reshape({batch, n, gh, gw, s, s, d})
               .permute({0, 2, 4, 3, 5, 1, 6})
@@ -223,7 +224,7 @@ class HiLoAttention : public AttentionMechanism, public HeadOutputSource {
               : xp.reshape({batch, hp * wp, xp.size(3)});
     auto kv = (*l_kv_)(pooled).chunk(2, -1);
     at::Tensor k = split_heads(kv[0], n), v = split_heads(kv[1], n);
-    at::Tensor out = merge_heads(at::matmul(softmax_scores(q, k, scale_), v));
+    at::Tensor out = merge_heads(softmax_attention(q, k, v, scale_));
     if (trace) {
       HeadGroup g;
       g.name = "lofi";

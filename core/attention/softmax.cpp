@@ -10,8 +10,8 @@
 
 #include <cmath>
 
+#include "core/attention/fused_attention.h"
 #include "core/attention/head_outputs.h"
-#include "core/attention/kernels.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
 #include "core/attention/softmax_trace.h"
@@ -63,7 +63,8 @@ class SoftmaxAttention : public AttentionMechanism, public HeadOutputSource {
     const int64_t heads = config().heads;
     auto [q, k, v] =
         split_qkv(mha_ ? at::linear(x, in_proj_weight_, in_proj_bias_) : (*qkv_)(x), heads);
-    at::Tensor out = at::matmul(softmax_scores(q, k, scale_), v);
+    // The explicit form computes the output from the matrices itself (below).
+    at::Tensor out = wants_explicit(request) ? at::Tensor() : softmax_attention(q, k, v, scale_);
     if (request) {
       auto trace = std::make_shared<SoftmaxTrace>();
       init_trace(*trace, x, layout, *request);

@@ -17,12 +17,12 @@
 #include <cmath>
 #include <string>
 
-#include "core/attention/kernels.h"
+#include "core/attention/fused_attention.h"
+#include "core/attention/head_outputs.h"
 #include "core/attention/ravlt_shell.h"
 #include "core/attention/registry.h"
 #include "core/attention/rope.h"
 #include "core/attention/softmax_trace.h"
-#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
@@ -45,7 +45,7 @@ class SoftmaxRopeAttention : public AttentionMechanism, public HeadOutputSource 
     const at::Tensor q = apply_rope(p.q, rope);
     const at::Tensor k = apply_rope(p.k, rope);
 
-    at::Tensor out = at::matmul(softmax_scores(q, k, scale_), p.v);
+    at::Tensor out = wants_explicit(request) ? at::Tensor() : softmax_attention(q, k, p.v, scale_);
     if (request) {
       auto trace = std::make_shared<SoftmaxRowsTrace>();
       init_trace(*trace, x, layout, *request);

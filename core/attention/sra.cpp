@@ -21,11 +21,11 @@
 
 #include <cmath>
 
-#include "core/attention/kernels.h"
+#include "core/attention/fused_attention.h"
+#include "core/attention/head_outputs.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
 #include "core/attention/softmax_trace.h"
-#include "core/attention/head_outputs.h"
 
 namespace attnlab::attention {
 namespace {
@@ -69,7 +69,8 @@ class SpatialReductionAttention : public AttentionMechanism, public HeadOutputSo
     const at::Tensor q = split_heads((*q_)(x), heads);
     const auto kv = (*kv_)(reduced).chunk(2, -1);
     const at::Tensor k = split_heads(kv[0], heads), v = split_heads(kv[1], heads);
-    at::Tensor out = at::matmul(softmax_scores(q, k, scale_), v);  // (B, h, N, d)
+    at::Tensor out =  // (B, h, N, d); the explicit form computes it from the matrices below
+        wants_explicit(request) ? at::Tensor() : softmax_attention(q, k, v, scale_);
     if (request) {
       auto trace = std::make_shared<SoftmaxRowsTrace>();
       init_trace(*trace, x, layout, *request);

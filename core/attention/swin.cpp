@@ -43,11 +43,11 @@
 #include <cmath>
 
 #include "core/attention/capabilities.h"
+#include "core/attention/fused_attention.h"
 #include "core/attention/head_outputs.h"
 #include "core/attention/layers.h"
 #include "core/attention/registry.h"
 #include "core/nn/initial_values.h"
-#include "core/runtime/mac_counter.h"
 
 namespace attnlab::attention {
 
@@ -203,17 +203,15 @@ class SwinAttention : public AttentionMechanism, public HeadOutputSource {
       out = explicit_mix(*trace);
     } else {
       // As the reference: (q·scale)·kᵀ per window, + bias (h, Wh·Ww, Wh·Ww), + mask per window.
-      at::Tensor scores;
-      {
-        const runtime::MacGroupScope label("scores");  // for the complexity report
-        scores = at::matmul(swin_to_windows(q, hp, wp, wh, ww, s) * scale_,
-                            swin_to_windows(k, hp, wp, wh, ww, s).transpose(-2, -1));
-      }
-      scores = scores + bias.unsqueeze(1);
-      if (mask.defined()) scores = scores + mask;
-      out = swin_from_windows(
-          at::matmul(at::softmax(scores, -1), swin_to_windows(v, hp, wp, wh, ww, s)), hp, wp, wh,
-          ww, s);
+      ScoreForm form;
+      form.scale_queries = true;
+      form.biases.push_back(bias.unsqueeze(1));
+      if (mask.defined()) form.biases.push_back(mask);
+      out =
+          swin_from_windows(softmax_attention(swin_to_windows(q, hp, wp, wh, ww, s),
+                                              swin_to_windows(k, hp, wp, wh, ww, s),
+                                              swin_to_windows(v, hp, wp, wh, ww, s), scale_, form),
+                            hp, wp, wh, ww, s);
       if (padded)
         out = out.reshape({batch, -1, hp, wp, out.size(-1)})
                   .slice(2, 0, height)

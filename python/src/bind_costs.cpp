@@ -115,7 +115,7 @@ std::shared_ptr<Results> bench_attention(const py::object& mechanisms,
   s.mechanisms = names.empty() || (names.size() == 1 && names[0] == "all")
                      ? attention::mechanism_names()
                      : names;
-  for (const auto& name : s.mechanisms) attention::mechanism_info(name);  // unknown: named
+  session::bench_rows(s);  // an unknown mechanism: named
   if (!sides.empty()) s.sides = sides;
   for (const int64_t side : s.sides)
     if (side < 1) throw std::invalid_argument("sides: positive grid sides");

@@ -7,7 +7,13 @@
 
 #include <cmath>
 
+#include <torch/version.h>
+
+#include <string>
+
 #include "app/session/attention_bench.h"
+#include "core/attention/fused_attention.h"
+#include "core/attention/mechanism.h"
 #include "core/runtime/device_peaks.h"
 
 namespace {
@@ -17,6 +23,7 @@ using namespace attnlab;
 TEST(AttentionBench, CountsTheWorkOfAForwardAtItsPrecision) {
   session::AttentionBenchSettings s;
   s.mechanisms = {"softmax"};
+  s.fused_row = false;  // softmax alone, whatever the build
   s.sides = {4};
   s.dim = 16;
   s.heads = 2;
@@ -40,6 +47,7 @@ TEST(AttentionBench, CountsTheWorkOfAForwardAtItsPrecision) {
 TEST(AttentionBench, TheTableSetsTheRatesAgainstTheMeasuredPeaks) {
   session::AttentionBenchSettings s;
   s.mechanisms = {"softmax", "linear"};
+  s.fused_row = false;
   s.sides = {4};
   s.dim = 16;
   s.heads = 2;
@@ -64,6 +72,41 @@ TEST(AttentionBench, TheTableSetsTheRatesAgainstTheMeasuredPeaks) {
     EXPECT_DOUBLE_EQ(t.rows[r][9].number(), double(p.bytes) / seconds / 1e9);
     EXPECT_DOUBLE_EQ(t.rows[r][10].number(), t.rows[r][9].number() / 10.0);
   }
+}
+
+// With LibTorch >= 2.0 the fused softmax is a row of its own, counted as softmax (its warm-up
+// counts eagerly: a fused kernel hides the products), and every row has its ratio to it; in a
+// 1.13 build there is no such row, and naming it says why.
+TEST(AttentionBench, TheFusedBaselineIsARowWhereTheBuildHasIt) {
+  session::AttentionBenchSettings s;
+  s.mechanisms = {"softmax", "linear"};
+  s.sides = {4};
+  s.dim = 16;
+  s.heads = 2;
+  s.repeats = 1;
+  const bool built = attention::fused_attention_built();
+  const auto rows = session::bench_rows(s);
+  ASSERT_EQ(rows.size(), built ? 3u : 2u);
+  if (!built) {
+    s.mechanisms = {"softmax", session::kFusedRow};
+    try {
+      session::bench_rows(s);
+      FAIL() << "sdpa was accepted without the fused kernel";
+    } catch (const attention::AttentionError& e) {
+      EXPECT_NE(std::string(e.what()).find(TORCH_VERSION), std::string::npos) << e.what();
+    }
+    GTEST_SKIP() << attention::fused_attention_description();
+  }
+  EXPECT_EQ(rows.back(), session::kFusedRow);
+  const auto points = session::bench_attention(s);
+  ASSERT_EQ(points.size(), 3u);
+  for (const auto& p : points) ASSERT_TRUE(p.error.empty()) << p.mechanism << ": " << p.error;
+  EXPECT_EQ(points[2].macs, points[0].macs);  // the same layer's work, counted the same
+  const auto t = session::attention_bench_table(points, s);
+  ASSERT_EQ(t.columns.size(), 9u);
+  EXPECT_EQ(t.columns[7], "latency_vs_sdpa");
+  EXPECT_DOUBLE_EQ(t.rows[2][7].number(), 1.0);  // sdpa against itself
+  EXPECT_DOUBLE_EQ(t.rows[0][7].number(), points[0].median_ms / points[2].median_ms);
 }
 
 TEST(DevicePeaks, TheCpuPeaksAreMeasuredAndFinite) {

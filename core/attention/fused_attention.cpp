@@ -1,0 +1,137 @@
+// The eager and fused softmax attention; see fused_attention.h.
+#include "core/attention/fused_attention.h"
+
+#include <ATen/ATen.h>
+#include <torch/version.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "core/runtime/mac_counter.h"
+
+// at::scaled_dot_product_attention came with LibTorch 2.0; its `scale` argument with 2.1.
+#if TORCH_VERSION_MAJOR >= 2
+#define ATTNLAB_HAS_SDPA 1
+#if TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 1
+#define ATTNLAB_SDPA_HAS_SCALE 1
+#endif
+#endif
+
+namespace attnlab::attention {
+namespace {
+
+std::atomic<int64_t> fused_calls{0}, eager_calls{0};
+thread_local bool eager_forced = false;
+
+// ATTNLAB_FUSED_ATTENTION=0 (or "off", "false") switches the fused path off for the process.
+bool switched_off_by_environment() {
+  static const bool off = [] {
+    const char* env = std::getenv("ATTNLAB_FUSED_ATTENTION");
+    return env &&
+           (!std::strcmp(env, "0") || !std::strcmp(env, "off") || !std::strcmp(env, "false"));
+  }();
+  return off;
+}
+
+#ifdef ATTNLAB_HAS_SDPA
+// (B, …, L, E) as the kernels' (B, X, L, E).
+at::Tensor as_four_dims(const at::Tensor& t) {
+  return t.dim() == 4 ? t : t.reshape({t.size(0), -1, t.size(-2), t.size(-1)});
+}
+#endif
+
+}  // namespace
+
+bool fused_attention_built() {
+#ifdef ATTNLAB_HAS_SDPA
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool fused_attention_enabled() {
+  return fused_attention_built() && !eager_forced && !switched_off_by_environment();
+}
+
+const char* fused_attention_description() {
+#ifdef ATTNLAB_HAS_SDPA
+  return "LibTorch " TORCH_VERSION ": at::scaled_dot_product_attention";
+#else
+  return "LibTorch " TORCH_VERSION " has no at::scaled_dot_product_attention (2.0 and later)";
+#endif
+}
+
+AttentionPathCounts attention_path_counts() {
+  return {fused_calls.load(std::memory_order_relaxed), eager_calls.load(std::memory_order_relaxed)};
+}
+
+EagerAttentionScope::EagerAttentionScope() : previous_(eager_forced) {
+  eager_forced = true;
+}
+EagerAttentionScope::~EagerAttentionScope() {
+  eager_forced = previous_;
+}
+
+at::Tensor eager_softmax_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                   double scale, const ScoreForm& form) {
+  eager_calls.fetch_add(1, std::memory_order_relaxed);
+  at::Tensor scores;
+  {
+    const runtime::MacGroupScope label("scores");  // for the complexity report
+    // Scaling the product in place keeps timm's and LITv2's numerics ((q kᵀ)·scale) without
+    // a second N×K temporary.
+    scores = form.scale_queries ? at::matmul(q * scale, k.transpose(-2, -1))
+                                : at::matmul(q, k.transpose(-2, -1)).mul_(scale);
+  }
+  for (const auto& bias : form.biases) scores = scores + bias;
+  return at::matmul(at::softmax(scores, -1), v);
+}
+
+at::Tensor fused_softmax_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                   double scale, const ScoreForm& form) {
+#ifdef ATTNLAB_HAS_SDPA
+  if (q.dim() < 3 || k.dim() != q.dim() || v.dim() != q.dim())
+    throw std::invalid_argument(
+        "fused_softmax_attention: q, k, v must have the same number (>= 3) "
+        "of dims");
+  fused_calls.fetch_add(1, std::memory_order_relaxed);
+  const int64_t n = q.size(-2), keys = k.size(-2);
+  c10::optional<at::Tensor> mask;
+  if (!form.biases.empty()) {
+    at::Tensor sum = form.biases.front();
+    for (size_t i = 1; i < form.biases.size(); ++i) sum = sum + form.biases[i];
+    std::vector<int64_t> shape(q.sizes().begin() + 1, q.sizes().end() - 1);
+    shape.push_back(keys);  // the scores' shape without the batch
+    mask = sum.expand(shape).reshape({1, -1, n, keys}).to(q.scalar_type());
+  }
+#ifdef ATTNLAB_SDPA_HAS_SCALE
+  const at::Tensor out = at::scaled_dot_product_attention(as_four_dims(q), as_four_dims(k),
+                                                          as_four_dims(v), mask, 0.0, false, scale);
+#else  // 2.0 divides by √d itself
+  const double d = static_cast<double>(q.size(-1));
+  const at::Tensor out = at::scaled_dot_product_attention(
+      as_four_dims(q * (scale * std::sqrt(d))), as_four_dims(k), as_four_dims(v), mask, 0.0, false);
+#endif
+  std::vector<int64_t> out_shape(q.sizes().begin(), q.sizes().end() - 1);
+  out_shape.push_back(v.size(-1));
+  return out.reshape(out_shape);
+#else
+  (void)q, (void)k, (void)v, (void)scale, (void)form;
+  throw std::runtime_error(std::string("fused softmax attention: ") +
+                           fused_attention_description());
+#endif
+}
+
+at::Tensor softmax_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                             double scale, const ScoreForm& form) {
+  if (fused_attention_enabled() && !runtime::counting_macs())
+    return fused_softmax_attention(q, k, v, scale, form);
+  return eager_softmax_attention(q, k, v, scale, form);
+}
+
+}  // namespace attnlab::attention

@@ -1,0 +1,166 @@
+// The fused softmax attention (issue 51; core/attention/fused_attention.h): which path each
+// forward takes, in this build and in one with LibTorch >= 2.0, and the fused kernel's
+// numerics against the float64 truth wherever the build has it (skipped, and said, in a
+// LibTorch 1.13 build; bench/gpu_check runs the same comparison against the eager path on
+// the GPU machine's torch 2.x).
+#include <gtest/gtest.h>
+#include <torch/version.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/attention/fused_attention.h"
+#include "core/attention/registry.h"
+#include "core/runtime/mac_counter.h"
+
+namespace {
+
+using namespace attnlab;
+using attention::attention_path_counts;
+
+// The calls each path took while `body` ran.
+template <class F>
+attention::AttentionPathCounts calls_during(F&& body) {
+  const auto before = attention_path_counts();
+  body();
+  const auto after = attention_path_counts();
+  return {after.fused - before.fused, after.eager - before.eager};
+}
+
+std::shared_ptr<attention::AttentionMechanism> small_softmax() {
+  attention::MechanismConfig c;
+  c.dim = 16;
+  c.heads = 2;
+  auto m = attention::make_mechanism("softmax", c);
+  m->eval();
+  return m;
+}
+
+TEST(FusedAttention, TheGuardFollowsTheLibTorchVersion) {
+  EXPECT_EQ(attention::fused_attention_built(), TORCH_VERSION_MAJOR >= 2)
+      << attention::fused_attention_description();
+  const std::string description = attention::fused_attention_description();
+  EXPECT_NE(description.find(TORCH_VERSION), std::string::npos) << description;
+  if (!attention::fused_attention_built()) {
+    EXPECT_FALSE(attention::fused_attention_enabled());
+    const at::Tensor q = at::randn({1, 2, 4, 8});
+    try {
+      attention::fused_softmax_attention(q, q, q, 0.5);
+      FAIL() << "the fused path ran in a build without it";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("2.0"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(FusedAttention, AnUntracedForwardIsFusedWhereTheBuildHasIt) {
+  auto m = small_softmax();
+  const auto layout = attention::grid_layout(3, 3);
+  const at::Tensor x = at::randn({2, 9, 16});
+  at::NoGradGuard no_grad;
+  const auto plain = calls_during([&] { m->forward(x, layout); });
+  const bool fused = attention::fused_attention_enabled();
+  EXPECT_EQ(plain.fused, fused ? 1 : 0);
+  EXPECT_EQ(plain.eager, fused ? 0 : 1);
+  // A traced forward needs no matrix for its output either: its maps come from the
+  // recorded q, k, v.
+  const auto traced = calls_during([&] { m->forward_traced(x, layout); });
+  EXPECT_EQ(traced.fused, fused ? 1 : 0);
+}
+
+TEST(FusedAttention, TheExplicitFormCountingAndTheEagerScopeStayEager) {
+  auto m = small_softmax();
+  const auto layout = attention::grid_layout(3, 3);
+  const at::Tensor x = at::randn({1, 9, 16});
+  at::NoGradGuard no_grad;
+  attention::TraceOptions o;
+  o.explicit_attention = true;  // the output is computed from the matrices themselves
+  EXPECT_EQ(calls_during([&] { m->forward_traced(x, layout, o); }).fused, 0);
+  {
+    const runtime::MacCounter counter;  // a fused kernel would hide the two products
+    EXPECT_EQ(calls_during([&] { m->forward(x, layout); }).fused, 0);
+  }
+  {
+    const attention::EagerAttentionScope eager;
+    EXPECT_FALSE(attention::fused_attention_enabled());
+    const auto c = calls_during([&] { m->forward(x, layout); });
+    EXPECT_EQ(c.fused, 0);
+    EXPECT_EQ(c.eager, 1);
+  }
+}
+
+// softmax(q kᵀ·scale + bias)·v in float64: the truth both paths are held to.
+at::Tensor truth(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, double scale,
+                 const at::Tensor& bias) {
+  at::Tensor s = at::matmul(q.to(at::kDouble), k.to(at::kDouble).transpose(-2, -1)) * scale;
+  if (bias.defined()) s = s + bias.to(at::kDouble);
+  return at::matmul(at::softmax(s, -1), v.to(at::kDouble));
+}
+
+// The bound on |out − truth| for a path whose tensors are rounded to unit roundoff u and
+// whose sums run at float32 (u32) or finer. A score is off by at most δ = u·(S + B) (its own
+// rounding and the bias's, S = max |q·k|·scale of these inputs, B = max |bias| of the
+// unmasked part: a masked score's probability, e^-100, moves nothing) plus d·u32·qmax·kmax·
+// scale (its d-long sum; u, not u32, when q·scale is rounded first); shifting scores by δ moves
+// each probability by at most 2δ of itself, so an output by 2δ·max|v|; the probabilities' and
+// outputs' roundings and the K-long aggregation add (2u + K·u32)·max|v|. Twice that, for headroom.
+// A dropped bias or a wrong scale moves outputs by a sizeable part of max|v|, far beyond it.
+double bound(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, double scale,
+             const at::Tensor& unmasked_bias, bool scale_queries, double u) {
+  const double u32 = std::ldexp(1.0, -24);
+  const double d = double(q.size(-1)), keys = double(k.size(-2));
+  const at::Tensor q64 = q.to(at::kDouble), k64 = k.to(at::kDouble);
+  const double s = at::matmul(q64, k64.transpose(-2, -1)).abs().max().item<double>() * scale;
+  const double b = unmasked_bias.defined() ? unmasked_bias.abs().max().item<double>() : 0.0;
+  const double terms = q64.abs().max().item<double>() * k64.abs().max().item<double>() * scale;
+  // Swin's form rounds q·scale first: each of the d terms then carries u of itself.
+  const double delta = u * (s + b) + d * (scale_queries ? u : u32) * terms;
+  return 2.0 * (2.0 * delta + 2.0 * u + keys * u32) * v.abs().max().item<double>();
+}
+
+TEST(FusedAttention, BothPathsMatchTheFloat64Truth) {
+  at::manual_seed(3);
+  struct Case {
+    std::vector<int64_t> q, k;
+    bool bias, scale_queries;
+  };
+  // (B, h, N, d) with N != K (SRA, Lo-Fi), Hi-Fi's and Swin's 5-d windows, with Swin's bias.
+  const Case cases[] = {{{2, 3, 10, 8}, {2, 3, 10, 8}, false, false},
+                        {{1, 2, 12, 8}, {1, 2, 3, 8}, false, false},
+                        {{2, 2, 4, 9, 8}, {2, 2, 4, 9, 8}, false, false},
+                        {{1, 2, 4, 9, 8}, {1, 2, 4, 9, 8}, true, true}};
+  for (const auto dtype : {at::kFloat, at::kBFloat16}) {
+    const double u = dtype == at::kFloat ? std::ldexp(1.0, -24) : std::ldexp(1.0, -8);
+    for (const auto& c : cases) {
+      const at::Tensor q = at::randn(c.q).to(dtype), k = at::randn(c.k).to(dtype);
+      const at::Tensor v = at::randn(c.k).to(dtype);
+      attention::ScoreForm form;
+      form.scale_queries = c.scale_queries;
+      at::Tensor bias;
+      if (c.bias) {  // (h, 1, N, N) bias, then a (windows, N, N) mask of 0 and -100
+        const int64_t n = c.q[c.q.size() - 2];
+        form.biases = {at::randn({c.q[1], 1, n, n}).to(dtype),
+                       (at::rand({c.q[2], n, n}) > 0.7).to(dtype) * -100.0};
+        bias = form.biases[0].to(at::kDouble) + form.biases[1].to(at::kDouble);
+      }
+      const double scale = 1.0 / std::sqrt(8.0);
+      const at::Tensor want = truth(q, k, v, scale, bias);
+      const double tol =
+          bound(q, k, v, scale, c.bias ? form.biases[0] : at::Tensor(), c.scale_queries, u);
+      const auto diff = [&](const at::Tensor& got) {
+        EXPECT_EQ(got.scalar_type(), dtype);
+        return (got.to(at::kDouble) - want).abs().max().item<double>();
+      };
+      EXPECT_LE(diff(attention::eager_softmax_attention(q, k, v, scale, form)), tol);
+      if (attention::fused_attention_built()) {
+        EXPECT_LE(diff(attention::fused_softmax_attention(q, k, v, scale, form)), tol);
+      }
+    }
+  }
+  if (!attention::fused_attention_built())
+    GTEST_SKIP() << "eager checked; the fused path is not in this build: "
+                 << attention::fused_attention_description();
+}
+
+}  // namespace

@@ -6,7 +6,8 @@
 //          [--map query|rollout] [--compare-scale per-panel|shared]
 //          [--compare-difference A,B] [--figures KIND,...] [--img-size H[,W]
 //          [--pos-interpolation bicubic|bicubic_antialias]] [analysis options as analyze]
-//          [--complexity-scales 1,2,3] [--bench [--bench-sides 14,28,56]]
+//          [--complexity-scales 1,2,3] (on request, or --figures complexity)
+//          [--bench [--bench-sides 14,28,56]]
 //          [--img-sizes S1,S2,...]   a resolution sweep of each model (size_sweep.h)
 //   (the figure options: report_options.h; they reproduce a GUI view, docs/GUI.md)
 //   (each M a checkpoint, or a model config .json for untrained weights)

@@ -136,8 +136,10 @@ const std::vector<CommandSpec>& commands() {
                                               --models, from 0) as a last panel
       [--figures KIND,...]                    only these figures (head_maps, layers_heads,
                                               prefix_maps, compare, rollout, explanations, ...)
-      [--complexity-scales 1,2,3|none]        MACs of each model at these multiples of its
-                                              input size (figure "complexity")
+      [--complexity-scales 1,2,3]             MACs of each model at these multiples of its
+                                              input size (figure "complexity", on request:
+                                              this option or --figures complexity; the
+                                              --demo draws it)
       [--bench [--bench-sides 14,28,56]]      measure one layer of each model's mechanism
                                               against softmax (figure "attention_bench")
       [--img-sizes 224,288,384]               a resolution sweep of each model: the

@@ -30,6 +30,7 @@ CostOptions take_cost_options(Args& args) {
   if (scales.size() == 1 && scales.front() == "none") {
     o.complexity_scales.clear();
   } else if (!scales.empty()) {
+    o.complexity = true;
     o.complexity_scales.clear();
     for (const auto& value : scales)
       for (const auto& item : text::split(value)) {
@@ -102,7 +103,8 @@ std::vector<session::FigureJob> cost_figure_jobs(const std::vector<CostModel>& m
     s.device = device;
     s.sides = options.bench_sides;
     s.repeats = options.bench_repeats;
-    Progress progress("report: bench", int64_t(s.mechanisms.size() * s.sides.size()), "point");
+    Progress progress("report: bench", int64_t(session::bench_rows(s).size() * s.sides.size()),
+                      "point");
     try {
       const auto points = session::bench_attention(
           s, [&](int64_t done, int64_t, const std::string& what) { progress.update(done, what); });

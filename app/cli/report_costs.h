@@ -16,7 +16,11 @@
 namespace attnlab::cli {
 
 struct CostOptions {
+  // The complexity sweep is on request (issue 51: it cost the default report as much as its
+  // analyses): `complexity` says --complexity-scales LIST asked for it; --figures complexity
+  // asks for it at these scales too.
   std::vector<double> complexity_scales = session::default_complexity_scales();  // empty: none
+  bool complexity = false;
   bool bench = false;
   std::vector<int64_t> bench_sides = {14, 28, 56};
   int bench_repeats = 3;

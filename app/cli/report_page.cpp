@@ -55,7 +55,9 @@ int finish_report(const ReportRequest& req, ReportParts& parts,
   const auto wanted = [&](const char* kind) {
     return options.kinds.empty() || options.kinds.count(kind) > 0;
   };
-  if (!wanted("complexity")) cost.complexity_scales.clear();
+  // The complexity sweep only when asked: by --complexity-scales LIST, or --figures complexity.
+  if (!(options.kinds.empty() ? cost.complexity : wanted("complexity")))
+    cost.complexity_scales.clear();
   if (!wanted("attention_bench")) cost.bench = false;
   // The analyses' figures are drawn side by side; the cost figures, which count and time
   // with LibTorch, after them one at a time.

@@ -57,6 +57,9 @@ ReportRequest take_report_request(Args& args) {
   if (!r.pos_interpolation.empty() && r.img_size.empty())
     throw UsageError("--pos-interpolation goes with --img-size");
   r.cost = take_cost_options(args);
+  // The demo shows the zoo's costs too: its models are small, so the sweep is cheap there.
+  if (demo && r.cost.complexity_scales == session::default_complexity_scales())
+    r.cost.complexity = true;
   // The demo shows every analysis but those that are slow even on the zoo's small models
   // (AnalysisInfo::in_demo: ERF and one forward per head cost milliseconds there, the
   // faithfulness curves hundreds of forwards); otherwise "all".

@@ -11,7 +11,7 @@ namespace attnlab::session {
 
 const std::vector<FigureKind>& cost_figure_kinds() {
   static const std::vector<FigureKind> kinds = {
-      {"complexity", "Complexity: MACs against input size"},
+      {"complexity", "Complexity: MACs against input size", /*on_request=*/true},
       {"attention_bench", "Measured latency and memory of one attention layer"}};
   return kinds;
 }

@@ -255,6 +255,19 @@ TEST(ReportCli, CostFiguresCountAndMeasureTheModels) {
             0);
   EXPECT_EQ(figures_in(out2).size(), 1u);
   EXPECT_FALSE(fs::exists(fs::path(out2) / "stats" / "bench_cpu__attention_bench.csv"));
+  // The complexity sweep is on request (issue 51): a default report counts nothing, and
+  // --complexity-scales alone asks for it.
+  const auto report = [&](const std::string& dir_out, const std::string& extra) {
+    return run_cli("report --models " + config + " --images " + asset("demo.png") + " --out " +
+                   dir_out + " --formats svg --analyses maps" + extra);
+  };
+  const std::string plain = dir.file("plain"), asked = dir.file("asked");
+  ASSERT_EQ(report(plain, "").code, 0);
+  EXPECT_EQ(figures_in(plain).count("complexity__macs"), 0u);
+  EXPECT_FALSE(fs::exists(fs::path(plain) / "stats" / "complexity__complexity_totals.csv"));
+  ASSERT_EQ(report(asked, " --complexity-scales 1,2").code, 0);
+  EXPECT_EQ(figures_in(asked).count("complexity__macs"), 1u);
+  EXPECT_TRUE(fs::exists(fs::path(asked) / "stats" / "complexity__complexity_totals.csv"));
 }
 
 TEST(ReportCli, UsageErrorsWriteNothing) {

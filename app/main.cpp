@@ -13,6 +13,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/version.h"
 #include "core/io/file_bytes.h"
+#include "core/runtime/allocator_tuning.h"
 #include "core/runtime/device.h"
 #include "core/runtime/memory_budget.h"
 #include "core/runtime/precision.h"
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
       std::printf("%s\n", version_line().c_str());
       return kExitOk;
     }
+    attnlab::runtime::tune_allocator();  // before LibTorch allocates (allocator_tuning.h)
     g.threads = all.take_positive_int("--threads", 0);
     g.device = attnlab::runtime::default_device_spec();  // ATTNLAB_DEVICE, else auto
     std::string device = all.take_option("--device");

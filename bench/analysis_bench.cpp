@@ -14,6 +14,7 @@
 #include "core/analysis/attention_maps.h"
 #include "core/analysis/faithfulness.h"
 #include "core/analysis/rank.h"
+#include "core/runtime/allocator_tuning.h"
 #include "core/runtime/memory_probe.h"
 #include "models/erf_run.h"
 #include "models/faithfulness_run.h"
@@ -89,6 +90,26 @@ BENCHMARK_CAPTURE(BM_ForwardAndAnalyses, maps_rank_spectra, std::string("maps,ra
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// The same per image of a long run (analyze over an image set): one session takes every
+// iteration's image, as the CLI's does, so its tables have their rows already (issue 51's
+// per-image overhead: this against BM_Forward/1).
+void BM_ForwardAndAnalysesStreaming(benchmark::State& state, const std::string& analyses) {
+  at::NoGradGuard no_grad;
+  auto model = bench::preset_model(kModel);
+  const at::Tensor x = at::randn({1, 3, 224, 224});
+  const auto s = settings_for(analyses);
+  session::AnalysisSession session(s, nullptr);
+  session.add("warm-up", model->run(x, s.forward_options()));
+  int64_t image = 0;
+  for (auto _ : state)
+    session.add("image" + std::to_string(image++), model->run(x, s.forward_options()));
+  benchmark::DoNotOptimize(session.images());
+}
+BENCHMARK_CAPTURE(BM_ForwardAndAnalysesStreaming, maps_rank_spectra,
+                  std::string("maps,rank,spectra"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 void BM_OneAnalysis(benchmark::State& state, const std::string& analysis) {
   at::NoGradGuard no_grad;
   const auto s = settings_for(analysis);
@@ -99,6 +120,11 @@ void BM_OneAnalysis(benchmark::State& state, const std::string& analysis) {
     benchmark::DoNotOptimize(session.images());
   }
 }
+// The three of the issue-51 overhead together, on one recorded forward (a fresh session
+// each time, so with its tables' first-image work).
+BENCHMARK_CAPTURE(BM_OneAnalysis, maps_rank_spectra, std::string("maps,rank,spectra"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_OneAnalysis, maps, std::string("maps"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
@@ -339,4 +365,13 @@ BENCHMARK(BM_ImageSet100)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// As the attnlab executable runs (core/runtime/allocator_tuning.h), so that the ratios here
+// are those of the CLI.
+int main(int argc, char** argv) {
+  attnlab::runtime::tune_allocator();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

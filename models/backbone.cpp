@@ -44,7 +44,7 @@ at::Tensor ForwardRecorder::attend(attention::AttentionMechanism& attn, const st
                                    const at::Tensor& tokens, const attention::TokenLayout& layout) {
   if (!tracing() && !recording()) return attn.forward(tokens, layout);
   auto [out, trace] = attn.forward_traced(tokens, layout, options_.trace);
-  if (recording())  // what the reference fixtures record of this layer, named by block
+  if (recording() && options_.record_attention_outputs)  // the fixtures' record of the layer
     for (const auto& [kind, tensor] : trace->reference_outputs())
       output(kind, block_path(path), tensor);
   if (tracing()) result_.traces.push_back({path, trace});

@@ -36,6 +36,11 @@ struct ForwardOptions {
   bool trace_attention = false;   // keep every attention layer's AttentionTrace
   attention::TraceOptions trace;  // passed to each traced layer
   bool record_outputs = false;    // fill ForwardResult::outputs ("out.*", "attn.*", ...)
+  // With record_outputs, also each attention layer's fixture-style outputs ("attn.<block>":
+  // softmax's whole N×N matrices, "hifi."/"lofi." branches), which `infer` and the parity
+  // tests compare. The session reads only "out.*" and the traces, so it turns them off:
+  // materialising every head's matrix cost it 14 ms of deit_small's 73 ms forward (issue 51).
+  bool record_attention_outputs = true;
   // Only every block's output ("out.<block>"): what reading the blocks out needs
   // (models/lens_run.h), without the attention maps and traced forwards record_outputs keeps.
   bool record_block_outputs = false;

@@ -90,7 +90,9 @@ ForwardMemory estimate_forward_memory(const Backbone& model, int64_t batch, int6
       if (options.trace.explicit_attention) kept += b * full;
     }
     if (options.record_outputs)
-      kept += 3.0 * b * n * c + (info && !info->linear_in_tokens ? b * scores : 0);
+      kept +=
+          3.0 * b * n * c +
+          (options.record_attention_outputs && info && !info->linear_in_tokens ? b * scores : 0);
     else if (options.record_block_outputs)
       kept += b * n * c;  // the block's output alone
     m.kept += kept * element;

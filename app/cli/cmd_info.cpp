@@ -1,11 +1,14 @@
 // `attnlab info`: the runtime this build runs with — LibTorch version, thread count,
 // where its data comes from, the devices it can run on, the device --device (or ATTNLAB_DEVICE)
-// selects, which precisions (--dtype) run there, and whether the GUI was built.
+// selects, which precisions (--dtype) run there, whether softmax attention is fused, and
+// whether the GUI was built.
 #include <cstdio>
 #include <utility>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/version.h"
+#include "core/attention/fused_attention.h"
+#include "core/runtime/allocator_tuning.h"
 #include "core/runtime/bf16_products.h"
 #include "core/runtime/data_paths.h"
 #include "core/runtime/device.h"
@@ -24,6 +27,7 @@ int cmd_info(Args args, const GlobalOptions& g) {
     std::printf("%-7s %s%s(%s)\n", (std::string(name) + ":").c_str(), dir.path.c_str(),
                 dir.path.empty() ? "" : " ", dir.origin.c_str());
   std::printf("runtime: %s\n", runtime::describe_runtime().c_str());
+  std::printf("allocator: %s\n", runtime::tune_allocator().c_str());
   const runtime::MemoryBudget budget = runtime::memory_budget();
   std::printf("memory budget of a forward pass (--max-memory): %s\n",
               budget.limited() ? (runtime::format_bytes(static_cast<double>(budget.bytes)) + " (" +
@@ -43,6 +47,14 @@ int cmd_info(Args args, const GlobalOptions& g) {
     std::printf("  %-5s %s\n", runtime::dtype_name(t).c_str(),
                 why.empty() ? "runs" : ("refused: " + why).c_str());
   }
+  // Whether softmax attention runs through the fused kernel when no matrix is needed.
+  std::printf("fused softmax attention: %s%s\n",
+              attention::fused_attention_enabled() ? "on, " : "off, ",
+              attention::fused_attention_built()
+                  ? (std::string(attention::fused_attention_description()) +
+                     (attention::fused_attention_enabled() ? "" : " (ATTNLAB_FUSED_ATTENTION=0)"))
+                        .c_str()
+                  : attention::fused_attention_description());
   // How bf16 matrix products add their terms on this CPU (core/runtime/bf16_products.h).
   std::printf("bf16 matrix products on the CPU: %s\n",
               runtime::bf16_products_description().c_str());

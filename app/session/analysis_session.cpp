@@ -18,6 +18,7 @@ models::ForwardOptions AnalysisSettings::forward_options() const {
   // without branch outputs.
   for (const auto& name : analyses)
     if (const AnalysisInfo* a = find_analysis(name)) o.record_outputs |= a->needs_outputs;
+  o.record_attention_outputs = false;  // the traces answer every map; "out.*" is what is read
   return o;
 }
 

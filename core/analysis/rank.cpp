@@ -1,9 +1,10 @@
 // Rank statistics of stacks of matrices (SPEC §3, RALA Figs. 2, 4, 5, 8) and the per-head
-// matrices each mechanism's trace offers for them (rank.h). The float32 rule's singular
-// values come from one batched at::linalg_svdvals in the matrices' own dtype and device, as
-// torch.linalg.matrix_rank computes them, so that rank is torch's; a second batched SVD of
-// the values in float64 gives the spectrum every other definition reads. Everything after
-// that (thresholds, entropies) is a few scalars per matrix, done in double on the CPU.
+// matrices each mechanism's trace offers for them (rank.h), on the CPU. The float64 singular
+// values every definition reads come from each matrix's Gram eigenvalues where that is
+// accurate to 1e-6, else its float64 SVD (float32_stack_values); the float32 rule's count is
+// torch.linalg.matrix_rank's, from an SVD in the matrices' own dtype wherever a float64 value
+// lies near its tolerance (elsewhere the two cannot differ: rank_statistics). Everything
+// after that (thresholds, entropies) is a few scalars per matrix, in double.
 #include "core/analysis/rank.h"
 
 #include <ATen/ATen.h>
@@ -84,28 +85,60 @@ void spread_of(const at::Tensor& sigma, RankStats& s) {
 // and, for a float32 stack, of the values in float64 (`precise`; the same tensor for a
 // float64 stack). On the CPU every SVD is a small task on a single-threaded BLAS, side by
 // side (runtime/small_tasks.h); each is the LAPACK call a batched svdvals makes for it.
+// A real float32 stack on the CPU takes a shorter way (float32_stack_values) that needs the
+// SVDs only where they could change a result; `native_needed` then says which matrices
+// still need their float32 SVD (the caller decides, from the float64 values).
 struct SingularValues {
   at::Tensor native, precise;
 };
 
-SingularValues singular_values(const at::Tensor& stack) {
+at::Tensor as_double(const at::Tensor& t) {
+  return t.to(c10::isComplexType(t.scalar_type()) ? at::kComplexDouble : at::kDouble);
+}
+
+// The largest relative error accepted for a singular value taken from the Gram matrix's
+// eigenvalues: far below the float32 values' own (ε₃₂ ≈ 6e-8 relative per entry, so the
+// precision rule's floor at 2·√m·ε₃₂·σ_max), and far from every tolerance's ambiguity band.
+constexpr double kGramRelativeError = 1e-6;
+
+// Float64 singular values of a real float32 stack (n, m, k): √ of the eigenvalues of each
+// matrix's Gram matrix on its shorter side, one batched float64 product for all of them and
+// a symmetric eigensolver per matrix (about half an SVD's work, in BLAS-3), wherever that is
+// accurate: products of float32 values are exact in float64, so G carries only the rounding
+// of its r-long sums, and the eigensolver's backward error, together at most
+// e = (max(m, k) + 2·r)·ε₆₄·σ_max² on every eigenvalue (Weyl); σ_i = √λ_i is then within
+// e/(2σ_i²) of itself, relative. A matrix whose smallest singular value makes that exceed
+// kGramRelativeError (a rank-deficient one) gets its float64 SVD instead, as before.
+at::Tensor float32_stack_values(const at::Tensor& stack) {
+  const int64_t n = stack.size(0), m = stack.size(1), k = stack.size(2), r = std::min(m, k);
+  const at::Tensor a = stack.to(at::kDouble);
+  const at::Tensor gram =
+      m >= k ? at::matmul(a.transpose(1, 2), a) : at::matmul(a, a.transpose(1, 2));
+  at::Tensor sigma = at::empty({n, r}, at::kDouble);
+  const double e_unit = double(std::max(m, k) + 2 * r) * std::numeric_limits<double>::epsilon();
+  runtime::for_each_small_task(n, [&](int64_t i) {
+    at::Tensor lambda = at::linalg_eigvalsh(gram[i]).flip(0).clamp_min(0.0);  // descending
+    const double* l = lambda.data_ptr<double>();
+    const double e = e_unit * l[0];  // λ_max = σ_max²
+    if (l[0] > 0.0 && l[r - 1] * 2.0 * kGramRelativeError >= e)
+      sigma[i].copy_(lambda.sqrt_());
+    else
+      sigma[i].copy_(at::linalg_svdvals(a[i]));
+  });
+  return sigma;
+}
+
+SingularValues singular_values(const at::Tensor& stack, bool precise_too = true) {
   const int64_t n = stack.size(0), r = std::min(stack.size(1), stack.size(2));
   const bool is_double = c10::toRealValueType(stack.scalar_type()) == at::kDouble;
-  const auto as_double = [](const at::Tensor& t) {
-    return t.to(c10::isComplexType(t.scalar_type()) ? at::kComplexDouble : at::kDouble);
-  };
   if (r == 0) {
     const at::Tensor none = at::zeros({n, 0}, at::kDouble);
     return {none, none};
   }
-  if (!stack.device().is_cpu()) {  // one batched call each on the device
-    const at::Tensor native = at::linalg_svdvals(stack).to(at::kCPU, at::kDouble).contiguous();
-    return {native, is_double ? native
-                              : at::linalg_svdvals(as_double(stack)).to(at::kCPU).contiguous()};
-  }
   at::Tensor native = at::empty({n, r}, at::kDouble);
-  at::Tensor precise = is_double ? native : at::empty({n, r}, at::kDouble);
-  runtime::for_each_small_task(is_double ? n : 2 * n, [&](int64_t t) {
+  const bool one = is_double || !precise_too;  // one SVD per matrix
+  at::Tensor precise = one ? native : at::empty({n, r}, at::kDouble);
+  runtime::for_each_small_task(one ? n : 2 * n, [&](int64_t t) {
     const int64_t i = t % n;
     if (t < n)
       native[i].copy_(at::linalg_svdvals(stack[i]));
@@ -138,7 +171,8 @@ std::vector<RankDefinition> rank_definitions(const RankOptions& options) {
        "count of singular values (SVD in the matrices' dtype, float32 here) above " +
            options.describe()},
       {"precision_rank", "rank above float32 precision",
-       "count of singular values (float64 SVD of the values) above "
+       "count of singular values (float64, of the values: their Gram matrix's eigenvalues "
+       "where accurate to 1e-6, else an SVD) above "
        "2*sqrt(max(m,n))*eps(float32)*sigma_max: the spectral norm of independent float32 "
        "rounding errors of the entries, which may move every singular value (Weyl)"},
       {"effective_rank", "effective rank",
@@ -161,7 +195,11 @@ std::vector<RankStats> rank_statistics(const at::Tensor& reduced_or_not,
   // significant bits would put the tolerance above the largest singular value
   // (max(m, k)·2^-7 > 1 past 128 rows). Singular values under about 2^-8 of the largest are
   // then the forward's rounding, which the float32 rules count (docs/ARCHITECTURE.md).
-  const at::Tensor matrices = runtime::full_precision(reduced_or_not);
+  // On the CPU whatever device the matrices come from: they are small (a head's d×d buffer
+  // or N×d output), and LAPACK's SVDs of them side by side beat cuSOLVER's one launch per
+  // matrix (rank was 5–13× slower on an H200 than on 16 CPU threads, and RAVLT's ranks did
+  // not finish in minutes: docs/BENCHMARKS.md).
+  const at::Tensor matrices = runtime::full_precision(reduced_or_not).cpu();
   if (!matrices.defined() || (matrices.dim() != 2 && matrices.dim() != 3))
     throw std::invalid_argument(
         "rank_statistics: expected matrices (m, k) or a stack (n, m, k), got " +
@@ -181,15 +219,48 @@ std::vector<RankStats> rank_statistics(const at::Tensor& reduced_or_not,
     throw std::invalid_argument("rank_statistics: the matrices hold NaN or Inf values");
 
   const bool is_double = c10::toRealValueType(type) == at::kDouble;
-  const auto [native, precise] = singular_values(stack);
   const double rtol = options.rtol > 0.0 ? options.rtol : static_cast<double>(std::max(m, k)) * eps;
   const double noise = 2.0 * std::sqrt(static_cast<double>(std::max(m, k))) * eps_data;
+  SingularValues values;
+  std::vector<bool> own_native;  // matrices whose float32-rule values are their float64 ones
+  if (type == at::kFloat && std::min(m, k) > 0) {
+    // The float64 values first; a matrix's float32 SVD (torch's, for the float32 rule) only
+    // where it could count differently: where a float64 value lies within
+    // kRankAmbiguityFactor of the rule's tolerance, or the tolerance is below the float32
+    // SVD's own error. LAPACK's singular values are off by a small multiple of ε₃₂·σ_max
+    // (backward stable), far less than the (1 − 1/kRankAmbiguityFactor)·max(m, k)·ε₃₂·σ_max
+    // it would take to carry a value across the default tolerance from outside that band.
+    values.precise = float32_stack_values(stack);
+    values.native = values.precise;
+    own_native.assign(size_t(stack.size(0)), true);
+    const double safe_rtol = static_cast<double>(std::max(m, k)) * eps;
+    std::vector<int64_t> needed;
+    for (int64_t i = 0; i < stack.size(0); ++i) {
+      const double sigma_max = values.precise[i][0].item<double>();
+      const double tolerance = options.atol > 0.0 ? options.atol : rtol * sigma_max;
+      if (tolerance < safe_rtol * sigma_max || count_above(values.precise[i], tolerance).second) {
+        needed.push_back(i);
+        own_native[size_t(i)] = false;
+      }
+    }
+    if (!needed.empty()) {
+      values.native = values.precise.clone();
+      const at::Tensor index = at::tensor(needed, at::kLong);
+      values.native.index_copy_(0, index,
+                                singular_values(stack.index_select(0, index), false).native);
+    }
+  } else {
+    values = singular_values(stack);
+  }
+  const at::Tensor& native = values.native;
+  const at::Tensor& precise = values.precise;
   std::vector<RankStats> out;
   out.reserve(static_cast<size_t>(stack.size(0)));
   for (int64_t i = 0; i < stack.size(0); ++i) {
     RankStats s;
-    s.sigma_native = native[i].clone();
-    s.sigma = is_double ? s.sigma_native : precise[i].clone();
+    s.sigma = is_double ? native[i].clone() : precise[i].clone();
+    s.sigma_native =
+        is_double || (!own_native.empty() && own_native[size_t(i)]) ? s.sigma : native[i].clone();
     const double native_max =
         s.sigma_native.numel() > 0 ? s.sigma_native.max().item<double>() : 0.0;
     const double precise_max = s.sigma.numel() > 0 ? s.sigma.max().item<double>() : 0.0;

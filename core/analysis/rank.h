@@ -3,7 +3,7 @@
 //   rank            numerical rank, float32 rule as torch.linalg.matrix_rank: SVD in the
 //                   matrices' own dtype, σ > max(m, n)·ε(dtype)·σ_max (or the user's
 //                   atol / rtol). The paper's rule and the default.
-//   precision_rank  singular values (float64 SVD of the values) above the noise floor of
+//   precision_rank  float64 singular values of the values above the noise floor of
 //                   the precision the values were computed in: σ > 2·√max(m, n)·ε_data·σ_max,
 //                   ε_data = ε of float32 or of the dtype, whichever is coarser.
 //   effective_rank  exp(H(σ/Σσ)) and stable_rank Σσ²/σ_max², from the float64 σ.
@@ -52,8 +52,8 @@ struct RankOptions {
 };
 
 struct RankStats {
-  at::Tensor sigma;         // (min(m, n),) float64 SVD of the values, on the CPU, descending
-  at::Tensor sigma_native;  // the same from the SVD in the matrices' dtype (the rule's), float64
+  at::Tensor sigma;         // (min(m, n),) float64 singular values, on the CPU, descending
+  at::Tensor sigma_native;  // from the SVD in the matrices' dtype where needed (else sigma)
   // Numerical rank, float32 rule as torch.linalg.matrix_rank (sigma_native > tolerance).
   int64_t rank = 0;
   double tolerance = 0.0;
@@ -75,9 +75,11 @@ std::vector<RankDefinition> rank_definitions(const RankOptions& options);
 std::string rank_ambiguity_rule();
 
 // matrices: (n, m, k) (or (m, k)); one RankStats per matrix. Singular values are computed
-// on the matrices' device, in their dtype for the float32 rule (as torch does) and in
-// float64 for the others (one SVD when the matrices are float64 already). All-zero
-// matrices: every rank 0.
+// on the CPU (matrices on a GPU are copied there), in float64 for every definition, and for
+// the float32 rule in the matrices' dtype (as torch does) wherever that could change the
+// count: a float64 value within kRankAmbiguityFactor of the tolerance, or a tolerance
+// below the default. Elsewhere sigma_native is sigma. One SVD when the matrices are
+// float64 already. All-zero matrices: every rank 0.
 // A bf16/fp16 stack is analysed as its fp32 copy, by the float32 rules (see rank.cpp).
 std::vector<RankStats> rank_statistics(const at::Tensor& matrices, const RankOptions& options = {});
 

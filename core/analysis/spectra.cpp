@@ -13,6 +13,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace attnlab::analysis {
 namespace {
@@ -23,30 +24,37 @@ std::string shape_str(at::IntArrayRef s) {
   return out + ")";
 }
 
-// Row r of the centred DFT matrix of length n is frequency k = r - n/2 (integer n/2), the
-// order fftshift gives: M[r][y] = exp(-2πi·k·y/n), complex float64 (n, n). The phase is
-// reduced mod n in integers first, so every entry is accurate to the last bit.
-at::Tensor centred_dft_matrix(int64_t n) {
-  at::Tensor m = at::empty({n, n}, at::kComplexDouble);
-  auto* p = m.data_ptr<c10::complex<double>>();
+// The centred DFT matrix of length n, M[r][y] = exp(-2πi·k·y/n) with row r at frequency
+// k = r - n/2 (integer n/2), the order fftshift gives, as its real parts: cos (n, n) and
+// sin (n, n) with M = cos - i·sin, float64. The phase is reduced mod n in integers first,
+// so every entry is accurate to the last bit.
+std::pair<at::Tensor, at::Tensor> centred_dft_parts(int64_t n) {
+  at::Tensor c = at::empty({n, n}, at::kDouble), sn = at::empty({n, n}, at::kDouble);
+  double* pc = c.data_ptr<double>();
+  double* ps = sn.data_ptr<double>();
   for (int64_t r = 0; r < n; ++r) {
     const int64_t k = ((r - n / 2) % n + n) % n;
     for (int64_t y = 0; y < n; ++y) {
-      const double angle = -2.0 * M_PI * static_cast<double>((k * y) % n) / static_cast<double>(n);
-      p[r * n + y] = c10::complex<double>(std::cos(angle), std::sin(angle));
+      const double angle = 2.0 * M_PI * static_cast<double>((k * y) % n) / static_cast<double>(n);
+      pc[r * n + y] = std::cos(angle);
+      ps[r * n + y] = std::sin(angle);
     }
   }
-  return m;
+  return {c, sn};
 }
 
-// (B, H, W, C) real features -> fftshift(fft2) over H, W of (B, C, H, W), always in
-// float64: a float32 FFT's error is ~1e-7 of the largest coefficient, which on smooth maps
-// (the Lo-Fi branch) is as large as the smallest coefficients, whose logs would then be
-// wrong by 1e-2. The grids are small (a 14×14 ViT grid, 56×56 at most), so the transform
-// is two matrix products with the centred DFT matrices, Fh·X·Fwᵀ: one batched complex GEMM
-// per side instead of C small FFT plans, already in fftshift order. Its error is
-// ~max(H, W)·eps64 of the largest coefficient, far below the float32 error above.
-at::Tensor centred_fft(const at::Tensor& bhwc, const char* who) {
+// (B, H, W, C) real features -> |fftshift(fft2)|² over H, W, as (B, H, W, C) float64
+// (channels last, as the features come). Always in float64: a float32 FFT's error is ~1e-7
+// of the largest coefficient, which on smooth maps (the Lo-Fi branch) is as large as the
+// smallest coefficients, whose logs would then be wrong by 1e-2. The grids are small (a
+// 14×14 ViT grid, 56×56 at most), so the transform is matrix products with the centred DFT
+// matrices, in real arithmetic (the features are real): along H, [Ch; -Sh]·X is one GEMM
+// over every column (w, c), giving the real part A and imaginary part B of each row; along W, per
+// row,
+// [[Cw, Sw], [-Sw, Cw]]·[A; B] gives the real and imaginary parts of the spectrum, since
+// (Cw - i·Sw)(A + i·B) = Cw·A + Sw·B + i·(Cw·B - Sw·A). Already in fftshift order; the error
+// is ~max(H, W)·eps64 of the largest coefficient, far below the float32 error above.
+at::Tensor centred_power(const at::Tensor& bhwc, const char* who) {
   if (!bhwc.defined() || bhwc.dim() != 4)
     throw std::invalid_argument(std::string(who) + ": expected features (B, H, W, C), got " +
                                 (bhwc.defined() ? shape_str(bhwc.sizes()) : "none"));
@@ -54,38 +62,46 @@ at::Tensor centred_fft(const at::Tensor& bhwc, const char* who) {
                              at::isIntegralType(bhwc.scalar_type(), /*includeBool=*/false)))
     throw std::invalid_argument(std::string(who) + ": features must be real numbers, got " +
                                 c10::toString(bhwc.scalar_type()));
-  const int64_t h = bhwc.size(1), w = bhwc.size(2);
+  const int64_t b = bhwc.size(0), h = bhwc.size(1), w = bhwc.size(2), c = bhwc.size(3);
   if (h == 0 || w == 0)
     throw std::invalid_argument(std::string(who) + ": the grid " + shape_str(bhwc.sizes()) +
                                 " has no cells");
   const c10::Device device = bhwc.device();
-  const at::Tensor fh = centred_dft_matrix(h).to(device);
-  const at::Tensor fw_t = centred_dft_matrix(w).transpose(0, 1).to(device);
-  // Each side is one GEMM over all images and channels (a broadcast Fh·X would be B·C
-  // tiny ones): contract W on (B, C, H, W) rows, then H on the transposed result's rows.
-  const int64_t b = bhwc.size(0), c = bhwc.size(3);
-  const at::Tensor x = bhwc.permute({0, 3, 1, 2}).to(at::kComplexDouble).reshape({b * c * h, w});
-  const at::Tensor xw = at::mm(x, fw_t).view({b, c, h, w}).transpose(2, 3).reshape({b * c * w, h});
-  return at::mm(xw, fh.transpose(0, 1)).view({b, c, w, h}).transpose(2, 3);
+  const auto [ch, sh] = centred_dft_parts(h);
+  const auto [cw, sw] = centred_dft_parts(w);
+  // Rows interleaved, 2y the real part's row y and 2y+1 the imaginary part's, so that the
+  // H-side product's rows are already each row y's [A_y; B_y] (a view, no copy).
+  const at::Tensor along_h = at::stack({ch, -sh}, 1).reshape({2 * h, h}).to(device);
+  const at::Tensor along_w =
+      at::cat({at::cat({cw, sw}, 1), at::cat({-sw, cw}, 1)}).to(device);  // (2W, 2W)
+  const at::Tensor x = bhwc.to(at::kDouble).reshape({b, h, w * c});
+  // (B, 2H, W·C) viewed as (B·H, 2W, C): per image and row y, [A_y; B_y]; then the W side.
+  const at::Tensor f = at::matmul(along_w, at::matmul(along_h, x).view({b * h, 2 * w, c}));
+  const at::Tensor re = f.narrow(1, 0, w), im = f.narrow(1, w, w);
+  return (re * re + im * im).view({b, h, w, c});
 }
 
-// |F|² beyond half the Nyquist radius over Σ|F|², per image and channel: (B, C) float64.
+// |F|² beyond half the Nyquist radius over Σ|F|², per image and channel, from (B, H, W, C)
+// power: (B, C) float64 on the CPU.
 at::Tensor ratio_from_power(const at::Tensor& power) {
-  const at::Tensor high =
-      (frequency_radius(power.size(2), power.size(3)) > 0.25).to(power.device(), at::kDouble);
-  const at::Tensor total = power.sum({2, 3});
-  const at::Tensor ratio = (power * high).sum({2, 3}) / total;
+  const at::Tensor high = (frequency_radius(power.size(1), power.size(2)) > 0.25)
+                              .to(power.device(), at::kDouble)
+                              .unsqueeze(-1);
+  const at::Tensor total = power.sum({1, 2});
+  const at::Tensor ratio = (power * high).sum({1, 2}) / total;
   return at::where(total > 0, ratio, at::zeros_like(ratio)).cpu();
 }
 
-at::Tensor log_of_amplitude(const at::Tensor& amplitude) {
-  return amplitude.clamp_min(1e-20).log().to(at::kFloat);
+// log|F| (floored at 1e-20) from (B, H, W, C) power, as (B, C, H, W) float32:
+// ½·log(max(|F|², 1e-40)).
+at::Tensor log_amplitude_from_power(const at::Tensor& power) {
+  return power.clamp_min(1e-40).log().mul_(0.5).permute({0, 3, 1, 2}).to(at::kFloat).contiguous();
 }
 
 }  // namespace
 
 at::Tensor log_amplitude_spectrum(const at::Tensor& bhwc) {
-  return log_of_amplitude(centred_fft(bhwc, "log_amplitude_spectrum").abs());
+  return log_amplitude_from_power(centred_power(bhwc, "log_amplitude_spectrum"));
 }
 
 at::Tensor frequency_radius(int64_t h, int64_t w) {
@@ -125,12 +141,12 @@ at::Tensor radial_profile(const at::Tensor& maps) {
 }
 
 at::Tensor high_frequency_ratio(const at::Tensor& bhwc) {
-  return ratio_from_power(centred_fft(bhwc, "high_frequency_ratio").abs().square());
+  return ratio_from_power(centred_power(bhwc, "high_frequency_ratio"));
 }
 
 SpectrumParts spectrum_parts(const at::Tensor& bhwc) {
-  const at::Tensor amplitude = centred_fft(bhwc, "spectrum_parts").abs();  // (B, C, H, W)
-  return {log_of_amplitude(amplitude), ratio_from_power(amplitude.square())};
+  const at::Tensor power = centred_power(bhwc, "spectrum_parts");  // (B, H, W, C)
+  return {log_amplitude_from_power(power), ratio_from_power(power)};
 }
 
 at::Tensor SpectrumAccumulator::add(const at::Tensor& bhwc) {

@@ -30,6 +30,21 @@ std::string row_key(const std::vector<Cell>& row, size_t key_columns) {
   return k;
 }
 
+// Whether a row's key cells are exactly `key` (same kinds, same values). Stricter than
+// row_key's equality (a real is keyed by 9 digits): a mismatch here only sends the row the
+// slow way, through row_key.
+bool same_key(const std::vector<Cell>& row, const std::vector<Cell>& key) {
+  for (size_t c = 0; c < key.size(); ++c) {
+    const Cell &a = row[c], &b = key[c];
+    if (a.kind != b.kind) return false;
+    if (a.kind == Cell::Kind::Int    ? a.i != b.i
+        : a.kind == Cell::Kind::Text ? a.t != b.t
+                                     : a.r != b.r)
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string Cell::str() const {
@@ -80,9 +95,6 @@ void TableAccumulator::add(const Table& t) {
                                 std::to_string(t.key_columns) +
                                 " key columns; the first table had [" + text::join(shape_.columns) +
                                 "] with " + std::to_string(shape_.key_columns));
-  std::vector<std::string> keys;
-  keys.reserve(t.rows.size());
-  std::map<std::string, size_t> seen;  // key -> row index within this table
   for (size_t r = 0; r < t.rows.size(); ++r) {
     const auto& row = t.rows[r];
     if (row.size() != t.columns.size())
@@ -94,11 +106,22 @@ void TableAccumulator::add(const Table& t) {
         throw std::invalid_argument(where + ": row " + std::to_string(r) + ", value column '" +
                                     t.columns[c] + "' holds text '" + row[c].t +
                                     "'; only numbers can be averaged");
-    keys.push_back(row_key(row, t.key_columns));
-    // A key twice in one image would be counted as two images of that row.
-    if (auto [it, fresh] = seen.emplace(keys.back(), r); !fresh)
-      throw std::invalid_argument(where + ": rows " + std::to_string(it->second) + " and " +
-                                  std::to_string(r) + " have the same key");
+  }
+  // The last table's keys, in its order (so unique, as that table's were checked)?
+  bool same_rows = images_ > 0 && t.rows.size() == last_rows_.size();
+  for (size_t r = 0; same_rows && r < t.rows.size(); ++r)
+    same_rows = same_key(t.rows[r], rows_[last_rows_[r]].key);
+  std::vector<std::string> keys;
+  if (!same_rows) {
+    keys.reserve(t.rows.size());
+    std::map<std::string, size_t> seen;  // key -> row index within this table
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+      keys.push_back(row_key(t.rows[r], t.key_columns));
+      // A key twice in one image would be counted as two images of that row.
+      if (auto [it, fresh] = seen.emplace(keys.back(), r); !fresh)
+        throw std::invalid_argument(where + ": rows " + std::to_string(it->second) + " and " +
+                                    std::to_string(r) + " have the same key");
+    }
   }
 
   if (images_ == 0) {
@@ -108,18 +131,22 @@ void TableAccumulator::add(const Table& t) {
     shape_.key_columns = t.key_columns;
   }
   const size_t values = t.columns.size() - t.key_columns;
+  if (!same_rows) last_rows_.assign(t.rows.size(), 0);
   for (size_t r = 0; r < t.rows.size(); ++r) {
     const auto& row = t.rows[r];
-    auto [it, fresh] = index_.emplace(keys[r], rows_.size());
-    if (fresh) {
-      RowState run;
-      run.key.assign(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(t.key_columns));
-      run.mean.assign(values, 0.0);
-      run.m2.assign(values, 0.0);
-      rows_.push_back(std::move(run));
+    if (!same_rows) {
+      auto [it, fresh] = index_.emplace(keys[r], rows_.size());
+      if (fresh) {
+        RowState run;
+        run.key.assign(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(t.key_columns));
+        run.mean.assign(values, 0.0);
+        run.m2.assign(values, 0.0);
+        rows_.push_back(std::move(run));
+      }
+      last_rows_[r] = it->second;
     }
     // Welford's update: numerically stable without keeping the per-image values.
-    RowState& run = rows_[it->second];
+    RowState& run = rows_[last_rows_[r]];
     ++run.n;
     for (size_t v = 0; v < values; ++v) {
       const double x = row[t.key_columns + v].number();

@@ -123,6 +123,42 @@ TEST(RankStatistics, ASpectrumBetweenTheTwoTolerancesSeparatesTheRulesAndIsFlagg
   EXPECT_EQ(d[1].rank, 64);
 }
 
+// The float32 stacks' shorter way (issue 51): float64 values from the Gram matrix where
+// accurate to 1e-6 (else an SVD), and torch's float32 SVD only where a value lies near the
+// tolerance. Against the two SVDs on tall 197×64 matrices whose spectra fall at different
+// rates through both tolerances: the rank must be torch.linalg.matrix_rank's
+// (at::linalg_matrix_rank, the float32 SVD) on every matrix, and each float64 value within
+// 1e-6 of itself (the Gram bound) or of the largest one's 1e-12 (an SVD's).
+TEST(RankStatistics, TheShortWayCountsAsTorchAndKeepsTheFloat64Values) {
+  std::vector<at::Tensor> stack;
+  for (int i = 0; i < 12; ++i) {
+    at::manual_seed(300 + static_cast<uint64_t>(i));
+    const at::Tensor u = std::get<0>(at::linalg_qr(at::randn({197, 64}, at::kDouble)));
+    const at::Tensor v = std::get<0>(at::linalg_qr(at::randn({64, 64}, at::kDouble)));
+    // σ_j = 10^(-rate·j): rates from a well-conditioned head to one that is rank-deficient.
+    const double rate = 0.02 + 0.03 * i;
+    const at::Tensor sigma = at::pow(10.0, -rate * at::arange(64, at::kDouble));
+    stack.push_back(at::matmul(u * sigma, v.t()).to(at::kFloat));
+  }
+  const at::Tensor all = at::stack(stack);
+  const auto s = rank_statistics(all);
+  ASSERT_EQ(s.size(), stack.size());
+  const at::Tensor torch_rank = at::linalg_matrix_rank(all);
+  const at::Tensor exact = at::linalg_svdvals(all.to(at::kDouble));
+  int shortened = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    EXPECT_EQ(s[i].rank, torch_rank[int64_t(i)].item<int64_t>()) << i;
+    const at::Tensor e = exact[int64_t(i)];
+    const double top = e[0].item<double>();
+    const at::Tensor bound = e * 1e-6 + top * 1e-12;
+    EXPECT_TRUE(((s[i].sigma - e).abs() <= bound).all().item<bool>())
+        << i << ": max |d| " << (s[i].sigma - e).abs().max().item<double>();
+    if (s[i].sigma_native.is_same(s[i].sigma)) ++shortened;
+  }
+  // The well-conditioned ones needed no float32 SVD (their values are far from it).
+  EXPECT_GT(shortened, 0);
+}
+
 TEST(RankStatistics, AllZeroMatrixHasRankZero) {
   const auto s = rank_statistics(at::zeros({2, 6, 4}))[1];
   EXPECT_EQ(s.rank, 0);

@@ -270,6 +270,36 @@ TEST(TableAccumulator, MismatchedTablesThrowAndLeaveStateUnchanged) {
   EXPECT_EQ(after.rows[0][6].i, 1);
 }
 
+// Images with the previous one's keys in its order take a shorter way (matched cell by
+// cell, issue 51); it must give what the lookup gives, and step aside for anything else:
+// the same keys reordered, a key that is new, a real key equal only to 9 digits.
+TEST(TableAccumulator, RepeatedKeysInOrderAccumulateAsLookedUp) {
+  TableAccumulator fast, mixed;
+  const auto first = image_table({{0, "h0", 1.0, 10}, {0, "h1", 2.0, 20}, {1, "h0", 3.0, 30}});
+  const auto same = image_table({{0, "h0", 4.0, 11}, {0, "h1", 5.0, 21}, {1, "h0", 6.0, 31}});
+  const auto reordered = image_table({{1, "h0", 7.0, 32}, {0, "h0", 8.0, 12}, {0, "h1", 9.0, 22}});
+  fast.add(first);
+  fast.add(same);
+  fast.add(same);
+  fast.add(reordered);  // not the previous order: looked up
+  mixed.add(first);
+  mixed.add(reordered);
+  mixed.add(same);
+  mixed.add(same);
+  const Table a = fast.result(), b = mixed.result();
+  ASSERT_EQ(a.rows.size(), 3u);
+  for (size_t r = 0; r < 3; ++r)
+    for (size_t c = 0; c < a.columns.size(); ++c)
+      EXPECT_NEAR(a.rows[r][c].number(), b.rows[r][c].number(), 1e-12) << r << "," << c;
+  // A duplicate in a table of the previous length is still refused, state unchanged.
+  EXPECT_THROW(fast.add(image_table({{0, "h0", 1.0, 1}, {0, "h0", 1.0, 1}, {1, "h0", 1.0, 1}})),
+               std::invalid_argument);
+  EXPECT_EQ(fast.count(), 4);
+  // A new key at the previous length: a row of its own, not the old row at that position.
+  fast.add(image_table({{0, "h0", 1.0, 1}, {0, "h1", 1.0, 1}, {2, "h0", 1.0, 1}}));
+  EXPECT_EQ(fast.result().rows.size(), 4u);
+}
+
 TEST(TableAccumulator, EmptyAccumulator) {
   TableAccumulator acc;
   EXPECT_EQ(acc.count(), 0);

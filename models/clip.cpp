@@ -35,7 +35,7 @@ namespace {
 const char* const kClipArch = "clip_visual_vit";
 // nn.MultiheadAttention is softmax attention: the registered mechanism in its
 // packed-projection layout (option mha_layout), for the blocks and the family's answer.
-const char* const kClipAttention = "softmax";
+const char* const kClipAttention = attention::kPlainSoftmaxMechanism;
 
 [[noreturn]] void clip_refuse(const std::string& key, const std::string& what) {
   throw ModelError(std::string(kClipArch) + " config: '" + key + "' " + what);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/analysis/table.h"
+#include "core/attention/registry.h"
 #include "core/runtime/device_peaks.h"
 
 namespace attnlab::session {
@@ -28,7 +29,8 @@ struct AttentionBenchSettings {
   int repeats = 5;                            // timed forwards per point (median reported)
   c10::Device device = c10::Device(c10::kCPU);
   c10::ScalarType dtype = c10::kFloat;  // the layer's weights and input (--dtype)
-  std::string baseline = "softmax";  // the ratios' denominator, when it is in `mechanisms`
+  // The ratios' denominator, when it is in `mechanisms`.
+  std::string baseline = attention::kPlainSoftmaxMechanism;
   // Add the kFusedRow ("sdpa") beside the mechanisms when the build has the fused kernel.
   bool fused_row = true;
 };

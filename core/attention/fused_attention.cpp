@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/attention/kernels.h"
 #include "core/runtime/mac_counter.h"
 
 // at::scaled_dot_product_attention came with LibTorch 2.0; its `scale` argument with 2.1.
@@ -80,11 +81,11 @@ EagerAttentionScope::~EagerAttentionScope() {
 at::Tensor eager_softmax_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                    double scale, const ScoreForm& form) {
   eager_calls.fetch_add(1, std::memory_order_relaxed);
+  if (!form.scale_queries && form.biases.empty())  // timm's and LITv2's (q kᵀ)·scale
+    return at::matmul(softmax_scores(q, k, scale), v);
   at::Tensor scores;
   {
     const runtime::MacGroupScope label("scores");  // for the complexity report
-    // Scaling the product in place keeps timm's and LITv2's numerics ((q kᵀ)·scale) without
-    // a second N×K temporary.
     scores = form.scale_queries ? at::matmul(q * scale, k.transpose(-2, -1))
                                 : at::matmul(q, k.transpose(-2, -1)).mul_(scale);
   }

@@ -37,9 +37,6 @@ at::Tensor eager_softmax_attention(const at::Tensor& q, const at::Tensor& k, con
 at::Tensor fused_softmax_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                    double scale, const ScoreForm& form = {});
 
-// The registry's plain softmax attention, the layer bench-attention's fused row runs.
-constexpr const char* kPlainSoftmaxMechanism = "softmax";
-
 // Whether this build's LibTorch has at::scaled_dot_product_attention (>= 2.0).
 bool fused_attention_built();
 // Built, not switched off by ATTNLAB_FUSED_ATTENTION=0, and no EagerAttentionScope on this

@@ -15,6 +15,10 @@
 
 namespace attnlab::attention {
 
+// The registry's name of plain softmax attention (softmax.cpp): the baseline every bench and
+// cost figure compares with, bench-attention's fused row, and CLIP's layers.
+constexpr const char* kPlainSoftmaxMechanism = "softmax";
+
 struct OptionSpec {
   // Choice: one of `choices` by name; the value is its index (configs and the CLI take the
   // name, see option_from_text).

@@ -42,7 +42,7 @@ class SoftmaxAttention : public AttentionMechanism, public HeadOutputSource {
                               config().head_dim());
   }
   explicit SoftmaxAttention(const MechanismConfig& c)
-      : AttentionMechanism("softmax", c), mha_(c.flag("mha_layout")) {
+      : AttentionMechanism(kPlainSoftmaxMechanism, c), mha_(c.flag("mha_layout")) {
     if (mha_) {
       // Initialised as nn.MultiheadAttention does (Xavier-uniform, zero bias); loaded over.
       const double bound = std::sqrt(6.0 / static_cast<double>(4 * c.dim));
@@ -88,7 +88,7 @@ class SoftmaxAttention : public AttentionMechanism, public HeadOutputSource {
 
 MechanismInfo softmax_mechanism() {
   MechanismInfo info;
-  info.name = "softmax";
+  info.name = kPlainSoftmaxMechanism;
   info.summary = "softmax multi-head self-attention (ViT/DeiT)";
   info.options = {{"qkv_bias", OptionSpec::Kind::Flag, 1, 0, 1, "bias on the qkv projection"},
                   {"mha_layout", OptionSpec::Kind::Flag, 0, 0, 1,

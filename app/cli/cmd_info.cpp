@@ -14,6 +14,7 @@
 #include "core/runtime/device.h"
 #include "core/runtime/memory_budget.h"
 #include "core/runtime/precision.h"
+#include "core/runtime/small_tasks.h"
 
 namespace attnlab::cli {
 
@@ -55,6 +56,11 @@ int cmd_info(Args args, const GlobalOptions& g) {
                      (attention::fused_attention_enabled() ? "" : " (ATTNLAB_FUSED_ATTENTION=0)"))
                         .c_str()
                   : attention::fused_attention_description());
+  // How the analyses' many small SVDs and transforms share the cores (runtime/small_tasks.h).
+  std::printf("small analysis tasks: %s\n",
+              runtime::small_tasks_side_by_side()
+                  ? "side by side, one per LibTorch OpenMP thread"
+                  : "in turn (LibTorch's threads are not this build's OpenMP runtime's)");
   // How bf16 matrix products add their terms on this CPU (core/runtime/bf16_products.h).
   std::printf("bf16 matrix products on the CPU: %s\n",
               runtime::bf16_products_description().c_str());

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "app/session/attention_bench.h"
 #include "core/attention/fused_attention.h"
@@ -50,6 +51,7 @@ int main() {
                 (long long)(runtime::cuda_peak_allocated_bytes(0) - before), (long long)(64 << 20));
   }
   int worst_name_fail = 0;
+  std::vector<std::string> fused_mechanisms;  // those whose forward took the fused path
   for (const std::string& name : attention::mechanism_names()) {
     attention::MechanismConfig c;
     c.dim = 64;
@@ -90,6 +92,7 @@ int main() {
       std::printf("%-14s cuda fp32 vs cpu max|d| %.2e (scale %.3g) %s; cuda bf16 rel %.4f\n",
                   name.c_str(), d32, scale, ok ? "OK" : "FAIL", d16);
       if (calls + g_calls + b_calls > 0) {
+        fused_mechanisms.push_back(name);
         // Fused against eager: fp32 under the same bound; bf16 no worse than the eager bf16
         // forward's error against the fp32 CPU, plus one bf16 rounding (2^-8) of the scale.
         const double f_cpu = diff(ref_fused, ref), f_cuda = diff(g_fused, ref);
@@ -117,7 +120,7 @@ int main() {
                 (long long)p.copy_bytes);
     session::AttentionBenchSettings s;
     s.mechanisms = attention::mechanism_names();
-    s.sides = {14, 28, 56};
+    s.sides = {14, 28, 56, 112};  // 112: N = 12 544, the largest
     s.device = cuda;
     s.dtype = t;
     s.repeats = 20;
@@ -135,6 +138,28 @@ int main() {
         std::printf("  %-14s N=%5lld lat/sdpa %.3f mem/sdpa %.3f\n", row[0].str().c_str(),
                     (long long)row[2].i, row[11].number(), row[12].number());
     }
+    // A fused mechanism's memory at the largest N must be far below the eager softmax's, whose
+    // N×N scores dominate it (7.3 GB at 12 544 tokens, fp32): where a fused kernel refuses its
+    // operands, at::scaled_dot_product_attention builds those scores itself (the math path).
+    // An eighth leaves room for a mechanism's own O(N·C) work (RAVLT's shell: 3.6× sdpa's).
+    const int64_t largest = s.sides.back() * s.sides.back();
+    double eager_peak = 0;
+    for (const auto& pt : points)
+      if (pt.tokens == largest && pt.mechanism == attention::kPlainSoftmaxMechanism)
+        eager_peak = pt.peak_mib;
+    for (const auto& pt : points)
+      // The softmax row is the eager form here; its fused form is the sdpa row.
+      if (pt.tokens == largest && pt.error.empty() &&
+          (pt.mechanism == session::kFusedRow ||
+           (pt.mechanism != attention::kPlainSoftmaxMechanism &&
+            std::find(fused_mechanisms.begin(), fused_mechanisms.end(), pt.mechanism) !=
+                fused_mechanisms.end()))) {
+        const bool fused_ok = pt.peak_mib <= eager_peak / 8;
+        if (!fused_ok) ++worst_name_fail;
+        std::printf("  %-14s N=%5lld fused: %.1f MiB against the eager softmax's %.1f %s\n",
+                    pt.mechanism.c_str(), (long long)pt.tokens, pt.peak_mib, eager_peak,
+                    fused_ok ? "OK" : "FAIL (the math path: a kernel refused the operands)");
+      }
     for (const auto& pt : points)
       if (!pt.error.empty())
         std::printf("  %s N=%lld error: %s\n", pt.mechanism.c_str(), (long long)pt.tokens,

@@ -17,6 +17,7 @@
 // the comparison itself is exercised on a machine without a GPU.
 //   attnlab_gpucheck_session [--self-test] [--models NAME[@SIZE],...] [--analyses LIST]
 //                            [--repeats N] [--no-bf16]
+//   attnlab_gpucheck_session --default-models   (prints the default list)
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
@@ -229,10 +230,17 @@ int check_model(const std::string& spec, const std::vector<std::string>& analyse
               blocks, traced);
   std::fflush(stdout);
   const int cpu_threads = runtime::current_threads();
+  // Each side's start on stderr, at once: a run stopped by a time limit says where it was
+  // (the H200 runs stopped inside RAVLT's and CLIP's rank without saying on which side).
+  const auto starting = [&](const std::string& name, const char* side) {
+    std::fprintf(stderr, "-- %s %s: %s\n", tag.c_str(), name.c_str(), side);
+    std::fflush(stderr);
+  };
   for (const auto& name : analyses) {
     const auto settings = settings_for(name, classes);
     try {
       at::set_num_threads(cpu_threads);
+      starting(name, "cpu fp32");
       const Timed cpu =
           run_side(*model, c10::Device(c10::kCPU), input, p, settings, o.repeats, false);
       if (!cpu.results.skipped.empty() && cpu.results.tables.empty() &&
@@ -242,6 +250,7 @@ int check_model(const std::string& spec, const std::vector<std::string>& analyse
         continue;
       }
       if (o.self_test) at::set_num_threads(device_threads);
+      starting(name, o.self_test ? "cpu/1-thread fp32" : "device fp32");
       const Timed dev32 =
           run_side(*dev32_model, device, input, p, settings, o.repeats, device.is_cuda());
       const std::string head = tag + " " + name;
@@ -254,6 +263,7 @@ int check_model(const std::string& spec, const std::vector<std::string>& analyse
       std::optional<Timed> bf16;
       if (o.bf16) {
         try {
+          starting(name, o.self_test ? "cpu/1-thread bf16" : "device bf16");
           bf16 = run_side(*dev16_model, device, input, p, settings, o.repeats, device.is_cuda());
         } catch (const c10::Error& e) {
           // The self-test's bf16 side runs on the CPU, where LibTorch 1.13 lacks some bf16
@@ -327,10 +337,13 @@ int main(int argc, char** argv) {
       o.repeats = std::max(1, std::stoi(value()));
     } else if (a == "--no-bf16") {
       o.bf16 = false;
+    } else if (a == "--default-models") {  // for run_all.sh, which runs one model per process
+      std::printf("%s\n", kDefaultModels);
+      return 0;
     } else {
       std::fprintf(stderr,
                    "usage: attnlab_gpucheck_session [--self-test] [--models NAME[@SIZE],...] "
-                   "[--analyses LIST] [--repeats N] [--no-bf16]\n");
+                   "[--analyses LIST] [--repeats N] [--no-bf16] | --default-models\n");
       return 2;
     }
   }

@@ -39,9 +39,15 @@ bool switched_off_by_environment() {
 }
 
 #ifdef ATTNLAB_HAS_SDPA
-// (B, …, L, E) as the kernels' (B, X, L, E).
-at::Tensor as_four_dims(const at::Tensor& t) {
-  return t.dim() == 4 ? t : t.reshape({t.size(0), -1, t.size(-2), t.size(-1)});
+// (B, …, L, E) as the kernels' (B, X, L, E), each row's E features adjacent. CUDA's flash and
+// memory-efficient kernels refuse an operand whose last dim is strided, and
+// at::scaled_dot_product_attention then takes its math path, which builds the L×L scores (in
+// fp32): RAVLT's softmax_rope, whose per-head q, k, v are transposed views of an NCHW
+// convolution, used 8.2 GB and 4× the eager time at 12 544 tokens in bf16 on an H200
+// (docs/BENCHMARKS.md). Copying such an operand costs O(L·E), not O(L²).
+at::Tensor as_kernel_operand(const at::Tensor& t) {
+  const at::Tensor four = t.dim() == 4 ? t : t.reshape({t.size(0), -1, t.size(-2), t.size(-1)});
+  return four.stride(-1) == 1 ? four : four.contiguous();
 }
 #endif
 
@@ -111,12 +117,13 @@ at::Tensor fused_softmax_attention(const at::Tensor& q, const at::Tensor& k, con
     mask = sum.expand(shape).reshape({1, -1, n, keys}).to(q.scalar_type());
   }
 #ifdef ATTNLAB_SDPA_HAS_SCALE
-  const at::Tensor out = at::scaled_dot_product_attention(as_four_dims(q), as_four_dims(k),
-                                                          as_four_dims(v), mask, 0.0, false, scale);
+  const at::Tensor out = at::scaled_dot_product_attention(
+      as_kernel_operand(q), as_kernel_operand(k), as_kernel_operand(v), mask, 0.0, false, scale);
 #else  // 2.0 divides by √d itself
   const double d = static_cast<double>(q.size(-1));
   const at::Tensor out = at::scaled_dot_product_attention(
-      as_four_dims(q * (scale * std::sqrt(d))), as_four_dims(k), as_four_dims(v), mask, 0.0, false);
+      as_kernel_operand(q * (scale * std::sqrt(d))), as_kernel_operand(k), as_kernel_operand(v),
+      mask, 0.0, false);
 #endif
   std::vector<int64_t> out_shape(q.sizes().begin(), q.sizes().end() - 1);
   out_shape.push_back(v.size(-1));

@@ -2,8 +2,8 @@
 // (softmax, softmax_rope, sra, swin's windows, HiLo's two branches), computed one of two ways:
 //   eager  the reference code's form: the (…, N, K) probabilities materialised, then ·v;
 //   fused  at::scaled_dot_product_attention (LibTorch >= 2.0): flash / memory-efficient
-//          kernels that never hold the N×K matrix (attnlab's fused path is not measured
-//          yet: docs/BENCHMARKS.md, issue 51).
+//          kernels that never hold the N×K matrix (on an H200 at 12 544 tokens, bf16:
+//          5.6× faster and 79× less memory than eager; docs/BENCHMARKS.md, issue 51).
 // softmax_attention picks fused whenever it is built and allowed, else eager. Mechanisms call
 // it only where the output does not need the probabilities (not for the explicit form), so
 // every map still comes from the trace's recorded q, k, v (implicit rows) and nothing is lost.

@@ -1,6 +1,7 @@
 // for_each_small_task: see small_tasks.h.
 #include "core/runtime/small_tasks.h"
 
+#include <ATen/Parallel.h>
 #include <ATen/ThreadLocalState.h>
 #include <omp.h>
 
@@ -13,9 +14,24 @@
 
 namespace attnlab::runtime {
 
+bool small_tasks_side_by_side() {
+  // Asked once: inside a team of this runtime, LibTorch sees a parallel region only when its
+  // parallel_for runs on the same OpenMP runtime (at::in_parallel_region is that runtime's
+  // omp_in_parallel; another parallel backend answers false too, and tasks then run in turn).
+  static const bool one_runtime = [] {
+    bool seen = false;
+#pragma omp parallel num_threads(2)
+    {
+      if (omp_get_thread_num() == 0) seen = at::in_parallel_region();
+    }
+    return seen;
+  }();
+  return one_runtime;
+}
+
 void for_each_small_task(int64_t n, const std::function<void(int64_t)>& task) {
   const int threads = int(std::min<int64_t>(n, current_threads()));
-  if (threads < 2 || omp_in_parallel()) {
+  if (threads < 2 || omp_in_parallel() || !small_tasks_side_by_side()) {
     for (int64_t i = 0; i < n; ++i) task(i);
     return;
   }

@@ -19,7 +19,16 @@ namespace attnlab::runtime {
 
 // Calls task(i) for every i in [0, n), each exactly once, in any order, on the team;
 // returns when all are done. The first exception thrown by a task is rethrown here (tasks
-// not yet started are then skipped). With one thread, or n < 2, it is a plain loop here.
+// not yet started are then skipped). With one thread, or n < 2, or where
+// small_tasks_side_by_side() is false, it is a plain loop here.
 void for_each_small_task(int64_t n, const std::function<void(int64_t)>& task);
+
+// Whether the tasks run side by side: only where LibTorch's parallel regions are this
+// file's OpenMP runtime's (Debian's LibTorch and g++ share one libgomp). Elsewhere (a
+// LibTorch on its native or TBB thread pool, or on an OpenMP runtime that does not see this
+// team) a member's omp_set_num_threads(1) would not stop LibTorch's parallel_for or its
+// BLAS from opening a pool as wide as the machine inside every task, so the tasks run in
+// turn, each with LibTorch's own threads, as any LibTorch program runs them.
+bool small_tasks_side_by_side();
 
 }  // namespace attnlab::runtime

@@ -2,8 +2,10 @@
 // task's exception reaches the caller, the caller's grad mode reaches the tasks, and a
 // task's LibTorch work gives the same numbers as on the caller (an SVD on a single-threaded
 // BLAS against the batched call: the same LAPACK routine per matrix, so equal to float32
-// rounding; 1e-5 relative covers a different BLAS kernel order).
+// rounding; 1e-5 relative covers a different BLAS kernel order); LibTorch never opens a
+// team of its own inside a task.
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -44,6 +46,18 @@ TEST(SmallTasks, TasksSeeTheCallersGradModeAndComputeAsTheCallerDoes) {
   EXPECT_LE((each - batched).abs().max().item<double>(),
             1e-5 * batched.abs().max().item<double>());
   EXPECT_GE(current_threads(), 1);
+}
+
+// Inside a task LibTorch must see a parallel region (so its own parallel_for and the BLAS run
+// on the task's thread) whenever the tasks run side by side; where they run in turn (a
+// LibTorch on another OpenMP runtime, or one thread) each is the caller's plain call.
+TEST(SmallTasks, LibTorchOpensNoTeamInsideATask) {
+  std::atomic<int> inside{0};
+  for_each_small_task(6, [&](int64_t) { inside += at::in_parallel_region() ? 1 : 0; });
+  const bool side_by_side = small_tasks_side_by_side() && current_threads() >= 2;
+  EXPECT_EQ(inside.load(), side_by_side ? 6 : 0)
+      << "side by side: " << small_tasks_side_by_side() << ", threads " << current_threads() << ", "
+      << at::get_parallel_info();
 }
 
 }  // namespace

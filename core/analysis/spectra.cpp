@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace attnlab::analysis {
 namespace {
@@ -43,18 +44,41 @@ std::pair<at::Tensor, at::Tensor> centred_dft_parts(int64_t n) {
   return {c, sn};
 }
 
-// (B, H, W, C) real features -> |fftshift(fft2)|² over H, W, as (B, H, W, C) float64
-// (channels last, as the features come). Always in float64: a float32 FFT's error is ~1e-7
-// of the largest coefficient, which on smooth maps (the Lo-Fi branch) is as large as the
-// smallest coefficients, whose logs would then be wrong by 1e-2. The grids are small (a
-// 14×14 ViT grid, 56×56 at most), so the transform is matrix products with the centred DFT
-// matrices, in real arithmetic (the features are real): along H, [Ch; -Sh]·X is one GEMM
-// over every column (w, c), giving the real part A and imaginary part B of each row; along W, per
-// row,
-// [[Cw, Sw], [-Sw, Cw]]·[A; B] gives the real and imaginary parts of the spectrum, since
-// (Cw - i·Sw)(A + i·B) = Cw·A + Sw·B + i·(Cw·B - Sw·A). Already in fftshift order; the error
-// is ~max(H, W)·eps64 of the largest coefficient, far below the float32 error above.
-at::Tensor centred_power(const at::Tensor& bhwc, const char* who) {
+// Row (or column) of the centred order holding the frequency opposite to row r's: row r is
+// frequency k = r - n/2 (integer n/2, mod n), so -k sits at row (2·(n/2) - r) mod n.
+int64_t mirrored(int64_t r, int64_t n) {
+  return ((2 * (n / 2) - r) % n + n) % n;
+}
+
+// The spectrum of real features is conjugate-symmetric, F(-ky, -kx) = conj F(ky, kx), so
+// its power is symmetric: only the rows r <= H/2 are transformed (8 of 14 on a ViT grid,
+// the transform's cost with them), and each other row r is row mirrored(r) read with its
+// columns mirrored. `rest_rows` and `mirror_columns` index that read.
+struct HalfPower {
+  at::Tensor rows;  // (B, H/2 + 1, W, C) float64: rows 0 .. H/2 of the centred power
+  at::Tensor rest_rows, mirror_columns;  // long, on rows' device
+
+  // Rows H/2 + 1 .. H - 1 of a (…, H-axis `dim`, W-axis `dim + 1`) tensor made from rows:
+  // the whole (…, H, W) grid.
+  at::Tensor whole(const at::Tensor& half, int64_t dim) const {
+    if (rest_rows.numel() == 0) return half;
+    return at::cat({half, half.index_select(dim, rest_rows).index_select(dim + 1, mirror_columns)},
+                   dim);
+  }
+};
+
+// (B, H, W, C) real features -> |fftshift(fft2)|² over H, W, its rows 0 .. H/2 as
+// (B, H/2 + 1, W, C) float64 (channels last, as the features come). Always in float64: a
+// float32 FFT's error is ~1e-7 of the largest coefficient, which on smooth maps (the Lo-Fi
+// branch) is as large as the smallest coefficients, whose logs would then be wrong by 1e-2.
+// The grids are small (a 14×14 ViT grid, 56×56 at most), so the transform is matrix products
+// with the centred DFT matrices, in real arithmetic (the features are real): along H,
+// [Ch; -Sh]·X is one GEMM over every column (w, c), giving the real part A and imaginary part
+// B of each row; along W, per row, [[Cw, Sw], [-Sw, Cw]]·[A; B] gives the real and imaginary
+// parts of the spectrum, since (Cw - i·Sw)(A + i·B) = Cw·A + Sw·B + i·(Cw·B - Sw·A). Already in
+// fftshift order; the error is ~max(H, W)·eps64 of the largest coefficient, far below the
+// float32 error above.
+HalfPower centred_half_power(const at::Tensor& bhwc, const char* who) {
   if (!bhwc.defined() || bhwc.dim() != 4)
     throw std::invalid_argument(std::string(who) + ": expected features (B, H, W, C), got " +
                                 (bhwc.defined() ? shape_str(bhwc.sizes()) : "none"));
@@ -67,18 +91,34 @@ at::Tensor centred_power(const at::Tensor& bhwc, const char* who) {
     throw std::invalid_argument(std::string(who) + ": the grid " + shape_str(bhwc.sizes()) +
                                 " has no cells");
   const c10::Device device = bhwc.device();
+  const int64_t rows = h / 2 + 1;
   const auto [ch, sh] = centred_dft_parts(h);
   const auto [cw, sw] = centred_dft_parts(w);
   // Rows interleaved, 2y the real part's row y and 2y+1 the imaginary part's, so that the
   // H-side product's rows are already each row y's [A_y; B_y] (a view, no copy).
-  const at::Tensor along_h = at::stack({ch, -sh}, 1).reshape({2 * h, h}).to(device);
+  const at::Tensor along_h = at::stack({ch.narrow(0, 0, rows), -sh.narrow(0, 0, rows)}, 1)
+                                 .reshape({2 * rows, h})
+                                 .to(device);
   const at::Tensor along_w =
       at::cat({at::cat({cw, sw}, 1), at::cat({-sw, cw}, 1)}).to(device);  // (2W, 2W)
   const at::Tensor x = bhwc.to(at::kDouble).reshape({b, h, w * c});
-  // (B, 2H, W·C) viewed as (B·H, 2W, C): per image and row y, [A_y; B_y]; then the W side.
-  const at::Tensor f = at::matmul(along_w, at::matmul(along_h, x).view({b * h, 2 * w, c}));
+  // (B, 2R, W·C) viewed as (B·R, 2W, C): per image and row y, [A_y; B_y]; then the W side.
+  const at::Tensor f = at::matmul(along_w, at::matmul(along_h, x).view({b * rows, 2 * w, c}));
   const at::Tensor re = f.narrow(1, 0, w), im = f.narrow(1, w, w);
-  return (re * re + im * im).view({b, h, w, c});
+  HalfPower out;
+  out.rows = (re * re + im * im).view({b, rows, w, c});
+  std::vector<int64_t> rest, columns;
+  for (int64_t r = rows; r < h; ++r) rest.push_back(mirrored(r, h));
+  for (int64_t col = 0; col < w; ++col) columns.push_back(mirrored(col, w));
+  out.rest_rows = at::tensor(rest, at::kLong).to(device);
+  out.mirror_columns = at::tensor(columns, at::kLong).to(device);
+  return out;
+}
+
+// The whole (B, H, W, C) power.
+at::Tensor centred_power(const at::Tensor& bhwc, const char* who) {
+  const HalfPower half = centred_half_power(bhwc, who);
+  return half.whole(half.rows, 1);
 }
 
 // |F|² beyond half the Nyquist radius over Σ|F|², per image and channel, from (B, H, W, C)
@@ -145,8 +185,11 @@ at::Tensor high_frequency_ratio(const at::Tensor& bhwc) {
 }
 
 SpectrumParts spectrum_parts(const at::Tensor& bhwc) {
-  const at::Tensor power = centred_power(bhwc, "spectrum_parts");  // (B, H, W, C)
-  return {log_amplitude_from_power(power), ratio_from_power(power)};
+  const HalfPower half = centred_half_power(bhwc, "spectrum_parts");
+  // The logarithms of the transformed rows only; the other rows are the same numbers
+  // (B, C, H, W).
+  return {half.whole(log_amplitude_from_power(half.rows), 2),
+          ratio_from_power(half.whole(half.rows, 1))};
 }
 
 at::Tensor SpectrumAccumulator::add(const at::Tensor& bhwc) {

@@ -249,9 +249,19 @@ TEST(RankStatistics, RefusesWhatItCannotRank) {
   EXPECT_THROW(rank_statistics(at::ones({4})), std::invalid_argument);
   EXPECT_THROW(rank_statistics(at::ones({2, 2, 2, 2})), std::invalid_argument);
   EXPECT_THROW(rank_statistics(at::ones({3, 3}, at::kLong)), std::invalid_argument);
-  at::Tensor nan = at::eye(3);
-  nan[1][2] = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_THROW(rank_statistics(nan), std::invalid_argument);
+  // A NaN, +Inf or -Inf anywhere, tall or wide, float32 (checked on its Gram diagonal) or
+  // float64 (checked entry by entry), in a stack of clean matrices.
+  for (const double bad :
+       {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+        -std::numeric_limits<double>::infinity()})
+    for (const auto type : {at::kFloat, at::kDouble})
+      for (const auto& shape : {std::vector<int64_t>{3, 7, 4}, std::vector<int64_t>{3, 4, 7}}) {
+        at::Tensor stack = at::randn(shape, type);
+        stack[1][2][3] = bad;
+        EXPECT_THROW(rank_statistics(stack), std::invalid_argument)
+            << bad << " " << c10::toString(type) << " " << shape[1] << "x" << shape[2];
+        EXPECT_THROW(rank_statistics(stack[1]), std::invalid_argument);
+      }
   RankOptions negative;
   negative.atol = -1.0;
   EXPECT_THROW(rank_statistics(at::eye(3), negative), std::invalid_argument);

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <iostream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "core/analysis/spectra.h"
 #include "models/backbone.h"
@@ -202,6 +204,32 @@ TEST(Spectra, MatrixTransformMatchesLibTorchFftAtViTSize) {
   const at::Tensor high = (frequency_radius(14, 14) > 0.25).to(at::kDouble);
   const at::Tensor ratio = (power * high).sum({2, 3}) / power.sum({2, 3});
   EXPECT_LE(max_abs_diff(parts.high_frequency_ratio, ratio), 1e-12);
+}
+
+// Only the rows up to H/2 are transformed and the others read from their mirrored
+// frequencies (the power of real features is symmetric): on every parity of H and W, and on
+// grids of one and two rows or columns, the parts equal LibTorch's FFT of the same values
+// (the bounds of MatrixTransformMatchesLibTorchFftAtViTSize: 1e-6 for the float32 logs, 1e-12
+// for the float64 ratio).
+TEST(Spectra, EveryGridShapeMatchesLibTorchFft) {
+  at::manual_seed(12);
+  for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{
+           {1, 1}, {1, 5}, {2, 3}, {3, 2}, {4, 7}, {7, 4}, {5, 5}, {6, 6}, {9, 2}}) {
+    const at::Tensor x = at::randn({2, h, w, 3});
+    const at::Tensor power = at::fft_fftshift(at::fft_fft2(x.permute({0, 3, 1, 2}).to(at::kDouble),
+                                                           c10::nullopt, {-2, -1}),
+                                              at::IntArrayRef{-2, -1})
+                                 .abs()
+                                 .square();
+    const analysis::SpectrumParts parts = analysis::spectrum_parts(x);
+    ASSERT_EQ(parts.log_amplitude.sizes(), at::IntArrayRef({2, 3, h, w}));
+    EXPECT_LE(spectra_relative(parts.log_amplitude.to(at::kDouble).exp(), power.sqrt()), 1e-6)
+        << h << "x" << w;
+    const at::Tensor high = (frequency_radius(h, w) > 0.25).to(at::kDouble);
+    const at::Tensor ratio = (power * high).sum({2, 3}) / power.sum({2, 3});
+    EXPECT_LE(max_abs_diff(parts.high_frequency_ratio, ratio), 1e-12) << h << "x" << w;
+    EXPECT_LE(max_abs_diff(log_amplitude_spectrum(x), parts.log_amplitude), 1e-6) << h << "x" << w;
+  }
 }
 
 TEST(Spectra, AccumulatorMeanEqualsBatchMeanAndRefusesShapeChanges) {

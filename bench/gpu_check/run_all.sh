@@ -38,7 +38,8 @@ run() {  # NAME LIMIT_S ARGS...: one program into $out/NAME.log
 run attnlab_gpucheck "${CHECK_S:-120}"
 # The session check one model per process, each under its own limit and all under
 # SESSION_S, into one log: a model that stalls (RAVLT's and CLIP's rank did on the H200)
-# then costs its own limit, not the models after it.
+# then costs its own limit, not the models after it, and leaves its threads' stacks in
+# $OUT/session_stacks.log.
 models=${SESSION_MODELS:-$("$bin/attnlab_gpucheck_session" --default-models)}
 s0=$(date +%s)
 : >"$out/attnlab_gpucheck_session.log"
@@ -52,9 +53,25 @@ for model in "${model_list[@]}"; do
   fi
   limit=$((left < ${SESSION_MODEL_S:-120} ? left : ${SESSION_MODEL_S:-120}))
   t0=$(date +%s)
-  timeout "$limit" "$bin/attnlab_gpucheck_session" --repeats 1 --models "$model" \
-    >>"$out/attnlab_gpucheck_session.log" 2>&1
-  rc=$?
+  "$bin/attnlab_gpucheck_session" --repeats 1 --models "$model" \
+    >>"$out/attnlab_gpucheck_session.log" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null && [ $(($(date +%s) - t0)) -lt "$limit" ]; do sleep 1; done
+  if kill -0 "$pid" 2>/dev/null; then
+    # At its limit: every thread's stack (the GPU machine has cuda-gdb, not gdb) into
+    # session_stacks.log, then stop it; exit 124 as timeout's.
+    dbg=$(command -v gdb || command -v cuda-gdb)
+    if [ -n "$dbg" ]; then
+      echo "== $model at its limit, $(date -u +%T)" >>"$out/session_stacks.log"
+      timeout 60 "$dbg" -p "$pid" -batch -ex "thread apply all bt 30" >>"$out/session_stacks.log" 2>&1
+    fi
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    rc=124
+  else
+    wait "$pid"
+    rc=$?
+  fi
   echo "run_all: session $model exit $rc in $(($(date +%s) - t0)) s$([ "$rc" = 124 ] && echo " (its limit, ${limit} s), stopped in: $(grep '^-- ' "$out/attnlab_gpucheck_session.log" | tail -1)")"
   [ "$rc" = 0 ] || status=1
 done

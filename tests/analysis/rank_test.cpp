@@ -154,6 +154,14 @@ TEST(RankStatistics, TheShortWayCountsAsTorchAndKeepsTheFloat64Values) {
     EXPECT_TRUE(((s[i].sigma - e).abs() <= bound).all().item<bool>())
         << i << ": max |d| " << (s[i].sigma - e).abs().max().item<double>();
     if (s[i].sigma_native.is_same(s[i].sigma)) ++shortened;
+    // A matrix's statistics are its own, whatever it is stacked with (the rank analysis
+    // ranks all of a model's layers in one stack): the same LAPACK calls per matrix, only
+    // the batched float64 Gram product's blocking may differ (~64·ε64·σ_max², far inside
+    // 1e-12 of σ_max for every value kept).
+    const analysis::RankStats alone = rank_statistics(all[int64_t(i)]).front();
+    EXPECT_EQ(alone.rank, s[i].rank) << i;
+    EXPECT_EQ(alone.precision_rank, s[i].precision_rank) << i;
+    EXPECT_LE((alone.sigma - s[i].sigma).abs().max().item<double>(), 1e-12 * top) << i;
   }
   // The well-conditioned ones needed no float32 SVD (their values are far from it).
   EXPECT_GT(shortened, 0);

@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 
 #include <array>
+#include <vector>
 
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/rank.h"
@@ -39,44 +40,78 @@ void add_rank(ImageStep& s) {
        "stable_rank", "rank_ambiguous", "precision_ambiguous", "tolerance_rel",
        "precision_tolerance_rel"},
       4);
-  for (const auto& l : s.layers) {
-    for (const auto& subject : analysis::rank_subjects(*l.trace, s.b)) {
-      const auto stats =
-          analysis::rank_statistics(subject.matrices, rank_options(s.settings.options));
-      const int64_t rows = subject.matrices.size(-2), cols = subject.matrices.size(-1);
-      // Sums over heads of: rank, precision rank, effective, stable, the two flags, and the
-      // two tolerances relative to each head's σ_max.
-      std::array<double, 8> sum{};
-      std::vector<at::Tensor> sigmas;
-      for (size_t h = 0; h < stats.size(); ++h) {
-        const auto& st = stats[h];
-        const double sigma_max = st.sigma.numel() ? st.sigma[0].item<double>() : 0.0;
-        const double native_max = st.sigma_native.numel() ? st.sigma_native[0].item<double>() : 0.0;
-        heads.add_row({l.index, l.path, l.trace->mechanism, subject.name, int64_t(h), rows, cols,
-                       st.rank, st.tolerance, int64_t(st.rank_ambiguous), st.precision_rank,
-                       st.precision_tolerance, int64_t(st.precision_ambiguous), st.effective_rank,
-                       st.stable_rank, sigma_max});
-        const std::array<double, 8> v{double(st.rank),
-                                      double(st.precision_rank),
-                                      st.effective_rank,
-                                      st.stable_rank,
-                                      double(st.rank_ambiguous),
-                                      double(st.precision_ambiguous),
-                                      native_max > 0 ? st.tolerance / native_max : 0.0,
-                                      sigma_max > 0 ? st.precision_tolerance / sigma_max : 0.0};
-        for (size_t i = 0; i < v.size(); ++i) sum[i] += v[i];
-        sigmas.push_back(st.sigma);
-      }
-      const double n = double(std::max<size_t>(1, stats.size()));
-      summary.add_row({l.index, l.path, l.trace->mechanism, subject.name, std::min(rows, cols),
-                       sum[0] / n, sum[1] / n, sum[2] / n, sum[3] / n, sum[4] / n, sum[5] / n,
-                       sum[6] / n, sum[7] / n});
-      s.session.add_sum(
-          analysis::format_result_key({"rank_sigma", "", l.index, "", "", subject.name}),
-          "singular values (float64 SVD, descending) of each head's " + subject.name +
-              " matrix in " + l.path,
-          {"head", "index"}, at::stack(sigmas));
+  // Every layer's matrices first, then one rank_statistics call per dtype and shape (a
+  // ViT's 12 layers × 6 heads of output features in one stack): each matrix's statistics
+  // are its own whatever it is stacked with, and one call spreads all of them over the
+  // cores at once instead of a layer's few at a time.
+  struct Subject {
+    const SessionLayer* layer;
+    analysis::RankSubject subject;
+    size_t first = 0;  // its first matrix in `stats`
+  };
+  std::vector<Subject> subjects;
+  for (const auto& l : s.layers)
+    for (auto& subject : analysis::rank_subjects(*l.trace, s.b)) {
+      if (subject.matrices.dim() == 2) subject.matrices = subject.matrices.unsqueeze(0);
+      subjects.push_back({&l, std::move(subject)});
     }
+  std::vector<analysis::RankStats> stats;
+  std::vector<bool> done(subjects.size(), false);
+  for (size_t i = 0; i < subjects.size(); ++i) {
+    if (done[i]) continue;
+    const at::Tensor& m = subjects[i].subject.matrices;
+    std::vector<at::Tensor> group;
+    size_t next = stats.size();
+    for (size_t j = i; j < subjects.size(); ++j) {
+      const at::Tensor& o = subjects[j].subject.matrices;
+      if (done[j] || o.scalar_type() != m.scalar_type() || o.device() != m.device() ||
+          o.size(1) != m.size(1) || o.size(2) != m.size(2))
+        continue;
+      subjects[j].first = next;
+      next += size_t(o.size(0));
+      group.push_back(o);
+      done[j] = true;
+    }
+    const auto group_stats = analysis::rank_statistics(
+        group.size() == 1 ? group.front() : at::cat(group), rank_options(s.settings.options));
+    stats.insert(stats.end(), group_stats.begin(), group_stats.end());
+  }
+  for (const auto& [layer, subject, first] : subjects) {
+    const SessionLayer& l = *layer;
+    const int64_t rows = subject.matrices.size(-2), cols = subject.matrices.size(-1);
+    const size_t count = size_t(subject.matrices.size(0));
+    // Sums over heads of: rank, precision rank, effective, stable, the two flags, and the
+    // two tolerances relative to each head's σ_max.
+    std::array<double, 8> sum{};
+    std::vector<at::Tensor> sigmas;
+    for (size_t h = 0; h < count; ++h) {
+      const auto& st = stats[first + h];
+      const double sigma_max = st.sigma.numel() ? st.sigma[0].item<double>() : 0.0;
+      const double native_max = st.sigma_native.numel() ? st.sigma_native[0].item<double>() : 0.0;
+      heads.add_row({l.index, l.path, l.trace->mechanism, subject.name, int64_t(h), rows, cols,
+                     st.rank, st.tolerance, int64_t(st.rank_ambiguous), st.precision_rank,
+                     st.precision_tolerance, int64_t(st.precision_ambiguous), st.effective_rank,
+                     st.stable_rank, sigma_max});
+      const std::array<double, 8> v{double(st.rank),
+                                    double(st.precision_rank),
+                                    st.effective_rank,
+                                    st.stable_rank,
+                                    double(st.rank_ambiguous),
+                                    double(st.precision_ambiguous),
+                                    native_max > 0 ? st.tolerance / native_max : 0.0,
+                                    sigma_max > 0 ? st.precision_tolerance / sigma_max : 0.0};
+      for (size_t i = 0; i < v.size(); ++i) sum[i] += v[i];
+      sigmas.push_back(st.sigma);
+    }
+    const double n = double(std::max<size_t>(1, count));
+    summary.add_row({l.index, l.path, l.trace->mechanism, subject.name, std::min(rows, cols),
+                     sum[0] / n, sum[1] / n, sum[2] / n, sum[3] / n, sum[4] / n, sum[5] / n,
+                     sum[6] / n, sum[7] / n});
+    s.session.add_sum(
+        analysis::format_result_key({"rank_sigma", "", l.index, "", "", subject.name}),
+        "singular values (float64 SVD, descending) of each head's " + subject.name + " matrix in " +
+            l.path,
+        {"head", "index"}, at::stack(sigmas));
   }
   s.session.accumulate(heads);
   s.session.accumulate(summary);
@@ -100,7 +135,7 @@ AnalysisInfo rank_analysis() {
   info.tables = {"rank_heads", "rank_layers"};
   info.arrays = {"rank_sigma__L<ll>__<matrix>"};
   info.in_image_analysis = true;
-  info.series = true;  // over a checkpoint series: the per-layer value against the step
+  info.series = true;      // over a checkpoint series: the per-layer value against the step
   info.over_sizes = true;  // and against the input size of a resolution sweep
   info.add = add_rank;
   AnalysisOption rtol{"rank-rtol", AnalysisOption::Kind::Real, "X", 0.0,

@@ -58,8 +58,9 @@ struct HalfPower {
   at::Tensor rows;  // (B, H/2 + 1, W, C) float64: rows 0 .. H/2 of the centred power
   at::Tensor rest_rows, mirror_columns;  // long, on rows' device
 
-  // Rows H/2 + 1 .. H - 1 of a (…, H-axis `dim`, W-axis `dim + 1`) tensor made from rows:
-  // the whole (…, H, W) grid.
+  // The whole grid of a tensor computed from `rows` (its H axis at `dim`, W at dim + 1):
+  // rows 0 .. H/2 as given, then each row H/2 + 1 .. H - 1 read at its mirrored row and
+  // columns.
   at::Tensor whole(const at::Tensor& half, int64_t dim) const {
     if (rest_rows.numel() == 0) return half;
     return at::cat({half, half.index_select(dim, rest_rows).index_select(dim + 1, mirror_columns)},

@@ -6,6 +6,7 @@
 // LaTeX) and the latency and memory against N figures.
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
@@ -63,7 +64,8 @@ int cmd_bench_attention(Args args, const GlobalOptions& g) {
       s, [&](int64_t done, int64_t, const std::string& what) { progress.update(done, what); });
   progress.finish();
   const auto table = session::attention_bench_table(points, s, &peaks);
-  const bool fused = table.columns.size() > 11;  // latency_vs_sdpa, memory_vs_sdpa
+  // attention_bench_table adds latency_vs_sdpa and memory_vs_sdpa, last, when sdpa was measured.
+  const bool fused = table.columns.back() == "memory_vs_" + std::string(session::kFusedRow);
   std::printf("%-14s %7s %11s %10s %9s %9s %9s %6s %8s %6s%s\n", "mechanism", "N", "latency ms",
               "peak MiB", "lat/base", "mem/base", "GFLOP/s", "%peak", "GB/s", "%peak",
               fused ? "  lat/sdpa  mem/sdpa" : "");

@@ -3,6 +3,7 @@
 // selects, which precisions (--dtype) run there, whether softmax attention is fused, and
 // whether the GUI was built.
 #include <cstdio>
+#include <string>
 #include <utility>
 
 #include "app/cli/cli_common.h"
@@ -49,13 +50,11 @@ int cmd_info(Args args, const GlobalOptions& g) {
                 why.empty() ? "runs" : ("refused: " + why).c_str());
   }
   // Whether softmax attention runs through the fused kernel when no matrix is needed.
-  std::printf("fused softmax attention: %s%s\n",
-              attention::fused_attention_enabled() ? "on, " : "off, ",
-              attention::fused_attention_built()
-                  ? (std::string(attention::fused_attention_description()) +
-                     (attention::fused_attention_enabled() ? "" : " (ATTNLAB_FUSED_ATTENTION=0)"))
-                        .c_str()
-                  : attention::fused_attention_description());
+  std::string fused = attention::fused_attention_description();
+  if (attention::fused_attention_built() && !attention::fused_attention_enabled())
+    fused += " (ATTNLAB_FUSED_ATTENTION=0)";
+  std::printf("fused softmax attention: %s, %s\n",
+              attention::fused_attention_enabled() ? "on" : "off", fused.c_str());
   // How the analyses' many small SVDs and transforms share the cores (runtime/small_tasks.h).
   std::printf("small analysis tasks: %s\n",
               runtime::small_tasks_side_by_side()

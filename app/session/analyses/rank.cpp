@@ -7,6 +7,9 @@
 #include <ATen/ATen.h>
 
 #include <array>
+#include <map>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "app/session/analyses/step_helpers.h"
@@ -55,22 +58,19 @@ void add_rank(ImageStep& s) {
       if (subject.matrices.dim() == 2) subject.matrices = subject.matrices.unsqueeze(0);
       subjects.push_back({&l, std::move(subject)});
     }
-  std::vector<analysis::RankStats> stats;
-  std::vector<bool> done(subjects.size(), false);
+  std::map<std::tuple<at::ScalarType, std::string, int64_t, int64_t>, std::vector<size_t>> groups;
   for (size_t i = 0; i < subjects.size(); ++i) {
-    if (done[i]) continue;
     const at::Tensor& m = subjects[i].subject.matrices;
+    groups[{m.scalar_type(), m.device().str(), m.size(1), m.size(2)}].push_back(i);
+  }
+  std::vector<analysis::RankStats> stats;
+  for (const auto& [shape, members] : groups) {
     std::vector<at::Tensor> group;
     size_t next = stats.size();
-    for (size_t j = i; j < subjects.size(); ++j) {
-      const at::Tensor& o = subjects[j].subject.matrices;
-      if (done[j] || o.scalar_type() != m.scalar_type() || o.device() != m.device() ||
-          o.size(1) != m.size(1) || o.size(2) != m.size(2))
-        continue;
-      subjects[j].first = next;
-      next += size_t(o.size(0));
-      group.push_back(o);
-      done[j] = true;
+    for (const size_t i : members) {
+      subjects[i].first = next;
+      next += size_t(subjects[i].subject.matrices.size(0));
+      group.push_back(subjects[i].subject.matrices);
     }
     const auto group_stats = analysis::rank_statistics(
         group.size() == 1 ? group.front() : at::cat(group), rank_options(s.settings.options));

@@ -5,10 +5,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <semaphore.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
 
 namespace attnlab::io {
 
@@ -48,66 +54,71 @@ std::vector<uint8_t> read_file_bytes(const std::string& path, uint64_t max_bytes
 
 namespace {
 
-// The temporaries being written, for the signal handler: fixed storage (a handler may not
-// allocate), each slot claimed by a compare-and-swap. A path too long for a slot, or a
-// write while every slot is taken, is simply not listed (the write itself goes on).
-constexpr int kTemporarySlots = 64;
-constexpr size_t kTemporaryPathMax = 1024;
-struct TemporarySlot {
-  std::atomic<int> state{0};  // 0 free, 1 being filled, 2 listed
-  char path[kTemporaryPathMax];
+// Signals are handled in two halves. The handler itself only does what a handler may:
+// it marks the process as dying and posts a semaphore. A cleanup thread, woken by the
+// semaphore, then takes the writers' lock, removes every listed temporary and ends the
+// process with the same signal. Because the cleanup runs on an ordinary thread it can
+// wait for a writer that is between creating its temporary and listing it, however long
+// a loaded machine keeps that writer off the CPU (a handler cannot wait, as it may have
+// interrupted that very writer). A writer that finds the process dying removes its own
+// temporary and waits to be ended, so no file is renamed into place after the signal.
+struct Temporaries {
+  std::mutex lock;
+  std::set<std::string> listed;  // temporaries being written, under `lock`
 };
-TemporarySlot g_temporaries[kTemporarySlots];
+Temporaries& temporaries() {
+  static auto* t = new Temporaries;  // never destroyed: the cleanup thread outlives main()
+  return *t;
+}
 
-// Lists `path` until the returned object is destroyed.
-class ListedTemporary {
- public:
-  explicit ListedTemporary(const std::string& path) {
-    if (path.size() >= kTemporaryPathMax) return;
-    for (int i = 0; i < kTemporarySlots; ++i) {
-      int expected = 0;
-      if (!g_temporaries[i].state.compare_exchange_strong(expected, 1)) continue;
-      std::memcpy(g_temporaries[i].path, path.c_str(), path.size() + 1);
-      g_temporaries[i].state.store(2);
-      slot_ = i;
-      return;
-    }
+std::atomic<int> g_dying_signal{0};  // 0, or the signal that is ending the process
+sem_t g_signalled;
+pid_t g_installed_in = 0;  // the process whose cleanup thread is running (fork starts none)
+
+extern "C" void note_signal(int sig) {
+  int none = 0;
+  g_dying_signal.compare_exchange_strong(none, sig);
+  ::sem_post(&g_signalled);  // async-signal-safe
+}
+
+// Called with the writers' lock held once the process is dying: gives the lock back and
+// waits for the cleanup thread to end the process.
+[[noreturn]] void wait_to_be_ended(std::unique_lock<std::mutex>& held) {
+  held.unlock();
+  for (;;) ::pause();
+}
+
+void remove_temporaries_and_die() {
+  while (::sem_wait(&g_signalled) != 0) {
   }
-  ~ListedTemporary() {
-    if (slot_ >= 0) g_temporaries[slot_].state.store(0);
-  }
-  ListedTemporary(const ListedTemporary&) = delete;
-  ListedTemporary& operator=(const ListedTemporary&) = delete;
-
- private:
-  int slot_ = -1;
-};
-
-// A temporary between its creation and its listing would escape the handler: writers
-// count themselves in that window (g_creating), and the handler, once it has said the
-// process is dying (so no writer enters the window again), waits for the count to drain
-// before it removes what is listed. The wait is bounded: the signal may have interrupted
-// a writer inside the window on this very thread, which cannot drain while we spin.
-std::atomic<int> g_creating{0};
-std::atomic<bool> g_dying{false};
-constexpr long kDrainSpins = 50'000'000;  // ~50 ms; a creation takes microseconds
-
-extern "C" void remove_temporaries_and_die(int sig) {
-  g_dying.store(true);
-  for (long i = 0; i < kDrainSpins && g_creating.load() > 0; ++i) {
-  }
-  for (auto& t : g_temporaries)
-    if (t.state.load() == 2) ::unlink(t.path);
+  auto& t = temporaries();
+  t.lock.lock();  // held until the end: no writer creates or renames anything more
+  for (const auto& path : t.listed) ::unlink(path.c_str());
+  const int sig = g_dying_signal.load();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
+  std::_Exit(128 + sig);  // not reached: the default action of these signals ends the process
+}
+
+// main() returning while the cleanup is pending would end the process as if no signal
+// had come: exit waits for the cleanup thread instead.
+void wait_at_exit_if_dying() {
+  if (g_dying_signal.load() == 0) return;
+  for (;;) ::pause();
 }
 
 }  // namespace
 
 void remove_temporaries_on_signal() {
+  if (g_installed_in == ::getpid()) return;
+  g_installed_in = ::getpid();
+  ::sem_init(&g_signalled, 0, 0);
+  std::thread(remove_temporaries_and_die).detach();
+  static const bool at_exit = (std::atexit(wait_at_exit_if_dying), true);
+  (void)at_exit;
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction a {};
-    a.sa_handler = remove_temporaries_and_die;
+    a.sa_handler = note_signal;
     sigemptyset(&a.sa_mask);
     a.sa_flags = SA_RESETHAND;  // a second signal during the cleanup ends the process at once
     ::sigaction(sig, &a, nullptr);
@@ -116,24 +127,25 @@ void remove_temporaries_on_signal() {
 
 void write_file_atomic(const std::string& path, const std::function<void(const ByteSink&)>& fill) {
   std::string tmp = path + ".tmp-XXXXXX";
-  // Created and listed as one step for the signal handler (see g_creating).
-  g_creating.fetch_add(1);
-  if (g_dying.load()) {  // a signal is ending the process: create nothing more
-    g_creating.fetch_sub(1);
-    throw IoError(IoErrorKind::WriteFailed, path, "interrupted by a signal");
+  auto& t = temporaries();
+  int fd = -1;
+  {
+    // Created and listed as one step, so the cleanup thread sees every temporary.
+    std::unique_lock<std::mutex> held(t.lock);
+    if (g_dying_signal.load() != 0) wait_to_be_ended(held);
+    fd = ::mkstemp(tmp.data());
+    if (fd < 0) {
+      const int e = errno;
+      throw IoError(IoErrorKind::WriteFailed, path,
+                    std::string("cannot create a temporary file beside it: ") + std::strerror(e));
+    }
+    t.listed.insert(tmp);
   }
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    const int e = errno;
-    g_creating.fetch_sub(1);
-    throw IoError(IoErrorKind::WriteFailed, path,
-                  std::string("cannot create a temporary file beside it: ") + std::strerror(e));
-  }
-  const ListedTemporary listed(tmp);  // removed by the handler if a signal ends the process
-  g_creating.fetch_sub(1);
-  auto cleanup = [&] {
-    ::close(fd);
+  // Removes the temporary and its listing; used on every path but the rename's success.
+  auto discard = [&] {
+    const std::lock_guard<std::mutex> held(t.lock);
     ::unlink(tmp.c_str());
+    t.listed.erase(tmp);
   };
   ByteSink sink = [&](const void* data, size_t n) {
     const auto* p = static_cast<const uint8_t*>(data);
@@ -152,11 +164,20 @@ void write_file_atomic(const std::string& path, const std::function<void(const B
     if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0)
       throw IoError(IoErrorKind::WriteFailed, path, std::string("sync: ") + std::strerror(errno));
   } catch (...) {
-    cleanup();
+    ::close(fd);
+    discard();
     throw;
   }
-  if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
+  const int closed = ::close(fd);
+  const int close_errno = errno;
+  std::unique_lock<std::mutex> held(t.lock);
+  if (g_dying_signal.load() != 0) {  // the cleanup thread removes the temporary
+    wait_to_be_ended(held);
+  }
+  const int renamed = closed == 0 ? ::rename(tmp.c_str(), path.c_str()) : -1;
+  const int e = closed == 0 ? errno : close_errno;
+  t.listed.erase(tmp);
+  if (renamed != 0) {
     ::unlink(tmp.c_str());
     throw IoError(IoErrorKind::WriteFailed, path, std::string("rename: ") + std::strerror(e));
   }

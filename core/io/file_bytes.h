@@ -27,10 +27,11 @@ inline void write_file_atomic(const std::string& path, const std::string& text) 
 }
 
 // Makes an interrupted write leave nothing either: on SIGINT, SIGTERM or SIGHUP the
-// temporaries being written are removed (unlink, async-signal-safe, from a fixed table
-// that write_file_atomic fills), then the signal takes its default action, so the process
-// still ends as interrupted (exit status 128 + signal). Files already renamed are
-// complete. Installed once by main(); safe to call again.
+// temporaries being written are removed (by a cleanup thread that the handler wakes), no
+// write renames its file into place any more, and the signal then takes its default
+// action, so the process still ends as interrupted (exit status 128 + signal). Files
+// already renamed are complete. Installed once by main(); safe to call again, and again
+// in a forked child, which gets its own cleanup thread.
 void remove_temporaries_on_signal();
 
 }  // namespace attnlab::io

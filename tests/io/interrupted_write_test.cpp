@@ -3,11 +3,15 @@
 // under the final name: Ctrl-C during an export loses only the file being written. The
 // write runs in a death-test child killed by the signal from inside its fill callback,
 // so the moment is exact; without the handler the same write leaves its temporary,
-// which shows the check can fail.
+// which shows the check can fail. A second case signals a process whose threads are all
+// writing, at whatever point each one has reached.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "core/io/file_bytes.h"
 #include "tests/support/temp_path.h"
@@ -50,6 +54,34 @@ TEST_P(InterruptedWrite, LeavesItsTemporaryWithoutTheHandler) {
   EXPECT_EXIT(write_interrupted(out, GetParam()), ::testing::KilledBySignal(GetParam()), "");
   ASSERT_EQ(dir.list().size(), 1u);
   EXPECT_EQ(dir.list().front().rfind("figure.pdf.tmp-", 0), 0u) << dir.list().front();
+}
+
+// Four threads write files in a loop; once 20 entries exist the process signals itself
+// (delivered to whichever thread the kernel picks). Every file left must be whole, and no
+// temporary may be left, whichever step of a write each thread was at.
+TEST_P(InterruptedWrite, ConcurrentWritersLeaveOnlyWholeFiles) {
+  const TempDir dir("interrupted");
+  const std::string content(64 * 1024, 'w');
+  EXPECT_EXIT(
+      {
+        io::remove_temporaries_on_signal();
+        for (int t = 0; t < 4; ++t)
+          std::thread([&, t] {
+            for (int i = 0;; ++i)
+              io::write_file_atomic(dir.file(std::to_string(t) + "_" + std::to_string(i)), content);
+          }).detach();
+        while (dir.list().size() < 20) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        ::kill(::getpid(), GetParam());
+        for (;;) ::pause();
+      },
+      ::testing::KilledBySignal(GetParam()), "");
+  const auto left = dir.list();
+  EXPECT_GE(left.size(), 1u);
+  for (const auto& name : left) {
+    EXPECT_EQ(name.find(".tmp-"), std::string::npos) << "temporary left: " << name;
+    const auto got = io::read_file_bytes(dir.file(name));
+    EXPECT_EQ(std::string(got.begin(), got.end()), content) << name << " is not whole";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

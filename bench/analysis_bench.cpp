@@ -147,6 +147,29 @@ BENCHMARK_CAPTURE(BM_OneAnalysis, map_rank, std::string("map_rank"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// Each of issue 51's analyses in a long run, on one recorded forward: one session takes
+// every iteration's image (its tables' rows already known), as in
+// BM_ForwardAndAnalysesStreaming, so these are that benchmark's parts without the forward.
+void BM_OneAnalysisStreaming(benchmark::State& state, const std::string& analysis) {
+  at::NoGradGuard no_grad;
+  const auto s = settings_for(analysis);
+  const models::ForwardResult r = traced_image(s.forward_options());
+  session::AnalysisSession session(s, nullptr);
+  session.add("warm-up", r);
+  int64_t image = 0;
+  for (auto _ : state) session.add("image" + std::to_string(image++), r);
+  benchmark::DoNotOptimize(session.images());
+}
+BENCHMARK_CAPTURE(BM_OneAnalysisStreaming, maps, std::string("maps"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysisStreaming, rank, std::string("rank"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_OneAnalysisStreaming, spectra, std::string("spectra"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 // One query's map from stored traces, as Traces.query_map answers it in the Python module
 // (python/src/bind_traces.cpp): deit_small's last layer (196 patch tokens, 6 heads), query
 // (7, 7), the head mean, copied out to a float buffer as the binding copies it to numpy.

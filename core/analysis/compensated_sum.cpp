@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <stdexcept>
 
 #include "core/io/npy.h"
@@ -13,16 +14,28 @@ namespace attnlab::analysis {
 
 void CompensatedSum::add(const at::Tensor& v) {
   if (!sum_.defined()) {
-    sum_ = v.to(at::kCPU, at::kDouble).clone();
+    sum_ = v.to(at::kCPU, at::kDouble).clone().contiguous();
     comp_ = at::zeros_like(sum_);
     return;
   }
   if (!sum_.sizes().equals(v.sizes()))
     throw std::invalid_argument("CompensatedSum: a term of another shape");
-  const at::Tensor t = sum_ + v;
-  // The part of the smaller operand that the addition rounded away, exactly.
-  comp_ += at::where(sum_.abs() >= v.abs(), (sum_ - t) + v, (v - t) + sum_);
-  sum_ = t;
+  // In place, one pass (the session adds a layer's whole spectrum per image: a chain of
+  // tensor ops made ten passes and as many allocations); a copy of this sum keeps its own.
+  if (sum_.use_count() > 1 || !sum_.is_contiguous())
+    sum_ = sum_.clone(at::MemoryFormat::Contiguous);
+  if (comp_.use_count() > 1 || !comp_.is_contiguous())
+    comp_ = comp_.clone(at::MemoryFormat::Contiguous);
+  const at::Tensor term = v.to(at::kCPU, at::kDouble).contiguous();
+  double* sum = sum_.data_ptr<double>();
+  double* comp = comp_.data_ptr<double>();
+  const double* x = term.data_ptr<double>();
+  for (int64_t i = 0, n = sum_.numel(); i < n; ++i) {
+    const double t = sum[i] + x[i];
+    // The part of the smaller operand that the addition rounded away, exactly.
+    comp[i] += std::abs(sum[i]) >= std::abs(x[i]) ? (sum[i] - t) + x[i] : (x[i] - t) + sum[i];
+    sum[i] = t;
+  }
 }
 
 void CompensatedSum::absorb(const CompensatedSum& other) {

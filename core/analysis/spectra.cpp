@@ -11,6 +11,9 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -53,18 +56,61 @@ int64_t mirrored(int64_t r, int64_t n) {
 // The spectrum of real features is conjugate-symmetric, F(-ky, -kx) = conj F(ky, kx), so
 // its power is symmetric: only the rows r <= H/2 are transformed (8 of 14 on a ViT grid,
 // the transform's cost with them), and each other row r is row mirrored(r) read with its
-// columns mirrored. `rest_rows` and `mirror_columns` index that read.
+// columns mirrored. What that takes for one grid size, built once (float64 and long, on
+// the CPU): the transform's matrices, the whole grid's reading of the half, and each half
+// cell's weight in the whole grid's sums.
+struct GridTransform {
+  int64_t rows = 0;        // R = H/2 + 1
+  at::Tensor along_h;      // (2R, H): rows 2y, 2y+1 the real and imaginary parts of row y
+  at::Tensor along_w;      // (2W, 2W): [[Cw, Sw], [-Sw, Cw]]
+  at::Tensor whole_index;  // (H·W): each cell of the whole grid -> its cell of the half (R·W)
+  at::Tensor sum_weights;  // (2, R·W): per half cell, how many whole cells read it; and of
+                           // those, how many lie beyond half the Nyquist radius
+};
+
+GridTransform make_grid_transform(int64_t h, int64_t w) {
+  GridTransform t;
+  t.rows = h / 2 + 1;
+  const auto [ch, sh] = centred_dft_parts(h);
+  const auto [cw, sw] = centred_dft_parts(w);
+  t.along_h = at::stack({ch.narrow(0, 0, t.rows), -sh.narrow(0, 0, t.rows)}, 1)
+                  .reshape({2 * t.rows, h})
+                  .contiguous();
+  t.along_w = at::cat({at::cat({cw, sw}, 1), at::cat({-sw, cw}, 1)}).contiguous();
+  t.whole_index = at::empty({h * w}, at::kLong);
+  t.sum_weights = at::zeros({2, t.rows * w}, at::kDouble);
+  int64_t* index = t.whole_index.data_ptr<int64_t>();
+  double* weight = t.sum_weights.data_ptr<double>();
+  const at::Tensor radius = frequency_radius(h, w);
+  const double* rad = radius.data_ptr<double>();
+  for (int64_t r = 0; r < h; ++r)
+    for (int64_t col = 0; col < w; ++col) {
+      const int64_t half = r < t.rows ? r * w + col : mirrored(r, h) * w + mirrored(col, w);
+      index[r * w + col] = half;
+      weight[half] += 1.0;
+      if (rad[r * w + col] > 0.25) weight[t.rows * w + half] += 1.0;
+    }
+  return t;
+}
+
+// Shared by every call (the session transforms each layer's features on several threads).
+const GridTransform& grid_transform(int64_t h, int64_t w) {
+  static std::mutex lock;
+  static std::map<std::pair<int64_t, int64_t>, std::unique_ptr<const GridTransform>> built;
+  const std::lock_guard<std::mutex> held(lock);
+  auto& slot = built[{h, w}];
+  if (!slot) slot = std::make_unique<const GridTransform>(make_grid_transform(h, w));
+  return *slot;
+}
+
 struct HalfPower {
   at::Tensor rows;  // (B, H/2 + 1, W, C) float64: rows 0 .. H/2 of the centred power
-  at::Tensor rest_rows, mirror_columns;  // long, on rows' device
+  const GridTransform* grid = nullptr;
 
-  // The whole grid of a tensor computed from `rows` (its H axis at `dim`, W at dim + 1):
-  // rows 0 .. H/2 as given, then each row H/2 + 1 .. H - 1 read at its mirrored row and
-  // columns.
+  // The whole grid of a tensor computed from `rows`, its H and W axes flattened into one at
+  // `dim` (R·W cells there -> H·W).
   at::Tensor whole(const at::Tensor& half, int64_t dim) const {
-    if (rest_rows.numel() == 0) return half;
-    return at::cat({half, half.index_select(dim, rest_rows).index_select(dim + 1, mirror_columns)},
-                   dim);
+    return half.index_select(dim, grid->whole_index.to(half.device()));
   }
 };
 
@@ -92,57 +138,52 @@ HalfPower centred_half_power(const at::Tensor& bhwc, const char* who) {
     throw std::invalid_argument(std::string(who) + ": the grid " + shape_str(bhwc.sizes()) +
                                 " has no cells");
   const c10::Device device = bhwc.device();
-  const int64_t rows = h / 2 + 1;
-  const auto [ch, sh] = centred_dft_parts(h);
-  const auto [cw, sw] = centred_dft_parts(w);
-  // Rows interleaved, 2y the real part's row y and 2y+1 the imaginary part's, so that the
-  // H-side product's rows are already each row y's [A_y; B_y] (a view, no copy).
-  const at::Tensor along_h = at::stack({ch.narrow(0, 0, rows), -sh.narrow(0, 0, rows)}, 1)
-                                 .reshape({2 * rows, h})
-                                 .to(device);
-  const at::Tensor along_w =
-      at::cat({at::cat({cw, sw}, 1), at::cat({-sw, cw}, 1)}).to(device);  // (2W, 2W)
-  const at::Tensor x = bhwc.to(at::kDouble).reshape({b, h, w * c});
-  // (B, 2R, W·C) viewed as (B·R, 2W, C): per image and row y, [A_y; B_y]; then the W side.
-  const at::Tensor f = at::matmul(along_w, at::matmul(along_h, x).view({b * rows, 2 * w, c}));
-  const at::Tensor re = f.narrow(1, 0, w), im = f.narrow(1, w, w);
   HalfPower out;
-  out.rows = (re * re + im * im).view({b, rows, w, c});
-  std::vector<int64_t> rest, columns;
-  for (int64_t r = rows; r < h; ++r) rest.push_back(mirrored(r, h));
-  for (int64_t col = 0; col < w; ++col) columns.push_back(mirrored(col, w));
-  out.rest_rows = at::tensor(rest, at::kLong).to(device);
-  out.mirror_columns = at::tensor(columns, at::kLong).to(device);
+  out.grid = &grid_transform(h, w);
+  const int64_t rows = out.grid->rows;
+  const at::Tensor along_h = out.grid->along_h.to(device);
+  const at::Tensor along_w = out.grid->along_w.to(device);
+  const at::Tensor x = bhwc.to(at::kDouble).contiguous();
+  // Per image, the H side as one plain product (2R, H)·(H, W·C), then its (2R, W·C) viewed
+  // as (R, 2W, C) (per row y, [A_y; B_y]) and the W side as R products with one matrix.
+  // mm and bmm, not matmul: LibTorch 1.13's matmul of a matrix with a stack folds the
+  // stack into a transposed operand, many times slower here than these plain products.
+  std::vector<at::Tensor> per_image;
+  for (int64_t i = 0; i < b; ++i) {
+    const at::Tensor ab = at::mm(along_h, x[i].view({h, w * c})).view({rows, 2 * w, c});
+    per_image.push_back(at::bmm(along_w.expand({rows, 2 * w, 2 * w}), ab));
+  }
+  const at::Tensor f = b == 1 ? per_image.front() : at::cat(per_image);  // (B·R, 2W, C)
+  const at::Tensor re = f.narrow(1, 0, w), im = f.narrow(1, w, w);
+  out.rows = (re * re).add_(im * im).view({b, rows, w, c});
   return out;
 }
 
-// The whole (B, H, W, C) power.
-at::Tensor centred_power(const at::Tensor& bhwc, const char* who) {
-  const HalfPower half = centred_half_power(bhwc, who);
-  return half.whole(half.rows, 1);
-}
-
-// |F|² beyond half the Nyquist radius over Σ|F|², per image and channel, from (B, H, W, C)
-// power: (B, C) float64 on the CPU.
-at::Tensor ratio_from_power(const at::Tensor& power) {
-  const at::Tensor high = (frequency_radius(power.size(1), power.size(2)) > 0.25)
-                              .to(power.device(), at::kDouble)
-                              .unsqueeze(-1);
-  const at::Tensor total = power.sum({1, 2});
-  const at::Tensor ratio = (power * high).sum({1, 2}) / total;
+// |F|² beyond half the Nyquist radius over Σ|F|², per image and channel, from the half
+// power: (B, C) float64 on the CPU. Both sums over the whole grid are weighted sums over the
+// half (GridTransform::sum_weights), one product.
+at::Tensor ratio_from_half_power(const HalfPower& half) {
+  const at::Tensor& p = half.rows;
+  const at::Tensor sums =
+      at::matmul(half.grid->sum_weights.to(p.device()), p.view({p.size(0), -1, p.size(3)}));
+  const at::Tensor total = sums.select(1, 0), ratio = sums.select(1, 1) / total;  // (B, C)
   return at::where(total > 0, ratio, at::zeros_like(ratio)).cpu();
 }
 
-// log|F| (floored at 1e-20) from (B, H, W, C) power, as (B, C, H, W) float32:
-// ½·log(max(|F|², 1e-40)).
-at::Tensor log_amplitude_from_power(const at::Tensor& power) {
-  return power.clamp_min(1e-40).log().mul_(0.5).permute({0, 3, 1, 2}).to(at::kFloat).contiguous();
+// log|F| (floored at 1e-20) from (B, H/2 + 1, W, C) power, on the whole grid as
+// (B, C, H, W) float32: ½·log(max(|F|², 1e-40)), the logarithms taken on the half only.
+at::Tensor log_amplitude_from_half_power(const HalfPower& half, int64_t h, int64_t w) {
+  const at::Tensor& p = half.rows;
+  const int64_t b = p.size(0), c = p.size(3);
+  const at::Tensor logs = p.clamp_min(1e-40).log_().mul_(0.5).to(at::kFloat).view({b, -1, c});
+  return half.whole(logs, 1).permute({0, 2, 1}).contiguous().view({b, c, h, w});
 }
 
 }  // namespace
 
 at::Tensor log_amplitude_spectrum(const at::Tensor& bhwc) {
-  return log_amplitude_from_power(centred_power(bhwc, "log_amplitude_spectrum"));
+  const HalfPower half = centred_half_power(bhwc, "log_amplitude_spectrum");
+  return log_amplitude_from_half_power(half, bhwc.size(1), bhwc.size(2));
 }
 
 at::Tensor frequency_radius(int64_t h, int64_t w) {
@@ -182,15 +223,13 @@ at::Tensor radial_profile(const at::Tensor& maps) {
 }
 
 at::Tensor high_frequency_ratio(const at::Tensor& bhwc) {
-  return ratio_from_power(centred_power(bhwc, "high_frequency_ratio"));
+  return ratio_from_half_power(centred_half_power(bhwc, "high_frequency_ratio"));
 }
 
 SpectrumParts spectrum_parts(const at::Tensor& bhwc) {
   const HalfPower half = centred_half_power(bhwc, "spectrum_parts");
-  // The logarithms of the transformed rows only; the other rows are the same numbers
-  // (B, C, H, W).
-  return {half.whole(log_amplitude_from_power(half.rows), 2),
-          ratio_from_power(half.whole(half.rows, 1))};
+  return {log_amplitude_from_half_power(half, bhwc.size(1), bhwc.size(2)),
+          ratio_from_half_power(half)};
 }
 
 at::Tensor SpectrumAccumulator::add(const at::Tensor& bhwc) {

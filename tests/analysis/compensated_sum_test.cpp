@@ -150,6 +150,20 @@ TEST(CompensatedSum, FirstTermIsCopiedAsFloat64) {
   EXPECT_EQ(csum_values(s.compensation()), (std::vector<double>(4, 0.0)));
 }
 
+// The sum is updated in place: a copy taken before must keep its own terms, and the
+// compensation must still hold what the addition lost.
+TEST(CompensatedSum, CopiesAreIndependentOfLaterAdds) {
+  CompensatedSum s;
+  s.add(csum_tensor({1e16, 1.0}));
+  const CompensatedSum before = s;
+  s.add(csum_tensor({0.75, 1.0}));
+  EXPECT_EQ(csum_values(before.sum()), (std::vector<double>{1e16, 1.0}));
+  EXPECT_EQ(csum_values(before.compensation()), (std::vector<double>{0.0, 0.0}));
+  // 1e16 + 0.75 rounds to 1e16 (the doubles there are 2 apart): 0.75 goes to the compensation.
+  EXPECT_EQ(csum_values(s.sum()), (std::vector<double>{1e16, 2.0}));
+  EXPECT_EQ(csum_values(s.compensation()), (std::vector<double>{0.75, 0.0}));
+}
+
 // Neumaier's algorithm records the rounding error e_i of every addition exactly (each
 // is a Fast2Sum with the larger operand first), absorb included (it is one more such
 // addition, plus the shard's own errors), so for any grouping sum + sum_i e_i = S, the exact

@@ -102,7 +102,7 @@ at::Tensor as_double(const at::Tensor& t) {
 constexpr double kGramRelativeError = 1e-6;
 
 // Float64 singular values of a real float32 stack (n, m, k): √ of the eigenvalues of each
-// matrix's Gram matrix on its shorter side, one batched float64 product for all of them and
+// matrix's Gram matrix on its shorter side, a float64 product per matrix and
 // a symmetric eigensolver per matrix (about half an SVD's work, in BLAS-3), wherever that is
 // accurate: products of float32 values are exact in float64, so G carries only the rounding
 // of its r-long sums, and the eigensolver's backward error, together at most
@@ -111,25 +111,27 @@ constexpr double kGramRelativeError = 1e-6;
 // kGramRelativeError (a rank-deficient one) gets its float64 SVD instead, as before.
 at::Tensor float32_stack_values(const at::Tensor& stack) {
   const int64_t n = stack.size(0), m = stack.size(1), k = stack.size(2), r = std::min(m, k);
-  const at::Tensor a = stack.to(at::kDouble);
-  const at::Tensor gram =
-      m >= k ? at::matmul(a.transpose(1, 2), a) : at::matmul(a, a.transpose(1, 2));
-  // The values are finite exactly where every Gram diagonal entry is: each entry is squared
-  // into one of them, and no sum of float32 squares reaches float64's overflow
-  // (max(m, k)·(3.4e38)² ≈ max(m, k)·1e77), while a NaN or Inf carries through: n·r values
-  // to look at instead of every entry, which cost rank a tenth of its time.
-  if (!at::isfinite(gram.diagonal(0, 1, 2)).all().item<bool>())
-    throw std::invalid_argument("rank_statistics: the matrices hold NaN or Inf values");
   at::Tensor sigma = at::empty({n, r}, at::kDouble);
   const double e_unit = double(std::max(m, k) + 2 * r) * std::numeric_limits<double>::epsilon();
+  // Each matrix's float64 copy, Gram matrix and eigensolver in one task: the copies and
+  // products (the larger part of the flops) are spread over the cores with the
+  // eigensolvers, where one batched product of the stack ran on one core.
   runtime::for_each_small_task(n, [&](int64_t i) {
-    at::Tensor lambda = at::linalg_eigvalsh(gram[i]).flip(0).clamp_min(0.0);  // descending
+    const at::Tensor a = stack[i].to(at::kDouble);
+    const at::Tensor gram = m >= k ? at::mm(a.t(), a) : at::mm(a, a.t());
+    // The values are finite exactly where every Gram diagonal entry is: each entry is
+    // squared into one of them, and no sum of float32 squares reaches float64's overflow
+    // (max(m, k)·(3.4e38)² ≈ max(m, k)·1e77), while a NaN or Inf carries through: r values
+    // to look at instead of every entry.
+    if (!at::isfinite(gram.diagonal()).all().item<bool>())
+      throw std::invalid_argument("rank_statistics: the matrices hold NaN or Inf values");
+    at::Tensor lambda = at::linalg_eigvalsh(gram).flip(0).clamp_min(0.0);  // descending
     const double* l = lambda.data_ptr<double>();
     const double e = e_unit * l[0];  // λ_max = σ_max²
     if (l[0] > 0.0 && l[r - 1] * 2.0 * kGramRelativeError >= e)
       sigma[i].copy_(lambda.sqrt_());
     else
-      sigma[i].copy_(at::linalg_svdvals(a[i]));
+      sigma[i].copy_(at::linalg_svdvals(a));
   });
   return sigma;
 }

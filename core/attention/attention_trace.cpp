@@ -45,16 +45,19 @@ const at::Tensor& AttentionTrace::internal(const std::string& name) const {
 at::Tensor AttentionTrace::rows(int64_t b, int64_t head, const at::Tensor& queries) const {
   check_batch_head(b, head);
   const HeadGroup& group = group_of(head);
-  at::Tensor tokens = queries.to(at::kCPU, at::kLong).reshape({-1});
+  const at::Tensor tokens = queries.to(at::kCPU, at::kLong).reshape({-1}).contiguous();
   const int64_t n = layout.tokens();
-  if (tokens.numel() > 0 && (tokens.min().item<int64_t>() < 0 || tokens.max().item<int64_t>() >= n))
-    throw TraceQueryError("query tokens must lie in [0, " + std::to_string(n) + ") for " +
-                          layout.describe());
-  // Layout token -> row of the group's query grid (differs only on padded grids).
-  at::Tensor q_rows = tokens.clone();
-  if (group.query_grid_w != layout.width) {
-    auto* p = q_rows.data_ptr<int64_t>();
-    for (int64_t i = 0; i < q_rows.numel(); ++i) p[i] = query_index(group, p[i]);
+  // Layout token -> row of the group's query grid (differs only on padded grids), checked
+  // in the same pass (a map asks for one row per head and layer: no tensor ops for it).
+  at::Tensor q_rows = at::empty_like(tokens);
+  const int64_t* in = tokens.data_ptr<int64_t>();
+  int64_t* out = q_rows.data_ptr<int64_t>();
+  const bool padded = group.query_grid_w != layout.width;
+  for (int64_t i = 0; i < tokens.numel(); ++i) {
+    if (in[i] < 0 || in[i] >= n)
+      throw TraceQueryError("query tokens must lie in [0, " + std::to_string(n) + ") for " +
+                            layout.describe());
+    out[i] = padded ? query_index(group, in[i]) : in[i];
   }
   return compute_rows(b, group, head - group.first_head, q_rows.to(group.q.device()));
 }
@@ -115,6 +118,10 @@ bool keys_are_tokens(const HeadGroup& g, const TokenLayout& layout) {
 }  // namespace
 
 at::Tensor rows_on_tokens(const at::Tensor& rows, const KeySpace& ks, const TokenLayout& layout) {
+  // Keys that are the tokens themselves (a ViT's softmax): the rows are already on tokens.
+  if (ks.cell == 1 && ks.prefix == layout.num_prefix() && ks.key_h == layout.height &&
+      ks.key_w == layout.width)
+    return rows;
   const at::Tensor key = grid_token_keys(ks, layout, rows.device());
   // A zero column for the tokens no key covers (index ks.size()).
   const at::Tensor padded = at::constant_pad_nd(rows, {0, 1});

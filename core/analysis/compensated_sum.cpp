@@ -1,5 +1,5 @@
-// Neumaier's variant of Kahan summation: the rounding error of each addition is kept in a
-// second tensor, whichever operand is larger.
+// Compensated summation (Neumaier's variant of Kahan's): the exact rounding error of each
+// addition is kept in a second tensor.
 #include "core/analysis/compensated_sum.h"
 
 #include <ATen/ATen.h>
@@ -26,14 +26,25 @@ void CompensatedSum::add(const at::Tensor& v) {
     sum_ = sum_.clone(at::MemoryFormat::Contiguous);
   if (comp_.use_count() > 1 || !comp_.is_contiguous())
     comp_ = comp_.clone(at::MemoryFormat::Contiguous);
-  const at::Tensor term = v.to(at::kCPU, at::kDouble).contiguous();
+  // A float32 term is widened value by value in the loop (exact), not copied first.
+  const bool single = v.device().is_cpu() && v.scalar_type() == at::kFloat;
+  const at::Tensor term = single ? v.contiguous() : v.to(at::kCPU, at::kDouble).contiguous();
+  if (single)
+    add_terms(term.data_ptr<float>());
+  else
+    add_terms(term.data_ptr<double>());
+}
+
+template <typename T>
+void CompensatedSum::add_terms(const T* x) {
   double* sum = sum_.data_ptr<double>();
   double* comp = comp_.data_ptr<double>();
-  const double* x = term.data_ptr<double>();
   for (int64_t i = 0, n = sum_.numel(); i < n; ++i) {
-    const double t = sum[i] + x[i];
-    // The part of the smaller operand that the addition rounded away, exactly.
-    comp[i] += std::abs(sum[i]) >= std::abs(x[i]) ? (sum[i] - t) + x[i] : (x[i] - t) + sum[i];
+    const double s = sum[i], v = static_cast<double>(x[i]), t = s + v;
+    // The part of the addends that the addition rounded away, exactly (Knuth's TwoSum: the
+    // same error Neumaier's comparison of magnitudes finds, without a branch per element).
+    const double v_part = t - s;
+    comp[i] += (s - (t - v_part)) + (v - v_part);
     sum[i] = t;
   }
 }

@@ -15,7 +15,8 @@ namespace attnlab::analysis {
 
 class CompensatedSum {
  public:
-  // `v` float64 on the CPU, the same shape every time (the caller checks and says whose).
+  // `v` of the same shape every time (the caller checks and says whose); float32 and
+  // float64 terms are added at float64 precision.
   void add(const at::Tensor& v);
   // Adds another sum (a shard's) with its compensation.
   void absorb(const CompensatedSum& other);
@@ -27,6 +28,8 @@ class CompensatedSum {
   static CompensatedSum restore(const at::Tensor& sum, const at::Tensor& compensation);
 
  private:
+  template <typename T>
+  void add_terms(const T* terms);  // sum_'s numel() of them, contiguous
   at::Tensor sum_, comp_;
 };
 

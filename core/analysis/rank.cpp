@@ -49,11 +49,22 @@ double epsilon_of(at::ScalarType type) {
   }
 }
 
+// A matrix's n singular values, read in place (a row of a contiguous (matrices, n) tensor).
+struct Values {
+  const double* p;
+  int64_t n;
+  double max() const { return n > 0 ? *std::max_element(p, p + n) : 0.0; }
+};
+
+Values values_of(const at::Tensor& rows, int64_t i) {
+  return {rows.data_ptr<double>() + i * rows.size(1), rows.size(1)};
+}
+
 // Singular values above `tolerance`, and whether one lies within the ambiguity factor of it.
-std::pair<int64_t, bool> count_above(const at::Tensor& sigma, double tolerance) {
-  const auto* p = sigma.data_ptr<double>();
+std::pair<int64_t, bool> count_above(Values sigma, double tolerance) {
+  const double* p = sigma.p;
   int64_t above = 0, near = 0;
-  for (int64_t i = 0; i < sigma.numel(); ++i) {
+  for (int64_t i = 0; i < sigma.n; ++i) {
     if (p[i] > tolerance) ++above;
     if (p[i] > tolerance / kRankAmbiguityFactor && p[i] <= tolerance * kRankAmbiguityFactor) ++near;
   }
@@ -62,9 +73,9 @@ std::pair<int64_t, bool> count_above(const at::Tensor& sigma, double tolerance) 
 }
 
 // Effective and stable rank of a float64 spectrum.
-void spread_of(const at::Tensor& sigma, RankStats& s) {
-  const auto* p = sigma.data_ptr<double>();
-  const int64_t n = sigma.numel();
+void spread_of(Values sigma, RankStats& s) {
+  const double* p = sigma.p;
+  const int64_t n = sigma.n;
   double sum = 0.0, sum_sq = 0.0, max = 0.0;
   for (int64_t i = 0; i < n; ++i) {
     sum += p[i];
@@ -246,9 +257,10 @@ std::vector<RankStats> rank_statistics(const at::Tensor& reduced_or_not,
     const double safe_rtol = static_cast<double>(std::max(m, k)) * eps;
     std::vector<int64_t> needed;
     for (int64_t i = 0; i < stack.size(0); ++i) {
-      const double sigma_max = values.precise[i][0].item<double>();
+      const Values precise = values_of(values.precise, i);
+      const double sigma_max = precise.p[0];  // descending
       const double tolerance = options.atol > 0.0 ? options.atol : rtol * sigma_max;
-      if (tolerance < safe_rtol * sigma_max || count_above(values.precise[i], tolerance).second) {
+      if (tolerance < safe_rtol * sigma_max || count_above(precise, tolerance).second) {
         needed.push_back(i);
         own_native[size_t(i)] = false;
       }
@@ -262,23 +274,22 @@ std::vector<RankStats> rank_statistics(const at::Tensor& reduced_or_not,
   } else {
     values = singular_values(stack);
   }
-  const at::Tensor& native = values.native;
-  const at::Tensor& precise = values.precise;
+  const at::Tensor native = values.native.contiguous();
+  const at::Tensor precise = is_double ? native : values.precise.contiguous();
   std::vector<RankStats> out;
   out.reserve(static_cast<size_t>(stack.size(0)));
   for (int64_t i = 0; i < stack.size(0); ++i) {
+    // The statistics from the values in place; each matrix's own tensors only to hand out.
+    const Values sigma = values_of(precise, i), sigma_native = values_of(native, i);
+    const bool same = is_double || (!own_native.empty() && own_native[size_t(i)]);
     RankStats s;
-    s.sigma = is_double ? native[i].clone() : precise[i].clone();
-    s.sigma_native =
-        is_double || (!own_native.empty() && own_native[size_t(i)]) ? s.sigma : native[i].clone();
-    const double native_max =
-        s.sigma_native.numel() > 0 ? s.sigma_native.max().item<double>() : 0.0;
-    const double precise_max = s.sigma.numel() > 0 ? s.sigma.max().item<double>() : 0.0;
-    s.tolerance = options.atol > 0.0 ? options.atol : rtol * native_max;
-    std::tie(s.rank, s.rank_ambiguous) = count_above(s.sigma_native, s.tolerance);
-    s.precision_tolerance = noise * precise_max;
-    std::tie(s.precision_rank, s.precision_ambiguous) = count_above(s.sigma, s.precision_tolerance);
-    spread_of(s.sigma, s);
+    s.sigma = precise[i].clone();
+    s.sigma_native = same ? s.sigma : native[i].clone();
+    s.tolerance = options.atol > 0.0 ? options.atol : rtol * sigma_native.max();
+    std::tie(s.rank, s.rank_ambiguous) = count_above(sigma_native, s.tolerance);
+    s.precision_tolerance = noise * sigma.max();
+    std::tie(s.precision_rank, s.precision_ambiguous) = count_above(sigma, s.precision_tolerance);
+    spread_of(sigma, s);
     out.push_back(s);
   }
   return out;
@@ -297,10 +308,12 @@ RankStats rank_statistics_of_spectrum(const at::Tensor& sigma, int64_t m, int64_
                                          : static_cast<double>(std::max(m, k)) *
                                                epsilon_of(computed_in);
   s.tolerance = options.atol > 0.0 ? options.atol : rtol * max;
-  std::tie(s.rank, s.rank_ambiguous) = count_above(s.sigma, s.tolerance);
+  const Values sigma_values{s.sigma.data_ptr<double>(), s.sigma.numel()};
+  std::tie(s.rank, s.rank_ambiguous) = count_above(sigma_values, s.tolerance);
   s.precision_tolerance = 2.0 * std::sqrt(static_cast<double>(std::max(m, k))) * eps * max;
-  std::tie(s.precision_rank, s.precision_ambiguous) = count_above(s.sigma, s.precision_tolerance);
-  spread_of(s.sigma, s);
+  std::tie(s.precision_rank, s.precision_ambiguous) =
+      count_above(sigma_values, s.precision_tolerance);
+  spread_of(sigma_values, s);
   return s;
 }
 

@@ -64,7 +64,7 @@ struct GridTransform {
   at::Tensor along_h;      // (2R, H): rows 2y, 2y+1 the real and imaginary parts of row y
   at::Tensor along_w;      // (2W, 2W): [[Cw, Sw], [-Sw, Cw]]
   at::Tensor whole_index;  // (H·W): each cell of the whole grid -> its cell of the half (R·W)
-  at::Tensor sum_weights;  // (2, R·W): per half cell, how many whole cells read it; and of
+  at::Tensor sum_weights;  // (R, W, 2): per half cell, how many whole cells read it; and of
                            // those, how many lie beyond half the Nyquist radius
 };
 
@@ -78,7 +78,7 @@ GridTransform make_grid_transform(int64_t h, int64_t w) {
                   .contiguous();
   t.along_w = at::cat({at::cat({cw, sw}, 1), at::cat({-sw, cw}, 1)}).contiguous();
   t.whole_index = at::empty({h * w}, at::kLong);
-  t.sum_weights = at::zeros({2, t.rows * w}, at::kDouble);
+  t.sum_weights = at::zeros({t.rows, w, 2}, at::kDouble);
   int64_t* index = t.whole_index.data_ptr<int64_t>();
   double* weight = t.sum_weights.data_ptr<double>();
   const at::Tensor radius = frequency_radius(h, w);
@@ -87,8 +87,8 @@ GridTransform make_grid_transform(int64_t h, int64_t w) {
     for (int64_t col = 0; col < w; ++col) {
       const int64_t half = r < t.rows ? r * w + col : mirrored(r, h) * w + mirrored(col, w);
       index[r * w + col] = half;
-      weight[half] += 1.0;
-      if (rad[r * w + col] > 0.25) weight[t.rows * w + half] += 1.0;
+      weight[2 * half] += 1.0;
+      if (rad[r * w + col] > 0.25) weight[2 * half + 1] += 1.0;
     }
   return t;
 }
@@ -104,18 +104,13 @@ const GridTransform& grid_transform(int64_t h, int64_t w) {
 }
 
 struct HalfPower {
-  at::Tensor rows;  // (B, H/2 + 1, W, C) float64: rows 0 .. H/2 of the centred power
+  at::Tensor rows;  // (B, H/2 + 1, C, W) float64: rows 0 .. H/2 of the centred power
   const GridTransform* grid = nullptr;
-
-  // The whole grid of a tensor computed from `rows`, its H and W axes flattened into one at
-  // `dim` (R·W cells there -> H·W).
-  at::Tensor whole(const at::Tensor& half, int64_t dim) const {
-    return half.index_select(dim, grid->whole_index.to(half.device()));
-  }
 };
 
 // (B, H, W, C) real features -> |fftshift(fft2)|² over H, W, its rows 0 .. H/2 as
-// (B, H/2 + 1, W, C) float64 (channels last, as the features come). Always in float64: a
+// (B, H/2 + 1, C, W) float64 (channels before columns: the logarithms' (C, H, W) order is
+// then a copy of W-long runs, not of single values). Always in float64: a
 // float32 FFT's error is ~1e-7 of the largest coefficient, which on smooth maps (the Lo-Fi
 // branch) is as large as the smallest coefficients, whose logs would then be wrong by 1e-2.
 // The grids are small (a 14×14 ViT grid, 56×56 at most), so the transform is matrix products
@@ -145,17 +140,19 @@ HalfPower centred_half_power(const at::Tensor& bhwc, const char* who) {
   const at::Tensor along_w = out.grid->along_w.to(device);
   const at::Tensor x = bhwc.to(at::kDouble).contiguous();
   // Per image, the H side as one plain product (2R, H)·(H, W·C), then its (2R, W·C) viewed
-  // as (R, 2W, C) (per row y, [A_y; B_y]) and the W side as R products with one matrix.
+  // as (R, 2W, C) (per row y, [A_y; B_y]) and the W side as R products with one matrix,
+  // transposed: [A_y; B_y]ᵀ·along_wᵀ gives each row's (C, 2W), real parts then imaginary.
   // mm and bmm, not matmul: LibTorch 1.13's matmul of a matrix with a stack folds the
   // stack into a transposed operand, many times slower here than these plain products.
+  const at::Tensor along_w_t = along_w.t().expand({rows, 2 * w, 2 * w});
   std::vector<at::Tensor> per_image;
   for (int64_t i = 0; i < b; ++i) {
     const at::Tensor ab = at::mm(along_h, x[i].view({h, w * c})).view({rows, 2 * w, c});
-    per_image.push_back(at::bmm(along_w.expand({rows, 2 * w, 2 * w}), ab));
+    per_image.push_back(at::bmm(ab.transpose(1, 2), along_w_t));
   }
-  const at::Tensor f = b == 1 ? per_image.front() : at::cat(per_image);  // (B·R, 2W, C)
-  const at::Tensor re = f.narrow(1, 0, w), im = f.narrow(1, w, w);
-  out.rows = (re * re).add_(im * im).view({b, rows, w, c});
+  const at::Tensor f = b == 1 ? per_image.front() : at::cat(per_image);  // (B·R, C, 2W)
+  const at::Tensor re = f.narrow(2, 0, w), im = f.narrow(2, w, w);
+  out.rows = (re * re).addcmul_(im, im).view({b, rows, c, w});
   return out;
 }
 
@@ -163,20 +160,45 @@ HalfPower centred_half_power(const at::Tensor& bhwc, const char* who) {
 // power: (B, C) float64 on the CPU. Both sums over the whole grid are weighted sums over the
 // half (GridTransform::sum_weights), one product.
 at::Tensor ratio_from_half_power(const HalfPower& half) {
-  const at::Tensor& p = half.rows;
-  const at::Tensor sums =
-      at::matmul(half.grid->sum_weights.to(p.device()), p.view({p.size(0), -1, p.size(3)}));
-  const at::Tensor total = sums.select(1, 0), ratio = sums.select(1, 1) / total;  // (B, C)
+  const at::Tensor& p = half.rows;  // (B, R, C, W)
+  const int64_t b = p.size(0), r = p.size(1), c = p.size(2), w = p.size(3);
+  // Per half row, (C, W)·(W, 2); the rows' products summed: (B, C, 2).
+  const at::Tensor weights = half.grid->sum_weights.to(p.device()).repeat({b, 1, 1});
+  const at::Tensor sums = at::bmm(p.view({b * r, c, w}), weights).view({b, r, c, 2}).sum(1);
+  const at::Tensor total = sums.select(2, 0), ratio = sums.select(2, 1) / total;  // (B, C)
   return at::where(total > 0, ratio, at::zeros_like(ratio)).cpu();
 }
 
-// log|F| (floored at 1e-20) from (B, H/2 + 1, W, C) power, on the whole grid as
-// (B, C, H, W) float32: ½·log(max(|F|², 1e-40)), the logarithms taken on the half only.
+// log|F| (floored at 1e-20) from (B, H/2 + 1, C, W) power, on the whole grid as
+// (B, C, H, W) float32: ½·log(max(|F|², 1e-40)), the logarithms taken on the half only and
+// the whole grid read from them (GridTransform::whole_index).
 at::Tensor log_amplitude_from_half_power(const HalfPower& half, int64_t h, int64_t w) {
   const at::Tensor& p = half.rows;
-  const int64_t b = p.size(0), c = p.size(3);
-  const at::Tensor logs = p.clamp_min(1e-40).log_().mul_(0.5).to(at::kFloat).view({b, -1, c});
-  return half.whole(logs, 1).permute({0, 2, 1}).contiguous().view({b, c, h, w});
+  const int64_t b = p.size(0), c = p.size(2);
+  const at::Tensor logs = p.clamp_min(1e-40).log_().mul_(0.5).to(at::kFloat);  // (B, R, C, W)
+  if (!logs.device().is_cpu())
+    return logs.permute({0, 2, 1, 3})
+        .reshape({b, c, -1})
+        .index_select(2, half.grid->whole_index.to(p.device()))
+        .view({b, c, h, w});
+  // On the CPU the reordering and the reading of the whole grid are one pass (index_select
+  // along an inner axis after a permuted copy took a fifth of the transform's time).
+  at::Tensor out = at::empty({b, c, h, w}, logs.options());
+  const float* in = logs.data_ptr<float>();
+  float* o = out.data_ptr<float>();
+  const int64_t* index = half.grid->whole_index.data_ptr<int64_t>();
+  const int64_t rows = half.grid->rows, cells = h * w;
+  // Per channel, the whole grid's cells in order: written in sequence, read along half rows.
+  for (int64_t i = 0; i < b; ++i)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const float* from = in + (i * rows * c + ch) * w;  // (row 0, channel ch); rows C·W apart
+      float* to = o + (i * c + ch) * cells;
+      for (int64_t cell = 0; cell < cells; ++cell) {
+        const int64_t r = index[cell] / w, col = index[cell] - r * w;
+        to[cell] = from[r * c * w + col];
+      }
+    }
+  return out;
 }
 
 }  // namespace
@@ -239,7 +261,8 @@ at::Tensor SpectrumAccumulator::add(const at::Tensor& bhwc) {
 }
 
 void SpectrumAccumulator::add(const SpectrumParts& parts) {
-  const at::Tensor logs = parts.log_amplitude.to(at::kCPU, at::kDouble);  // (B, C, H, W)
+  // (B, C, H, W), float32 as computed: CompensatedSum widens each value as it adds it.
+  const at::Tensor logs = parts.log_amplitude.to(at::kCPU);
   const at::IntArrayRef chw = logs.sizes().slice(1);
   if (sum_log_.defined() && !sum_log_.sum().sizes().equals(chw))
     throw std::invalid_argument(

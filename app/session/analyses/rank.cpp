@@ -86,8 +86,10 @@ void add_rank(ImageStep& s) {
     std::vector<at::Tensor> sigmas;
     for (size_t h = 0; h < count; ++h) {
       const auto& st = stats[first + h];
-      const double sigma_max = st.sigma.numel() ? st.sigma[0].item<double>() : 0.0;
-      const double native_max = st.sigma_native.numel() ? st.sigma_native[0].item<double>() : 0.0;
+      // The largest values (first: descending, float64 on the CPU), read in place.
+      const double sigma_max = st.sigma.numel() ? st.sigma.data_ptr<double>()[0] : 0.0;
+      const double native_max =
+          st.sigma_native.numel() ? st.sigma_native.data_ptr<double>()[0] : 0.0;
       heads.add_row({l.index, l.path, l.trace->mechanism, subject.name, int64_t(h), rows, cols,
                      st.rank, st.tolerance, int64_t(st.rank_ambiguous), st.precision_rank,
                      st.precision_tolerance, int64_t(st.precision_ambiguous), st.effective_rank,

@@ -56,7 +56,7 @@ struct Values {
   double max() const { return n > 0 ? *std::max_element(p, p + n) : 0.0; }
 };
 
-Values values_of(const at::Tensor& rows, int64_t i) {
+Values row_values(const at::Tensor& rows, int64_t i) {
   return {rows.data_ptr<double>() + i * rows.size(1), rows.size(1)};
 }
 
@@ -257,7 +257,7 @@ std::vector<RankStats> rank_statistics(const at::Tensor& reduced_or_not,
     const double safe_rtol = static_cast<double>(std::max(m, k)) * eps;
     std::vector<int64_t> needed;
     for (int64_t i = 0; i < stack.size(0); ++i) {
-      const Values precise = values_of(values.precise, i);
+      const Values precise = row_values(values.precise, i);
       const double sigma_max = precise.p[0];  // descending
       const double tolerance = options.atol > 0.0 ? options.atol : rtol * sigma_max;
       if (tolerance < safe_rtol * sigma_max || count_above(precise, tolerance).second) {
@@ -280,7 +280,7 @@ std::vector<RankStats> rank_statistics(const at::Tensor& reduced_or_not,
   out.reserve(static_cast<size_t>(stack.size(0)));
   for (int64_t i = 0; i < stack.size(0); ++i) {
     // The statistics from the values in place; each matrix's own tensors only to hand out.
-    const Values sigma = values_of(precise, i), sigma_native = values_of(native, i);
+    const Values sigma = row_values(precise, i), sigma_native = row_values(native, i);
     const bool same = is_double || (!own_native.empty() && own_native[size_t(i)]);
     RankStats s;
     s.sigma = precise[i].clone();

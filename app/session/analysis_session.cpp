@@ -187,11 +187,10 @@ void AnalysisSession::add_sum(const std::string& name, const std::string& captio
   ++it->second.count;
 }
 
-void AnalysisSession::add_spectrum(const analysis::ResultKey& key,
-                                   const analysis::SpectrumParts& parts) {
+analysis::SpectrumAccumulator& AnalysisSession::spectrum_sum(const analysis::ResultKey& key) {
   const std::string name = analysis::format_result_key(key);
   if (!spectra_.count(name)) spectra_order_.push_back(key);
-  spectra_[name].add(parts);
+  return spectra_[name];
 }
 
 std::vector<analysis::Table> AnalysisSession::tables() const {

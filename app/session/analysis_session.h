@@ -134,10 +134,11 @@ class AnalysisSession {
   // a tensor averaged over the images into an array `name`;
   void add_sum(const std::string& name, const std::string& caption,
                const std::vector<std::string>& axes, const at::Tensor& value);
-  // the spectra of one image's features (analysis::spectrum_parts of (1, H, W, C)),
-  // averaged over the images into two arrays, the key with part "log_amplitude" and with
-  // part "radial";
-  void add_spectrum(const analysis::ResultKey& key, const analysis::SpectrumParts& parts);
+  // the running sum of the spectra of one layer's features (add analysis::spectrum_parts
+  // of (1, H, W, C) to it), averaged over the images into two arrays, the key with part
+  // "log_amplitude" and with part "radial"; the reference stays valid for the session's
+  // life, and different keys' sums may be added to from different threads;
+  analysis::SpectrumAccumulator& spectrum_sum(const analysis::ResultKey& key);
   // a problem on some layer or image (each message once);
   void warn(const std::string& message);
   // whether to stop (a long step asks between its parts), the same as an AnalysisCancelled

@@ -188,15 +188,16 @@ at::Tensor log_amplitude_from_half_power(const HalfPower& half, int64_t h, int64
   float* o = out.data_ptr<float>();
   const int64_t* index = half.grid->whole_index.data_ptr<int64_t>();
   const int64_t rows = half.grid->rows, cells = h * w;
+  // Each whole cell's value, from channel 0's: its half row's offset (rows C·W apart) + column.
+  std::vector<int64_t> offset(static_cast<size_t>(cells));
+  for (int64_t cell = 0; cell < cells; ++cell)
+    offset[size_t(cell)] = (index[cell] / w) * c * w + index[cell] % w;
   // Per channel, the whole grid's cells in order: written in sequence, read along half rows.
   for (int64_t i = 0; i < b; ++i)
     for (int64_t ch = 0; ch < c; ++ch) {
-      const float* from = in + (i * rows * c + ch) * w;  // (row 0, channel ch); rows C·W apart
+      const float* from = in + (i * rows * c + ch) * w;  // (row 0, channel ch)
       float* to = o + (i * c + ch) * cells;
-      for (int64_t cell = 0; cell < cells; ++cell) {
-        const int64_t r = index[cell] / w, col = index[cell] - r * w;
-        to[cell] = from[r * c * w + col];
-      }
+      for (int64_t cell = 0; cell < cells; ++cell) to[cell] = from[offset[size_t(cell)]];
     }
   return out;
 }

@@ -10,8 +10,11 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "app/session/analyses/step_helpers.h"
+#include "core/runtime/small_tasks.h"
 
 namespace attnlab::session {
 namespace {
@@ -23,6 +26,8 @@ void add_maps(ImageStep& s) {
       "weight that the query token puts on each prefix token, per layer and head (query " + q.tag +
           ", a cell of the first layer's grid is mapped to each layer by area)",
       {"layer", "path", "head", "prefix", "weight"}, 4);
+  // Which layers have a map, and of which token (warnings in layer order, here).
+  std::vector<std::pair<const SessionLayer*, int64_t>> mapped;
   for (const auto& l : s.layers) {
     const auto& lay = l.trace->layout;
     if (lay.tokens() > s.settings.map_max_tokens) {
@@ -35,18 +40,31 @@ void add_maps(ImageStep& s) {
       s.session.warn("maps: layer " + std::to_string(l.index) + " has no " + q.prefix + " token");
       continue;
     }
-    const LayerQueryMaps maps = layer_query_maps(*l.trace, s.b, token);
-    const analysis::QueryMap& m = maps.map;
+    mapped.emplace_back(&l, token);
+  }
+  // The layers' maps side by side (a few small ops per head: runtime/small_tasks.h), then
+  // emitted in layer order.
+  std::vector<LayerQueryMaps> maps(mapped.size());
+  runtime::for_each_small_task(int64_t(mapped.size()), [&](int64_t i) {
+    maps[size_t(i)] =
+        layer_query_maps(*mapped[size_t(i)].first->trace, s.b, mapped[size_t(i)].second);
+  });
+  for (size_t i = 0; i < mapped.size(); ++i) {
+    const SessionLayer& l = *mapped[i].first;
+    const auto& lay = l.trace->layout;
+    const analysis::QueryMap& m = maps[i].map;
     analysis::ResultKey key{"maps", s.image, l.index, q.tag, "", "heads"};
     s.session.emit(to_array(m.grid, analysis::format_result_key(key), {"head", "y", "x"},
                             "attention of the query over the " + grid_text(lay) + " grid of " +
                                 l.path + ", one map per head"));
     key.part = "fused";
-    s.session.emit(to_array(maps.fused, analysis::format_result_key(key), {"fusion", "y", "x"},
+    s.session.emit(to_array(maps[i].fused, analysis::format_result_key(key), {"fusion", "y", "x"},
                             "head fusion of the query's maps in " + l.path + ": mean, max, min"));
+    const float* weights = m.prefix.data_ptr<float>();  // (heads, prefix) float32, contiguous
     for (int64_t h = 0; h < m.prefix.size(0); ++h)
       for (int64_t p = 0; p < m.prefix.size(1); ++p)
-        prefix.add_row({l.index, l.path, h, lay.prefix[size_t(p)], m.prefix[h][p].item<double>()});
+        prefix.add_row(
+            {l.index, l.path, h, lay.prefix[size_t(p)], double(weights[h * m.prefix.size(1) + p])});
   }
   s.session.accumulate(prefix);
   // The prefix tokens' own rows (CLS attention) in the last selected layer.

@@ -5,6 +5,10 @@
 // Its figures (report, series, GUI tab): spectra_figures.cpp.
 #include <ATen/ATen.h>
 
+#include <set>
+#include <stdexcept>
+#include <vector>
+
 #include "app/session/analyses/step_helpers.h"
 #include "core/analysis/spectra.h"
 #include "core/runtime/small_tasks.h"
@@ -45,16 +49,22 @@ void add_spectra(ImageStep& s) {
     }
     for (auto& [branch, f] : branches) features.push_back({&l, branch, f.narrow(0, s.b, 1)});
   }
-  // The transforms side by side, one layer per task (small GEMMs: runtime/small_tasks.h);
-  // the sums and tables after them, in layer order.
+  // The transforms side by side, one layer per task (small GEMMs: runtime/small_tasks.h),
+  // each added to its own layer's sum there (a layer and branch has one sum, so no two
+  // tasks touch the same one); the tables after them, in layer order.
+  std::vector<analysis::SpectrumAccumulator*> sums;
+  for (const auto& f : features)
+    sums.push_back(&s.session.spectrum_sum({"spectra", "", f.layer->index, "", f.branch, ""}));
+  if (std::set<analysis::SpectrumAccumulator*>(sums.begin(), sums.end()).size() != sums.size())
+    throw std::logic_error("spectra: two features of one layer share a branch name");
   std::vector<analysis::SpectrumParts> parts(features.size());
   runtime::for_each_small_task(int64_t(features.size()), [&](int64_t i) {
     parts[size_t(i)] = analysis::spectrum_parts(features[size_t(i)].bhwc);
+    sums[size_t(i)]->add(parts[size_t(i)]);
   });
   for (size_t i = 0; i < features.size(); ++i) {
     const SessionLayer& l = *features[i].layer;
     const std::string& branch = features[i].branch;
-    s.session.add_spectrum({"spectra", "", l.index, "", branch, ""}, parts[i]);
     const at::Tensor hf = parts[i].high_frequency_ratio[0].to(at::kCPU, at::kDouble).contiguous();
     summary.add_row({l.index, l.path, branch, hf.size(0), hf.mean().item<double>()});
     const double* ratio = hf.data_ptr<double>();  // (C,): one row per channel, no per-item op

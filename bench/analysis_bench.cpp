@@ -8,6 +8,9 @@
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 
+#include <chrono>
+#include <string>
+
 #include "app/session/analysis_session.h"
 #include "app/session/query.h"
 #include "bench/preset_model.h"
@@ -107,6 +110,39 @@ void BM_ForwardAndAnalysesStreaming(benchmark::State& state, const std::string& 
 }
 BENCHMARK_CAPTURE(BM_ForwardAndAnalysesStreaming, maps_rank_spectra,
                   std::string("maps,rank,spectra"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Issue 51's ratio measured pairwise: each iteration times the bare forward of an image and
+// then the same image's forward with traces into a long-running session (as
+// BM_ForwardAndAnalysesStreaming), back to back, so that a machine whose speed drifts (a
+// shared VM) slows both alike. `ratio` is the analysed time over the bare time, summed over
+// the iterations; the reported time is the pair's.
+void BM_AnalysisOverheadPaired(benchmark::State& state, const std::string& analyses) {
+  at::NoGradGuard no_grad;
+  auto model = bench::preset_model(kModel);
+  const at::Tensor x = at::randn({1, 3, 224, 224});
+  const auto s = settings_for(analyses);
+  session::AnalysisSession session(s, nullptr);
+  session.add("warm-up", model->run(x, s.forward_options()));
+  model->run(x, {});
+  using clock = std::chrono::steady_clock;
+  double bare = 0.0, analysed = 0.0;
+  int64_t image = 0;
+  for (auto _ : state) {
+    const auto t0 = clock::now();
+    benchmark::DoNotOptimize(model->run(x, {}).logits);
+    const auto t1 = clock::now();
+    session.add("image" + std::to_string(image++), model->run(x, s.forward_options()));
+    const auto t2 = clock::now();
+    bare += std::chrono::duration<double>(t1 - t0).count();
+    analysed += std::chrono::duration<double>(t2 - t1).count();
+  }
+  state.counters["ratio"] = analysed / bare;
+  state.counters["bare_ms"] = 1e3 * bare / double(state.iterations());
+  state.counters["analysed_ms"] = 1e3 * analysed / double(state.iterations());
+}
+BENCHMARK_CAPTURE(BM_AnalysisOverheadPaired, maps_rank_spectra, std::string("maps,rank,spectra"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <initializer_list>
 #include <string>
 
 #include "app/session/analysis_session.h"
@@ -156,32 +157,23 @@ void BM_OneAnalysis(benchmark::State& state, const std::string& analysis) {
     benchmark::DoNotOptimize(session.images());
   }
 }
-// The three of the issue-51 overhead together, on one recorded forward (a fresh session
-// each time, so with its tables' first-image work).
-BENCHMARK_CAPTURE(BM_OneAnalysis, maps_rank_spectra, std::string("maps,rank,spectra"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysis, maps, std::string("maps"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysis, rollout, std::string("rollout"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysis, rank, std::string("rank"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysis, spectra, std::string("spectra"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysis, locality, std::string("locality"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysis, entropy, std::string("entropy"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysis, map_rank, std::string("map_rank"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+// Registers fn once per analysis as "<family>/<analysis>" (what BENCHMARK_CAPTURE names
+// them), in milliseconds of real time.
+int register_each(const char* family, void (*fn)(benchmark::State&, const std::string&),
+                  std::initializer_list<const char*> analyses) {
+  for (const char* analysis : analyses)
+    benchmark::RegisterBenchmark((std::string(family) + "/" + analysis).c_str(), fn,
+                                 std::string(analysis))
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  return 0;
+}
+
+// maps_rank_spectra: the three of the issue-51 overhead together, on one recorded forward (a
+// fresh session each time, so with its tables' first-image work).
+const int kOneAnalysis = register_each(
+    "BM_OneAnalysis", BM_OneAnalysis,
+    {"maps_rank_spectra", "maps", "rollout", "rank", "spectra", "locality", "entropy", "map_rank"});
 
 // Each of issue 51's analyses in a long run, on one recorded forward: one session takes
 // every iteration's image (its tables' rows already known), as in
@@ -196,15 +188,8 @@ void BM_OneAnalysisStreaming(benchmark::State& state, const std::string& analysi
   for (auto _ : state) session.add("image" + std::to_string(image++), r);
   benchmark::DoNotOptimize(session.images());
 }
-BENCHMARK_CAPTURE(BM_OneAnalysisStreaming, maps, std::string("maps"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysisStreaming, rank, std::string("rank"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(BM_OneAnalysisStreaming, spectra, std::string("spectra"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+const int kOneAnalysisStreaming =
+    register_each("BM_OneAnalysisStreaming", BM_OneAnalysisStreaming, {"maps", "rank", "spectra"});
 
 // One query's map from stored traces, as Traces.query_map answers it in the Python module
 // (python/src/bind_traces.cpp): deit_small's last layer (196 patch tokens, 6 heads), query

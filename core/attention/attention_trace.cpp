@@ -109,19 +109,21 @@ at::Tensor grid_token_keys(const KeySpace& ks, const TokenLayout& layout, c10::D
   return key.reshape({-1});
 }
 
+// Keys that are the layout's tokens themselves, in token order (a ViT's softmax).
+bool key_space_is_tokens(const KeySpace& ks, const TokenLayout& layout) {
+  return ks.cell == 1 && ks.prefix == layout.num_prefix() && ks.key_h == layout.height &&
+         ks.key_w == layout.width;
+}
+
 bool keys_are_tokens(const HeadGroup& g, const TokenLayout& layout) {
-  return g.keys.cell == 1 && g.keys.prefix == layout.num_prefix() &&
-         g.keys.key_h == layout.height && g.keys.key_w == layout.width &&
-         g.query_grid_w == layout.width;
+  return key_space_is_tokens(g.keys, layout) && g.query_grid_w == layout.width;
 }
 
 }  // namespace
 
 at::Tensor rows_on_tokens(const at::Tensor& rows, const KeySpace& ks, const TokenLayout& layout) {
   // Keys that are the tokens themselves (a ViT's softmax): the rows are already on tokens.
-  if (ks.cell == 1 && ks.prefix == layout.num_prefix() && ks.key_h == layout.height &&
-      ks.key_w == layout.width)
-    return rows;
+  if (key_space_is_tokens(ks, layout)) return rows;
   const at::Tensor key = grid_token_keys(ks, layout, rows.device());
   // A zero column for the tokens no key covers (index ks.size()).
   const at::Tensor padded = at::constant_pad_nd(rows, {0, 1});

@@ -123,7 +123,7 @@ constexpr double kGramRelativeError = 1e-6;
 at::Tensor float32_stack_values(const at::Tensor& stack) {
   const int64_t n = stack.size(0), m = stack.size(1), k = stack.size(2), r = std::min(m, k);
   at::Tensor sigma = at::empty({n, r}, at::kDouble);
-  const double e_unit = double(std::max(m, k) + 2 * r) * std::numeric_limits<double>::epsilon();
+  const double e_unit = gram_error_unit(m, k);
   // Each matrix's float64 copy, Gram matrix and eigensolver in one task: the copies and
   // products (the larger part of the flops) are spread over the cores with the
   // eigensolvers, where one batched product of the stack ran on one core.
@@ -136,13 +136,14 @@ at::Tensor float32_stack_values(const at::Tensor& stack) {
     // to look at instead of every entry.
     if (!at::isfinite(gram.diagonal()).all().item<bool>())
       throw std::invalid_argument("rank_statistics: the matrices hold NaN or Inf values");
-    at::Tensor lambda = at::linalg_eigvalsh(gram).flip(0).clamp_min(0.0);  // descending
-    const double* l = lambda.data_ptr<double>();
-    const double e = e_unit * l[0];  // λ_max = σ_max²
-    if (l[0] > 0.0 && l[r - 1] * 2.0 * kGramRelativeError >= e)
-      sigma[i].copy_(lambda.sqrt_());
-    else
-      sigma[i].copy_(at::linalg_svdvals(a));
+    if (!gram_surely_inaccurate(gram, e_unit)) {
+      at::Tensor lambda = at::linalg_eigvalsh(gram).flip(0).clamp_min(0.0);  // descending
+      if (gram_values_accurate(lambda.data_ptr<double>(), r, e_unit)) {
+        sigma[i].copy_(lambda.sqrt_());
+        return;
+      }
+    }
+    sigma[i].copy_(at::linalg_svdvals(a));
   });
   return sigma;
 }
@@ -176,6 +177,36 @@ at::Tensor head_outputs(const attention::AttentionTrace& trace, int64_t b) {
 }
 
 }  // namespace
+
+// Whether a Gram matrix's eigenvalues certainly miss kGramRelativeError (below), known
+// before its eigensolver (~15× a Cholesky factorisation here) runs: a rank-deficient
+// matrix then goes straight to its SVD. Each Cholesky pivot is 1/(G_j⁻¹)_jj of a leading
+// block G_j, at least λ_min(G_j) and so at least λ_min(G) (interlacing), and λ_max is at
+// least G's largest diagonal entry: a pivot under the accepted floor, taken on that
+// diagonal, puts λ_min under it too. A factorisation that stops (a pivot ≤ 0) has λ_min at
+// rounding level. The floor is halved so that the pivots' rounding (~r·ε₆₄·λ_max, 10⁻⁶
+// of the floor) never decides: a borderline matrix takes the eigensolver, as before.
+bool gram_surely_inaccurate(const at::Tensor& gram, double error_unit) {
+  const auto [factor, info] = at::linalg_cholesky_ex(gram);
+  if (info.item<int64_t>() != 0) return true;
+  const auto g = gram.accessor<double, 2>();
+  const auto f = factor.accessor<double, 2>();
+  double diagonal_max = 0.0, pivot_min = std::numeric_limits<double>::infinity();
+  for (int64_t j = 0; j < g.size(0); ++j) {
+    diagonal_max = std::max(diagonal_max, g[j][j]);
+    pivot_min = std::min(pivot_min, f[j][j] * f[j][j]);
+  }
+  const double floor = error_unit * diagonal_max / (2.0 * kGramRelativeError);
+  return pivot_min < 0.5 * floor;
+}
+
+double gram_error_unit(int64_t m, int64_t k) {
+  return double(std::max(m, k) + 2 * std::min(m, k)) * std::numeric_limits<double>::epsilon();
+}
+
+bool gram_values_accurate(const double* l, int64_t r, double error_unit) {
+  return l[0] > 0.0 && l[r - 1] * 2.0 * kGramRelativeError >= error_unit * l[0];  // λ_max = σ_max²
+}
 
 std::string RankOptions::describe() const {
   if (atol > 0.0) return "atol=" + shortest(atol);

@@ -89,6 +89,14 @@ std::vector<RankStats> rank_statistics(const at::Tensor& matrices, const RankOpt
 RankStats rank_statistics_of_spectrum(const at::Tensor& sigma, int64_t m, int64_t k,
                                       at::ScalarType computed_in, const RankOptions& options = {});
 
+// The float64 values' Gram route (rank.cpp), exposed for its tests. For a float32 m×k
+// matrix: its Gram matrix's error unit e/σ_max² (see rank.cpp); whether descending Gram
+// eigenvalues are accurate to 1e-6 (else the matrix takes its SVD); and the check made
+// before the eigensolver, true only where they certainly are not (so the SVD comes first).
+double gram_error_unit(int64_t m, int64_t k);
+bool gram_values_accurate(const double* lambda_descending, int64_t r, double error_unit);
+bool gram_surely_inaccurate(const at::Tensor& gram, double error_unit);
+
 struct RankSubject {
   std::string name;     // "kv", "kv_plain", "output", "output_gated"
   at::Tensor matrices;  // (heads, m, k)

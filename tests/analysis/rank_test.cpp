@@ -167,6 +167,59 @@ TEST(RankStatistics, TheShortWayCountsAsTorchAndKeepsTheFloat64Values) {
   EXPECT_GT(shortened, 0);
 }
 
+// The check before the eigensolver (gram_surely_inaccurate) sends a matrix straight to
+// its SVD: it must do so only where the eigenvalues would have been refused anyway
+// (gram_values_accurate false), and must catch the clearly rank-deficient ones, or it would
+// cost a Cholesky factorisation for nothing. Spectra σ_j = 10^(-rate·j) on 197×64: the
+// smallest value runs from 10^-0.6 (well conditioned) to 10^-19 of the largest, through the
+// refusal floor √(e/2e-6) ≈ 2e-4 of σ_max; plus the zero matrix and one of rank one.
+TEST(RankStatistics, TheCheckBeforeTheEigensolverOnlyCatchesRefusedMatrices) {
+  const double unit = analysis::gram_error_unit(197, 64);
+  int caught = 0, refused = 0;
+  std::vector<at::Tensor> matrices;
+  for (int i = 0; i < 30; ++i) {
+    at::manual_seed(500 + static_cast<uint64_t>(i));
+    const at::Tensor u = std::get<0>(at::linalg_qr(at::randn({197, 64}, at::kDouble)));
+    const at::Tensor v = std::get<0>(at::linalg_qr(at::randn({64, 64}, at::kDouble)));
+    const double rate = 0.01 * (i + 1);
+    const at::Tensor sigma = at::pow(10.0, -rate * at::arange(64, at::kDouble));
+    matrices.push_back(at::matmul(u * sigma, v.t()).to(at::kFloat));
+  }
+  matrices.push_back(at::zeros({197, 64}));
+  matrices.push_back(at::matmul(at::randn({197, 1}), at::randn({1, 64})));
+  for (size_t i = 0; i < matrices.size(); ++i) {
+    const at::Tensor a = matrices[i].to(at::kDouble);
+    const at::Tensor gram = at::mm(a.t(), a);
+    const at::Tensor lambda = at::linalg_eigvalsh(gram).flip(0).clamp_min(0.0).contiguous();
+    const bool accurate = analysis::gram_values_accurate(lambda.data_ptr<double>(), 64, unit);
+    const bool surely_not = analysis::gram_surely_inaccurate(gram, unit);
+    if (surely_not) EXPECT_FALSE(accurate) << i;
+    caught += surely_not;
+    refused += !accurate;
+  }
+  // Ten of the thirty spectra end above the floor; the rest, the zero and the rank-one
+  // matrix are refused, and the check catches nearly all of them (a pivot bounds λ_min only
+  // from above, so one just under the floor may pass to the eigensolver).
+  EXPECT_GE(refused, 20);
+  EXPECT_GE(caught, refused - 3);
+
+  // Where the pivots are the eigenvalues (orthonormal columns scaled by σ: G = diag(σ²)),
+  // the check's line is exact: half the refusal floor λ_min = e/(2e-6). A smallest value
+  // 1.5× over the floor must reach the eigensolver and be accepted; one at a quarter of it
+  // must be caught. Float32 rounding moves λ_min by ~2·ε₃₂·σ_max·σ_min, 1e-3 of it here.
+  const double floor = unit / 2e-6;  // of σ_max² = 1
+  at::manual_seed(7);
+  const at::Tensor q = std::get<0>(at::linalg_qr(at::randn({197, 64}, at::kDouble)));
+  for (const double over : {1.5, 0.25}) {
+    at::Tensor sigma = at::linspace(1.0, std::sqrt(over * floor), 64, at::kDouble);
+    const at::Tensor a = (q * sigma).to(at::kFloat).to(at::kDouble);
+    const at::Tensor gram = at::mm(a.t(), a);
+    const at::Tensor lambda = at::linalg_eigvalsh(gram).flip(0).clamp_min(0.0).contiguous();
+    EXPECT_EQ(analysis::gram_values_accurate(lambda.data_ptr<double>(), 64, unit), over > 1.0);
+    EXPECT_EQ(analysis::gram_surely_inaccurate(gram, unit), over < 0.5) << over;
+  }
+}
+
 TEST(RankStatistics, AllZeroMatrixHasRankZero) {
   const auto s = rank_statistics(at::zeros({2, 6, 4}))[1];
   EXPECT_EQ(s.rank, 0);

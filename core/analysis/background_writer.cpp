@@ -1,7 +1,12 @@
 // BackgroundWriter: see background_writer.h.
 #include "core/analysis/background_writer.h"
 
+#include <vector>
+
 namespace attnlab::analysis {
+namespace {
+constexpr size_t kBatch = 64;  // arrays; bounds the open files and the work a failure drops
+}  // namespace
 
 BackgroundWriter::BackgroundWriter(OutputFolder& folder, size_t max_queued)
     : folder_(folder), max_queued_(max_queued < 1 ? 1 : max_queued), thread_([this] { run(); }) {}
@@ -41,13 +46,18 @@ void BackgroundWriter::run() {
       queue_.clear();
       continue;
     }
-    Array next = std::move(queue_.front());
-    queue_.pop_front();
+    // Everything queued so far (up to kBatch) as one batch: their files reach the disk
+    // together (OutputFolder::write_arrays), an image's dozens of maps in one wait.
+    std::vector<Array> batch;
+    while (!queue_.empty() && batch.size() < kBatch) {
+      batch.push_back(std::move(queue_.front()));
+      queue_.pop_front();
+    }
     busy_ = true;
     lock.unlock();
     std::exception_ptr failure;
     try {
-      folder_.write_array(next);
+      folder_.write_arrays(batch);
     } catch (...) {
       failure = std::current_exception();
     }

@@ -1,5 +1,5 @@
 // Arrays of an analysis run written to their OutputFolder on a thread of their own: while
-// one image's maps reach the disk (each file written, flushed and renamed into place), the
+// one image's maps reach the disk (written, flushed together and renamed into place), the
 // next image's forward pass runs. Files keep the order they were submitted in, and the
 // folder's file list is complete once finish() returns.
 #pragma once

@@ -2,6 +2,7 @@
 // atomic writers of export.h.
 #include "core/analysis/output_folder.h"
 
+#include <exception>
 #include <filesystem>
 #include <stdexcept>
 
@@ -49,19 +50,54 @@ std::vector<std::string> OutputFolder::write_table(const Table& t) {
   return paths;
 }
 
-std::string OutputFolder::write_array(const Array& a) {
+namespace {
+
+// An array's file, relative to the folder: one sub-folder per analysis, the key's first
+// field (core/analysis/result_key.h). Creates the sub-folder.
+std::string array_file(const std::string& dir, const std::string& model, const Array& a) {
   const std::string name = file_safe(a.name);
-  // One sub-folder per analysis: the key's first field (core/analysis/result_key.h).
   const std::string sub = name.substr(0, name.find("__"));
-  std::filesystem::create_directories(dir_ + "/" + sub);
-  const std::string path = dir_ + "/" + sub + "/" + model_ + "__" + name + ".npy";
-  write_array_npy(path, a);
-  files_.push_back({{"file", sub + "/" + model_ + "__" + name + ".npy"},
-                    {"kind", "array"},
-                    {"shape", a.shape},
-                    {"axes", a.axes},
-                    {"caption", a.caption}});
-  return path;
+  std::filesystem::create_directories(dir + "/" + sub);
+  return sub + "/" + model + "__" + name + ".npy";
+}
+
+nlohmann::json array_entry(const std::string& file, const Array& a) {
+  return {{"file", file},
+          {"kind", "array"},
+          {"shape", a.shape},
+          {"axes", a.axes},
+          {"caption", a.caption}};
+}
+
+}  // namespace
+
+std::string OutputFolder::write_array(const Array& a) {
+  const std::string file = array_file(dir_, model_, a);
+  write_array_npy(dir_ + "/" + file, a);
+  files_.push_back(array_entry(file, a));
+  return dir_ + "/" + file;
+}
+
+void OutputFolder::write_arrays(const std::vector<Array>& arrays) {
+  std::vector<std::string> files;
+  std::exception_ptr failure;
+  io::BatchedWrites batch;
+  try {
+    for (const Array& a : arrays) {
+      const std::string file = array_file(dir_, model_, a);
+      write_array_npy(dir_ + "/" + file, a);
+      files.push_back(file);
+    }
+  } catch (...) {
+    failure = std::current_exception();  // the arrays before it are still committed
+  }
+  try {
+    batch.commit();
+  } catch (...) {
+    if (!failure) failure = std::current_exception();
+  }
+  for (size_t i = 0; i < batch.committed(); ++i) files_.push_back(array_entry(files[i], arrays[i]));
+  if (failure) std::rethrow_exception(failure);
 }
 
 std::string OutputFolder::write_text(const std::string& name, const std::string& text,

@@ -27,6 +27,9 @@ class OutputFolder {
   std::vector<std::string> write_table(const Table& t);
   // <dir>/<first part of the name>/<model>__<name>.npy
   std::string write_array(const Array& a);
+  // The same for several arrays, whose files reach the disk together (io::BatchedWrites):
+  // on a failure the arrays before it are written and listed, and it is thrown.
+  void write_arrays(const std::vector<Array>& arrays);
   // <dir>/<name>: a text file beside the tables (the run's what-if edits, edits.txt),
   // listed in the sidecar as kind "text" with its caption. Returns the path.
   std::string write_text(const std::string& name, const std::string& text,

@@ -125,6 +125,85 @@ void remove_temporaries_on_signal() {
   }
 }
 
+namespace {
+
+thread_local BatchedWrites* t_batch = nullptr;
+
+// Removes a temporary and its listing; on every path but a rename's success.
+void discard(const std::string& temporary) {
+  auto& t = temporaries();
+  const std::lock_guard<std::mutex> held(t.lock);
+  ::unlink(temporary.c_str());
+  t.listed.erase(temporary);
+}
+
+IoError sync_failed(const std::string& path, int e) {
+  return IoError(IoErrorKind::WriteFailed, path, std::string("sync: ") + std::strerror(e));
+}
+
+// A synced temporary, closed, renamed into place (unless the process is dying, when the
+// cleanup thread removes it). Throws, the temporary removed, when either fails.
+void close_and_rename(const std::string& path, const std::string& temporary, int fd) {
+  const int closed = ::close(fd);
+  const int close_errno = errno;
+  auto& t = temporaries();
+  std::unique_lock<std::mutex> held(t.lock);
+  if (g_dying_signal.load() != 0) wait_to_be_ended(held);
+  const int renamed = closed == 0 ? ::rename(temporary.c_str(), path.c_str()) : -1;
+  const int e = closed == 0 ? errno : close_errno;
+  t.listed.erase(temporary);
+  if (renamed != 0) {
+    ::unlink(temporary.c_str());
+    throw IoError(IoErrorKind::WriteFailed, path, std::string("rename: ") + std::strerror(e));
+  }
+}
+
+}  // namespace
+
+BatchedWrites::BatchedWrites() : outer_(t_batch) {
+  t_batch = this;
+}
+
+BatchedWrites::~BatchedWrites() {
+  t_batch = outer_;
+  for (const Pending& p : pending_) {
+    ::close(p.fd);
+    discard(p.temporary);
+  }
+}
+
+void BatchedWrites::commit() {
+  // Every file's write-back is under way (write_file_atomic started it): the syncs wait
+  // for them together, then the renames put each in place in order.
+  std::vector<Pending> files;
+  files.swap(pending_);
+  size_t synced = 0;
+  int sync_errno = 0;
+  for (; synced < files.size(); ++synced)
+    if (::fsync(files[synced].fd) != 0) {
+      sync_errno = errno;
+      break;
+    }
+  try {
+    for (; committed_ < synced; ++committed_) {
+      const Pending& p = files[committed_];
+      close_and_rename(p.path, p.temporary, p.fd);
+    }
+  } catch (...) {
+    for (size_t i = committed_ + 1; i < files.size(); ++i) {
+      ::close(files[i].fd);
+      discard(files[i].temporary);
+    }
+    throw;
+  }
+  if (synced == files.size()) return;
+  for (size_t i = synced; i < files.size(); ++i) {
+    ::close(files[i].fd);
+    discard(files[i].temporary);
+  }
+  throw sync_failed(files[synced].path, sync_errno);
+}
+
 void write_file_atomic(const std::string& path, const std::function<void(const ByteSink&)>& fill) {
   std::string tmp = path + ".tmp-XXXXXX";
   auto& t = temporaries();
@@ -141,12 +220,6 @@ void write_file_atomic(const std::string& path, const std::function<void(const B
     }
     t.listed.insert(tmp);
   }
-  // Removes the temporary and its listing; used on every path but the rename's success.
-  auto discard = [&] {
-    const std::lock_guard<std::mutex> held(t.lock);
-    ::unlink(tmp.c_str());
-    t.listed.erase(tmp);
-  };
   ByteSink sink = [&](const void* data, size_t n) {
     const auto* p = static_cast<const uint8_t*>(data);
     while (n > 0) {
@@ -161,26 +234,21 @@ void write_file_atomic(const std::string& path, const std::function<void(const B
   };
   try {
     fill(sink);
-    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0)
-      throw IoError(IoErrorKind::WriteFailed, path, std::string("sync: ") + std::strerror(errno));
+    if (::fchmod(fd, 0644) != 0) throw sync_failed(path, errno);
+    if (t_batch) {
+      // Starts the write-back; BatchedWrites::commit waits for it. A filesystem without
+      // sync_file_range (it is only advice) leaves all of the work to the sync.
+      (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+      t_batch->pending_.push_back({path, tmp, fd});
+      return;
+    }
+    if (::fsync(fd) != 0) throw sync_failed(path, errno);
   } catch (...) {
     ::close(fd);
-    discard();
+    discard(tmp);
     throw;
   }
-  const int closed = ::close(fd);
-  const int close_errno = errno;
-  std::unique_lock<std::mutex> held(t.lock);
-  if (g_dying_signal.load() != 0) {  // the cleanup thread removes the temporary
-    wait_to_be_ended(held);
-  }
-  const int renamed = closed == 0 ? ::rename(tmp.c_str(), path.c_str()) : -1;
-  const int e = closed == 0 ? errno : close_errno;
-  t.listed.erase(tmp);
-  if (renamed != 0) {
-    ::unlink(tmp.c_str());
-    throw IoError(IoErrorKind::WriteFailed, path, std::string("rename: ") + std::strerror(e));
-  }
+  close_and_rename(path, tmp, fd);
 }
 
 void write_file_atomic(const std::string& path, const void* data, size_t size) {

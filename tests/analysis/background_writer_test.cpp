@@ -4,9 +4,11 @@
 // instead of growing without bound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "core/analysis/background_writer.h"
 #include "tests/support/temp_path.h"
@@ -57,6 +59,26 @@ TEST(BackgroundWriter, AFailedWriteIsReportedByFinishAndStopsTheRest) {
   EXPECT_THROW(writer.finish(), std::exception);
   EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/good/model__good__0.npy"));
   EXPECT_EQ(folder.files_written(), 1u);
+}
+
+// OutputFolder::write_arrays, the writer's batches: the arrays before a failing one are on
+// disk and listed, the failing one and those after it are neither, and no temporary stays.
+TEST(BackgroundWriter, ABatchThatFailsKeepsAndListsTheArraysBeforeTheFailure) {
+  const testing::TempDir tmp("write_arrays_fail");
+  const std::string dir = tmp.path.string();
+  OutputFolder folder(dir, "model");
+  std::ofstream(dir + "/blocked") << "a file where the writer wants a folder";
+  EXPECT_THROW(folder.write_arrays({small_array("good__0", 1), small_array("good__1", 2),
+                                    small_array("blocked__2", 3), small_array("good__3", 4)}),
+               std::exception);
+  ASSERT_EQ(folder.files_written(), 2u);
+  EXPECT_EQ(folder.files()[0]["file"], "good/model__good__0.npy");
+  EXPECT_EQ(folder.files()[1]["file"], "good/model__good__1.npy");
+  std::vector<std::string> in_good;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/good"))
+    in_good.push_back(e.path().filename().string());
+  std::sort(in_good.begin(), in_good.end());
+  EXPECT_EQ(in_good, (std::vector<std::string>{"model__good__0.npy", "model__good__1.npy"}));
 }
 
 }  // namespace

@@ -4,12 +4,13 @@
 // write runs in a death-test child killed by the signal from inside its fill callback,
 // so the moment is exact; without the handler the same write leaves its temporary,
 // which shows the check can fail. A second case signals a process whose threads are all
-// writing, at whatever point each one has reached.
+// writing, alone or in batches, at whatever point each one has reached.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -65,10 +66,18 @@ TEST_P(InterruptedWrite, ConcurrentWritersLeaveOnlyWholeFiles) {
   EXPECT_EXIT(
       {
         io::remove_temporaries_on_signal();
+        // Two threads write one file at a time, two in batches of five (io::BatchedWrites:
+        // temporaries until their commit).
         for (int t = 0; t < 4; ++t)
           std::thread([&, t] {
-            for (int i = 0;; ++i)
-              io::write_file_atomic(dir.file(std::to_string(t) + "_" + std::to_string(i)), content);
+            for (int i = 0;; i += 5) {
+              std::unique_ptr<io::BatchedWrites> batch;
+              if (t >= 2) batch = std::make_unique<io::BatchedWrites>();
+              for (int j = i; j < i + 5; ++j)
+                io::write_file_atomic(dir.file(std::to_string(t) + "_" + std::to_string(j)),
+                                      content);
+              if (batch) batch->commit();
+            }
           }).detach();
         while (dir.list().size() < 20) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         ::kill(::getpid(), GetParam());

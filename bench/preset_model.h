@@ -1,5 +1,6 @@
 // What the model benchmarks share: a preset built with seeded random weights, in eval mode
-// (no checkpoints are downloaded; timings do not depend on the weights' values).
+// (no checkpoints are downloaded). The forward's time does not depend on the weights'
+// values; the rank analysis's does (nearly rank-one heads take SVDs: analysis_bench.cpp).
 #pragma once
 
 #include <ATen/ATen.h>

@@ -164,44 +164,39 @@ BatchedWrites::BatchedWrites() : outer_(t_batch) {
   t_batch = this;
 }
 
+// Closes and removes the temporaries of files[from ..].
+void BatchedWrites::drop(const std::vector<Pending>& files, size_t from) {
+  for (size_t i = from; i < files.size(); ++i) {
+    ::close(files[i].fd);
+    discard(files[i].temporary);
+  }
+}
+
 BatchedWrites::~BatchedWrites() {
   t_batch = outer_;
-  for (const Pending& p : pending_) {
-    ::close(p.fd);
-    discard(p.temporary);
-  }
+  drop(pending_, 0);
 }
 
 void BatchedWrites::commit() {
   // Every file's write-back is under way (write_file_atomic started it): the syncs wait
-  // for them together, then the renames put each in place in order.
+  // for them together, then the renames put each synced one in place, in order.
   std::vector<Pending> files;
   files.swap(pending_);
   size_t synced = 0;
-  int sync_errno = 0;
-  for (; synced < files.size(); ++synced)
-    if (::fsync(files[synced].fd) != 0) {
-      sync_errno = errno;
-      break;
-    }
+  while (synced < files.size() && ::fsync(files[synced].fd) == 0) ++synced;
+  const int sync_errno = errno;
+  size_t next = 0;  // the first file neither in place nor dropped
   try {
-    for (; committed_ < synced; ++committed_) {
-      const Pending& p = files[committed_];
-      close_and_rename(p.path, p.temporary, p.fd);
+    for (; next < synced; ++next) {
+      close_and_rename(files[next].path, files[next].temporary, files[next].fd);
+      ++committed_;
     }
   } catch (...) {
-    for (size_t i = committed_ + 1; i < files.size(); ++i) {
-      ::close(files[i].fd);
-      discard(files[i].temporary);
-    }
+    drop(files, next + 1);  // close_and_rename removed files[next] itself
     throw;
   }
-  if (synced == files.size()) return;
-  for (size_t i = synced; i < files.size(); ++i) {
-    ::close(files[i].fd);
-    discard(files[i].temporary);
-  }
-  throw sync_failed(files[synced].path, sync_errno);
+  drop(files, synced);
+  if (synced < files.size()) throw sync_failed(files[synced].path, sync_errno);
 }
 
 void write_file_atomic(const std::string& path, const std::function<void(const ByteSink&)>& fill) {
@@ -234,7 +229,8 @@ void write_file_atomic(const std::string& path, const std::function<void(const B
   };
   try {
     fill(sink);
-    if (::fchmod(fd, 0644) != 0) throw sync_failed(path, errno);
+    if (::fchmod(fd, 0644) != 0)
+      throw IoError(IoErrorKind::WriteFailed, path, std::string("chmod: ") + std::strerror(errno));
     if (t_batch) {
       // Starts the write-back; BatchedWrites::commit waits for it. A filesystem without
       // sync_file_range (it is only advice) leaves all of the work to the sync.

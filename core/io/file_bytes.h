@@ -32,8 +32,9 @@ inline void write_file_atomic(const std::string& path, const std::string& text) 
 // disk (they flush together, in half the time of one flush each for 25 small files on
 // this project's VM: docs/BENCHMARKS.md), then each is renamed into place, in order.
 // Until then no file is under its name. commit() throws the first failure, with the files
-// before it in place (committed() of them) and the failing one and those after it
-// removed; a batch destroyed uncommitted removes every temporary.
+// before it in place and the failing one and those after it removed; committed() counts
+// the files put in place by every commit() so far. A batch destroyed uncommitted removes
+// the temporaries written since its last commit().
 class BatchedWrites {
  public:
   BatchedWrites();
@@ -50,6 +51,7 @@ class BatchedWrites {
     std::string path, temporary;
     int fd;
   };
+  static void drop(const std::vector<Pending>& files, size_t from);
   std::vector<Pending> pending_;  // written, not yet synced nor renamed
   BatchedWrites* outer_;          // the thread's enclosing batch, restored by the destructor
   size_t committed_ = 0;

@@ -40,6 +40,21 @@ TEST(BatchedWrites, FilesAppearWholeAtCommitAndNotBefore) {
     EXPECT_EQ(read_text(dir.file("f" + std::to_string(i))), std::string(1000 + i, char('a' + i)));
 }
 
+TEST(BatchedWrites, ABatchCommitsAgainWhatWasWrittenAfterItsLastCommit) {
+  TempDir dir("batched_twice");
+  BatchedWrites batch;
+  write_file_atomic(dir.file("a"), std::string("1"));
+  write_file_atomic(dir.file("b"), std::string("2"));
+  batch.commit();
+  write_file_atomic(dir.file("c"), std::string("3"));
+  EXPECT_EQ(dir.list().size(), 3u);  // a, b and c's temporary
+  EXPECT_FALSE(std::filesystem::exists(dir.file("c")));
+  batch.commit();
+  EXPECT_EQ(batch.committed(), 3u);
+  EXPECT_EQ(dir.list(), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(read_text(dir.file("c")), "3");
+}
+
 TEST(BatchedWrites, ABatchLeftUncommittedLeavesNothingAndEndsTheBatching) {
   TempDir dir("batched_dropped");
   {

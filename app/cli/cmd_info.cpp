@@ -11,6 +11,7 @@
 #include "core/attention/fused_attention.h"
 #include "core/runtime/allocator_tuning.h"
 #include "core/runtime/bf16_products.h"
+#include "core/runtime/cuda_memory.h"
 #include "core/runtime/data_paths.h"
 #include "core/runtime/device.h"
 #include "core/runtime/memory_budget.h"
@@ -37,6 +38,11 @@ int cmd_info(Args args, const GlobalOptions& g) {
                                      .c_str()
               : budget.origin.empty() ? "no limit"
                                       : budget.origin.c_str());
+  // Whether this build can run on CUDA at all, apart from whether a device is present now.
+  const int cuda_devices = runtime::cuda_device_count();
+  std::printf("CUDA: %s, %s\n", runtime::cuda_build_description().c_str(),
+              cuda_devices > 0 ? (std::to_string(cuda_devices) + " device(s)").c_str()
+                               : "no device");
   std::printf("devices:\n");
   for (const auto& d : runtime::available_devices())
     std::printf("  %-8s %s\n", d.spec.c_str(), d.description.c_str());

@@ -14,7 +14,9 @@
 #     && /tmp/gc/bench/gpu_check/attnlab_gpucheck_presets \
 #     && /tmp/gc/bench/gpu_check/attnlab_gpucheck_session
 # NLOHMANN=DIR names a folder holding nlohmann/json.hpp where the machine has no nlohmann-json
-# (the H200 run carried a copy of Debian's); STD=c++20 for a torch that needs it; BUILD=DIR
+# (the H200 run carried a copy of Debian's); GTEST_SRC=DIR a GoogleTest source tree and
+# SHARED=DIR the shared fixtures folder, to build the CUDA tests (tests/cuda) as well;
+# STD=c++20 for a torch that needs it; BUILD=DIR
 # another build folder; PYTHON=... another Python; JOBS=N; CMAKE_ARGS="..." more for cmake.
 # Without a CUDA device each program says "no CUDA device" and exits 77; `ctest --test-dir
 # /tmp/gc` checks exactly that (with CUDA hidden, so it is quick on a GPU machine too), and runs
@@ -62,6 +64,10 @@ args=(-DATTNLAB_GPU_CHECK_ONLY=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
       "-DATTNLAB_TORCH_CXX11_ABI=${torch_paths[2]}" "-DATTNLAB_TORCH_CUDA=${torch_paths[3]}")
 [ -n "${NLOHMANN:-}" ] && args+=("-DATTNLAB_NLOHMANN_INCLUDE_DIR=$(cd "$NLOHMANN" && pwd)")
 [ -n "${STD:-}" ] && args+=("-DCMAKE_CXX_STANDARD=${STD#c++}")
+# The CUDA tests (tests/cuda) too, from a GoogleTest source tree and the parity fixtures
+# (bench/gpu_check/carry.sh brings both: the GPU machine has neither).
+[ -n "${GTEST_SRC:-}" ] && args+=("-DATTNLAB_GTEST_SOURCE_DIR=$(cd "$GTEST_SRC" && pwd)")
+[ -n "${SHARED:-}" ] && args+=("-DATTNLAB_SHARED_DIR=$(cd "$SHARED" && pwd)")
 # A machine with zlib's runtime but not its development link (libz.so): name libz.so.1.
 if ! ldconfig -p 2>/dev/null | awk '$1 == "libz.so" {f = 1} END {exit !f}'; then
   z=$(ldconfig -p 2>/dev/null | awk '$1 == "libz.so.1" {print $NF; exit}')

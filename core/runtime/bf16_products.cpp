@@ -12,9 +12,10 @@
 #include <ATen/ops/mv_native.h>
 #include <c10/util/Exception.h>
 #include <torch/library.h>
-#include <torch/version.h>
 
 #include <mutex>
+
+#include "core/runtime/torch_compat.h"
 
 namespace attnlab::runtime {
 namespace {
@@ -80,21 +81,6 @@ at::Tensor slow_conv2d(const at::Tensor& x, const at::Tensor& w, at::IntArrayRef
   return at::cpu::_slow_conv2d_forward(x, w, kernel, bias, stride, padding);
 }
 
-// Swallows the dispatcher's "Overriding a previously registered kernel" warnings: the
-// override is the point, and they would land on a user's terminal. (The handler's
-// interface changed in LibTorch 2: the GPU check builds against a 2.x.)
-struct SilentWarnings : c10::WarningHandler {
-#if TORCH_VERSION_MAJOR >= 2
-  void process(const c10::Warning&) override {}
-#else
-  void process(const c10::SourceLocation&, const std::string&, const bool) override {}
-#endif
-};
-#if TORCH_VERSION_MAJOR >= 2
-using WarningGuard = c10::WarningUtils::WarningHandlerGuard;
-#else
-using WarningGuard = c10::Warning::WarningHandlerGuard;
-#endif
 
 }  // namespace
 
@@ -112,8 +98,10 @@ bool install_fp32_accumulating_bf16_products() {
   static bool installed = false;
   std::call_once(once, [] {
     if (!cpu_bf16_products_lose_sums()) return;
-    SilentWarnings silent;
-    const WarningGuard guard(&silent);
+    // Swallows the dispatcher's "Overriding a previously registered kernel" warnings: the
+    // override is the point, and they would land on a user's terminal.
+    compat::SilentWarningHandler silent;
+    const compat::WarningHandlerGuard guard(&silent);
     // Never destroyed: the kernels stay registered until the process ends (a static
     // destructor would unregister them while LibTorch may still be running).
     auto* lib =

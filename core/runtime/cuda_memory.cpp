@@ -6,6 +6,7 @@
 
 #ifdef ATTNLAB_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <cuda_runtime_api.h>  // CUDART_VERSION: the toolkit this file was compiled with
 #endif
 
 namespace attnlab::runtime {
@@ -20,6 +21,10 @@ constexpr size_t kAggregate = 0;
 
 bool cuda_memory_stats_available() {
   return true;
+}
+std::string cuda_build_description() {
+  return "compiled in (CUDA " + std::to_string(CUDART_VERSION / 1000) + "." +
+         std::to_string(CUDART_VERSION % 1000 / 10) + ")";
 }
 void reset_cuda_peak(int device) {
   c10::cuda::CUDACachingAllocator::resetPeakStats(device);
@@ -44,6 +49,9 @@ namespace {
 
 bool cuda_memory_stats_available() {
   return false;
+}
+std::string cuda_build_description() {
+  return "not compiled in (a CPU-only LibTorch)";
 }
 void reset_cuda_peak(int) {
   no_cuda();

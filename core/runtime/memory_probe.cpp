@@ -2,13 +2,14 @@
 #include "core/runtime/memory_probe.h"
 
 #include <c10/core/CPUAllocator.h>
-#include <torch/version.h>
 
 #include <atomic>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
+
+#include "core/runtime/torch_compat.h"
 
 namespace attnlab::runtime {
 namespace {
@@ -56,14 +57,7 @@ void free_block(void* data) {
   // `block.inner` frees the memory through the wrapped allocator here.
 }
 
-// LibTorch 2.3 made Allocator::allocate non-const and added a pure copy_data; 1.13 (Debian's)
-// has the const one (a CUDA build may use either: scripts/build_cuda.sh).
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
-#define ATTNLAB_ALLOCATE_QUALIFIER
-#define ATTNLAB_ALLOCATOR_COPY_DATA 1
-#else
-#define ATTNLAB_ALLOCATE_QUALIFIER const
-#endif
+// allocate's qualifier and copy_data differ between LibTorch 1.13 and 2.3+ (torch_compat.h).
 
 class CountingAllocator final : public c10::Allocator {
  public:

@@ -7,7 +7,6 @@
 
 #include <ATen/ATen.h>
 
-#include "app/session/edited_input.h"
 #include "app/session/predictions.h"
 #include "python/src/images.h"
 #include "python/src/model.h"
@@ -17,7 +16,7 @@ namespace {
 
 py::list classify(Model& m, const py::object& images, int top, const py::object& edits) {
   if (top < 1) throw std::invalid_argument("top: at least 1, not " + std::to_string(top));
-  const std::vector<ImageItem> items = image_items(images);
+  const std::vector<ImageItem> items = image_items(images, m.choice.preprocessing);
   std::vector<image::EditOp> ops;
   if (!edits.is_none()) {
     try {
@@ -26,6 +25,7 @@ py::list classify(Model& m, const py::object& images, int top, const py::object&
       throw std::invalid_argument(std::string("edits: ") + e.what());
     }
   }
+  require_pictures_for_edits(items, ops);
   models::require_classes(*m.ready.model, "classify");
   struct Answer {
     std::vector<session::Prediction> top;
@@ -38,8 +38,7 @@ py::list classify(Model& m, const py::object& images, int top, const py::object&
     std::vector<std::string> names;  // known once the class count is
     for (size_t k = 0; k < items.size(); ++k) {
       try {
-        const at::Tensor x = session::edited_input(item_picture(items[k]), m.choice.preprocessing,
-                                                   *m.ready.model, ops);
+        const at::Tensor x = item_input(items[k], m.choice.preprocessing, *m.ready.model, ops);
         const at::Tensor logits = m.ready.model->run(x.to(m.target.device)).logits[0];
         if (!at::isfinite(logits).all().item<bool>())
           throw std::runtime_error("the model's logits are not finite (NaN/Inf)");

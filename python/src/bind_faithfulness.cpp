@@ -10,7 +10,6 @@
 #include <chrono>
 #include <optional>
 
-#include "app/session/edited_input.h"
 #include "app/session/faithfulness_run.h"
 #include "core/data/batches.h"
 #include "core/io/text.h"
@@ -69,7 +68,7 @@ std::shared_ptr<Results> faithfulness(Model& m, const py::object& images, const 
                                       double step, const std::string& baseline, int64_t batch,
                                       bool randomisation, int64_t seed,
                                       const py::object& progress) {
-  const std::vector<ImageItem> items = image_items(images);
+  const std::vector<ImageItem> items = image_items(images, m.choice.preprocessing);
   const session::FaithfulnessSettings settings =
       faithfulness_settings(maps, step, baseline, batch, randomisation, seed);
   PythonControl control;
@@ -91,8 +90,8 @@ std::shared_ptr<Results> faithfulness(Model& m, const py::object& images, const 
       if (control.cancelled()) throw session::AnalysisCancelled();
       try {
         at::Tensor x;
-        if (item.pixels) {
-          x = session::edited_input(*item.pixels, m.choice.preprocessing, *m.ready.model, {});
+        if (item.path.empty()) {  // an array or a tensor
+          x = item_input(item, m.choice.preprocessing, *m.ready.model, {});
         } else {  // as the command reads --images
           const data::FileBatch fb =
               data::load_file_batch({{item.path, -1}}, 0, 1, m.choice.preprocessing, shape);

@@ -14,7 +14,6 @@
 #include <optional>
 
 #include "app/session/analysis_session.h"
-#include "app/session/edited_input.h"
 #include "app/session/input_picture.h"
 #include "app/session/model_source.h"
 #include "app/session/query.h"
@@ -147,8 +146,8 @@ std::shared_ptr<Results> run_analysis(Model& m, const std::vector<ImageItem>& it
       control.report(int64_t(k), int64_t(items.size()));
       if (control.cancelled()) throw session::AnalysisCancelled();
       try {
-        const at::Tensor x = session::edited_input(item_picture(item), m.choice.preprocessing,
-                                                   *m.ready.model, settings.edits);
+        const at::Tensor x =
+            item_input(item, m.choice.preprocessing, *m.ready.model, settings.edits);
         const at::Tensor on_device = x.to(m.target.device);
         const models::ForwardResult result = m.ready.model->run(on_device, forward);
         session.add(item.tag, result, 0, {item.path, &x, &m.choice.preprocessing});
@@ -188,8 +187,9 @@ std::shared_ptr<Results> analyze(Model& m, const py::object& images, const py::o
                                  const py::object& query, const py::object& layers,
                                  const py::object& edits, const py::object& progress,
                                  const py::kwargs& options) {
-  const std::vector<ImageItem> items = image_items(images);
+  const std::vector<ImageItem> items = image_items(images, m.choice.preprocessing);
   const session::AnalysisSettings settings = settings_of(analyses, query, layers, edits, options);
+  require_pictures_for_edits(items, settings.edits);
   PythonControl control;
   control.progress = progress;
   return run_controlled(control, [&] { return run_analysis(m, items, settings, control); });

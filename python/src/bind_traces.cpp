@@ -11,7 +11,6 @@
 #include <memory>
 
 #include "app/session/analysis_session.h"
-#include "app/session/edited_input.h"
 #include "app/session/query.h"
 #include "python/src/images.h"
 #include "python/src/model.h"
@@ -27,7 +26,7 @@ struct Traces {
 };
 
 std::shared_ptr<Traces> trace(const std::shared_ptr<Model>& m, const py::object& image) {
-  const std::vector<ImageItem> items = image_items(image);
+  const std::vector<ImageItem> items = image_items(image, m->choice.preprocessing);
   if (items.size() != 1)
     throw std::invalid_argument("image: one image, not " + std::to_string(items.size()));
   auto out = std::make_shared<Traces>();
@@ -37,8 +36,7 @@ std::shared_ptr<Traces> trace(const std::shared_ptr<Model>& m, const py::object&
   settings.analyses = {"maps"};  // the traces, nothing more
   py::gil_scoped_release release;
   at::NoGradGuard no_grad;
-  const at::Tensor x =
-      session::edited_input(item_picture(items[0]), m->choice.preprocessing, *m->ready.model, {});
+  const at::Tensor x = item_input(items[0], m->choice.preprocessing, *m->ready.model, {});
   out->forward = m->ready.model->run(x.to(m->target.device), settings.forward_options());
   if (out->forward.traces.empty())
     throw std::invalid_argument("image: the model recorded no attention layer to query");

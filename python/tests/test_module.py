@@ -97,6 +97,48 @@ def test_an_array_image_is_the_same_as_its_file(softmax, tmp_path):
                 assert np.array_equal(values, from_array.tables[name][col], equal_nan=True), (name, col)
 
 
+class Producer:
+    """A DLPack producer that is not a numpy array, as a torch.Tensor, a CuPy or a JAX array
+    is: the module takes those through DLPack in either LibTorch world."""
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def test_a_dlpack_tensor_is_a_picture_or_a_preprocessed_batch(softmax):
+    rng = np.random.default_rng(1)
+    rgbs = [rng.integers(0, 256, size=(28, 28, 3), dtype=np.uint8) for _ in range(2)]
+    from_arrays = softmax.analyze(rgbs, analyses="entropy", progress=False)
+    from_picture = softmax.analyze(Producer(rgbs[0]), analyses="entropy", progress=False)
+    assert from_picture.metadata["images"][0]["tag"] == "tensor0"
+    p = softmax.describe()["config"]["preprocessing"]  # 28×28 pictures stay as they are
+    mean, std = np.float32(p["mean"]).reshape(3, 1, 1), np.float32(p["std"]).reshape(3, 1, 1)
+    batch = np.stack([(x.transpose(2, 0, 1).astype(np.float32) / np.float32(255) - mean) / std
+                      for x in rgbs])
+    from_batch = softmax.analyze(Producer(batch), analyses="entropy", progress=False)
+    assert [i["tag"] for i in from_batch.metadata["images"]] == ["tensor0", "tensor1"]
+    same = softmax.analyze(rgbs[0], analyses="entropy", progress=False)
+    for name, columns in from_arrays.tables.items():
+        for col, values in columns.items():
+            if isinstance(values, list):
+                continue
+            # The picture: the same pixels through the same code, the same values.
+            assert np.array_equal(same.tables[name][col], from_picture.tables[name][col],
+                                  equal_nan=True), col
+            # The batch: numpy's normalisation, the engine's within float rounding.
+            assert np.allclose(values, from_batch.tables[name][col], rtol=1e-4, atol=1e-6,
+                               equal_nan=True), col
+    with pytest.raises(attnlab.UsageError, match=r"N×3×28×28 .*not \(1, 3, 8, 8\)"):
+        softmax.analyze(Producer(np.zeros((1, 3, 8, 8), np.float32)))
+    with pytest.raises(attnlab.UsageError, match=r"H×W×3 uint8 .*of shape \(4, 4\)"):
+        softmax.analyze(Producer(np.zeros((4, 4), np.int32)))
+
+
 def test_errors_name_the_argument(softmax, boot):
     with pytest.raises(attnlab.UsageError, match="no such image"):
         softmax.analyze("/no/such.png")

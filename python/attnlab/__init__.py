@@ -17,16 +17,41 @@
 
 Errors are attnlab.AttnlabError and its kinds (UsageError, ModelError, IoError,
 Cancelled). Work runs with the GIL released; Ctrl-C stops it (KeyboardInterrupt).
-docs/PYTHON.md has the walkthrough.
+Built against the environment's torch (`pip install . --no-build-isolation`), images may be
+torch tensors and tensors come back as torch.Tensor (TORCH_VERSION names that torch; None
+for a module built against Debian's LibTorch). docs/PYTHON.md has the walkthrough.
 """
-from ._attnlab import (  # noqa: F401
+import importlib.metadata
+
+from ._build import TORCH_VERSION
+
+
+def _require_built_torch():
+    """Refuses, by name, a torch other than the one the extension was linked against: its
+    libtorch would be loaded beside (or instead of) the other's, which fails at import with
+    undefined symbols at best and computes wrongly at worst."""
+    if TORCH_VERSION is None:
+        return
+    try:
+        found = "torch " + importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        found = "no torch"
+    if found != "torch " + TORCH_VERSION:
+        raise ImportError(f"attnlab was built against torch {TORCH_VERSION}, and this environment "
+                          f"has {found}: reinstall attnlab into it (pip install . "
+                          "--no-build-isolation, in attnlab's source folder)")
+
+
+_require_built_torch()
+
+from ._attnlab import (  # noqa: E402,F401 (after the check: loading it loads libtorch)
     AttnlabError, Cancelled, Figure, IoError, Model, ModelError, Results, Tensor, Traces,
     UsageError, analyses, bench_attention, complexity, load, mechanisms, presets, set_threads,
     threads)
 
 __all__ = ["AttnlabError", "Cancelled", "Figure", "IoError", "Model", "ModelError", "Results",
-           "Tensor", "Traces", "UsageError", "analyses", "bench_attention", "complexity", "load",
-           "mechanisms", "presets", "set_threads", "threads"]
+           "TORCH_VERSION", "Tensor", "Traces", "UsageError", "analyses", "bench_attention",
+           "complexity", "load", "mechanisms", "presets", "set_threads", "threads"]
 
 
 def _to_pandas(self, name):

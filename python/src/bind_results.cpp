@@ -1,6 +1,8 @@
-// attnlab.Results: tables as numpy columns, arrays as zero-copy read-only numpy views,
-// captions, key columns, the sidecar metadata, and save(), which writes what the CLI's
-// --out writes for the same run. Its figures are bound by bind_figures.cpp.
+// attnlab.Results: tables as numpy columns, arrays as zero-copy read-only numpy views (and
+// as tensors over the same buffers, tensor.h), captions, key columns, the sidecar metadata,
+// and save(), which writes what the CLI's --out writes for the same run. Its figures are
+// bound by bind_figures.cpp.
+#include <ATen/ATen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -8,6 +10,7 @@
 #include "core/analysis/output_folder.h"
 #include "core/image/image_edits.h"
 #include "python/src/results.h"
+#include "python/src/tensor.h"
 
 namespace attnlab::python {
 namespace {
@@ -51,6 +54,14 @@ py::array array_view(const std::shared_ptr<const analysis::Array>& a) {
   py::array out(py::dtype::of<float>(), shape, {}, a->data.data(), owner);
   out.attr("flags").attr("writeable") = false;  // numpy's own switch, not pybind11 internals
   return out;
+}
+
+// The array as a float32 CPU tensor over the result's buffer (no copy): the deleter's
+// copy of the pointer keeps the buffer alive as long as the tensor's storage. Tensors have
+// no read-only flag, so a write through it changes the results (and what save() writes).
+at::Tensor array_tensor(const std::shared_ptr<const analysis::Array>& a) {
+  return at::from_blob(const_cast<float*>(a->data.data()), a->shape, [keep = a](void*) {},
+                       at::TensorOptions().dtype(at::kFloat));
 }
 
 py::list save(const Results& r, const std::string& dir) {
@@ -107,6 +118,16 @@ void bind_results(py::module_& m) {
           },
           "Each array by its result key: float32 numpy arrays (read-only "
           "views of the results, no copy).")
+      .def_property_readonly(
+          "tensors",
+          [](const Results& r) {
+            py::dict d;
+            for (const auto& a : r.arrays) d[py::str(a->name)] = tensor_out(array_tensor(a));
+            return d;
+          },
+          "The arrays as float32 CPU tensors over the same buffers (no copy): torch.Tensor "
+          "when the module was built against this environment's torch, else attnlab.Tensor. "
+          "A write through one changes the results.")
       .def_property_readonly("metadata", [](const Results& r) { return to_python(r.metadata); })
       .def("save", &save, py::arg("folder"),
            "Writes the tables (CSV, JSON, LaTeX), arrays (.npy) and the sidecar as `attnlab "

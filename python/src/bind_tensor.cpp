@@ -41,6 +41,17 @@ py::tuple dlpack_device(const Tensor& t) {
 
 }  // namespace
 
+py::object tensor_out(const at::Tensor& t) {
+  py::object wrapped = py::cast(Tensor{t.detach()});
+#ifdef ATTNLAB_TORCH_PYTHON
+  // torch's public consumer of the capsule above: its tensor owns ours, in the one libtorch
+  // both use.
+  return py::module_::import("torch").attr("from_dlpack")(wrapped);
+#else
+  return wrapped;
+#endif
+}
+
 void bind_tensor(py::module_& m) {
   py::class_<Tensor>(m, "Tensor",
                      "A tensor of the engine, on its device: torch.from_dlpack(t) or "

@@ -152,8 +152,8 @@ py::dict layer_tensors(const Traces& t, int layer) {
   const auto& trace = *t.forward.traces[size_t(index)].trace;
   py::dict out;
   for (const auto& [name, tensor] : trace.internals)
-    if (tensor.defined()) out[py::str(name)] = Tensor{tensor.detach()};
-  if (trace.head_outputs.defined()) out["head_outputs"] = Tensor{trace.head_outputs.detach()};
+    if (tensor.defined()) out[py::str(name)] = tensor_out(tensor);
+  if (trace.head_outputs.defined()) out["head_outputs"] = tensor_out(trace.head_outputs);
   return out;
 }
 
@@ -170,11 +170,13 @@ void bind_traces(py::module_& m, py::class_<Model, std::shared_ptr<Model>>& mode
       .def_property_readonly("logits", &logits, "The forward's output (classes or an embedding).")
       .def_property_readonly("tag", [](const Traces& t) { return t.tag; })
       .def_property_readonly(
-          "logits_tensor", [](const Traces& t) { return Tensor{t.forward.logits.detach()}; },
-          "The forward's output as an attnlab.Tensor on the model's device (DLPack).")
+          "logits_tensor", [](const Traces& t) { return tensor_out(t.forward.logits); },
+          "The forward's output on the model's device, no copy: a torch.Tensor when the module "
+          "was built against this environment's torch, else an attnlab.Tensor (DLPack).")
       .def("tensors", &layer_tensors, py::arg("layer") = -1,
-           "A layer's recorded tensors as attnlab.Tensor (DLPack), on the model's device: the "
-           "mechanism's internals and its per-head outputs when it computed them.")
+           "A layer's recorded tensors on the model's device, no copy (torch.Tensor or "
+           "attnlab.Tensor, as logits_tensor): the mechanism's internals and its per-head "
+           "outputs when it computed them.")
       .def("query_map", &query_map, py::arg("layer") = -1, py::arg("query") = py::none(),
            py::arg("head") = py::none(), py::arg("fusion") = "mean",
            "The attention map of a query in a layer, from the traces: query (y, x) on the first "

@@ -52,7 +52,7 @@ std::string describe_runtime() {
                   std::to_string(TORCH_VERSION_MINOR) + ", " + std::to_string(current_threads()) +
                   " CPU thread(s), ";
   int n = cuda_device_count();
-  s += n > 0 ? std::to_string(n) + " CUDA device(s)" : "no CUDA";
+  s += n > 0 ? std::to_string(n) + " CUDA device(s)" : "no CUDA device";
   return s;
 }
 

@@ -27,6 +27,7 @@ namespace {
 
 std::atomic<int64_t> fused_calls{0}, eager_calls{0};
 thread_local bool eager_forced = false;
+thread_local AttentionCallRecorder* recorder = nullptr;
 
 // ATTNLAB_FUSED_ATTENTION=0 (or "off", "false") switches the fused path off for the process.
 bool switched_off_by_environment() {
@@ -84,6 +85,13 @@ EagerAttentionScope::~EagerAttentionScope() {
   eager_forced = previous_;
 }
 
+AttentionCallRecorder::AttentionCallRecorder() : previous_(recorder) {
+  recorder = this;
+}
+AttentionCallRecorder::~AttentionCallRecorder() {
+  recorder = previous_;
+}
+
 at::Tensor eager_softmax_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                    double scale, const ScoreForm& form) {
   eager_calls.fetch_add(1, std::memory_order_relaxed);
@@ -137,9 +145,11 @@ at::Tensor fused_softmax_attention(const at::Tensor& q, const at::Tensor& k, con
 
 at::Tensor softmax_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                              double scale, const ScoreForm& form) {
-  if (fused_attention_enabled() && !runtime::counting_macs())
-    return fused_softmax_attention(q, k, v, scale, form);
-  return eager_softmax_attention(q, k, v, scale, form);
+  const bool fused = fused_attention_enabled() && !runtime::counting_macs();
+  at::Tensor out = fused ? fused_softmax_attention(q, k, v, scale, form)
+                         : eager_softmax_attention(q, k, v, scale, form);
+  if (recorder) recorder->add({q.clone(), k.clone(), v.clone(), scale, form, out.clone(), fused});
+  return out;
 }
 
 }  // namespace attnlab::attention

@@ -15,6 +15,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace attnlab::attention {
@@ -61,6 +62,34 @@ class EagerAttentionScope {
 
  private:
   bool previous_;
+};
+
+// One softmax_attention call as an AttentionCallRecorder saw it: copies of the q, k, v the
+// mechanism passed and of the result, the scale and form as passed, and the path taken.
+struct AttentionCall {
+  at::Tensor q, k, v;
+  double scale = 1.0;
+  ScoreForm form;
+  at::Tensor out;
+  bool fused = false;
+};
+
+// For tests: while alive, every softmax_attention call on this thread is appended to calls().
+// A test holds a mechanism's core to the float64 truth of the very q, k, v (and Swin's bias
+// and mask) it was given, which no trace exposes in the core's own arrangement
+// (tests/attention/fused_mechanism_test.cpp). Without one, a call pays one thread-local read.
+class AttentionCallRecorder {
+ public:
+  AttentionCallRecorder();
+  ~AttentionCallRecorder();
+  AttentionCallRecorder(const AttentionCallRecorder&) = delete;
+  AttentionCallRecorder& operator=(const AttentionCallRecorder&) = delete;
+  const std::vector<AttentionCall>& calls() const { return calls_; }
+  void add(AttentionCall call) { calls_.push_back(std::move(call)); }
+
+ private:
+  AttentionCallRecorder* previous_;
+  std::vector<AttentionCall> calls_;
 };
 
 }  // namespace attnlab::attention

@@ -153,10 +153,16 @@ class HiLoAttention : public AttentionMechanism, public HeadOutputSource {
     auto crop = [&](const at::Tensor& t) {
       return padded ? t.slice(1, 0, height).slice(2, 0, width) : t;
     };
+    // The explicit form computes the branches from the matrices (below), so the branches
+    // then only record their q, k, v: mixing them as well would be thrown away.
+    const bool mix = !wants_explicit(request);
     std::vector<at::Tensor> branches;  // [Hi-Fi][Lo-Fi], each (B, H, W, heads·d)
-    if (hifi_heads_ > 0) branches.push_back(crop(hifi(grid, trace.get())));
-    if (lofi_heads_ > 0) branches.push_back(crop(lofi(grid, trace.get())));
-    if (wants_explicit(request)) branches = explicit_branches(*trace, batch, height, width);
+    if (hifi_heads_ > 0) branches.push_back(hifi(grid, trace.get(), mix));
+    if (lofi_heads_ > 0) branches.push_back(lofi(grid, trace.get(), mix));
+    if (mix)
+      for (auto& b : branches) b = crop(b);
+    else
+      branches = explicit_branches(*trace, batch, height, width);
     if (trace) {
       if (hifi_heads_ > 0) trace->internals["hilo.hifi_out"] = trace->keep(branches.front());
       if (lofi_heads_ > 0) trace->internals["hilo.lofi_out"] = trace->keep(branches.back());
@@ -182,8 +188,9 @@ class HiLoAttention : public AttentionMechanism, public HeadOutputSource {
     return out;
   }
 
-  // Hi-Fi on the padded map (B, Hp, Wp, C) -> (B, Hp, Wp, (h−l)·d) after h_proj.
-  at::Tensor hifi(const at::Tensor& xp, HiLoTrace* trace) const {
+  // Hi-Fi on the padded map (B, Hp, Wp, C) -> (B, Hp, Wp, (h−l)·d) after h_proj; without
+  // `mix`, only the trace's group (undefined result).
+  at::Tensor hifi(const at::Tensor& xp, HiLoTrace* trace, bool mix) const {
     const int64_t batch = xp.size(0), hp = xp.size(1), wp = xp.size(2), s = window_;
     const int64_t gh = hp / s, gw = wp / s, n = hifi_heads_, d = config().head_dim();
     at::Tensor qkv = (*h_qkv_)(xp);  // (B, Hp, Wp, 3·n·d), channels [part][head][d]
@@ -191,11 +198,12 @@ class HiLoAttention : public AttentionMechanism, public HeadOutputSource {
     at::Tensor win = qkv.reshape({batch, gh, s, gw, s, 3, n, d})
                          .permute({5, 0, 6, 1, 3, 2, 4, 7})
                          .reshape({3, batch, n, gh * gw, s * s, d});
-    at::Tensor out = softmax_attention(win[0], win[1], win[2], scale_);
-    // Put tokens back: (B, n, gh, gw, s, s, d) -> (B, Hp, Wp, n·d), head-major channels.
-    out = out.reshape({batch, n, gh, gw, s, s, d})
-              .permute({0, 2, 4, 3, 5, 1, 6})
-              .reshape({batch, hp, wp, n * d});
+    at::Tensor out;
+    if (mix)  // tokens put back: (B, n, gh, gw, s, s, d) -> (B, Hp, Wp, n·d), head-major
+      out = softmax_attention(win[0], win[1], win[2], scale_)
+                .reshape({batch, n, gh, gw, s, s, d})
+                .permute({0, 2, 4, 3, 5, 1, 6})
+                .reshape({batch, hp, wp, n * d});
     if (trace) {
       // The same projections in row-major order over the padded grid.
       at::Tensor flat = qkv.reshape({batch, hp * wp, 3, n, d}).permute({2, 0, 3, 1, 4});
@@ -210,11 +218,12 @@ class HiLoAttention : public AttentionMechanism, public HeadOutputSource {
       g.v = trace->keep(flat[2]);
       trace->groups.push_back(std::move(g));
     }
-    return (*h_proj_)(out);
+    return mix ? (*h_proj_)(out) : at::Tensor();
   }
 
-  // Lo-Fi on the padded map (B, Hp, Wp, C) -> (B, Hp, Wp, l·d) after l_proj.
-  at::Tensor lofi(const at::Tensor& xp, HiLoTrace* trace) const {
+  // Lo-Fi on the padded map (B, Hp, Wp, C) -> (B, Hp, Wp, l·d) after l_proj; without `mix`,
+  // only the trace's group (undefined result).
+  at::Tensor lofi(const at::Tensor& xp, HiLoTrace* trace, bool mix) const {
     const int64_t batch = xp.size(0), hp = xp.size(1), wp = xp.size(2), s = window_;
     const int64_t n = lofi_heads_;
     at::Tensor q = split_heads((*l_q_)(xp).reshape({batch, hp * wp, -1}), n);
@@ -224,7 +233,7 @@ class HiLoAttention : public AttentionMechanism, public HeadOutputSource {
               : xp.reshape({batch, hp * wp, xp.size(3)});
     auto kv = (*l_kv_)(pooled).chunk(2, -1);
     at::Tensor k = split_heads(kv[0], n), v = split_heads(kv[1], n);
-    at::Tensor out = merge_heads(softmax_attention(q, k, v, scale_));
+    const at::Tensor out = mix ? merge_heads(softmax_attention(q, k, v, scale_)) : at::Tensor();
     if (trace) {
       HeadGroup g;
       g.name = "lofi";
@@ -238,7 +247,7 @@ class HiLoAttention : public AttentionMechanism, public HeadOutputSource {
       trace->groups.push_back(std::move(g));
       trace->internals["hilo.pooled"] = trace->keep(pooled);
     }
-    return (*l_proj_)(out.reshape({batch, hp, wp, -1}));
+    return mix ? (*l_proj_)(out.reshape({batch, hp, wp, -1})) : at::Tensor();
   }
 
   std::shared_ptr<LinearLayer> l_q_, l_kv_, l_proj_, h_qkv_, h_proj_;

@@ -13,11 +13,15 @@
 #include "core/attention/fused_attention.h"
 #include "core/attention/registry.h"
 #include "core/runtime/mac_counter.h"
+#include "tests/attention/attention_core_bound.h"
 
 namespace {
 
 using namespace attnlab;
 using attention::attention_path_counts;
+using attnlab::testing::bound_excess;
+using attnlab::testing::core_error_bound;
+using attnlab::testing::core_truth;
 
 // The calls each path took while `body` ran.
 template <class F>
@@ -90,35 +94,6 @@ TEST(FusedAttention, TheExplicitFormCountingAndTheEagerScopeStayEager) {
   }
 }
 
-// softmax(q kᵀ·scale + bias)·v in float64: the truth both paths are held to.
-at::Tensor truth(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, double scale,
-                 const at::Tensor& bias) {
-  at::Tensor s = at::matmul(q.to(at::kDouble), k.to(at::kDouble).transpose(-2, -1)) * scale;
-  if (bias.defined()) s = s + bias.to(at::kDouble);
-  return at::matmul(at::softmax(s, -1), v.to(at::kDouble));
-}
-
-// The bound on |out − truth| for a path whose tensors are rounded to unit roundoff u and
-// whose sums run at float32 (u32) or finer. A score is off by at most δ = u·(S + B) (its own
-// rounding and the bias's, S = max |q·k|·scale of these inputs, B = max |bias| of the
-// unmasked part: a masked score's probability, e^-100, moves nothing) plus d·u32·qmax·kmax·
-// scale (its d-long sum; u, not u32, when q·scale is rounded first); shifting scores by δ moves
-// each probability by at most 2δ of itself, so an output by 2δ·max|v|; the probabilities' and
-// outputs' roundings and the K-long aggregation add (2u + K·u32)·max|v|. Twice that, for headroom.
-// A dropped bias or a wrong scale moves outputs by a sizeable part of max|v|, far beyond it.
-double bound(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, double scale,
-             const at::Tensor& unmasked_bias, bool scale_queries, double u) {
-  const double u32 = std::ldexp(1.0, -24);
-  const double d = double(q.size(-1)), keys = double(k.size(-2));
-  const at::Tensor q64 = q.to(at::kDouble), k64 = k.to(at::kDouble);
-  const double s = at::matmul(q64, k64.transpose(-2, -1)).abs().max().item<double>() * scale;
-  const double b = unmasked_bias.defined() ? unmasked_bias.abs().max().item<double>() : 0.0;
-  const double terms = q64.abs().max().item<double>() * k64.abs().max().item<double>() * scale;
-  // Swin's form rounds q·scale first: each of the d terms then carries u of itself.
-  const double delta = u * (s + b) + d * (scale_queries ? u : u32) * terms;
-  return 2.0 * (2.0 * delta + 2.0 * u + keys * u32) * v.abs().max().item<double>();
-}
-
 TEST(FusedAttention, BothPathsMatchTheFloat64Truth) {
   at::manual_seed(3);
   struct Case {
@@ -131,30 +106,27 @@ TEST(FusedAttention, BothPathsMatchTheFloat64Truth) {
                         {{2, 2, 4, 9, 8}, {2, 2, 4, 9, 8}, false, false},
                         {{1, 2, 4, 9, 8}, {1, 2, 4, 9, 8}, true, true}};
   for (const auto dtype : {at::kFloat, at::kBFloat16}) {
-    const double u = dtype == at::kFloat ? std::ldexp(1.0, -24) : std::ldexp(1.0, -8);
+    const double u = attnlab::testing::unit_roundoff(dtype);
     for (const auto& c : cases) {
       const at::Tensor q = at::randn(c.q).to(dtype), k = at::randn(c.k).to(dtype);
       const at::Tensor v = at::randn(c.k).to(dtype);
       attention::ScoreForm form;
       form.scale_queries = c.scale_queries;
-      at::Tensor bias;
       if (c.bias) {  // (h, 1, N, N) bias, then a (windows, N, N) mask of 0 and -100
         const int64_t n = c.q[c.q.size() - 2];
         form.biases = {at::randn({c.q[1], 1, n, n}).to(dtype),
                        (at::rand({c.q[2], n, n}) > 0.7).to(dtype) * -100.0};
-        bias = form.biases[0].to(at::kDouble) + form.biases[1].to(at::kDouble);
       }
       const double scale = 1.0 / std::sqrt(8.0);
-      const at::Tensor want = truth(q, k, v, scale, bias);
-      const double tol =
-          bound(q, k, v, scale, c.bias ? form.biases[0] : at::Tensor(), c.scale_queries, u);
-      const auto diff = [&](const at::Tensor& got) {
+      const at::Tensor want = core_truth(q, k, v, scale, form.biases);
+      const at::Tensor tol = core_error_bound(q, k, v, scale, form.biases, c.scale_queries, u);
+      const auto excess = [&](const at::Tensor& got) {
         EXPECT_EQ(got.scalar_type(), dtype);
-        return (got.to(at::kDouble) - want).abs().max().item<double>();
+        return bound_excess(got, want, tol);
       };
-      EXPECT_LE(diff(attention::eager_softmax_attention(q, k, v, scale, form)), tol);
+      EXPECT_LE(excess(attention::eager_softmax_attention(q, k, v, scale, form)), 0.0);
       if (attention::fused_attention_built()) {
-        EXPECT_LE(diff(attention::fused_softmax_attention(q, k, v, scale, form)), tol);
+        EXPECT_LE(excess(attention::fused_softmax_attention(q, k, v, scale, form)), 0.0);
       }
     }
   }

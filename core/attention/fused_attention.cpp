@@ -2,7 +2,6 @@
 #include "core/attention/fused_attention.h"
 
 #include <ATen/ATen.h>
-#include <torch/version.h>
 
 #include <atomic>
 #include <cmath>
@@ -13,14 +12,9 @@
 
 #include "core/attention/kernels.h"
 #include "core/runtime/mac_counter.h"
+#include "core/runtime/torch_compat.h"
 
-// at::scaled_dot_product_attention came with LibTorch 2.0; its `scale` argument with 2.1.
-#if TORCH_VERSION_MAJOR >= 2
-#define ATTNLAB_HAS_SDPA 1
-#if TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 1
-#define ATTNLAB_SDPA_HAS_SCALE 1
-#endif
-#endif
+// ATTNLAB_HAS_SDPA and ATTNLAB_SDPA_HAS_SCALE: runtime/torch_compat.h.
 
 namespace attnlab::attention {
 namespace {

@@ -62,10 +62,11 @@ inline at::Tensor core_error_bound(const at::Tensor& q, const at::Tensor& k, con
                                    bool scale_queries, double u) {
   const double u32 = std::ldexp(1.0, -24);
   const double d = double(q.size(-1)), keys = double(k.size(-2)), c = 4 * keys + 8;
-#ifdef ATTNLAB_SDPA_HAS_SCALE
-  const double u_q = scale_queries ? u : 0.0;
-#else  // LibTorch 2.0's fused kernel takes q·(scale·√d), rounded
+#if defined(ATTNLAB_HAS_SDPA) && !defined(ATTNLAB_SDPA_HAS_SCALE)
+  (void)scale_queries;  // LibTorch 2.0's fused kernel takes q·(scale·√d), rounded
   const double u_q = u;
+#else
+  const double u_q = scale_queries ? u : 0.0;
 #endif
   const at::Tensor q64 = q.to(at::kDouble), k64 = k.to(at::kDouble), v64 = v.to(at::kDouble);
   at::Tensor running = at::matmul(q64, k64.transpose(-2, -1)) * scale;

@@ -133,6 +133,12 @@ TEST(MetaDevice, SortsWhatWentWrong) {
       "Could not run 'aten::bincount' with arguments from the 'Meta' backend. This could be");
   EXPECT_EQ(none.kind, MetaOutcome::NoMetaKernel);
   EXPECT_EQ(none.op, "aten::bincount");
+  // LibTorch 2.x words it otherwise.
+  const MetaOutcome two = classify_meta_error(
+      "aten::where.self_out: attempted to run this operator with Meta tensors, but there was "
+      "no fake impl or Meta kernel registered.");
+  EXPECT_EQ(two.kind, MetaOutcome::NoMetaKernel);
+  EXPECT_EQ(two.op, "aten::where.self_out");
   EXPECT_TRUE(meta_outcome([] { (void)(meta_tensor({2, 3}) * 2).softmax(-1); }).ok());
 }
 

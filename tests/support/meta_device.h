@@ -42,10 +42,14 @@ inline MetaOutcome classify_meta_error(const std::string& what) {
       (has("Expected") && has("device") && has("meta") && has("cpu"))) {
     o.kind = MetaOutcome::DeviceMixed;
   } else if (has("'Meta' backend") || has("Meta backend") || has("meta kernel") ||
-             has("not implemented for 'Meta'") || has("_overrideable")) {
+             has("not implemented for 'Meta'") || has("_overrideable") ||
+             has("with Meta tensors")) {
     o.kind = MetaOutcome::NoMetaKernel;
     const size_t a = what.find("'aten::");
     if (a != std::string::npos) o.op = what.substr(a + 1, what.find('\'', a + 1) - a - 1);
+    // LibTorch 2.x: "aten::_local_scalar_dense: attempted to run this operator with Meta
+    // tensors, but there was no fake impl or Meta kernel registered".
+    if (o.op.empty() && what.rfind("aten::", 0) == 0) o.op = what.substr(0, what.find(':', 6));
     const size_t ov = what.find("_overrideable");
     if (o.op.empty() && ov != std::string::npos) {  // "convolution_overrideable not implemented"
       const size_t start = what.rfind(' ', ov) == std::string::npos ? 0 : what.rfind(' ', ov) + 1;

@@ -1,4 +1,4 @@
-// Meta kernels for the ops our LibTorch (1.13) runs on CPU and CUDA but has none for on
+// Meta kernels for the ops our LibTorchs (1.13, 2.x) run on CPU and CUDA but have none for on
 // the `meta` device (tests/support/meta_device.h). Each computes its output's shape only,
 // and first checks that every tensor argument is on the meta device, the check a CUDA
 // kernel makes: a CPU tensor reaching one is the fixed-device bug the meta tests look for.
@@ -37,6 +37,15 @@ at::Tensor where_meta(const at::Tensor& condition, const at::Tensor& self,
   same_device({&condition, &self, &other});
   const auto sizes = at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes());
   return at::empty(sizes, self.options().dtype(at::result_type(self, other)));
+}
+
+// LibTorch 2.x's scaled_dot_product_attention (the fused softmax path) reaches where's out=
+// form, which has no Meta kernel there either.
+at::Tensor& where_out_meta(const at::Tensor& condition, const at::Tensor& self,
+                           const at::Tensor& other, at::Tensor& out) {
+  same_device({&condition, &self, &other, &out});
+  out.resize_(at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()));
+  return out;
 }
 
 at::Tensor& abs_out_meta(const at::Tensor& self, at::Tensor& out) {
@@ -139,6 +148,7 @@ TORCH_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("max", min_meta);
   m.impl("index_select", index_select_meta);
   m.impl("where.self", where_meta);
+  m.impl("where.self_out", where_out_meta);
   m.impl("abs.out", abs_out_meta);
   m.impl("convolution_overrideable", convolution_meta);
 }

@@ -65,7 +65,8 @@ int cmd_info(Args args, const GlobalOptions& g) {
   std::printf("small analysis tasks: %s\n",
               runtime::small_tasks_side_by_side()
                   ? "side by side, one per LibTorch OpenMP thread"
-                  : "in turn (LibTorch's threads are not this build's OpenMP runtime's)");
+                  : "in turn (LibTorch's LAPACK is MKL's, or its threads are not this build's "
+                    "OpenMP runtime's)");
   // How bf16 matrix products add their terms on this CPU (core/runtime/bf16_products.h).
   std::printf("bf16 matrix products on the CPU: %s\n",
               runtime::bf16_products_description().c_str());

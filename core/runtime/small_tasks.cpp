@@ -1,6 +1,7 @@
 // for_each_small_task: see small_tasks.h.
 #include "core/runtime/small_tasks.h"
 
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/ThreadLocalState.h>
 #include <omp.h>
@@ -15,6 +16,10 @@
 namespace attnlab::runtime {
 
 bool small_tasks_side_by_side() {
+  // A LibTorch whose LAPACK and BLAS are MKL's (PyPI's torch) runs MKL's own thread team
+  // inside each task, and an SVD (dgesdd) called from a member of a team of ours never
+  // returned (rank on deit_mini, 2 threads, torch 2.11): such a build runs tasks in turn.
+  if (at::hasMKL()) return false;
   // Asked once: inside a team of this runtime, LibTorch sees a parallel region only when its
   // parallel_for runs on the same OpenMP runtime (at::in_parallel_region is that runtime's
   // omp_in_parallel; another parallel backend answers false too, and tasks then run in turn).

@@ -35,7 +35,7 @@ assert "site-packages" in attnlab.__file__ and attnlab.TORCH_VERSION, attnlab.__
 model = attnlab.load(os.path.join(root, "models/zoo/softmax.safetensors"))
 image = torch.zeros(28, 28, 3, dtype=torch.uint8)
 image[6:22, 10:18] = 200
-res = model.analyze(image, analyses=["rollout"], progress=False)
+res = model.analyze(image, progress=False)  # every analysis that applies
 tensors = res.tensors
 assert tensors and all(isinstance(t, torch.Tensor) for t in tensors.values()), type(tensors)
 print(f"test_pip_install: {sys.argv[1]}: attnlab {attnlab.__file__} beside torch {torch.__version__},"

@@ -24,10 +24,9 @@ if [ ! -x "$venv/bin/python" ]; then
   "${PYTHON:-python3}" -m venv "$venv" || die "could not create $venv with ${PYTHON:-python3} -m venv"
 fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/scripts/pytorch-requirements.txt"
-read -r torch_version torch_cuda torch_cmake torch_root < <("$venv/bin/python" -c '
-import os, torch, torch.utils
-print(torch.__version__, torch.version.cuda or "none", torch.utils.cmake_prefix_path,
-      os.path.dirname(torch.__file__))') || die "the environment cannot import torch"
+read -r torch_version torch_cuda < <("$venv/bin/python" -c '
+import torch
+print(torch.__version__, torch.version.cuda or "none")') || die "the environment cannot import torch"
 t_pip=$(date +%s)
 
 # CUDA: the toolkit's nvcc must be the CUDA torch was built with (a mismatch configures,
@@ -42,12 +41,12 @@ toolkit=$("$nvcc" --version | grep -oE 'release [0-9]+\.[0-9]+' | grep -oE '[0-9
   die "nvcc is CUDA $toolkit but torch $torch_version was built with CUDA $torch_cuda: pin a torch for CUDA $toolkit in scripts/pytorch-requirements.txt, or pip install nvidia-cuda-nvcc==$torch_cuda.* and set CUDA_HOME to it"
 echo "test_pytorch: torch $torch_version (CUDA $torch_cuda), nvcc $(command -v "$nvcc") (CUDA $toolkit)"
 
-# Configure and build everything. The torch folder itself comes first in the prefix path so
-# that its lib/ is searched before /usr/lib, where Debian's LibTorch 1.13 lives (CMakeLists.txt
-# refuses the mix).
+# Configure and build everything. LibTorch is the environment's torch, found by the one
+# mechanism pip install . uses too (python/TorchFromPython.cmake: its folder first in the
+# prefix path, before /usr/lib's Debian LibTorch 1.13, which CMakeLists.txt refuses to mix).
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
 ATTNLAB_BUILD_DIR="$build" \
-CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$torch_root;$torch_cmake -DPython_EXECUTABLE=$venv/bin/python \
+CMAKE_ARGS="-DATTNLAB_TORCH_FROM_PYTHON=ON -DPython_EXECUTABLE=$venv/bin/python \
 -Dpybind11_DIR=$("$venv/bin/python" -m pybind11 --cmakedir) \
 -DCUDAToolkit_ROOT=$(dirname "$(dirname "$(command -v "$nvcc")")") ${CMAKE_ARGS:-}" \
   bash "$root/scripts/build.sh"

@@ -14,23 +14,16 @@
 #include "core/attention/registry.h"
 #include "core/runtime/mac_counter.h"
 #include "tests/attention/attention_core_bound.h"
+#include "tests/attention/attention_paths_during.h"
 
 namespace {
 
 using namespace attnlab;
 using attention::attention_path_counts;
+using attnlab::testing::attention_paths_during;
 using attnlab::testing::bound_excess;
 using attnlab::testing::core_error_bound;
 using attnlab::testing::core_truth;
-
-// The calls each path took while `body` ran.
-template <class F>
-attention::AttentionPathCounts calls_during(F&& body) {
-  const auto before = attention_path_counts();
-  body();
-  const auto after = attention_path_counts();
-  return {after.fused - before.fused, after.eager - before.eager};
-}
 
 std::shared_ptr<attention::AttentionMechanism> small_softmax() {
   attention::MechanismConfig c;
@@ -63,13 +56,13 @@ TEST(FusedAttention, AnUntracedForwardIsFusedWhereTheBuildHasIt) {
   const auto layout = attention::grid_layout(3, 3);
   const at::Tensor x = at::randn({2, 9, 16});
   at::NoGradGuard no_grad;
-  const auto plain = calls_during([&] { m->forward(x, layout); });
+  const auto plain = attention_paths_during([&] { m->forward(x, layout); });
   const bool fused = attention::fused_attention_enabled();
   EXPECT_EQ(plain.fused, fused ? 1 : 0);
   EXPECT_EQ(plain.eager, fused ? 0 : 1);
   // A traced forward needs no matrix for its output either: its maps come from the
   // recorded q, k, v.
-  const auto traced = calls_during([&] { m->forward_traced(x, layout); });
+  const auto traced = attention_paths_during([&] { m->forward_traced(x, layout); });
   EXPECT_EQ(traced.fused, fused ? 1 : 0);
 }
 
@@ -80,15 +73,15 @@ TEST(FusedAttention, TheExplicitFormCountingAndTheEagerScopeStayEager) {
   at::NoGradGuard no_grad;
   attention::TraceOptions o;
   o.explicit_attention = true;  // the output is computed from the matrices themselves
-  EXPECT_EQ(calls_during([&] { m->forward_traced(x, layout, o); }).fused, 0);
+  EXPECT_EQ(attention_paths_during([&] { m->forward_traced(x, layout, o); }).fused, 0);
   {
     const runtime::MacCounter counter;  // a fused kernel would hide the two products
-    EXPECT_EQ(calls_during([&] { m->forward(x, layout); }).fused, 0);
+    EXPECT_EQ(attention_paths_during([&] { m->forward(x, layout); }).fused, 0);
   }
   {
     const attention::EagerAttentionScope eager;
     EXPECT_FALSE(attention::fused_attention_enabled());
-    const auto c = calls_during([&] { m->forward(x, layout); });
+    const auto c = attention_paths_during([&] { m->forward(x, layout); });
     EXPECT_EQ(c.fused, 0);
     EXPECT_EQ(c.eager, 1);
   }

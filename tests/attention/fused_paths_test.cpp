@@ -14,20 +14,12 @@
 
 #include "core/attention/fused_attention.h"
 #include "core/runtime/mac_counter.h"
+#include "tests/attention/attention_paths_during.h"
 #include "tests/attention/attention_test_util.h"
 #include "tests/attention/fused_mechanism_cases.h"
 
 namespace attnlab::testing {
 namespace {
-
-// The calls each path took while `body` ran.
-template <class F>
-attention::AttentionPathCounts paths_taken_by(F&& body) {
-  const auto before = attention::attention_path_counts();
-  body();
-  const auto after = attention::attention_path_counts();
-  return {after.fused - before.fused, after.eager - before.eager};
-}
 
 // The cases cover every registered mechanism whose forward calls the core (each run once
 // with its default options, as the registry-wide tests run them), and no other.
@@ -39,7 +31,7 @@ TEST(FusedPaths, EveryMechanismThatCallsTheCoreHasACase) {
     m->eval();
     const attention::TokenLayout layout = registry_test_layout(info);
     const at::Tensor x = random_tokens(1, layout.tokens(), 32);
-    const auto c = paths_taken_by([&] { m->forward(x, layout); });
+    const auto c = attention_paths_during([&] { m->forward(x, layout); });
     if (c.fused + c.eager > 0) calling.insert(info.name);
   }
   for (const FusedCase& c : fused_cases()) cased.insert(c.mechanism);
@@ -58,19 +50,19 @@ TEST(FusedPaths, FormsThatNeedTheMatricesNeverTakeTheFusedPath) {
     const std::function<void()> forwards[] = {[&] { m->forward(x, c.layout); },
                                               [&] { m->forward_traced(x, c.layout); }};
     for (const auto& forward : forwards) {  // the control: fused where it can be
-      const auto p = paths_taken_by(forward);
+      const auto p = attention_paths_during(forward);
       EXPECT_EQ(p.fused, fused ? calls : 0);
       EXPECT_EQ(p.eager, fused ? 0 : calls);
     }
     attention::TraceOptions explicit_form;
     explicit_form.explicit_attention = true;
-    const auto e = paths_taken_by([&] { m->forward_traced(x, c.layout, explicit_form); });
+    const auto e = attention_paths_during([&] { m->forward_traced(x, c.layout, explicit_form); });
     EXPECT_EQ(e.fused, 0) << "the explicit form reached the fused core";
     EXPECT_EQ(e.eager, 0) << "the explicit form computed the core's output it replaces";
     {
       const runtime::MacCounter counter;
       for (const auto& forward : forwards) {
-        const auto p = paths_taken_by(forward);
+        const auto p = attention_paths_during(forward);
         EXPECT_EQ(p.fused, 0) << "a counted forward took the fused path";
         EXPECT_EQ(p.eager, calls);
       }
@@ -78,7 +70,7 @@ TEST(FusedPaths, FormsThatNeedTheMatricesNeverTakeTheFusedPath) {
     {
       const attention::EagerAttentionScope eager;
       for (const auto& forward : forwards) {
-        const auto p = paths_taken_by(forward);
+        const auto p = attention_paths_during(forward);
         EXPECT_EQ(p.fused, 0) << "a forward in an EagerAttentionScope took the fused path";
         EXPECT_EQ(p.eager, calls);
       }

@@ -17,6 +17,7 @@
 #include "core/runtime/mac_counter.h"
 #include "models/grad_rollout_run.h"
 #include "models/model_registry.h"
+#include "tests/attention/attention_paths_during.h"
 #include "tests/attention/fused_mechanism_cases.h"
 
 namespace attnlab::testing {
@@ -34,15 +35,6 @@ models::Json vit_running(const std::string& mechanism) {
           {"num_classes", 5},
           {"attention", mechanism},
           {"class_token", !grid_only}};
-}
-
-// The calls each path took while `body` ran.
-template <class F>
-attention::AttentionPathCounts model_paths_during(F&& body) {
-  const auto before = attention::attention_path_counts();
-  body();
-  const auto after = attention::attention_path_counts();
-  return {after.fused - before.fused, after.eager - before.eager};
 }
 
 TEST(FusedPathsInModels, OnlyTheAnalysesSharedForwardIsFused) {
@@ -80,15 +72,15 @@ TEST(FusedPathsInModels, OnlyTheAnalysesSharedForwardIsFused) {
     const at::Tensor image = at::randn({1, 3, side, side});
     models::ForwardOptions traced;
     traced.trace_attention = true;
-    const auto shared = model_paths_during([&] {
+    const auto shared = attention_paths_during([&] {
       at::NoGradGuard no_grad;
       model->run(image, traced);
     });
     EXPECT_GT(shared.fused + shared.eager, 0) << "no layer called the core";
     EXPECT_EQ(shared.eager, fused ? 0 : shared.fused + shared.eager);
-    const auto rollout = model_paths_during([&] { models::run_grad_rollout(*model, image); });
+    const auto rollout = attention_paths_during([&] { models::run_grad_rollout(*model, image); });
     EXPECT_EQ(rollout.fused, 0) << "gradient rollout's explicit forward took the fused path";
-    const auto counted = model_paths_during([&] {
+    const auto counted = attention_paths_during([&] {
       at::NoGradGuard no_grad;
       const runtime::MacCounter counter;
       model->run(image, models::ForwardOptions{});

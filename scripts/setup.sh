@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build lld pkg-config ccache python3
   libtorch-dev libopenblas0-openmp libopencv-dev nlohmann-json3-dev zlib1g-dev
-  libglfw3-dev libimgui-dev libgl-dev libcairo2-dev fonts-dejavu-core
+  libglfw3-dev libimgui-dev libgl-dev libcairo2-dev libdeflate-dev libpng-dev fonts-dejavu-core
   libxml2-utils poppler-utils
   pybind11-dev python3-dev python3-numpy python3-pytest
   libgtest-dev libgmock-dev libbenchmark-dev

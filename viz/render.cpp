@@ -6,7 +6,6 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +14,7 @@
 
 #include "core/io/file_bytes.h"
 #include "viz/figure_drawing.h"
+#include "viz/png_encode.h"
 #include "viz/xml_escape.h"
 
 namespace attnlab::viz {
@@ -51,27 +51,6 @@ cairo_surface_t* render_surface(const Figure& f, double dpi) {
   if (st != CAIRO_STATUS_SUCCESS) cairo_surface_destroy(s);
   check(st, "drawing");
   return s;
-}
-
-void put_be32(std::string& s, uint32_t v) {
-  for (int i = 3; i >= 0; --i) s.push_back(char((v >> (8 * i)) & 0xFF));
-}
-
-// Inserts a pHYs chunk (pixels per metre) after IHDR.
-std::string with_resolution(const std::string& png, double dpi) {
-  constexpr size_t kIhdrEnd = 8 + 4 + 4 + 13 + 4;
-  if (png.size() < kIhdrEnd) return png;
-  std::string chunk;
-  const auto ppm = uint32_t(std::lround(dpi / 0.0254));
-  std::string body = "pHYs";
-  put_be32(body, ppm);
-  put_be32(body, ppm);
-  body.push_back(1);  // unit: metre
-  put_be32(chunk, 9);
-  chunk += body;
-  put_be32(chunk,
-           uint32_t(crc32(0L, reinterpret_cast<const Bytef*>(body.data()), uInt(body.size()))));
-  return png.substr(0, kIhdrEnd) + chunk + png.substr(kIhdrEnd);
 }
 
 std::string render_vector(const Figure& f, bool pdf) {
@@ -175,12 +154,16 @@ RgbaImage render_rgba(const Figure& figure, double dpi) {
 }
 
 std::string render_png(const Figure& figure, double dpi) {
+  return encode_png(render_rgba(figure, dpi), dpi);
+}
+
+std::string render_png_with_cairo_writer(const Figure& figure, double dpi) {
   cairo_surface_t* s = render_surface(figure, dpi);
   std::string png;
   const cairo_status_t st = cairo_surface_write_to_png_stream(s, append_to_string, &png);
   cairo_surface_destroy(s);
   check(st, "png encoding");
-  return with_resolution(png, dpi);
+  return png;
 }
 
 std::string render_svg(const Figure& figure) {

@@ -25,8 +25,12 @@ std::optional<FigureFormat> figure_format_from_name(std::string_view name);
 // The picture at `dpi` (pixels = inches * dpi, rounded), straight (not premultiplied) RGBA.
 RgbaImage render_rgba(const Figure& figure, double dpi);
 
-// The encoded file contents.
+// The encoded file contents. The PNG is attnlab's own (viz/png_encode.h).
 std::string render_png(const Figure& figure, double dpi);
+// The same pixels through cairo's own PNG writer (always RGBA, zlib's default level, no
+// pHYs): the writer render_png replaced, kept as the reference its tests and the figure
+// profile (bench/figure_profile.cpp) compare against. Not used by any front end.
+std::string render_png_with_cairo_writer(const Figure& figure, double dpi);
 std::string render_svg(const Figure& figure);
 std::string render_pdf(const Figure& figure);
 

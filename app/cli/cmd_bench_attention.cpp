@@ -84,9 +84,7 @@ int cmd_bench_attention(Args args, const GlobalOptions& g) {
       std::fprintf(stderr, "bench-attention: %s at N=%lld skipped: %s\n", p.mechanism.c_str(),
                    static_cast<long long>(p.tokens), p.error.c_str());
   if (!out_dir.empty()) {
-    analysis::OutputFolder folder(
-        out_dir,
-        "bench_" + s.device.str() + (target.reduced() ? "_" + runtime::dtype_name(s.dtype) : ""));
+    analysis::OutputFolder folder(out_dir, session::attention_bench_tag(s));
     folder.write_table(table);
     analysis::write_table_latex(
         folder.dir() + "/" + folder.model_tag() + "__" + table.name + ".tex", table, 3);
@@ -98,17 +96,7 @@ int cmd_bench_attention(Args args, const GlobalOptions& g) {
                           folder.dir() + "/" + folder.model_tag() + "__bench_" + stems[i] + "." +
                               viz::figure_format_name(format),
                           format);
-    folder.write_sidecar({{"command", "bench-attention"},
-                          {"dim", s.dim},
-                          {"heads", s.heads},
-                          {"repeats", s.repeats},
-                          {"device", s.device.str()},
-                          {"dtype", runtime::dtype_name(s.dtype)},
-                          {"peaks",
-                           {{"gemm_n", peaks.gemm_n},
-                            {"gemm_GFLOP_per_s", peaks.gflops},
-                            {"copy_bytes", peaks.copy_bytes},
-                            {"copy_GB_per_s", peaks.gbytes_per_s}}}});
+    folder.write_sidecar(session::attention_bench_sidecar(s, &peaks, points));
     std::printf("wrote %s\n", out_dir.c_str());
   }
   return kExitOk;

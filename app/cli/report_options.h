@@ -22,11 +22,9 @@ struct ReportFigureOptions {
   std::set<std::string> kinds;  // figure kinds to write (session::figure_kinds); empty: all
 };
 
-// Removes --formats, --dpi, --colormap, --alpha, --upsample, --norm, --layer, --head,
-// --head-fusion, --map and --figures from `args`; throws UsageError for a bad value.
+// Removes --formats, --dpi, --figures and the figure-view options
+// (session::figure_view_options: --layer, --head, --colormap, ...) from `args`; throws
+// UsageError for a bad value, with the view parser's words.
 ReportFigureOptions take_report_figure_options(Args& args);
-
-// "last" -> layer -1; "5" -> 5; "5/12" -> layer 5 of a 12-layer model (relative depth).
-session::MapView parse_layer_option(const std::string& text);
 
 }  // namespace attnlab::cli

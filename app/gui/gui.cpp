@@ -41,6 +41,7 @@
 #include "app/gui/size_sweep_view.h"
 #include "app/gui/theme.h"
 #include "app/gui/workspace.h"
+#include "app/session/figure_view_options.h"
 #include "core/io/file_bytes.h"
 #include "core/runtime/bf16_products.h"
 #include "core/runtime/data_paths.h"
@@ -294,8 +295,8 @@ void apply_settings(const GuiSettings& s, ViewState& v) {
   if (const auto cm = viz::colormap_from_name(s.colormap)) v.style.cmap = *cm;
   v.style.alpha = s.alpha;
   v.style.upsample = s.bilinear ? viz::Upsample::Bilinear : viz::Upsample::Nearest;
-  v.norm = s.normalisation == "divmax" ? viz::MapNormalisation::DivideByMax
-                                       : viz::MapNormalisation::MinMax;
+  v.norm =
+      session::normalisation_from_name(s.normalisation).value_or(viz::MapNormalisation::MinMax);
   v.compare = s.layout == "compare";
   v.shared_scale = s.shared_scale;
   // Entries no analysis declares, or out of range, are dropped (a file of another version).
@@ -307,7 +308,7 @@ void store_view(const ViewState& v, GuiSettings& s) {
   s.colormap = viz::colormap_name(v.style.cmap);
   s.alpha = v.style.alpha;
   s.bilinear = v.style.upsample == viz::Upsample::Bilinear;
-  s.normalisation = v.norm == viz::MapNormalisation::DivideByMax ? "divmax" : "minmax";
+  s.normalisation = session::normalisation_option_name(v.norm);
   s.layout = v.compare ? "compare" : "single";
   s.shared_scale = v.shared_scale;
   s.analysis_options = v.options.set_values().dump();

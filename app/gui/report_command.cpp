@@ -12,22 +12,11 @@
 #include "app/gui/series_view.h"
 #include "app/gui/tab_table.h"
 #include "app/gui/workspace.h"
+#include "app/session/figure_view_options.h"
 #include "core/io/text.h"
 
 namespace attnlab::gui {
 namespace {
-
-// The shortest plain decimal that reads back as exactly `v` (the report then draws with
-// the same alpha bit for bit): "0.35", "200", not "2e+02".
-std::string exact_number(double v) {
-  char buf[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v && !std::strchr(buf, 'e')) return buf;
-  }
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 // The options an analysis declares or reads (app/session/analysis_options.h).
 std::vector<std::string> declared_by(const std::string& analysis) {
@@ -170,9 +159,10 @@ std::string report_command(const GuiState& state) {
     }
   }
   cmd += std::string(" --colormap ") + viz::colormap_name(v.style.cmap) + " --alpha " +
-         exact_number(v.style.alpha) + " --upsample " + viz::upsample_name(v.style.upsample) +
-         " --norm " + (v.norm == viz::MapNormalisation::DivideByMax ? "divmax" : "minmax");
-  return cmd + " --dpi " + exact_number(kExportDpi) + " --out attnlab-report";
+         text::shortest_decimal(v.style.alpha, true) + " --upsample " +
+         viz::upsample_name(v.style.upsample) + " --norm " +
+         session::normalisation_option_name(v.norm);
+  return cmd + " --dpi " + text::shortest_decimal(kExportDpi, true) + " --out attnlab-report";
 }
 
 }  // namespace attnlab::gui

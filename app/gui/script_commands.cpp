@@ -4,17 +4,19 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include "app/gui/edit_view.h"
 #include "app/gui/figure_tabs.h"
 #include "app/gui/menu.h"
 #include "app/gui/model_options.h"
-#include "app/gui/script_runner.h"
+#include "app/gui/script_runner_state.h"
 #include "app/gui/series_view.h"
 #include "app/gui/size_sweep_view.h"
 #include "app/gui/workspace.h"
 #include "app/gui/workspace_io.h"
+#include "app/session/figure_view_options.h"
 #include "core/io/file_bytes.h"
 
 namespace attnlab::gui {
@@ -31,6 +33,31 @@ bool fail_command(ScriptContext& x, const ScriptCommand& c, const std::string& m
   x.runner.failed = x.runner.done = true;
   x.runner.failure = "script line " + std::to_string(c.line) + " (" + c.name + "): " + message;
   return false;
+}
+
+// Sets the figure-view option `name` from the command's argument through the parser every
+// front end shares (session/figure_view_options.h), starting from what the view shows;
+// nothing on failure (the script then fails with the parser's words).
+std::optional<session::FigureOptions> view_with(ScriptContext& x, const ScriptCommand& c,
+                                                const char* name) {
+  session::FigureOptions o;
+  o.style.overlay = x.state.view.style;
+  o.style.norm = x.state.view.norm;
+  o.view.fusion = int(x.state.view.fusion);
+  session::FigureViewParser parser(o);
+  try {
+    parser.set(name, c.args[0], c.name);
+    return parser.finish();
+  } catch (const std::invalid_argument& e) {
+    fail_command(x, c, e.what());
+    return std::nullopt;
+  }
+}
+
+// A Choice argument listing the option's values as the options' table declares them.
+ArgSpec view_choice(const char* name) {
+  const session::FigureViewOption& o = session::figure_view_option(name);
+  return {o.values, ArgKind::Choice, session::figure_view_choices(name)};
 }
 
 bool open_file(ScriptContext& x, FileKind kind, const std::string& path) {
@@ -163,9 +190,11 @@ const std::vector<ScriptCommandSpec> kCommands = {
    [](ScriptContext& x, const ScriptCommand& c) { x.state.view.head = std::stoi(c.args[0]); return true; }},
   {{"heads-grid", {{"on|off", ArgKind::Choice, kOnOff}}, "every head side by side"},
    [](ScriptContext& x, const ScriptCommand& c) { x.state.view.heads_grid = c.args[0] == "on"; return true; }},
-  {{"fusion", {{"mean|max|min", ArgKind::Choice, {"mean", "max", "min"}}}, "the head fusion shown"},
+  {{"fusion", {view_choice("fusion")}, "the head fusion shown"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     x.state.view.fusion = analysis::parse_head_fusion(c.args[0]);
+     const auto o = view_with(x, c, "fusion");
+     if (!o) return false;
+     x.state.view.fusion = analysis::HeadFusion(o->view.fusion);  // mean, max, min: 0, 1, 2
      x.state.view.head = -1;  // a fusion of the heads, not one head
      return true;
    }},
@@ -298,22 +327,27 @@ const std::vector<ScriptCommandSpec> kCommands = {
    [](ScriptContext& x, const ScriptCommand& c) { return open_file(x, FileKind::Workspace, c.args[0]); }},
   {{"colormap", {{"NAME", ArgKind::Name}}, "the maps' colormap"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     const auto cm = viz::colormap_from_name(c.args[0]);
-     if (!cm) return fail_command(x, c, "unknown colormap " + c.args[0]);
-     x.state.view.style.cmap = *cm;
-     return true;
+     const auto o = view_with(x, c, "colormap");
+     if (o) x.state.view.style.cmap = o->style.overlay.cmap;
+     return o.has_value();
    }},
   {{"alpha", {{"X", ArgKind::Fraction}}, "the overlay's opacity (0..1)"},
-   [](ScriptContext& x, const ScriptCommand& c) { x.state.view.style.alpha = std::stod(c.args[0]); return true; }},
-  {{"upsample", {{"nearest|bilinear", ArgKind::Choice, {"nearest", "bilinear"}}}, "how token maps are upsampled"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     x.state.view.style.upsample = c.args[0] == "nearest" ? viz::Upsample::Nearest : viz::Upsample::Bilinear;
-     return true;
+     const auto o = view_with(x, c, "alpha");
+     if (o) x.state.view.style.alpha = o->style.overlay.alpha;
+     return o.has_value();
    }},
-  {{"norm", {{"minmax|divmax", ArgKind::Choice, {"minmax", "divmax"}}}, "each map's [min, max] or [0, max]"},
+  {{"upsample", {view_choice("upsample")}, "how token maps are upsampled"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     x.state.view.norm = c.args[0] == "divmax" ? viz::MapNormalisation::DivideByMax : viz::MapNormalisation::MinMax;
-     return true;
+     const auto o = view_with(x, c, "upsample");
+     if (o) x.state.view.style.upsample = o->style.overlay.upsample;
+     return o.has_value();
+   }},
+  {{"norm", {view_choice("norm")}, "each map's [min, max] or [0, max]"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const auto o = view_with(x, c, "norm");
+     if (o) x.state.view.norm = o->style.norm;
+     return o.has_value();
    }},
   {{"copy-command", {{"PATH", ArgKind::Path}},
     "File > Copy settings as command, and write the command to PATH"},

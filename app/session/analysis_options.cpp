@@ -15,27 +15,14 @@
 namespace attnlab::session {
 namespace {
 
-// The shortest plain decimal that reads back as exactly `v` ("0.3", "200"): a command line
-// built from the values gives the same doubles back.
-std::string number_text(double v) {
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
-    return std::to_string(static_cast<long long>(v));
-  char buf[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) return buf;
-  }
-  return buf;
-}
-
 // "[0, 1]", "(0, 100]", "> 0", ">= 0" for the help and the errors.
 std::string range_text(const AnalysisOption& o) {
   const bool lo = std::isfinite(o.min), hi = std::isfinite(o.max);
   if (lo && hi)
-    return std::string(o.min_open ? "(" : "[") + number_text(o.min) + ", " + number_text(o.max) +
-           (o.max_open ? ")" : "]");
-  if (lo) return std::string(o.min_open ? "> " : ">= ") + number_text(o.min);
-  if (hi) return std::string(o.max_open ? "< " : "<= ") + number_text(o.max);
+    return std::string(o.min_open ? "(" : "[") + text::shortest_decimal(o.min) + ", " +
+           text::shortest_decimal(o.max) + (o.max_open ? ")" : "]");
+  if (lo) return std::string(o.min_open ? "> " : ">= ") + text::shortest_decimal(o.min);
+  if (hi) return std::string(o.max_open ? "< " : "<= ") + text::shortest_decimal(o.max);
   return "";
 }
 
@@ -219,12 +206,12 @@ std::string option_value_text(const AnalysisOption& o, const nlohmann::json& v) 
     case Kind::Integer:
       return std::to_string(v.get<int64_t>());
     case Kind::Real:
-      return number_text(v.get<double>());
+      return text::shortest_decimal(v.get<double>());
     case Kind::Cell:
       return std::to_string(v[0].get<int64_t>()) + "," + std::to_string(v[1].get<int64_t>());
     case Kind::Percentages: {
       std::vector<std::string> parts;
-      for (const auto& p : v) parts.push_back(number_text(p.get<double>()));
+      for (const auto& p : v) parts.push_back(text::shortest_decimal(p.get<double>()));
       return text::join(parts, ",");
     }
   }

@@ -231,4 +231,31 @@ analysis::Table attention_bench_table(const std::vector<AttentionBenchPoint>& po
   return t;
 }
 
+std::string attention_bench_tag(const AttentionBenchSettings& s) {
+  return "bench_" + s.device.str() +
+         (s.dtype != c10::kFloat ? "_" + runtime::dtype_name(s.dtype) : "");
+}
+
+nlohmann::json attention_bench_sidecar(const AttentionBenchSettings& s,
+                                       const runtime::DevicePeaks* peaks,
+                                       const std::vector<AttentionBenchPoint>& points) {
+  nlohmann::json j = {{"command", "bench-attention"},
+                      {"dim", s.dim},
+                      {"heads", s.heads},
+                      {"repeats", s.repeats},
+                      {"device", s.device.str()},
+                      {"dtype", runtime::dtype_name(s.dtype)}};
+  if (peaks)
+    j["peaks"] = {{"gemm_n", peaks->gemm_n},
+                  {"gemm_GFLOP_per_s", peaks->gflops},
+                  {"copy_bytes", peaks->copy_bytes},
+                  {"copy_GB_per_s", peaks->gbytes_per_s}};
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const auto& p : points)
+    if (!p.error.empty())
+      skipped.push_back({{"mechanism", p.mechanism}, {"tokens", p.tokens}, {"error", p.error}});
+  j["skipped"] = skipped;
+  return j;
+}
+
 }  // namespace attnlab::session

@@ -10,6 +10,7 @@
 
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -76,5 +77,13 @@ std::vector<AttentionBenchPoint> bench_attention(const AttentionBenchSettings& s
 analysis::Table attention_bench_table(const std::vector<AttentionBenchPoint>& points,
                                       const AttentionBenchSettings& settings,
                                       const runtime::DevicePeaks* peaks = nullptr);
+
+// The name a run's outputs take ("bench_cpu"; "bench_cuda_bf16" below fp32) and its sidecar
+// (the settings, the peaks when measured, the points skipped and why): written alike by the
+// CLI's --out folder and Results.metadata in Python.
+std::string attention_bench_tag(const AttentionBenchSettings& settings);
+nlohmann::json attention_bench_sidecar(const AttentionBenchSettings& settings,
+                                       const runtime::DevicePeaks* peaks,
+                                       const std::vector<AttentionBenchPoint>& points);
 
 }  // namespace attnlab::session

@@ -18,22 +18,12 @@
 #include <tuple>
 #include <utility>
 
+#include "core/io/text.h"
 #include "core/runtime/precision.h"
 #include "core/runtime/small_tasks.h"
 
 namespace attnlab::analysis {
 namespace {
-
-// Shortest %g form that reads back as the same double ("0.001", "1e-05"), so an export's
-// stated tolerance is the one used, without trailing noise digits.
-std::string shortest(double v) {
-  char buf[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (std::stod(buf) == v) break;
-  }
-  return buf;
-}
 
 // Machine epsilon of the matrices' real value type (complex matrices use their parts').
 double epsilon_of(at::ScalarType type) {
@@ -209,8 +199,8 @@ bool gram_values_accurate(const double* l, int64_t r, double error_unit) {
 }
 
 std::string RankOptions::describe() const {
-  if (atol > 0.0) return "atol=" + shortest(atol);
-  if (rtol > 0.0) return "rtol=" + shortest(rtol);
+  if (atol > 0.0) return "atol=" + text::shortest_decimal(atol);
+  if (rtol > 0.0) return "rtol=" + text::shortest_decimal(rtol);
   // The dtype is the matrices', not known here; RankStats::tolerance holds the number.
   return "max(m,n)*eps(dtype)*sigma_max";
 }
@@ -233,7 +223,7 @@ std::vector<RankDefinition> rank_definitions(const RankOptions& options) {
 
 std::string rank_ambiguity_rule() {
   return "a rank is flagged ambiguous when a singular value lies within a factor " +
-         shortest(kRankAmbiguityFactor) +
+         text::shortest_decimal(kRankAmbiguityFactor) +
          " of its rule's tolerance (above or below): moving the tolerance that much would "
          "change the count";
 }
@@ -258,7 +248,7 @@ std::vector<RankStats> rank_statistics(const at::Tensor& reduced_or_not,
       !std::isfinite(options.rtol))
     throw std::invalid_argument(
         "rank_statistics: atol and rtol must be finite and >= 0, got atol=" +
-        shortest(options.atol) + ", rtol=" + shortest(options.rtol));
+        text::shortest_decimal(options.atol) + ", rtol=" + text::shortest_decimal(options.rtol));
   const at::ScalarType type = matrices.scalar_type();
   const double eps = epsilon_of(type);
   // The values were computed in float32 (or coarser): a float64 copy holds no more digits.

@@ -3,7 +3,10 @@
 // as printf's %g does. One place, so every message and caption reads the same way.
 #pragma once
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -35,6 +38,28 @@ inline std::vector<std::string> split(const std::string& text, char separator = 
 inline std::string format_g(double v, int significant = 6) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+  return buf;
+}
+
+// The shortest decimal that reads back as exactly `v`, so a stated value (a tolerance in an
+// export, an option on a command line) is the one used, without noise digits: whole numbers
+// as integers ("200"), others in %g form ("0.35", "1e-05"). plain: never an exponent
+// ("0.00001"), for command lines that other tools parse too.
+inline std::string shortest_decimal(double v, bool plain = false) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
+    return std::to_string(static_cast<long long>(v));
+  char buf[400];  // room for a plain form of the smallest doubles
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v && !(plain && std::strchr(buf, 'e'))) return buf;
+  }
+  if (plain && std::isfinite(v)) {  // a number whose %g needs an exponent at every precision
+    for (int decimals = 1; decimals <= 340; ++decimals) {
+      std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+      if (std::strtod(buf, nullptr) == v) return buf;
+    }
+  }
+  std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
 }
 

@@ -141,25 +141,9 @@ std::shared_ptr<Results> bench_attention(const py::object& mechanisms,
     if (control.cancelled()) throw session::AnalysisCancelled();
     const analysis::Table table =
         session::attention_bench_table(points, s, measured ? &*measured : nullptr);
-    out->model_tag =
-        "bench_" + s.device.str() + (target.reduced() ? "_" + runtime::dtype_name(s.dtype) : "");
+    out->model_tag = session::attention_bench_tag(s);
     out->tables = {table};
-    out->metadata = {{"command", "bench-attention"},
-                     {"dim", s.dim},
-                     {"heads", s.heads},
-                     {"repeats", s.repeats},
-                     {"device", s.device.str()},
-                     {"dtype", runtime::dtype_name(s.dtype)}};
-    if (measured)
-      out->metadata["peaks"] = {{"gemm_n", measured->gemm_n},
-                                {"gemm_GFLOP_per_s", measured->gflops},
-                                {"copy_bytes", measured->copy_bytes},
-                                {"copy_GB_per_s", measured->gbytes_per_s}};
-    nlohmann::json skipped = nlohmann::json::array();
-    for (const auto& p : points)
-      if (!p.error.empty())
-        skipped.push_back({{"mechanism", p.mechanism}, {"tokens", p.tokens}, {"error", p.error}});
-    out->metadata["skipped"] = skipped;
+    out->metadata = session::attention_bench_sidecar(s, measured ? &*measured : nullptr, points);
     const char* stems[] = {"latency", "memory"};
     const auto figures = session::attention_bench_figures(table, s);
     for (size_t i = 0; i < figures.size(); ++i)

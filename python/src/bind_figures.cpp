@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "app/session/analysis_registry.h"
+#include "app/session/figure_view_options.h"
 #include "core/io/text.h"
 #include "core/runtime/threads.h"
 #include "python/src/results.h"
@@ -26,71 +27,33 @@ struct Figure {
   viz::CaptionedFigure figure;
 };
 
-// The view keywords, checked as the CLI checks --layer, --head, --head-fusion, --map,
-// --colormap, --alpha, --norm, --upsample and --compare-scale, each named when refused.
+// A view keyword's value as the command line would spell it: text as is, an index or a
+// number in its shortest exact form, a pair of model indices as "A,B".
+std::string view_value_text(const std::string& key, const py::handle& value) {
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::bool_>(value))
+    throw std::invalid_argument(key + ": not a truth value (see help(attnlab.Results.figure))");
+  if (py::isinstance<py::int_>(value)) return std::to_string(value.cast<int64_t>());
+  if (py::isinstance<py::float_>(value)) return text::shortest_decimal(value.cast<double>());
+  if (py::isinstance<py::tuple>(value) || py::isinstance<py::list>(value)) {
+    std::vector<std::string> items;
+    for (const auto& item : value) items.push_back(view_value_text(key, item));
+    return text::join(items, ",");
+  }
+  throw std::invalid_argument(key + ": a string or a number, not " +
+                              std::string(py::str(py::type::of(value))));
+}
+
+// The view keywords through the one figure-view parser the CLI's --layer, --head, ...
+// use (session/figure_view_options.h), so the same values are refused with the same words.
 session::FigureOptions view_of(const Results& r, const py::kwargs& view) {
-  session::FigureOptions o;
-  o.rollout_switches = r.rollout_switches;
-  viz::MapStyle& style = o.style;
-  style.overlay.alpha = 0.6;
-  bool head = false, fusion = false;
+  session::FigureViewParser parser;
   for (const auto& [key, value] : view) {
     const std::string k = py::str(key);
-    const auto text = [&] {
-      if (!py::isinstance<py::str>(value)) throw std::invalid_argument(k + ": a string");
-      return value.cast<std::string>();
-    };
-    const auto count = [&] {
-      if (!py::isinstance<py::int_>(value) || value.cast<int64_t>() < 0)
-        throw std::invalid_argument(k + ": an index (0, 1, ...)");
-      return value.cast<int>();
-    };
-    if (k == "layer") {
-      o.view.layer = count();
-    } else if (k == "head") {
-      o.view.head = count();
-      head = true;
-    } else if (k == "fusion") {
-      const std::string f = text();
-      if (f != "mean" && f != "max" && f != "min")
-        throw std::invalid_argument("fusion: mean, max or min, not '" + f + "'");
-      o.view.fusion = f == "mean" ? 0 : f == "max" ? 1 : 2;
-      fusion = true;
-    } else if (k == "map") {
-      const std::string m = text();
-      if (m != "query" && m != "rollout")
-        throw std::invalid_argument("map: query (the query's maps) or rollout, not '" + m + "'");
-      o.view.rollout = m == "rollout";
-    } else if (k == "colormap") {
-      const auto c = viz::colormap_from_name(text());
-      if (!c) throw std::invalid_argument("colormap: unknown map '" + text() + "'");
-      style.overlay.cmap = *c;
-    } else if (k == "alpha") {
-      const double a = value.cast<double>();
-      if (!(a >= 0 && a <= 1)) throw std::invalid_argument("alpha must lie in [0, 1]");
-      style.overlay.alpha = a;
-    } else if (k == "norm") {
-      const std::string n = text();
-      if (n != "minmax" && n != "divmax")
-        throw std::invalid_argument("norm: minmax or divmax, not '" + n + "'");
-      style.norm =
-          n == "minmax" ? viz::MapNormalisation::MinMax : viz::MapNormalisation::DivideByMax;
-    } else if (k == "upsample") {
-      const std::string u = text();
-      if (u != "nearest" && u != "bilinear")
-        throw std::invalid_argument("upsample: nearest or bilinear, not '" + u + "'");
-      style.overlay.upsample = u == "nearest" ? viz::Upsample::Nearest : viz::Upsample::Bilinear;
-    } else if (k == "compare_scale") {
-      const auto cs = viz::compare_scale_from_name(text());
-      if (!cs) throw std::invalid_argument("compare_scale: per-panel or shared");
-      o.compare_scale = *cs;
-    } else {
-      throw std::invalid_argument("unknown keyword '" + k +
-                                  "' (the view: layer, head, fusion, map, colormap, alpha, "
-                                  "norm, upsample, compare_scale)");
-    }
+    parser.set(k, view_value_text(k, value), k);
   }
-  if (head && fusion) throw std::invalid_argument("give head or fusion, not both");
+  session::FigureOptions o = parser.finish();
+  o.rollout_switches = r.rollout_switches;
   return o;
 }
 

@@ -36,7 +36,7 @@ const std::map<std::string, std::set<std::string>>& exceptions() {
       {"rollout",
        {"app/gui/frame_view.h", "app/gui/analysis_jobs.cpp", "app/gui/script_commands.cpp",
         "app/gui/report_command.cpp", "app/gui/controls.cpp", "app/session/faithfulness_maps.cpp",
-        "app/session/results.h", "app/cli/report_options.cpp"}},
+        "app/session/results.h", "app/session/figure_view_options_figure.cpp"}},
       {"gradcam",
        {"app/gui/script_commands.cpp", "app/gui/report_command.cpp",
         "app/session/faithfulness_maps.cpp"}},
@@ -59,7 +59,7 @@ const std::map<std::string, std::set<std::string>>& exceptions() {
       // "heads" is also an array part and a table column of other analyses.
       {"heads",
        {"app/gui/analysis_jobs.cpp", "app/session/analysis_session.cpp",
-        "app/cli/cmd_head_importance.cpp", "app/cli/cmd_bench_attention.cpp",
+        "app/cli/cmd_head_importance.cpp", "app/session/attention_bench.cpp",
         "core/attention/efficientvit.cpp", "models/clip.cpp"}},
       // faithfulness is a command of its own too (and of the Python module), whose run and
       // tables app/session/faithfulness_run builds for both.

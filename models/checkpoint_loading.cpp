@@ -9,9 +9,6 @@
 #include "core/nn/initial_values.h"
 #include "models/backbone.h"
 #include "models/checkpoint_summary.h"
-#include "models/clip_layout.h"
-#include "models/dino_layout.h"
-#include "models/hf_layout.h"
 #include "models/model_family.h"
 #include "models/model_registry.h"
 
@@ -35,27 +32,22 @@ CheckpointWeights read_checkpoint_weights(io::TensorFile&& file, const std::stri
     if (t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16) t = t.to(at::kFloat);
     w.tensors[name] = t;
   }
-  if (is_hf_vit_layout(w.tensors)) {  // a transformers ViT/DeiT: timm's keys from here on
-    w.tensors = hf_vit_to_timm(std::move(w.tensors));
-    w.architecture = "vit";
-    w.layout = "transformers";
-  }
-  if (is_dino_training_layout(w.tensors)) {  // DINO / DINOv2 training: the teacher's backbone
-    DinoBackbone backbone = dino_training_backbone(std::move(w.tensors));
-    w.tensors = std::move(backbone.tensors);
-    KeyNames names;
-    for (const auto& entry : w.tensors) names.push_back(entry.first);
-    w.architecture = family_of_keys(names);
-    w.layout = "dino_training";
-    w.notes.push_back(backbone.note());
-  }
-  if (is_clip_release_layout(w.tensors)) {  // a whole CLIP model: its image tower
-    ClipTower tower = clip_image_tower(std::move(w.tensors));
-    w.tensors = std::move(tower.tensors);
-    w.architecture = "clip";
-    w.layout = "clip";
-    w.notes.push_back(tower.note());
-  }
+  // Another layout a family reads (transformers' ViT, DINO training, a CLIP release): its
+  // own keys from here on.
+  for (const ModelFamily& family : model_families())
+    for (const CheckpointLayout& layout : family.layouts) {
+      if (!layout.matches(w.tensors)) continue;
+      CheckpointLayout::Rewritten r = layout.rewrite(std::move(w.tensors));
+      w.tensors = std::move(r.tensors);
+      if (r.architecture.empty()) {
+        KeyNames names;
+        for (const auto& entry : w.tensors) names.push_back(entry.first);
+        r.architecture = family_of_keys(names);
+      }
+      w.architecture = r.architecture;
+      w.layout = layout.name;
+      if (!r.note.empty()) w.notes.push_back(r.note);
+    }
   return w;
 }
 

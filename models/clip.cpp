@@ -25,9 +25,11 @@
 #include "core/nn/initial_values.h"
 #include "core/nn/state_loading.h"
 #include "models/backbone.h"
+#include "models/clip_layout.h"
 #include "models/model_config.h"
 #include "models/model_family.h"
 #include "models/norm_layers.h"
+#include "models/pre_norm_block.h"
 
 namespace attnlab::models {
 namespace {
@@ -109,13 +111,8 @@ class ClipBlock : public torch::nn::Module {
   }
   at::Tensor forward(const at::Tensor& x, const attention::TokenLayout& layout,
                      const std::string& path, ForwardRecorder& recorder) {
-    const at::Tensor normed = recorder.tap(path + ".ln_1", (*ln_1_)(x));
-    const at::Tensor a = recorder.attend(*attn_, path + ".attn", normed, layout);
-    recorder.output("out", path + ".attn", a);
-    at::Tensor y = x + a;
-    y = y + (*mlp_)((*ln_2_)(y));
-    recorder.output("out", path, y);
-    return recorder.tap(path, y);
+    return pre_norm_block_forward(x, layout, path, recorder, "ln_1", *ln_1_, attn_.get(), *ln_2_,
+                                  [this](const at::Tensor& t) { return (*mlp_)(t); });
   }
 
  private:
@@ -294,6 +291,13 @@ ModelFamily clip_family() {
     p.std = {0.26862954f, 0.26130258f, 0.27577711f};
     return p;
   };
+  // A whole CLIP model (OpenAI's release): its image tower.
+  f.layouts.push_back(
+      {"clip", is_clip_release_layout, [](nn::TensorMap t) {
+         ClipTower tower = clip_image_tower(std::move(t));
+         const std::string note = tower.note();
+         return CheckpointLayout::Rewritten{std::move(tower.tensors), "clip", note};  // key rule
+       }});
   return f;
 }
 

@@ -11,6 +11,7 @@
 #include "core/io/text.h"
 #include "models/litv2_blocks.h"
 #include "models/model_family.h"
+#include "models/size_table.h"
 #include "models/stage_runner.h"
 
 namespace attnlab::models {
@@ -206,22 +207,17 @@ const std::vector<Litv2Size>& litv2_sizes() {
 }  // namespace
 
 std::vector<std::string> litv2_official_names() {
-  std::vector<std::string> names;
-  for (const auto& size : litv2_sizes()) names.push_back(size.name);
-  return names;
+  return size_names(litv2_sizes());
 }
 
 Json litv2_official_config(const std::string& name) {
-  for (const auto& size : litv2_sizes())
-    if (name == size.name)
-      return {{"arch", "litv2"},       {"img_size", 224},
-              {"patch_size", 4},       {"embed_dim", size.embed_dim},
-              {"depths", size.depths}, {"num_heads", size.num_heads},
-              {"mlp_ratio", 4.0},      {"qkv_bias", true},
-              {"alpha", 0.9},          {"local_ws", {0, 0, 2, 1}},
-              {"num_classes", 1000},   {"ln_eps", 1e-5}};
-  throw ModelError("litv2: unknown official model '" + name +
-                   "' (known: " + text::join(litv2_official_names()) + ")");
+  const auto& size = size_named(litv2_sizes(), name, "litv2");
+  return {{"arch", "litv2"},       {"img_size", 224},
+          {"patch_size", 4},       {"embed_dim", size.embed_dim},
+          {"depths", size.depths}, {"num_heads", size.num_heads},
+          {"mlp_ratio", 4.0},      {"qkv_bias", true},
+          {"alpha", 0.9},          {"local_ws", {0, 0, 2, 1}},
+          {"num_classes", 1000},   {"ln_eps", 1e-5}};
 }
 
 Json litv2_config_for_weights(Json config, const nn::TensorMap& weights) {

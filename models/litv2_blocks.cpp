@@ -6,6 +6,7 @@
 
 #include "core/attention/registry.h"
 #include "models/gelu.h"
+#include "models/pre_norm_block.h"
 
 namespace attnlab::models::litv2 {
 
@@ -72,16 +73,12 @@ Block::Block(const BlockShape& s) {
 
 at::Tensor Block::forward(const at::Tensor& x_in, const attention::TokenLayout& layout,
                           const std::string& path, ForwardRecorder& recorder) {
-  at::Tensor x = x_in;
-  if (attn) {
-    at::Tensor a =
-        recorder.attend(*attn, path + ".attn", recorder.tap(path + ".norm1", (*norm1)(x)), layout);
-    recorder.output("out", path + ".attn", a);
-    x = x + a;
-  }
-  x = x + (*mlp)((*norm2)(x), layout.height, layout.width);
-  recorder.output("out", path, x);
-  return recorder.tap(path, x);
+  const auto norm = [](const std::shared_ptr<LayerNormLayer>& n) {
+    return [&n](const at::Tensor& t) { return (*n)(t); };
+  };
+  return pre_norm_block_forward(
+      x_in, layout, path, recorder, "norm1", norm(norm1), attn.get(), norm(norm2),
+      [&](const at::Tensor& t) { return (*mlp)(t, layout.height, layout.width); });
 }
 
 Downsample::Downsample(int64_t in, int64_t out) {

@@ -46,6 +46,21 @@ struct KeyRule {
   std::function<Derivation(const ShapeMap&)> derive;
 };
 
+// A layout of checkpoints a family reads besides its own keys (transformers' ViT, DINO's
+// training checkpoints, a whole CLIP release): told from the tensors, and rewritten into the
+// family's own keys before recognition and the strict load (models/checkpoint_loading.cpp
+// tries every family's layouts, in registry order).
+struct CheckpointLayout {
+  struct Rewritten {
+    nn::TensorMap tensors;     // under the family's own names
+    std::string architecture;  // what recognition reports; "": read off the rewritten keys
+    std::string note;          // one line for the user ("" for none)
+  };
+  std::string name;  // CheckpointWeights::layout: "transformers", "dino_training", "clip"
+  std::function<bool(const nn::TensorMap&)> matches;
+  std::function<Rewritten(nn::TensorMap)> rewrite;
+};
+
 struct ModelFamily {
   std::string name;                // "vit"
   std::vector<std::string> archs;  // the "arch" values of the configs it builds
@@ -63,6 +78,7 @@ struct ModelFamily {
   // `config` completed from a checkpoint's weights before the strict load (LITv2's Lo-Fi
   // head counts); nullptr: loaded as it is.
   Json (*fit_to_weights)(Json config, const nn::TensorMap& weights) = nullptr;
+  std::vector<CheckpointLayout> layouts;  // other checkpoint layouts it reads
 };
 
 // Every family, in registry order.

@@ -13,6 +13,7 @@
 #include "core/nn/state_loading.h"
 #include "models/model_family.h"
 #include "models/ravlt_blocks.h"
+#include "models/size_table.h"
 
 namespace attnlab::models {
 namespace {
@@ -194,22 +195,16 @@ const std::vector<RavltSize>& ravlt_sizes() {
 }  // namespace
 
 std::vector<std::string> ravlt_official_names() {
-  std::vector<std::string> names;
-  for (const auto& size : ravlt_sizes()) names.push_back(size.name);
-  return names;
+  return size_names(ravlt_sizes());
 }
 
 Json ravlt_official_config(const std::string& name) {
-  for (const auto& size : ravlt_sizes())
-    if (name == size.name)
-      return {
-          {"arch", kRavltFamily},   {"embed_dims", size.embed_dims},
+  const auto& size = size_named(ravlt_sizes(), name, "ravlt");
+  return {{"arch", kRavltFamily},   {"embed_dims", size.embed_dims},
           {"depths", size.depths},  {"num_heads", size.num_heads},
           {"mlp_ratio", 3.5},       {"projection", 1024},
           {"num_classes", 1000},    {"layerscale", true},
           {"input_hw", {224, 224}}, {"stage_attention", {"rala", "rala", "softmax", "softmax"}}};
-  throw ModelError("ravlt: no official config named '" + name +
-                   "' (known: " + text::join(ravlt_official_names()) + ")");
 }
 
 std::shared_ptr<Backbone> make_ravlt(const Json& config) {

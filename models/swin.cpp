@@ -13,6 +13,7 @@
 #include "core/nn/initial_values.h"
 #include "core/nn/state_loading.h"
 #include "models/model_family.h"
+#include "models/size_table.h"
 #include "models/stage_runner.h"
 #include "models/swin_blocks.h"
 
@@ -214,29 +215,24 @@ const std::vector<SwinSize>& swin_sizes() {
 }  // namespace
 
 std::vector<std::string> swin_official_names() {
-  std::vector<std::string> names;
-  for (const auto& size : swin_sizes()) names.push_back(size.name);
-  return names;
+  return size_names(swin_sizes());
 }
 
 Json swin_official_config(const std::string& name) {
-  for (const auto& size : swin_sizes())
-    if (name == size.name)
-      return {{"arch", kSwinFamily},
-              {"img_size", 224},
-              {"patch_size", 4},
-              {"window_size", 7},
-              {"embed_dim", size.embed_dim},
-              {"depths", size.depths},
-              {"num_heads", size.num_heads},
-              {"mlp_ratio", 4.0},
-              {"qkv_bias", true},
-              {"ape", false},
-              {"patch_norm", true},
-              {"num_classes", 1000},
-              {"ln_eps", 1e-5}};
-  throw ModelError("swin: unknown official model '" + name +
-                   "' (known: " + text::join(swin_official_names()) + ")");
+  const auto& size = size_named(swin_sizes(), name, "swin");
+  return {{"arch", kSwinFamily},
+          {"img_size", 224},
+          {"patch_size", 4},
+          {"window_size", 7},
+          {"embed_dim", size.embed_dim},
+          {"depths", size.depths},
+          {"num_heads", size.num_heads},
+          {"mlp_ratio", 4.0},
+          {"qkv_bias", true},
+          {"ape", false},
+          {"patch_norm", true},
+          {"num_classes", 1000},
+          {"ln_eps", 1e-5}};
 }
 
 namespace {

@@ -8,6 +8,7 @@
 
 #include "core/attention/registry.h"
 #include "core/attention/swin.h"
+#include "models/pre_norm_block.h"
 
 namespace attnlab::models::swin {
 PatchEmbed::PatchEmbed(int64_t patch, int64_t dim, bool norm, double eps) {
@@ -70,13 +71,8 @@ void Block::check_mask(const std::string& path) {
 at::Tensor Block::forward(const at::Tensor& x, const attention::TokenLayout& layout,
                           const std::string& path, ForwardRecorder& recorder) {
   check_mask(path);
-  const at::Tensor normed = recorder.tap(path + ".norm1", (*norm1_)(x));
-  const at::Tensor a = recorder.attend(*attn_, path + ".attn", normed, layout);
-  recorder.output("out", path + ".attn", a);
-  at::Tensor y = x + a;
-  y = y + (*mlp_)((*norm2_)(y));
-  recorder.output("out", path, y);
-  return recorder.tap(path, y);
+  return pre_norm_block_forward(x, layout, path, recorder, "norm1", *norm1_, attn_.get(), *norm2_,
+                                [this](const at::Tensor& t) { return (*mlp_)(t); });
 }
 
 PatchMerging::PatchMerging(int64_t dim, double eps) {

@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 
 #include "models/gelu.h"
+#include "models/pre_norm_block.h"
 
 namespace attnlab::models::vit {
 
@@ -38,14 +39,12 @@ Block::Block(int64_t dim, int64_t mlp_hidden, double ln_eps,
 
 at::Tensor Block::forward(const at::Tensor& x, const attention::TokenLayout& layout,
                           const std::string& path, ForwardRecorder& recorder) {
-  const at::Tensor normed = recorder.tap(path + ".norm1", (*norm1_)(x));
-  const at::Tensor a = recorder.attend(*attn_, path + ".attn", normed, layout);
-  recorder.output("out", path + ".attn", a);
-  at::Tensor y = x + (ls1_ ? (*ls1_)(a) : a);
-  const at::Tensor m = (*mlp_)((*norm2_)(y));
-  y = y + (ls2_ ? (*ls2_)(m) : m);
-  recorder.output("out", path, y);
-  return recorder.tap(path, y);
+  const auto scale = [](const std::shared_ptr<LayerScale>& ls) {
+    return [&ls](const at::Tensor& t) { return ls ? (*ls)(t) : t; };
+  };
+  return pre_norm_block_forward(
+      x, layout, path, recorder, "norm1", *norm1_, attn_.get(), *norm2_,
+      [this](const at::Tensor& t) { return (*mlp_)(t); }, scale(ls1_), scale(ls2_));
 }
 
 PatchEmbed::PatchEmbed(int64_t patch, int64_t dim) {

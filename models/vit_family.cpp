@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/dino_layout.h"
+#include "models/hf_layout.h"
 #include "models/model_family.h"
 #include "models/vit.h"
 
@@ -305,6 +307,17 @@ ModelFamily vit_family() {
     return imagenet_crop_pct(side, is_dino_arch(config.value("arch", "")) ? 0.875 : 0.9);
   };
   f.at_size = vit_at_size;
+  // transformers' ViTModel / ViTForImageClassification / DeiT* keys (a Hugging Face
+  // checkpoint), and a DINO or DINOv2 training checkpoint (its teacher's backbone).
+  f.layouts.push_back(
+      {"transformers", is_hf_vit_layout, [](nn::TensorMap t) {
+         return CheckpointLayout::Rewritten{hf_vit_to_timm(std::move(t)), "vit", ""};
+       }});
+  f.layouts.push_back({"dino_training", is_dino_training_layout, [](nn::TensorMap t) {
+                         DinoBackbone b = dino_training_backbone(std::move(t));
+                         const std::string note = b.note();
+                         return CheckpointLayout::Rewritten{std::move(b.tensors), "", note};
+                       }});
   return f;
 }
 

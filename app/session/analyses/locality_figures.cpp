@@ -4,31 +4,20 @@
 #include "app/session/analyses/step_figures.h"
 
 #include "viz/figures/locality.h"
-#include "viz/figures/series_statistic.h"
 
 namespace attnlab::session {
 
 void locality_figures(AnalysisInfo& info) {
-  info.series_figure = [](const SeriesResults& s) {
-    return series_statistic(
-        s, {"locality_layers", "mean_distance_mean", "mean attention distance (patches)",
-            "Mean attention distance (mean over heads)", ""});
-  };
-  info.figure_kinds = {{"locality", "Mean attention distance per head"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    auto tables = model_tables(in.models, "locality_heads");
-    if (!tables.empty())
-      jobs.push_back({"locality", "locality", [tables] { return viz::locality_figure(tables); }});
-  };
-  info.tab = AnalysisTab{"locality",
-                         "Locality",
-                         true,
-                         false,
-                         [](const TabInputs& in) {
-                           return viz::locality_figure(model_tables(in.models, "locality_heads"));
-                         },
-                         ""};
-  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  attach_per_head_table_figures(
+      info, {"locality",
+             "Mean attention distance per head",
+             "Locality",
+             "tokens",
+             {"locality_layers", "mean_distance_mean", "mean attention distance (patches)",
+              "Mean attention distance (mean over heads)", ""},
+             [](const std::vector<std::pair<std::string, analysis::Table>>& tables) {
+               return viz::locality_figure(tables);
+             }});
 }
 
 }  // namespace attnlab::session

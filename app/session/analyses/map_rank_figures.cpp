@@ -4,31 +4,20 @@
 #include "app/session/analyses/step_figures.h"
 
 #include "viz/figures/map_rank.h"
-#include "viz/figures/series_statistic.h"
 
 namespace attnlab::session {
 
 void map_rank_figures(AnalysisInfo& info) {
-  info.series_figure = [](const SeriesResults& s) {
-    return series_statistic(
-        s, {"map_rank_layers", "rank_mean", "map rank",
-            "Numerical rank of the attention map (mean over heads; max(N, K)·ε·σ_max rule)", ""});
-  };
-  info.figure_kinds = {{"map_rank", "Attention-map rank per head"}};
-  info.report_figures = [](const ReportInputs& in, std::vector<FigureJob>& jobs) {
-    auto tables = model_tables(in.models, "map_rank_heads");
-    if (!tables.empty())
-      jobs.push_back({"map_rank", "map_rank", [tables] { return viz::map_rank_figure(tables); }});
-  };
-  info.tab = AnalysisTab{"map_rank",
-                         "Map rank",
-                         true,
-                         false,
-                         [](const TabInputs& in) {
-                           return viz::map_rank_figure(model_tables(in.models, "map_rank_heads"));
-                         },
-                         ""};
-  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  attach_per_head_table_figures(
+      info, {"map_rank",
+             "Attention-map rank per head",
+             "Map rank",
+             "spectral",
+             {"map_rank_layers", "rank_mean", "map rank",
+              "Numerical rank of the attention map (mean over heads; max(N, K)·ε·σ_max rule)", ""},
+             [](const std::vector<std::pair<std::string, analysis::Table>>& tables) {
+               return viz::map_rank_figure(tables);
+             }});
 }
 
 }  // namespace attnlab::session

@@ -33,4 +33,26 @@ viz::CaptionedFigure series_statistic(const SeriesResults& series, viz::SeriesSt
   return viz::series_statistic_figure(series.tables, statistic, options);
 }
 
+void attach_per_head_table_figures(AnalysisInfo& info, const PerHeadTableFigures& f) {
+  info.series_figure = [series = f.series](const SeriesResults& s) {
+    return series_statistic(s, series);
+  };
+  info.figure_kinds = {{f.name, f.title}};
+  const std::string table = f.name + "_heads";
+  info.report_figures = [f, table](const ReportInputs& in, std::vector<FigureJob>& jobs) {
+    auto tables = model_tables(in.models, table);
+    if (!tables.empty())
+      jobs.push_back({f.name, f.name, [tables, figure = f.figure] { return figure(tables); }});
+  };
+  info.tab = AnalysisTab{f.name,
+                         f.tab_label,
+                         true,
+                         false,
+                         [table, figure = f.figure](const TabInputs& in) {
+                           return figure(model_tables(in.models, table));
+                         },
+                         ""};
+  info.tab->group = f.tab_group;  // the GUI's row of tabs (app/gui/tab_table.cpp)
+}
+
 }  // namespace attnlab::session

@@ -3,6 +3,7 @@
 // (cairo): not part of a GPU-check-only build. (Their compute steps share step_helpers.h.)
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,5 +28,20 @@ viz::MapQuery figure_query(const std::string& tag, int ref_rows, int ref_cols);
 // the per-checkpoint table's name ("entropy_layers"), read as `series`' own table (its
 // suffix: "_series", a sweep's "_sizes") against its x axis.
 viz::CaptionedFigure series_statistic(const SeriesResults& series, viz::SeriesStatistic statistic);
+
+// The figures of an analysis whose result is one per-head table per model ("<name>_heads")
+// and, over a series, a per-layer mean: one report figure comparing the models, the series
+// figure of `series`, and a GUI tab drawing the same figure as the report (locality,
+// map_rank, entropy).
+struct PerHeadTableFigures {
+  std::string name;       // the analysis, its figure kind and tab: "locality"
+  std::string title;      // the report index's section: "Mean attention distance per head"
+  std::string tab_label;  // "Locality"
+  std::string tab_group;  // the GUI's row of tabs: "tokens"
+  viz::SeriesStatistic series;
+  std::function<viz::CaptionedFigure(const std::vector<std::pair<std::string, analysis::Table>>&)>
+      figure;
+};
+void attach_per_head_table_figures(AnalysisInfo& info, const PerHeadTableFigures& f);
 
 }  // namespace attnlab::session

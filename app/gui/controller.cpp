@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "app/gui/model_options.h"
 #include "app/gui/settings_store.h"
 #include "app/gui/workspace.h"
 #include "app/gui/workspace_io.h"

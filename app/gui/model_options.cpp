@@ -161,4 +161,25 @@ std::string input_size_label(const ModelInfo& info) {
          (info.options.img_size.empty() ? " (the model's own)" : " (set)");
 }
 
+void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg,
+               const ModelOptions* given) {
+  ModelSlot slot;
+  slot.id = state.next_slot_id++;
+  slot.arg = arg;
+  slot.info.name = unique_model_name(state, int(state.models.size()),
+                                     std::filesystem::path(arg).stem().string());
+  state.models.push_back(slot);
+  ModelOptions options = given ? *given : ModelOptions{};
+  options.device = state.device.current;  // the device picker's
+  options.dtype = state.device.dtype;     // and the precision picker's
+  submit_model_load(state, worker, int(state.models.size()) - 1, options);
+}
+
+void retry_model_as(GuiState& state, ComputeWorker& worker, int index, const std::string& preset) {
+  // Results computed with a model that failed do not exist; nothing else to clear.
+  ModelOptions options = state.models[size_t(index)].options;
+  options.preset = preset;
+  submit_model_load(state, worker, index, options);
+}
+
 }  // namespace attnlab::gui

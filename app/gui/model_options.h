@@ -23,6 +23,12 @@
 
 namespace attnlab::gui {
 
+// Opens a model (loaded on the worker) with the pickers' device and precision and, when
+// given, `options`' preset, input size and class names (a saved workspace's).
+void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg,
+               const ModelOptions* options = nullptr);
+// Loads model slot `index` again, as `preset` (the picker for unrecognised checkpoints).
+void retry_model_as(GuiState& state, ComputeWorker& worker, int index, const std::string& preset);
 // Loads model slot `index` with `options` (see above: a first load when the slot is not
 // ready, else a change of options).
 void submit_model_load(GuiState& state, ComputeWorker& worker, int index,

@@ -7,7 +7,6 @@
 #include <system_error>
 #include <tuple>
 
-#include "app/gui/model_options.h"
 #include "viz/figures/map_panels.h"
 
 namespace attnlab::gui {
@@ -21,27 +20,6 @@ std::string unique_model_name(const GuiState& state, int index, const std::strin
   std::string name = base;
   for (int n = 2; taken(name); ++n) name = base + " (" + std::to_string(n) + ")";
   return name;
-}
-
-void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg,
-               const ModelOptions* given) {
-  ModelSlot slot;
-  slot.id = state.next_slot_id++;
-  slot.arg = arg;
-  slot.info.name = unique_model_name(state, int(state.models.size()),
-                                     std::filesystem::path(arg).stem().string());
-  state.models.push_back(slot);
-  ModelOptions options = given ? *given : ModelOptions{};
-  options.device = state.device.current;  // the device picker's
-  options.dtype = state.device.dtype;     // and the precision picker's
-  submit_model_load(state, worker, int(state.models.size()) - 1, options);
-}
-
-void retry_model_as(GuiState& state, ComputeWorker& worker, int index, const std::string& preset) {
-  // Results computed with a model that failed do not exist; nothing else to clear.
-  ModelOptions options = state.models[size_t(index)].options;
-  options.preset = preset;
-  submit_model_load(state, worker, index, options);
 }
 
 int add_image(GuiState& state, LoadWorker& loader, const std::string& path) {

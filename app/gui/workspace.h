@@ -12,16 +12,10 @@
 
 namespace attnlab::gui {
 
-// Opens a model (loaded on the worker) with the pickers' device and precision and, when
-// given, `options`' preset, input size and class names (a saved workspace's).
-void add_model(GuiState& state, ComputeWorker& worker, const std::string& arg,
-               const ModelOptions* options = nullptr);
 // `base`, or "base (2)", "base (3)", ... when another model slot than `index` has that name:
 // the same checkpoint opened twice (e.g. at two input sizes) stays two entries that the
 // lists, the compare view and scripts (select-model NAME) tell apart.
 std::string unique_model_name(const GuiState& state, int index, const std::string& base);
-// Loads model slot `index` again, as `preset` (the picker for unrecognised checkpoints).
-void retry_model_as(GuiState& state, ComputeWorker& worker, int index, const std::string& preset);
 // Opens an image and returns its index; a file already open is not opened again: its
 // index is returned and the status bar says so.
 int add_image(GuiState& state, LoadWorker& loader, const std::string& path);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a random but valid GUI script (app/gui/gui_script.h) for the soak test: opens and
+"""Writes a random but valid GUI script (app/gui/script/gui_script.h) for the soak test: opens and
 closes models and images, clicks, tabs, layouts, map kinds, exports, cancels, series loads,
 what-if edits (strokes, pastes, Undo, Clear, the difference view),
 input-size changes and waits, in a mix drawn from a seeded generator. The same seed and

@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <utility>
 
-#include "app/gui/model_options.h"
-#include "app/gui/settings_store.h"
-#include "app/gui/workspace.h"
-#include "app/gui/workspace_io.h"
+#include "app/gui/workspace/model_options.h"
+#include "app/gui/workspace/settings_store.h"
+#include "app/gui/workspace/workspace.h"
+#include "app/gui/workspace/workspace_io.h"
 
 namespace attnlab::gui {
 namespace {

@@ -5,9 +5,9 @@
 // finished loads become textures (which is why this runs on the main thread).
 #pragma once
 
-#include "app/gui/compute_worker.h"
 #include "app/gui/gui_state.h"
-#include "app/gui/load_worker.h"
+#include "app/gui/jobs/compute_worker.h"
+#include "app/gui/jobs/load_worker.h"
 
 namespace attnlab::gui {
 

@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/analysis_jobs.h"
-#include "app/gui/explain_jobs.h"
-#include "app/gui/file_browser.h"
-#include "app/gui/file_kinds.h"
-#include "app/gui/frame_view.h"
-#include "app/gui/gl_texture.h"
-#include "app/gui/native_dialog.h"
-#include "app/gui/texture_cache.h"
+#include "app/gui/jobs/analysis_jobs.h"
+#include "app/gui/jobs/explain_jobs.h"
+#include "app/gui/views/file_browser.h"
+#include "app/gui/views/frame_view.h"
+#include "app/gui/views/gl_texture.h"
+#include "app/gui/views/texture_cache.h"
+#include "app/gui/workspace/file_kinds.h"
+#include "app/gui/workspace/native_dialog.h"
 #include "app/session/cost_figures.h"
 #include "core/analysis/attention_maps.h"
 #include "core/image/image_edits.h"

@@ -83,7 +83,7 @@ struct AnalysisTab {
   std::function<viz::CaptionedFigure(const TabInputs&)> figure;  // throws when it cannot
   // A hint shown under the figure ("" = none).
   std::string hint;
-  // The group of tabs it is shown in: an id of app/gui/tab_table.cpp's groups (maps,
+  // The group of tabs it is shown in: an id of app/gui/views/tab_table.cpp's groups (maps,
   // spectral, tokens, features, explain, training, model). "" or an unknown id: the group "More".
   // Last, so that positional initialisations need not name it (its `= {}` keeps -Wextra
   // quiet then).

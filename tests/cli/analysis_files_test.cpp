@@ -29,27 +29,27 @@ const std::map<std::string, std::set<std::string>>& exceptions() {
       // explanations as map kinds of its own (answered per click from the traces), and
       // faithfulness scores those same maps.
       {"maps",
-       {"app/gui/figure_tabs.cpp", "app/gui/gui_state.h", "app/gui/report_command.cpp",
-        "app/gui/tab_table.cpp", "app/gui/figure_tabs.h", "app/gui/map_view.cpp",
+       {"app/gui/views/figure_tabs.cpp", "app/gui/gui_state.h", "app/gui/views/report_command.cpp",
+        "app/gui/views/tab_table.cpp", "app/gui/views/figure_tabs.h", "app/gui/views/map_view.cpp",
         "app/session/faithfulness_run.cpp", "app/session/faithfulness_state.cpp",
         "scripts/gui_soak.py"}},
       {"rollout",
-       {"app/gui/frame_view.h", "app/gui/analysis_jobs.cpp", "app/gui/script_commands.cpp",
-        "app/gui/report_command.cpp", "app/gui/controls.cpp", "app/session/faithfulness_maps.cpp",
+       {"app/gui/views/frame_view.h", "app/gui/jobs/analysis_jobs.cpp", "app/gui/script/script_commands.cpp",
+        "app/gui/views/report_command.cpp", "app/gui/views/controls.cpp", "app/session/faithfulness_maps.cpp",
         "app/session/results.h", "app/session/figure_view_options_figure.cpp"}},
       {"gradcam",
-       {"app/gui/script_commands.cpp", "app/gui/report_command.cpp",
+       {"app/gui/script/script_commands.cpp", "app/gui/views/report_command.cpp",
         "app/session/faithfulness_maps.cpp"}},
       {"gradrollout",
-       {"app/gui/script_commands.cpp", "app/gui/report_command.cpp",
+       {"app/gui/script/script_commands.cpp", "app/gui/views/report_command.cpp",
         "app/session/faithfulness_maps.cpp"}},
       // The map view's similarity kind answers each click from the traces (its script
       // command `map similarity` and its copied command name the analysis).
       {"similarity",
-       {"app/gui/script_commands.cpp", "app/gui/report_command.cpp", "app/gui/controls.cpp"}},
+       {"app/gui/script/script_commands.cpp", "app/gui/views/report_command.cpp", "app/gui/views/controls.cpp"}},
       // AnchorFormer's assignments are also a trace capability and a GUI hover.
       {"anchors",
-       {"app/gui/analysis_jobs.cpp", "core/attention/anchor.cpp", "models/vit.cpp",
+       {"app/gui/jobs/analysis_jobs.cpp", "core/attention/anchor.cpp", "models/vit.cpp",
         "scripts/gui_soak.py"}},
       // CKA between models and checkpoints is drawn by the report and the series view (and
       // a report shard saves its sums for the merge).
@@ -58,7 +58,7 @@ const std::map<std::string, std::set<std::string>>& exceptions() {
         "app/cli/analyze_common.cpp", "app/cli/report_page.cpp", "app/cli/report_shard.cpp"}},
       // "heads" is also an array part and a table column of other analyses.
       {"heads",
-       {"app/gui/analysis_jobs.cpp", "app/session/analysis_session.cpp",
+       {"app/gui/jobs/analysis_jobs.cpp", "app/session/analysis_session.cpp",
         "app/cli/cmd_head_importance.cpp", "app/session/attention_bench.cpp",
         "core/attention/efficientvit.cpp", "models/clip.cpp"}},
       // faithfulness is a command of its own too (and of the Python module), whose run and

@@ -1,5 +1,5 @@
-// The GUI's routing of opened paths by extension (app/gui/file_kinds).
-#include "app/gui/file_kinds.h"
+// The GUI's routing of opened paths by extension (app/gui/workspace/file_kinds).
+#include "app/gui/workspace/file_kinds.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The `attnlab gui --script` parser: every command with good and bad arguments, quoting,
 // comments, and errors that point at the right file and line.
-#include "app/gui/gui_script.h"
-#include "app/gui/sweep_sizes.h"
+#include "app/gui/script/gui_script.h"
+#include "app/gui/workspace/sweep_sizes.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The desktop file chooser plumbing (app/gui/native_dialog): the command lines given to
+// The desktop file chooser plumbing (app/gui/workspace/native_dialog): the command lines given to
 // zenity and kdialog, and a chooser run as a child process whose output becomes paths
 // (a stand-in "zenity" script on PATH plays the user).
-#include "app/gui/native_dialog.h"
+#include "app/gui/workspace/native_dialog.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
-// The GUI's render worker (app/gui/render_worker): drawings run off the calling thread,
+// The GUI's render worker (app/gui/jobs/render_worker): drawings run off the calling thread,
 // a newer request for a slot replaces one that has not started, and a drawing that
 // throws comes back as an error.
-#include "app/gui/render_worker.h"
+#include "app/gui/jobs/render_worker.h"
 
 #include <gtest/gtest.h>
 

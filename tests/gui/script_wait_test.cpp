@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "app/gui/gui_script.h"
 #include "app/gui/gui_state.h"
-#include "app/gui/script_runner.h"
+#include "app/gui/script/gui_script.h"
+#include "app/gui/script/script_runner.h"
 
 namespace attnlab::gui {
 namespace {

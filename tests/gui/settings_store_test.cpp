@@ -1,7 +1,7 @@
 // The GUI's settings file: round trips, defaults, damaged files (which must give defaults
 // and a warning, never an exception), saving into new or impossible places, the recent
 // lists, and where the file lives. Every test works in its own temporary folder.
-#include "app/gui/settings_store.h"
+#include "app/gui/workspace/settings_store.h"
 
 #include <gtest/gtest.h>
 

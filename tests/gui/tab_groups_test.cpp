@@ -1,4 +1,4 @@
-// The View's tab groups (app/gui/tab_table.h, tab_rows.h): every tab is in a group, each
+// The View's tab groups (app/gui/views/tab_table.h, tab_rows.h): every tab is in a group, each
 // row of titles fits the View of a 1280×800 window with nothing cut, `tab ID` in a script
 // selects the tab and so its group, and a click on a group returns to its last tab.
 #include <gtest/gtest.h>
@@ -9,17 +9,17 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/gui_script.h"
 #include "app/gui/gui_state.h"
-#include "app/gui/script_runner.h"
-#include "app/gui/tab_rows.h"
-#include "app/gui/tab_table.h"
+#include "app/gui/script/gui_script.h"
+#include "app/gui/script/script_runner.h"
+#include "app/gui/views/tab_rows.h"
+#include "app/gui/views/tab_table.h"
 
 namespace attnlab::gui {
 namespace {
 
 // A title's width in pixels, estimated without ImGui. The font is DejaVu Sans at 15 px
-// (app/gui/theme.cpp); ImGui scales a TrueType font so that ascent to descent spans those
+// (app/gui/views/theme.cpp); ImGui scales a TrueType font so that ascent to descent spans those
 // pixels (stbtt_ScaleForPixelHeight), 15 / 2384 font units: 12.9 px per em. Its letters then
 // advance 3.6 to 8.2 px (lowercase) and 3.8 to 10.1 px (capitals), but m, w, M and W 10.5 to
 // 12.7; the titles' mean advance is 6.0 to 8.8 px per character (read from the font's hmtx

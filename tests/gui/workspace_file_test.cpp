@@ -1,4 +1,4 @@
-// The workspace file (app/gui/workspace_file.h): what the GUI saves round-trips, paths
+// The workspace file (app/gui/workspace/workspace_file.h): what the GUI saves round-trips, paths
 // are written absolute and read from the file's folder, and a file that is not a
 // workspace is refused with the reason.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "app/gui/workspace_file.h"
+#include "app/gui/workspace/workspace_file.h"
 
 namespace fs = std::filesystem;
 using attnlab::gui::parse_workspace;

@@ -14,9 +14,9 @@
 #include "app/cli/commands.h"
 #include "app/cli/completion.h"
 #ifdef ATTNLAB_HAVE_GUI
-#include "app/gui/gui_script.h"
-#include "app/gui/option_controls.h"
-#include "app/gui/tab_table.h"
+#include "app/gui/script/gui_script.h"
+#include "app/gui/views/option_controls.h"
+#include "app/gui/views/tab_table.h"
 #endif
 #include "app/session/analysis_registry.h"
 #include "app/session/analysis_session.h"

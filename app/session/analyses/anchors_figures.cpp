@@ -30,7 +30,7 @@ void anchors_figures(AnalysisInfo& info) {
                          },
                          "Hover a token in the Maps tab to see its soft assignment over the "
                          "anchors."};
-  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

@@ -37,7 +37,7 @@ void channel_maps_figures(AnalysisInfo& info) {
                          tab_figure,
                          "Rows: output channels, columns: the value channels they read. "
                          "The token-to-token attention of these layers is the identity."};
-  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

@@ -39,7 +39,7 @@ void cka_figures(AnalysisInfo& info) {
                            return viz::cka_figure({{m.name, *h, *l}});
                          },
                          "CKA of this image's tokens; attnlab report averages an image set."};
-  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

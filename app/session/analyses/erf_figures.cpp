@@ -46,7 +46,7 @@ void erf_figures(AnalysisInfo& info) {
                            return viz::erf_figure({*e});
                          },
                          "This image's receptive field; attnlab report averages an image set."};
-  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

@@ -79,7 +79,7 @@ void faithfulness_figures(AnalysisInfo& info) {
       "Each map's deletion and insertion curves on this image, and its correlation with "
       "the map of the model with its top blocks re-initialised (flagged at or above the "
       "grey line with every block re-initialised); attnlab faithfulness adds labels."};
-  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

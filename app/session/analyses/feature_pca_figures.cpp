@@ -49,7 +49,7 @@ void feature_pca_figures(AnalysisInfo& info) {
                          },
                          "Fitted on this image alone; attnlab report fits on all images "
                          "together (one colour per feature across them)."};
-  info.tab->group = "features";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "features";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

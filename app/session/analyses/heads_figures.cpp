@@ -34,7 +34,7 @@ void heads_figures(AnalysisInfo& info) {
       },
       "Each head switched off alone on this image; attnlab head-importance adds the loss and "
       "accuracy on a labelled set."};
-  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

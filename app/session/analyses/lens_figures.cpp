@@ -23,7 +23,7 @@ void lens_figures(AnalysisInfo& info) {
       "This image: each block read out through the model's own head. "
       "attnlab report averages an image set; attnlab probe trains linear "
       "probes on the same readouts."};
-  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "explain";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

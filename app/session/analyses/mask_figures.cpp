@@ -11,7 +11,7 @@ void mask_figures(AnalysisInfo& info) {
   info.figure_kinds = {{"castling_mask", "Castling auxiliary-mask sparsity over training"}};
   info.series_figure = [](const SeriesResults& s) { return viz::castling_mask_figure(s.tables); };
   info.tab = AnalysisTab{"mask", "Castling mask", false, true, nullptr, ""};
-  info.tab->group = "training";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "training";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

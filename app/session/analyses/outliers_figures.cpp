@@ -42,7 +42,7 @@ void outliers_figures(AnalysisInfo& info) {
                   },
                   "Bright cells: tokens whose norm is far above the layer's median. "
                   "attnlab report's outliers figure compares the models."};
-  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

@@ -31,7 +31,7 @@ void rank_figures(AnalysisInfo& info) {
                            return viz::rank_figure(m.tables, m.arrays);
                          },
                          ""};
-  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

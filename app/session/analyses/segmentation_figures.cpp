@@ -61,7 +61,7 @@ void segmentation_figures(AnalysisInfo& info) {
                          },
                          "Bright tokens: the fewest holding the share tau of the readout "
                          "row's attention (SETTINGS: seg-mass, seg-truth for a Jaccard score)."};
-  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

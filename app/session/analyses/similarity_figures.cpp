@@ -56,7 +56,7 @@ void similarity_figures(AnalysisInfo& info) {
                          },
                          "Red: tokens alike the query (the grid's centre); SETTINGS: the facet "
                          "compared."};
-  info.tab->group = "features";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "features";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

@@ -51,7 +51,7 @@ void spectra_figures(AnalysisInfo& info) {
                            return viz::hilo_spectra_grid(in.models.front().arrays, o);
                          },
                          ""};
-  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = "spectral";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

@@ -52,7 +52,7 @@ void attach_per_head_table_figures(AnalysisInfo& info, const PerHeadTableFigures
                            return figure(model_tables(in.models, table));
                          },
                          ""};
-  info.tab->group = f.tab_group;  // the GUI's row of tabs (app/gui/tab_table.cpp)
+  info.tab->group = f.tab_group;  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
 }  // namespace attnlab::session

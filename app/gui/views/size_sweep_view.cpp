@@ -1,0 +1,130 @@
+// The resolution sweep in the GUI; see size_sweep_view.h.
+#include "app/gui/views/size_sweep_view.h"
+
+#include <imgui.h>
+
+#include <cstring>
+
+#include "app/gui/views/figure_view.h"
+#include "app/gui/views/series_view.h"
+#include "app/session/checkpoint_series.h"
+
+namespace attnlab::gui {
+
+void start_size_sweep(GuiState& state, ComputeWorker& worker) {
+  const int m = state.view.model, i = state.view.image;
+  if (m < 0 || m >= int(state.models.size()) || i < 0 || i >= int(state.images.size())) return;
+  SizeSweepState& s = state.sweep;
+  if (s.running) return;
+  std::vector<int64_t> sizes;
+  try {
+    sizes = parse_sweep_sizes(state.view.sweep_sizes.data());
+  } catch (const std::exception& e) {
+    s.error = e.what();
+    return;
+  }
+  const ModelSlot& slot = state.models[size_t(m)];
+  s.model = m;
+  s.image = i;
+  s.loads = slot.loads;
+  s.run = state.next_slot_id++;
+  const uint64_t run = s.run;
+  s.sizes = sizes;
+  s.analyses.assign(sizes.size(), nullptr);
+  s.error.clear();
+  s.running = true;
+  const std::string arg = slot.arg, image = state.images[size_t(i)].path;
+  const ModelOptions base = slot.options;
+  const session::OptionValues analysis_options = state.view.options;
+  const std::vector<image::EditOp> edits = state.images[size_t(i)].edits;  // as the views see it
+  worker.submit("size sweep of " + slot.info.name, [=](JobContext& ctx) {
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      if (ctx.cancelled()) break;
+      ctx.progress(int64_t(k), int64_t(sizes.size()));
+      try {
+        ModelOptions options = base;
+        options.img_size = {sizes[k], sizes[k]};
+        auto model = load_model(arg, nullptr, options);
+        auto a = analyse_image(*model, image, analysis_options, edits);
+        ctx.post([run, k, a](GuiState& g) {
+          if (g.sweep.run == run && k < g.sweep.analyses.size()) g.sweep.analyses[k] = a;
+        });
+      } catch (const std::exception& e) {
+        const std::string what = std::to_string(sizes[k]) + " px: " + e.what();
+        ctx.post([run, what](GuiState& g) {
+          if (g.sweep.run == run) g.sweep.error = what;
+        });
+      }
+    }
+    ctx.post([run](GuiState& g) {
+      if (g.sweep.run == run) g.sweep.running = false;
+    });
+  });
+}
+
+void draw_size_sweep_controls(const GuiState& state, ViewState& view, FrameRequests& requests) {
+  const SizeSweepState& s = state.sweep;
+  const int m = view.model;
+  const int loads = m >= 0 && m < int(state.models.size()) ? state.models[size_t(m)].loads : -1;
+  if (view.sweep_sizes_model != m || view.sweep_sizes_loads != loads) {  // its own default
+    view.sweep_sizes_model = m;
+    view.sweep_sizes_loads = loads;
+    view.sweep_sizes.fill('\0');
+    const std::string d =
+        m >= 0 && m < int(state.models.size())
+            ? default_sweep_sizes(state.models[size_t(m)].info.input_size)
+            : std::string();
+    std::strncpy(view.sweep_sizes.data(), d.c_str(), view.sweep_sizes.size() - 1);
+  }
+  ImGui::TextDisabled("INPUT SIZE SWEEP");
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+  ImGui::InputText("##sweep_sizes", view.sweep_sizes.data(), view.sweep_sizes.size());
+  ImGui::SameLine();
+  ImGui::BeginDisabled(s.running || state.images.empty());
+  if (ImGui::Button("Sweep sizes")) requests.sweep_sizes = true;
+  ImGui::EndDisabled();
+  if (s.model == m && !s.sizes.empty()) {
+    int ready = 0;
+    for (const auto& a : s.analyses) ready += a != nullptr;
+    ImGui::TextDisabled("%d/%zu sizes analysed%s", ready, s.sizes.size(), s.running ? "..." : "");
+  }
+  if (s.model == m && !s.error.empty()) ImGui::TextWrapped("sweep: %s", s.error.c_str());
+}
+
+bool has_size_sweep(const GuiState& state) {
+  const SizeSweepState& s = state.sweep;
+  if (s.model != state.view.model || s.image != state.view.image) return false;
+  if (s.model < 0 || s.model >= int(state.models.size()) ||
+      state.models[size_t(s.model)].loads != s.loads)
+    return false;  // the model was loaded again since (other options)
+  for (const auto& a : s.analyses)
+    if (a) return true;
+  return false;
+}
+
+session::SeriesResults size_sweep_results(const GuiState& state,
+                                          const session::AnalysisInfo& analysis) {
+  const SizeSweepState& s = state.sweep;
+  session::SizeSweepTables tables;  // the same tables as analyze-sizes writes, from this image
+  for (size_t k = 0; k < s.analyses.size(); ++k)
+    if (s.analyses[k]) tables.add(int64_t(k), s.sizes[k], s.analyses[k]->tables, analysis.tables);
+  return tables.results(s.model >= 0 && s.model < int(state.models.size())
+                            ? state.models[size_t(s.model)].info.name
+                            : std::string("model"));
+}
+
+void draw_size_sweep_figure(const GuiState& state, TextureCache& cache,
+                            const session::AnalysisInfo& analysis, int w, int h) {
+  if (!analysis.over_sizes || !analysis.series_figure || !has_size_sweep(state)) return;
+  session::SeriesResults sweep = size_sweep_results(state, analysis);
+  size_t rows = 0;
+  for (const auto& t : sweep.tables) rows += t.rows.size();
+  if (rows == 0) return;
+  ImGui::TextDisabled("against the input size (%s, this image):", sweep.name.c_str());
+  const std::string slot = "sweep|" + analysis.name;
+  const std::string key = std::to_string(rows) + "|" + std::to_string(w) + "x" + std::to_string(h);
+  value_tooltip(
+      show_figure(cache, slot, key, [&] { return series_figure_job(sweep, analysis); }, w, h));
+}
+
+}  // namespace attnlab::gui

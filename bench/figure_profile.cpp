@@ -4,7 +4,7 @@
 //   build   the figure description from the results (layout inputs, colormapped maps)
 //   raster  cairo drawing the layout into pixels (render_rgba: layout, rasterisation and
 //           the conversion to straight RGBA)
-//   png     encoding those pixels: cairo's writer (libpng, zlib's default level, RGBA: what
+//   png     encoding those pixels: cairo's writer (libpng, zlib's default level: what
 //           attnlab used before) against libpng at other levels and filters, RGB, and
 //           attnlab's writer (libdeflate) at each level and filter, with the bytes of each
 //   pdf/svg cairo's vector surfaces
@@ -112,7 +112,7 @@ struct Encoder {
 
 std::vector<Encoder> encoders(double dpi) {
   std::vector<Encoder> e;
-  e.push_back({"cairo (libpng, zlib 6, RGBA): before", cairo_png});
+  e.push_back({"cairo (libpng, zlib 6): before", cairo_png});
   for (int level : {1, 3, 6})
     e.push_back({"libpng, zlib " + std::to_string(level) + ", RGB",
                  [level](const viz::RgbaImage& im) { return libpng_rgb(im, level); }});

@@ -1,7 +1,7 @@
 // attnlab's own PNG writer: the figure's pixels, losslessly, in the smallest colour type
 // that holds them exactly (8-bit palette when a figure has at most 256 colours, RGB when
 // it is opaque, RGBA otherwise), filtered row by row and compressed with libdeflate in
-// one call. It replaced cairo's writer (libpng at zlib's default level, always RGBA):
+// one call. It replaced cairo's writer (libpng at zlib's default level; RGB or RGBA):
 // docs/BENCHMARKS.md, "The figure path", has the measurements behind each choice.
 #pragma once
 
@@ -19,7 +19,7 @@ struct PngSettings {
   int level = 6;                          // libdeflate's 0 (stored) ... 12 (slowest, smallest)
   PngFilter filter = PngFilter::Adaptive;  // RGB and RGBA rows; palette rows are never filtered
   bool allow_palette = true;              // false: never an indexed image
-  bool allow_rgb = true;                  // false: always RGBA (cairo's colour type)
+  bool allow_rgb = true;                  // false: always RGBA
 };
 
 // The PNG file of `image` (straight RGBA), its resolution recorded as `dpi` (pHYs), the

@@ -27,7 +27,7 @@ RgbaImage render_rgba(const Figure& figure, double dpi);
 
 // The encoded file contents. The PNG is attnlab's own (viz/png_encode.h).
 std::string render_png(const Figure& figure, double dpi);
-// The same pixels through cairo's own PNG writer (always RGBA, zlib's default level, no
+// The same pixels through cairo's own PNG writer (libpng at zlib's default level, no
 // pHYs): the writer render_png replaced, kept as the reference its tests and the figure
 // profile (bench/figure_profile.cpp) compare against. Not used by any front end.
 std::string render_png_with_cairo_writer(const Figure& figure, double dpi);

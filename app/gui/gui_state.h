@@ -1,6 +1,8 @@
 // Everything the GUI shows or edits, as plain structs owned by run_gui and passed down
-// explicitly: no function-local statics, so any panel's state can be inspected, reset
-// or (later) saved, and a frame is a pure function of this state plus input.
+// explicitly, a struct per concern (the workspace, the view, the series, the cost tab, the
+// dialogs, ...): no function-local statics, so any panel's state can be inspected, reset
+// or (later) saved, and a frame is a pure function of this state plus input. A function
+// takes the concerns it needs, not the whole GuiState.
 #pragma once
 
 #include <array>
@@ -105,7 +107,7 @@ struct DialogsState {
 
 // A model of the workspace: loading on the worker, then ready (or failed, with why).
 struct ModelSlot {
-  // Names the slot for the whole session (GuiState::next_slot_id): a worker's answer finds
+  // Names the slot for the whole session (Workspace::next_slot_id): a worker's answer finds
   // its slot by this, as closing a model moves the ones after it down the list.
   uint64_t id = 0;
   std::string arg;  // path or preset, as given
@@ -262,7 +264,7 @@ struct ViewState {
 struct SeriesState {
   int model = -1, image = -1;
   std::vector<std::string> files;
-  uint64_t run = 0;            // this series (GuiState::next_slot_id): its jobs' answers match it
+  uint64_t run = 0;            // this series (Workspace::next_slot_id): its jobs' answers match it
   std::vector<int64_t> steps;  // -1 until analysed
   std::vector<std::shared_ptr<const ImageAnalysis>> analyses;
   // Tables that compare the checkpoints, per checkpoint, computed once all are analysed
@@ -310,14 +312,23 @@ struct DeviceState {
   std::string dtype = "fp32";                                  // as --dtype names it
 };
 
-struct GuiState {
+// What is open: the models, the images and what each model made of each image. Opening,
+// closing and the compute the view asks for change it (workspace/); views read it.
+struct Workspace {
   uint64_t next_slot_id = 1;  // ModelSlot::id, ImageSlot::id, SeriesState::run, ...
-  RecentFiles recent;
-  DeviceState device;
-  CheckpointPanelState checkpoint;
   std::vector<ModelSlot> models;
   std::vector<ImageSlot> images;
   std::map<std::pair<int, int>, ResultSlot> results;  // (model, image)
+};
+
+// The whole state, one struct per concern. Only the frame loop, the worker results'
+// dispatcher (controller.h), the script commands and the top panels take all of it; every
+// other function takes the concerns it reads or edits.
+struct GuiState {
+  Workspace workspace;
+  RecentFiles recent;
+  DeviceState device;
+  CheckpointPanelState checkpoint;
   ViewState view;
   FrameView frame;  // what the map view shows this frame (map_source.h: compute_frame_view)
   SeriesState series;

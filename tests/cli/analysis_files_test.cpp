@@ -30,13 +30,14 @@ const std::map<std::string, std::set<std::string>>& exceptions() {
       // faithfulness scores those same maps.
       {"maps",
        {"app/gui/views/figure_tabs.cpp", "app/gui/gui_state.h", "app/gui/views/report_command.cpp",
-        "app/gui/views/tab_table.cpp", "app/gui/views/figure_tabs.h", "app/gui/views/map_view.cpp",
+        "app/gui/views/tab_table.cpp", "app/gui/views/figure_tabs.h",
         "app/session/faithfulness_run.cpp", "app/session/faithfulness_state.cpp",
         "scripts/gui_soak.py"}},
       {"rollout",
-       {"app/gui/views/frame_view.h", "app/gui/jobs/analysis_jobs.cpp", "app/gui/script/script_commands.cpp",
-        "app/gui/views/report_command.cpp", "app/gui/views/controls.cpp", "app/session/faithfulness_maps.cpp",
-        "app/session/results.h", "app/session/figure_view_options_figure.cpp"}},
+       {"app/gui/views/frame_view.h", "app/gui/jobs/analysis_jobs.cpp",
+        "app/gui/script/script_commands.cpp", "app/gui/views/report_command.cpp",
+        "app/gui/views/controls.cpp", "app/session/faithfulness_maps.cpp", "app/session/results.h",
+        "app/session/figure_view_options_figure.cpp"}},
       {"gradcam",
        {"app/gui/script/script_commands.cpp", "app/gui/views/report_command.cpp",
         "app/session/faithfulness_maps.cpp"}},
@@ -46,7 +47,8 @@ const std::map<std::string, std::set<std::string>>& exceptions() {
       // The map view's similarity kind answers each click from the traces (its script
       // command `map similarity` and its copied command name the analysis).
       {"similarity",
-       {"app/gui/script/script_commands.cpp", "app/gui/views/report_command.cpp", "app/gui/views/controls.cpp"}},
+       {"app/gui/script/script_commands.cpp", "app/gui/views/report_command.cpp",
+        "app/gui/views/controls.cpp"}},
       // AnchorFormer's assignments are also a trace capability and a GUI hover.
       {"anchors",
        {"app/gui/jobs/analysis_jobs.cpp", "core/attention/anchor.cpp", "models/vit.cpp",

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <exception>
 
-#include "app/gui/gui_state.h"
 #include "app/gui/jobs/thread_priority.h"
 
 namespace attnlab::gui {
@@ -16,8 +15,8 @@ void JobContext::progress(int64_t done, int64_t total) {
   done_->store(done);
 }
 
-void JobContext::post(std::function<void(GuiState&)> apply) {
-  if (!cancelled()) worker_->post(std::move(apply));
+void JobContext::post(WorkerResult result) {
+  if (!cancelled()) worker_->post(std::move(result));
 }
 
 ComputeWorker::ComputeWorker() {
@@ -53,18 +52,16 @@ void ComputeWorker::cancel_all() {
   }
 }
 
-void ComputeWorker::post(std::function<void(GuiState&)> apply) {
+void ComputeWorker::post(WorkerResult result) {
   std::lock_guard<std::mutex> lock(mutex_);
-  posted_.push_back(std::move(apply));
+  posted_.push_back(std::move(result));
 }
 
-void ComputeWorker::run_posted(GuiState& state) {
-  std::vector<std::function<void(GuiState&)>> ready;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ready.swap(posted_);
-  }
-  for (auto& apply : ready) apply(state);
+std::vector<WorkerResult> ComputeWorker::take_posted() {
+  std::vector<WorkerResult> ready;
+  std::lock_guard<std::mutex> lock(mutex_);
+  ready.swap(posted_);
+  return ready;
 }
 
 WorkerProgress ComputeWorker::progress() const {
@@ -119,10 +116,7 @@ void ComputeWorker::thread_main(LaneState& lane) {
                 .count());
     } catch (const std::exception& e) {  // jobs turn their errors into data; a backstop
       const std::string what = item.first + ": " + e.what();
-      post([what](GuiState& s) {
-        s.status.notice = what;
-        s.status.notice_is_error = true;
-      });
+      post(JobNotice{what});
     }
     std::lock_guard<std::mutex> lock(mutex_);
     lane.running = false;

@@ -10,9 +10,9 @@
 // rollouts, which only read immutable results, so a click is answered even while a long
 // forward pass runs). Jobs go in their lane's queue; a job reports progress through
 // atomics that the UI reads every frame, stops early when cancelled, and hands its
-// results back as closures that the main thread runs at the start of a frame (post /
-// run_posted). The main thread never waits on it; results land as immutable snapshots
-// (shared_ptr<const ...>).
+// results back as typed values (worker_results.h) that the main thread takes at the start
+// of a frame and applies, one function per kind (post / take_posted). The main thread
+// never waits on it; results land as immutable snapshots (shared_ptr<const ...>).
 #pragma once
 
 #include <array>
@@ -27,17 +27,18 @@
 #include <thread>
 #include <vector>
 
-namespace attnlab::gui {
+#include "app/gui/jobs/worker_results.h"
 
-struct GuiState;
+namespace attnlab::gui {
 
 // What a running job sees: its cancel flag, its progress, and the way back.
 class JobContext {
  public:
   bool cancelled() const { return cancel_->load(); }
   void progress(int64_t done, int64_t total);
-  // Runs `apply` on the main thread at the start of a later frame.
-  void post(std::function<void(GuiState&)> apply);
+  // Hands `result` to the main thread, which applies it at the start of a later frame;
+  // nothing once the job is cancelled.
+  void post(WorkerResult result);
 
  private:
   friend class ComputeWorker;
@@ -66,8 +67,8 @@ class ComputeWorker {
   void submit(std::string label, Job job, Lane lane = Lane::Models);
   // Cancels the running jobs and drops the queued ones (their results never arrive).
   void cancel_all();
-  // Runs the closures jobs posted, oldest first (main thread).
-  void run_posted(GuiState& state);
+  // The results jobs posted since the last call, oldest first (main thread).
+  std::vector<WorkerResult> take_posted();
   // The Models lane's job when it has one (the long ones), else the Traces lane's.
   WorkerProgress progress() const;
   bool idle() const;  // nothing queued, running or posted in either lane
@@ -83,11 +84,11 @@ class ComputeWorker {
     std::thread thread;
   };
   void thread_main(LaneState& lane);
-  void post(std::function<void(GuiState&)> apply);
+  void post(WorkerResult result);
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::vector<std::function<void(GuiState&)>> posted_;
+  std::vector<WorkerResult> posted_;
   bool stopping_ = false;
   const bool log_timings_ = std::getenv("ATTNLAB_TIMINGS") != nullptr;  // each job's time
   std::array<LaneState, 2> lanes_;  // Models, Traces; threads start in the constructor

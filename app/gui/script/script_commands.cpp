@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "app/gui/script/model_info.h"
 #include "app/gui/script/script_runner_state.h"
 #include "app/gui/views/edit_view.h"
 #include "app/gui/views/figure_tabs.h"
@@ -70,17 +71,17 @@ bool open_file(ScriptContext& x, FileKind kind, const std::string& path) {
 // The model or image an INDEX|NAME argument names, or -1 (the script then fails).
 int find_slot(ScriptContext& x, const ScriptCommand& c, const std::string& a, bool model) {
   const GuiState& state = x.state;
-  const int count = model ? int(state.models.size()) : int(state.images.size());
+  const int count = model ? int(state.workspace.models.size()) : int(state.workspace.images.size());
   int found = -1;
   if (is_index(a)) {
     found = std::stoi(a);
   } else {
     for (int i = 0; i < count; ++i) {
       const std::string name =
-          model ? state.models[size_t(i)].info.name
-                : std::filesystem::path(state.images[size_t(i)].path).stem().string();
+          model ? state.workspace.models[size_t(i)].info.name
+                : std::filesystem::path(state.workspace.images[size_t(i)].path).stem().string();
       if (name == a ||
-          (!model && std::filesystem::path(state.images[size_t(i)].path).filename() == a))
+          (!model && std::filesystem::path(state.workspace.images[size_t(i)].path).filename() == a))
         found = i;
     }
   }
@@ -103,9 +104,9 @@ bool close_slot(ScriptContext& x, const ScriptCommand& c, bool model) {
   const int found = find_slot(x, c, c.args[0], model);
   if (found < 0) return false;
   if (model)
-    x.state.requests.close_models.push_back(x.state.models[size_t(found)].id);
+    x.state.requests.close_models.push_back(x.state.workspace.models[size_t(found)].id);
   else
-    x.state.requests.close_images.push_back(x.state.images[size_t(found)].id);
+    x.state.requests.close_images.push_back(x.state.workspace.images[size_t(found)].id);
   return true;
 }
 
@@ -115,7 +116,7 @@ template <typename Change>
 bool change_model(ScriptContext& x, const ScriptCommand& c, Change change) {
   const int m = find_slot(x, c, c.args[0], true);
   if (m < 0) return false;
-  const ModelSlot& slot = x.state.models[size_t(m)];
+  const ModelSlot& slot = x.state.workspace.models[size_t(m)];
   if (slot.status != LoadStatus::Ready || slot.reloading)
     return fail_command(x, c, "model " + c.args[0] + " is not loaded yet (wait-idle first)");
   ModelOptions options = slot.options;
@@ -128,8 +129,9 @@ bool change_model(ScriptContext& x, const ScriptCommand& c, Change change) {
 
 bool export_view(ScriptContext& x, const ScriptCommand& c, bool panel) {
   std::string message;
-  const bool ok = panel ? export_panel(x.state, c.args[0], &message)
-                        : export_stats(x.state, c.args[0], &message);
+  const bool ok = panel ? export_panel(x.state.workspace, x.state.view, x.state.series,
+                                       x.state.cost, c.args[0], &message)
+                        : export_stats(x.state.workspace, x.state.view, c.args[0], &message);
   std::fprintf(stderr, "attnlab: script: %s\n", message.c_str());
   return ok ? true : fail_command(x, c, message);
 }
@@ -148,10 +150,11 @@ bool set_edit_color(ScriptContext& x, const ScriptCommand& c) {
 // The brush on cell (ROW, COL) of the current model's first-layer grid, as a press or drag.
 bool paint_cell(ScriptContext& x, const ScriptCommand& c, bool new_stroke) {
   if (!x.state.view.edit.on) return fail_command(x, c, "editing is off (edit on first)");
-  const ResultSlot* r = result_of(x.state, x.state.view.model, x.state.view.image);
+  const ResultSlot* r = result_of(x.state.workspace, x.state.view.model, x.state.view.image);
   if (!r || !r->analysis)
     return fail_command(x, c, "no analysis to paint on yet (wait-idle first)");
-  request_paint(x.state, x.state.view, std::stoi(c.args[0]), std::stoi(c.args[1]), new_stroke);
+  request_paint(x.state.workspace, x.state.view, std::stoi(c.args[0]), std::stoi(c.args[1]),
+                new_stroke);
   return false;  // acted on at the next frame's start
 }
 
@@ -173,7 +176,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
   {{"open-dialog", {{"image|model", ArgKind::Choice, {"image", "model"}}},
     "File > Open: the desktop's chooser, or the in-app list"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     request_open_dialog(x.state, x.state.dialogs, c.args[0] == "image" ? FileKind::Image : FileKind::Model);
+     request_open_dialog(x.state.workspace, x.state.view, x.state.checkpoint, x.state.dialogs, c.args[0] == "image" ? FileKind::Image : FileKind::Model);
      return true;
    }},
   {{"close-model", {{"INDEX|NAME", ArgKind::IndexOrName}}, "close a model (as its × in the list), even while its jobs run"},
@@ -253,7 +256,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
    }},
   {{"click-token", {{"ROW", ArgKind::Count}, {"COL", ArgKind::Count}}, "click a grid token: the query"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     set_query_cell(x.state, x.state.view, std::stoi(c.args[0]), std::stoi(c.args[1]));
+     set_query_cell(x.state.workspace, x.state.view, std::stoi(c.args[0]), std::stoi(c.args[1]));
      return true;
    }},
   {{"click-prefix", {{"NAME", ArgKind::Name}}, "make a prefix token (cls) the query"},
@@ -313,13 +316,13 @@ const std::vector<ScriptCommandSpec> kCommands = {
    [](ScriptContext& x, const ScriptCommand& c) { x.state.view.edit.difference = c.args[0] == "on"; return true; }},
   {{"expect-edits", {{"TEXT|none", ArgKind::Name}}, "the current image's edits are these (as --edit writes them)"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     const std::string have = current_edits_text(x.state), want = c.args[0] == "none" ? "" : c.args[0];
+     const std::string have = current_edits_text(x.state.workspace, x.state.view), want = c.args[0] == "none" ? "" : c.args[0];
      return have == want ? true : fail_command(x, c, "the image's edits are '" + have + "', not '" + want + "'");
    }},
   {{"save-workspace", {{"PATH", ArgKind::Path}}, "File > Save workspace: models, images and their edits"},
    [](ScriptContext& x, const ScriptCommand& c) {
      std::string message;
-     const bool ok = save_workspace(x.state, c.args[0], &message);
+     const bool ok = save_workspace(x.state.workspace, x.state.view, c.args[0], &message);
      std::fprintf(stderr, "attnlab: script: %s\n", message.c_str());
      return ok ? true : fail_command(x, c, message);
    }},
@@ -389,7 +392,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
      const double dpi = x.state.view.shown_figure.dpi;
      if (dpi <= 0) return fail_command(x, c, "the view shows no figure");
      std::string message;
-     const bool ok = export_panel(x.state, c.args[0], &message, dpi);
+     const bool ok = export_panel(x.state.workspace, x.state.view, x.state.series, x.state.cost, c.args[0], &message, dpi);
      std::fprintf(stderr, "attnlab: script: %s\n", message.c_str());
      return ok ? true : fail_command(x, c, message);
    }},
@@ -397,7 +400,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
    [](ScriptContext& x, const ScriptCommand& c) { return export_view(x, c, false); }},
   {{"load-series", {}, "analyse the current model's training series"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     if (series_files_of(x.state, x.state.view.model).empty())
+     if (series_files_of(x.state.workspace, x.state.view.model).empty())
        return fail_command(x, c, "the current model has no checkpoint series beside it");
      x.runner.series_requested = true;
      return true;
@@ -410,11 +413,11 @@ const std::vector<ScriptCommandSpec> kCommands = {
      } catch (const std::exception& e) {
        return fail_command(x, c, e.what());
      }
-     if (x.state.models.empty() || x.state.images.empty())
+     if (x.state.workspace.models.empty() || x.state.workspace.images.empty())
        return fail_command(x, c, "open a model and an image first");
      ViewState& v = x.state.view;
      v.sweep_sizes_model = v.model;  // the typed list stays for this model and load
-     v.sweep_sizes_loads = x.state.models[size_t(v.model)].loads;
+     v.sweep_sizes_loads = x.state.workspace.models[size_t(v.model)].loads;
      v.sweep_sizes.fill('\0');
      c.args[0].copy(v.sweep_sizes.data(), v.sweep_sizes.size() - 1);
      x.state.requests.sweep_sizes = true;
@@ -436,9 +439,9 @@ const std::vector<ScriptCommandSpec> kCommands = {
    }},
   {{"load-as", {{"PRESET", ArgKind::Name}}, "load the current, failed model again as this preset"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     if (x.state.models.empty()) return fail_command(x, c, "no model is open");
-     const int m = std::clamp(x.state.view.model, 0, int(x.state.models.size()) - 1);
-     x.state.requests.retry_model = {x.state.models[size_t(m)].id, c.args[0]};
+     if (x.state.workspace.models.empty()) return fail_command(x, c, "no model is open");
+     const int m = std::clamp(x.state.view.model, 0, int(x.state.workspace.models.size()) - 1);
+     x.state.requests.retry_model = {x.state.workspace.models[size_t(m)].id, c.args[0]};
      x.state.status.notice.clear();
      x.state.status.notice_is_error = false;
      return true;
@@ -460,8 +463,8 @@ const std::vector<ScriptCommandSpec> kCommands = {
   {{"model-info", {{"PATH", ArgKind::Path, {}, {".json"}}},
     "write the current model's details and top-5 as JSON (recognition, input size, names)"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     if (x.state.models.empty()) return fail_command(x, c, "no model is open");
-     io::write_file_atomic(c.args[0], model_info_json(x.state, x.state.view.model).dump(2) + "\n");
+     if (x.state.workspace.models.empty()) return fail_command(x, c, "no model is open");
+     io::write_file_atomic(c.args[0], model_info_json(x.state.workspace, x.state.view, x.state.sweep, x.state.view.model).dump(2) + "\n");
      return true;
    }},
   {{"checkpoint", {{"INDEX", ArgKind::Count}}, "put checkpoint INDEX of the series in its model's place"},
@@ -470,7 +473,7 @@ const std::vector<ScriptCommandSpec> kCommands = {
      const SeriesState& series = x.state.series;
      if (series.files.empty() || size_t(k) >= series.analyses.size() || !series.analyses[size_t(k)])
        return fail_command(x, c, "no analysed checkpoint " + c.args[0] + " (load-series, then wait-idle)");
-     show_series_checkpoint(x.state, k);
+     show_series_checkpoint(x.state.workspace, x.state.view, x.state.series, k);
      return true;
    }},
   {{"screenshot", {{"PATH", ArgKind::Path, {}, {".png"}}}, "save the window after this frame"},
@@ -549,9 +552,9 @@ const std::vector<ScriptCommandSpec> kCommands = {
   {{"expect-answered", {}, "the current model's maps answer the current query"},
    [](ScriptContext& x, const ScriptCommand& c) {
      const ViewState& v = x.state.view;
-     const ResultSlot* res = result_of(x.state, v.model, v.image);
-     const MapQuery q = wanted_query(x.state, v.model);
-     if (!res || !res->maps || res->maps_key != maps_key(x.state, q))
+     const ResultSlot* res = result_of(x.state.workspace, v.model, v.image);
+     const MapQuery q = wanted_query(x.state.workspace, x.state.view, v.model);
+     if (!res || !res->maps || res->maps_key != maps_key(x.state.view, q))
        return fail_command(x, c, "the maps of query " + q.tag() + " have not arrived");
      return true;
    }},

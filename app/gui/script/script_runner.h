@@ -1,6 +1,7 @@
 // Room script/ (app/gui/script): the language of `attnlab gui --script FILE` (parsing and
 // checking in gui_script, one table of commands in script_commands), the runner that steps
-// a script inside the frame loop, and the screenshots scripts and docs take. The GUI's
+// a script inside the frame loop, the screenshots scripts and docs take, and the model-info
+// command's JSON (model_info.h). The GUI's
 // tests and the docs' screenshots drive the real window through it.
 //
 // Runs a GUI script (gui_script.h) inside the frame loop: each frame, commands execute

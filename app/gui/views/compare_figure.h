@@ -27,26 +27,29 @@ struct ComparePanels {
     return panel >= 1 && panel <= int(models.size()) ? models[size_t(panel - 1)] : -1;
   }
 };
-ComparePanels compare_panels(const GuiState& state);
+ComparePanels compare_panels(const Workspace& ws, const ViewState& view);
 
 // The figure (as a job owning its inputs) and the key naming what it shows (for the
 // texture cache: the same key, the same drawing). The keys are for the draw path: they
 // read the frame's view model (GuiState::frame).
-FigureJob compare_figure_job(const GuiState& state);
-std::string compare_figure_key(const GuiState& state, const ComparePanels& panels);
-FigureJob single_map_figure_job(const GuiState& state);
-std::string single_map_figure_key(const GuiState& state);
+FigureJob compare_figure_job(const Workspace& ws, const ViewState& view);
+std::string compare_figure_key(const Workspace& ws, const ViewState& view, const FrameView& frame,
+                               const ComparePanels& panels);
+FigureJob single_map_figure_job(const Workspace& ws, const ViewState& view);
+std::string single_map_figure_key(const Workspace& ws, const ViewState& view,
+                                  const FrameView& frame);
 // The Maps tab's "edited − original" view (the image has what-if edits, edit_view.h):
 // the current model's map of the original picture, of the edited one, and their
 // difference on a diverging scale; shown in the single view of a query, CLS, similarity
 // or rollout map.
-bool edit_difference_shown(const GuiState& state);
-FigureJob edit_difference_figure_job(const GuiState& state);
-std::string edit_difference_figure_key(const GuiState& state);
+bool edit_difference_shown(const Workspace& ws, const ViewState& view);
+FigureJob edit_difference_figure_job(const Workspace& ws, const ViewState& view);
+std::string edit_difference_figure_key(const Workspace& ws, const ViewState& view,
+                                       const FrameView& frame);
 // What the heads grid (the report's head_maps figure of the current model) shows.
-std::string heads_figure_key(const GuiState& state);
+std::string heads_figure_key(const Workspace& ws, const ViewState& view, const FrameView& frame);
 // What a class explanation's figure shows: the style, the class and method, and the
 // explanation of every model shown (the current one, or all in the compare view).
-std::string explanation_figure_key(const GuiState& state);
+std::string explanation_figure_key(const Workspace& ws, const ViewState& view);
 
 }  // namespace attnlab::gui

@@ -19,16 +19,16 @@
 namespace attnlab::gui {
 namespace {
 
-int layer_count(const GuiState& state) {
-  const ResultSlot* r = result_of(state, state.view.model, state.view.image);
+int layer_count(const Workspace& ws, const ViewState& view) {
+  const ResultSlot* r = result_of(ws, view.model, view.image);
   return r && r->analysis ? int(r->analysis->layers.size()) : 0;
 }
 
-int head_count(const GuiState& state) {
-  const ResultSlot* r = result_of(state, state.view.model, state.view.image);
+int head_count(const Workspace& ws, const ViewState& view) {
+  const ResultSlot* r = result_of(ws, view.model, view.image);
   if (!r || !r->analysis || r->analysis->layers.empty()) return 0;
   const int n = int(r->analysis->layers.size());
-  const int l = state.view.layer < 0 ? n - 1 : std::min(state.view.layer, n - 1);
+  const int l = view.layer < 0 ? n - 1 : std::min(view.layer, n - 1);
   return r->analysis->layers[size_t(l)].heads;
 }
 
@@ -41,10 +41,10 @@ void close_button(uint64_t id, std::vector<uint64_t>& requests, const char* what
   ImGui::SameLine();
 }
 
-void draw_models(const GuiState& state, ViewState& view, FrameRequests& requests) {
+void draw_models(const Workspace& ws, ViewState& view, FrameRequests& requests) {
   ImGui::TextDisabled("MODELS");
-  for (int m = 0; m < int(state.models.size()); ++m) {
-    const ModelSlot& slot = state.models[size_t(m)];
+  for (int m = 0; m < int(ws.models.size()); ++m) {
+    const ModelSlot& slot = ws.models[size_t(m)];
     close_button(slot.id, requests.close_models, "model");
     std::string label = slot.info.name;
     if (slot.status == LoadStatus::Loading) label += "  (loading)";
@@ -65,8 +65,8 @@ void draw_models(const GuiState& state, ViewState& view, FrameRequests& requests
 constexpr const char* kPrecisions[] = {"fp32", "bf16", "fp16"};
 
 // Where the models run: what LibTorch sees here; a pick loads every model there again.
-void draw_device_picker(const GuiState& state, FrameRequests& requests) {
-  const DeviceState& d = state.device;
+void draw_device_picker(const DeviceState& device, FrameRequests& requests) {
+  const DeviceState& d = device;
   if (d.available.empty()) return;
   ImGui::SetNextItemWidth(160.0f);
   if (ImGui::BeginCombo("device", d.current.c_str())) {
@@ -95,11 +95,11 @@ void draw_device_picker(const GuiState& state, FrameRequests& requests) {
         "were");
 }
 
-void draw_images(const GuiState& state, ViewState& view, FrameRequests& requests) {
+void draw_images(const Workspace& ws, ViewState& view, FrameRequests& requests) {
   ImGui::TextDisabled("IMAGES");
   const float thumb = 40.0f;
-  for (int i = 0; i < int(state.images.size()); ++i) {
-    const ImageSlot& slot = state.images[size_t(i)];
+  for (int i = 0; i < int(ws.images.size()); ++i) {
+    const ImageSlot& slot = ws.images[size_t(i)];
     ImGui::PushID(i);
     close_button(slot.id, requests.close_images, "image");
     const bool selected = view.image == i;
@@ -123,8 +123,8 @@ void draw_images(const GuiState& state, ViewState& view, FrameRequests& requests
 
 // The class Grad-CAM and gradient rollout explain: each model's own top-1, one of the
 // current model's top-5 (as the Top-5 tab lists them), or any class index.
-void draw_class_picker(const GuiState& state, ViewState& v) {
-  const ResultSlot* r = result_of(state, v.model, v.image);
+void draw_class_picker(const Workspace& ws, ViewState& v) {
+  const ResultSlot* r = result_of(ws, v.model, v.image);
   const std::vector<Prediction>* top5 = r && r->analysis ? &r->analysis->top5 : nullptr;
   std::string label = "top-1 of each model";
   if (v.explain_class >= 0) {
@@ -160,7 +160,7 @@ void draw_class_picker(const GuiState& state, ViewState& v) {
     v.explain_class = std::max(0, any);
 }
 
-void draw_map_controls(const GuiState& state, ViewState& v) {
+void draw_map_controls(const Workspace& ws, ViewState& v) {
   ImGui::TextDisabled("MAP");
   int kind = int(v.kind);
   ImGui::RadioButton("query", &kind, 0);
@@ -177,17 +177,17 @@ void draw_map_controls(const GuiState& state, ViewState& v) {
     if (const session::AnalysisOption* o = session::find_analysis_option("similarity-facet"))
       option_controls({o}, v.options);
   }
-  if (is_explanation(v.kind)) draw_class_picker(state, v);
+  if (is_explanation(v.kind)) draw_class_picker(ws, v);
   // The rollouts run through every layer with the mean of heads (as `attnlab analyze` by
   // default), Grad-CAM explains its own target layer: layer, head and fusion do not apply.
   const bool rollout = v.kind == MapKind::Rollout || is_explanation(v.kind);
   ImGui::BeginDisabled(rollout);
-  const int layers = layer_count(state);
+  const int layers = layer_count(ws, v);
   if (layers > 0) {
     int layer = v.layer < 0 ? layers - 1 : std::min(v.layer, layers - 1);
     if (ImGui::SliderInt("layer", &layer, 0, layers - 1)) v.layer = layer;
   }
-  const int heads = head_count(state);
+  const int heads = head_count(ws, v);
   std::string head_label = v.head < 0
                                ? std::string(analysis::head_fusion_name(v.fusion)) + " of heads"
                                : "head " + std::to_string(v.head);
@@ -240,14 +240,13 @@ void draw_map_controls(const GuiState& state, ViewState& v) {
         "off: each model on its own scale (its colorbar beside it)\non: one scale for all, "
         "topped at the 98th percentile of |w| over all maps");
   ImGui::Checkbox("difference A - B", &v.difference);
-  if (v.difference && !state.models.empty()) {
+  if (v.difference && !ws.models.empty()) {
     const auto pick = [&](const char* label, int& index) {
-      index = std::clamp(index, 0, int(state.models.size()) - 1);
-      if (ImGui::BeginCombo(label, state.models[size_t(index)].info.name.c_str())) {
-        for (int m = 0; m < int(state.models.size()); ++m)
-          if (ImGui::Selectable(
-                  (state.models[size_t(m)].info.name + "##" + std::to_string(m)).c_str(),
-                  m == index))
+      index = std::clamp(index, 0, int(ws.models.size()) - 1);
+      if (ImGui::BeginCombo(label, ws.models[size_t(index)].info.name.c_str())) {
+        for (int m = 0; m < int(ws.models.size()); ++m)
+          if (ImGui::Selectable((ws.models[size_t(m)].info.name + "##" + std::to_string(m)).c_str(),
+                                m == index))
             index = m;
         ImGui::EndCombo();
       }
@@ -259,30 +258,31 @@ void draw_map_controls(const GuiState& state, ViewState& v) {
 
 }  // namespace
 
-void clamp_view(const GuiState& state, ViewState& v) {
-  v.model = std::clamp(v.model, 0, std::max(0, int(state.models.size()) - 1));
-  v.image = std::clamp(v.image, 0, std::max(0, int(state.images.size()) - 1));
-  const int heads = head_count(state);
+void clamp_view(const Workspace& ws, ViewState& v) {
+  v.model = std::clamp(v.model, 0, std::max(0, int(ws.models.size()) - 1));
+  v.image = std::clamp(v.image, 0, std::max(0, int(ws.images.size()) - 1));
+  const int heads = head_count(ws, v);
   if (v.head >= heads) v.head = -1;
 }
 
-void draw_sidebar(const GuiState& state, ViewState& view, FrameRequests& requests) {
-  draw_models(state, view, requests);
-  draw_device_picker(state, requests);
-  draw_model_panel(state, view, requests);
-  if (!series_files_of(state, view.model).empty()) {
+void draw_sidebar(const Workspace& ws, const SeriesState& series, const SizeSweepState& sweep,
+                  const DeviceState& device, ViewState& view, FrameRequests& requests) {
+  draw_models(ws, view, requests);
+  draw_device_picker(device, requests);
+  draw_model_panel(ws, view, requests);
+  if (!series_files_of(ws, view.model).empty()) {
     ImGui::Separator();
-    draw_series_controls(state, requests);
+    draw_series_controls(ws, view, series, requests);
   }
-  if (!state.models.empty()) {
+  if (!ws.models.empty()) {
     ImGui::Separator();
-    draw_size_sweep_controls(state, view, requests);
+    draw_size_sweep_controls(ws, sweep, view, requests);
   }
   ImGui::Separator();
-  draw_images(state, view, requests);
-  if (!state.images.empty()) {
+  draw_images(ws, view, requests);
+  if (!ws.images.empty()) {
     ImGui::Separator();
-    draw_edit_controls(state, view);
+    draw_edit_controls(ws, view);
   }
   // The current tab's analysis's own settings; a change analyses the images again.
   if (const auto options = tab_options(view.tab); !options.empty()) {
@@ -291,38 +291,38 @@ void draw_sidebar(const GuiState& state, ViewState& view, FrameRequests& request
     option_controls(options, view.options);
   }
   ImGui::Separator();
-  draw_map_controls(state, view);
+  draw_map_controls(ws, view);
   ImGui::Separator();
   if (ImGui::Button("Help (h)")) view.show_help = !view.show_help;
 }
 
-void handle_view_keys(const GuiState& state, ViewState& v) {
+void handle_view_keys(const Workspace& ws, ViewState& v) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || io.KeyCtrl) return;
   const auto pressed = [](int key) { return ImGui::IsKeyPressed(key, true); };
-  const ResultSlot* r = result_of(state, v.model, v.image);
+  const ResultSlot* r = result_of(ws, v.model, v.image);
   const int rows =
       r && r->analysis && !r->analysis->layers.empty() ? r->analysis->layers.front().rows : 0;
   const int cols =
       r && r->analysis && !r->analysis->layers.empty() ? r->analysis->layers.front().cols : 0;
   if (rows > 0 && (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_UP) ||
                    pressed(GLFW_KEY_DOWN))) {
-    const MapQuery q = wanted_query(state, v.model);  // on this model's grid
+    const MapQuery q = wanted_query(ws, v, v.model);  // on this model's grid
     int row = q.row < 0 || !q.prefix.empty() ? rows / 2 : q.row;
     int col = q.row < 0 || !q.prefix.empty() ? cols / 2 : q.col;
     if (pressed(GLFW_KEY_LEFT)) --col;
     if (pressed(GLFW_KEY_RIGHT)) ++col;
     if (pressed(GLFW_KEY_UP)) --row;
     if (pressed(GLFW_KEY_DOWN)) ++row;
-    set_query_cell(state, v, std::clamp(row, 0, rows - 1), std::clamp(col, 0, cols - 1));
+    set_query_cell(ws, v, std::clamp(row, 0, rows - 1), std::clamp(col, 0, cols - 1));
   }
-  const int layers = layer_count(state);
+  const int layers = layer_count(ws, v);
   if (layers > 0) {
     int layer = v.layer < 0 ? layers - 1 : v.layer;
     if (pressed(GLFW_KEY_LEFT_BRACKET)) v.layer = std::max(0, layer - 1);
     if (pressed(GLFW_KEY_RIGHT_BRACKET)) v.layer = std::min(layers - 1, layer + 1);
   }
-  const int heads = head_count(state);
+  const int heads = head_count(ws, v);
   if (pressed(GLFW_KEY_COMMA)) v.head = v.head < 0 ? heads - 1 : v.head - 1;
   if (pressed(GLFW_KEY_PERIOD)) v.head = v.head + 1 >= heads ? -1 : v.head + 1;
   if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) v.heads_grid = !v.heads_grid;

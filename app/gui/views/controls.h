@@ -10,12 +10,13 @@
 
 namespace attnlab::gui {
 
-// Panels read the whole state and edit only the slice they are given (here the view).
-void draw_sidebar(const GuiState& state, ViewState& view, FrameRequests& requests);
-void handle_view_keys(const GuiState& state, ViewState& view);
+// Panels read the concerns they show (const) and edit only those they are given mutable.
+void draw_sidebar(const Workspace& ws, const SeriesState& series, const SizeSweepState& sweep,
+                  const DeviceState& device, ViewState& view, FrameRequests& requests);
+void handle_view_keys(const Workspace& ws, ViewState& view);
 void draw_help_overlay(ViewState& view);
 
 // Clamps the view's indices to what is loaded.
-void clamp_view(const GuiState& state, ViewState& view);
+void clamp_view(const Workspace& ws, ViewState& view);
 
 }  // namespace attnlab::gui

@@ -16,9 +16,9 @@ namespace {
 
 // The models the sweep is of: every ready model, by name and how it was loaded (a model
 // loaded again with another input size is a new sweep).
-std::string models_key(const GuiState& state) {
+std::string models_key(const Workspace& ws) {
   std::string key;
-  for (const auto& m : state.models) {
+  for (const auto& m : ws.models) {
     if (m.status != LoadStatus::Ready) continue;
     key += m.info.name + "|" + m.arg + "|" + m.options.preset + "|";
     for (const int64_t s : m.options.img_size) key += std::to_string(s) + ",";
@@ -27,34 +27,25 @@ std::string models_key(const GuiState& state) {
   return key;
 }
 
-bool any_loading(const GuiState& state) {
-  return std::any_of(state.models.begin(), state.models.end(),
+bool any_loading(const Workspace& ws) {
+  return std::any_of(ws.models.begin(), ws.models.end(),
                      [](const ModelSlot& m) { return m.status == LoadStatus::Loading; });
-}
-
-void fail_job(JobContext& ctx, const std::string& what) {
-  ctx.post([what](GuiState& g) {
-    g.cost.counting = g.cost.benching = false;
-    g.cost.error = what;
-    g.status.notice = what;
-    g.status.notice_is_error = true;
-  });
 }
 
 }  // namespace
 
-void start_complexity(GuiState& state, ComputeWorker& worker) {
+void start_complexity(const Workspace& ws, CostState& cost, ComputeWorker& worker) {
   std::vector<std::pair<std::string, session::ModelRequest>> models;
-  for (const auto& m : state.models) {
+  for (const auto& m : ws.models) {
     if (m.status != LoadStatus::Ready) continue;
     session::ModelRequest request = session::model_entry_request(m.arg, m.options.preset);
     request.img_size = m.options.img_size;
     models.emplace_back(m.info.name, request);
   }
   if (models.empty()) return;
-  const std::string key = models_key(state);
-  state.cost.counting = true;
-  state.cost.error.clear();
+  const std::string key = models_key(ws);
+  cost.counting = true;
+  cost.error.clear();
   worker.submit("counting MACs", [models, key](JobContext& ctx) {
     try {
       auto sweep = std::make_shared<const session::ComplexitySweep>(session::complexity_sweep(
@@ -62,31 +53,28 @@ void start_complexity(GuiState& state, ComputeWorker& worker) {
           [&](int64_t done, int64_t total, const std::string&) { ctx.progress(done, total); },
           [&] { return ctx.cancelled(); }));
       if (ctx.cancelled()) return;
-      ctx.post([sweep, key](GuiState& g) {
-        g.cost.sweep = sweep;
-        g.cost.counted = key;
-        g.cost.counting = false;
-      });
+      ctx.post(ComplexityCounted{sweep, key});
     } catch (const std::exception& e) {
-      fail_job(ctx, std::string("complexity: ") + e.what());
+      ctx.post(CostFailed{std::string("complexity: ") + e.what()});
     }
   });
 }
 
-void start_bench(GuiState& state, ComputeWorker& worker) {
+void start_bench(const Workspace& ws, const DeviceState& device, CostState& cost,
+                 ComputeWorker& worker) {
   std::vector<std::string> mechanisms;
-  for (const auto& m : state.models)
+  for (const auto& m : ws.models)
     if (m.status == LoadStatus::Ready) mechanisms.push_back(m.info.mechanism);
   session::AttentionBenchSettings s = session::models_bench_settings(mechanisms);
   s.repeats = 3;
-  state.cost.benching = true;
-  state.cost.error.clear();
+  cost.benching = true;
+  cost.error.clear();
   try {  // where and at what precision the models run (the device and precision pickers)
-    s.device = runtime::select_device(state.device.current);
-    s.dtype = runtime::parse_dtype(state.device.dtype);
+    s.device = runtime::select_device(device.current);
+    s.dtype = runtime::parse_dtype(device.dtype);
   } catch (const std::exception& e) {
-    state.cost.benching = false;
-    state.cost.error = e.what();
+    cost.benching = false;
+    cost.error = e.what();
     return;
   }
   worker.submit("measuring attention", [s](JobContext& ctx) {
@@ -97,19 +85,33 @@ void start_bench(GuiState& state, ComputeWorker& worker) {
       if (ctx.cancelled()) return;
       auto table =
           std::make_shared<const analysis::Table>(session::attention_bench_table(points, s));
-      ctx.post([table, s](GuiState& g) {
-        g.cost.bench = table;
-        g.cost.bench_settings = s;
-        g.cost.benching = false;
-      });
+      ctx.post(AttentionBenched{table, s});
     } catch (const std::exception& e) {
-      fail_job(ctx, std::string("bench: ") + e.what());
+      ctx.post(CostFailed{std::string("bench: ") + e.what()});
     }
   });
 }
 
-FigureJob cost_tab_figure(const GuiState& state) {
-  const CostState& c = state.cost;
+void apply_result(CostState& cost, const ComplexityCounted& counted) {
+  cost.sweep = counted.sweep;
+  cost.counted = counted.key;
+  cost.counting = false;
+}
+
+void apply_result(CostState& cost, const AttentionBenched& benched) {
+  cost.bench = benched.table;
+  cost.bench_settings = benched.settings;
+  cost.benching = false;
+}
+
+void apply_result(CostState& cost, StatusBarState& status, const CostFailed& failed) {
+  cost.counting = cost.benching = false;
+  cost.error = failed.error;
+  status.notice = failed.error;
+  status.notice_is_error = true;
+}
+
+FigureJob cost_tab_figure(const CostState& c) {
   if (c.shown == CostState::Shown::Macs) {
     if (!c.sweep) return no_figure(c.counting ? "counting..." : "no count yet");
     return [sweep = c.sweep](std::string* why) -> std::optional<viz::CaptionedFigure> {
@@ -139,9 +141,8 @@ FigureJob cost_tab_figure(const GuiState& state) {
   };
 }
 
-void draw_cost_tab(const GuiState& state, TextureCache& cache, CostState::Shown& shown,
-                   FrameRequests& requests) {
-  const CostState& c = state.cost;
+void draw_cost_tab(const Workspace& ws, const CostState& c, TextureCache& cache,
+                   CostState::Shown& shown, FrameRequests& requests) {
   int part = int(shown);
   ImGui::RadioButton("MACs vs input size", &part, 0);
   ImGui::SameLine();
@@ -152,7 +153,7 @@ void draw_cost_tab(const GuiState& state, TextureCache& cache, CostState::Shown&
   const bool macs = shown == CostState::Shown::Macs;
   if (macs) {
     // Counted again whenever the open models change (a few forwards per model).
-    if (!c.counting && !any_loading(state) && c.counted != models_key(state) && c.error.empty())
+    if (!c.counting && !any_loading(ws) && c.counted != models_key(ws) && c.error.empty())
       requests.count_complexity = true;
   } else {
     ImGui::SameLine();
@@ -172,7 +173,7 @@ void draw_cost_tab(const GuiState& state, TextureCache& cache, CostState::Shown&
                 static_cast<const void*>(c.bench.get()), part, w, h);
   const std::string slot = "tab|cost", key = id;
   value_tooltip(show_figure(
-      cache, slot, key, [&] { return cost_tab_figure(state); }, w, h));
+      cache, slot, key, [&] { return cost_tab_figure(c); }, w, h));
   if (macs && c.sweep)
     for (const auto& n : c.sweep->notes) ImGui::TextDisabled("not counted: %s", n.c_str());
 }

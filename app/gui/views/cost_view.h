@@ -8,17 +8,24 @@
 
 #include "app/gui/gui_state.h"
 #include "app/gui/jobs/compute_worker.h"
+#include "app/gui/jobs/worker_results.h"
 
 namespace attnlab::gui {
 
 // Starts counting the loaded models (requests.count_complexity).
-void start_complexity(GuiState& state, ComputeWorker& worker);
-// Starts the bench of the loaded models' mechanisms (requests.run_bench).
-void start_bench(GuiState& state, ComputeWorker& worker);
-// The figure of the part shown (state.cost.shown), for the tab and its export.
-FigureJob cost_tab_figure(const GuiState& state);
+void start_complexity(const Workspace& ws, CostState& cost, ComputeWorker& worker);
+// Starts the bench of the loaded models' mechanisms (requests.run_bench) where and at the
+// precision the pickers say.
+void start_bench(const Workspace& ws, const DeviceState& device, CostState& cost,
+                 ComputeWorker& worker);
+// Their jobs' answers: the count, the bench, or why either failed (also in the status bar).
+void apply_result(CostState& cost, const ComplexityCounted& counted);
+void apply_result(CostState& cost, const AttentionBenched& benched);
+void apply_result(CostState& cost, StatusBarState& status, const CostFailed& failed);
+// The figure of the part shown (cost.shown), for the tab and its export.
+FigureJob cost_tab_figure(const CostState& cost);
 // The tab: the part switch, the figure, and the requests it needs (a stale count, Measure).
-void draw_cost_tab(const GuiState& state, TextureCache& cache, CostState::Shown& shown,
-                   FrameRequests& requests);
+void draw_cost_tab(const Workspace& ws, const CostState& cost, TextureCache& cache,
+                   CostState::Shown& shown, FrameRequests& requests);
 
 }  // namespace attnlab::gui

@@ -15,8 +15,8 @@ using Kind = image::EditOp::Kind;
 
 // The current model's first-layer grid on the current image ({0, 0} before its analysis):
 // the grid the brush paints on.
-std::pair<int, int> edit_grid(const GuiState& state) {
-  const ResultSlot* r = result_of(state, state.view.model, state.view.image);
+std::pair<int, int> edit_grid(const Workspace& ws, const ViewState& view) {
+  const ResultSlot* r = result_of(ws, view.model, view.image);
   if (!r || !r->analysis || r->analysis->layers.empty()) return {0, 0};
   return {r->analysis->layers.front().rows, r->analysis->layers.front().cols};
 }
@@ -32,9 +32,9 @@ std::string top1(const ResultSlot* r) {
 
 }  // namespace
 
-image::EditOp brush_edit(const GuiState& state, int row, int col) {
-  const EditToolState& e = state.view.edit;
-  const auto [rows, cols] = edit_grid(state);
+image::EditOp brush_edit(const Workspace& ws, const ViewState& view, int row, int col) {
+  const EditToolState& e = view.edit;
+  const auto [rows, cols] = edit_grid(ws, view);
   image::EditOp op;
   op.kind = e.tool;
   op.size = std::max(1, e.brush);
@@ -43,17 +43,16 @@ image::EditOp brush_edit(const GuiState& state, int row, int col) {
   if (e.tool == Kind::Occlude || e.tool == Kind::Paint) op.color = e.color;
   if (e.tool == Kind::Paste) {
     const int source = e.paste_image;
-    if (source >= 0 && source < int(state.images.size()))
-      op.source = state.images[size_t(source)].path;
+    if (source >= 0 && source < int(ws.images.size())) op.source = ws.images[size_t(source)].path;
     op.from_y = std::clamp(op.y + e.paste_dy, 0, std::max(0, rows - 1));
     op.from_x = std::clamp(op.x + e.paste_dx, 0, std::max(0, cols - 1));
   }
   return op;
 }
 
-void request_paint(const GuiState& state, ViewState& view, int row, int col, bool new_stroke) {
+void request_paint(const Workspace& ws, ViewState& view, int row, int col, bool new_stroke) {
   EditToolState& e = view.edit;
-  const auto [rows, cols] = edit_grid(state);
+  const auto [rows, cols] = edit_grid(ws, view);
   if (rows <= 0 || cols <= 0) return;  // no grid to paint on yet
   row = std::clamp(row, 0, rows - 1);
   col = std::clamp(col, 0, cols - 1);
@@ -63,25 +62,24 @@ void request_paint(const GuiState& state, ViewState& view, int row, int col, boo
   e.pending.push_back({row, col, new_stroke});
 }
 
-void apply_edit_requests(GuiState& state) {
-  EditToolState& e = state.view.edit;
+void apply_edit_requests(Workspace& ws, ViewState& view, StatusBarState& status) {
+  EditToolState& e = view.edit;
   if (e.pending.empty() && !e.undo && !e.clear) return;
-  if (state.images.empty()) {
+  if (ws.images.empty()) {
     e.pending.clear();
     e.undo = e.clear = false;
     return;
   }
-  ImageSlot& image =
-      state.images[size_t(std::clamp(state.view.image, 0, int(state.images.size()) - 1))];
+  ImageSlot& image = ws.images[size_t(std::clamp(view.image, 0, int(ws.images.size()) - 1))];
   const std::vector<image::EditOp> before = image.edits;
   for (const EditToolState::Cell& c : e.pending) {
-    if (e.tool == Kind::Paste && (e.paste_image < 0 || e.paste_image >= int(state.images.size()))) {
-      state.status.notice = "paste: pick the image to paste from (sidebar, EDIT)";
-      state.status.notice_is_error = true;
+    if (e.tool == Kind::Paste && (e.paste_image < 0 || e.paste_image >= int(ws.images.size()))) {
+      status.notice = "paste: pick the image to paste from (sidebar, EDIT)";
+      status.notice_is_error = true;
       break;
     }
     if (c.new_stroke || image.strokes.empty()) image.strokes.push_back(image.edits.size());
-    image.edits.push_back(brush_edit(state, c.row, c.col));
+    image.edits.push_back(brush_edit(ws, view, c.row, c.col));
   }
   if (e.undo && !image.strokes.empty()) {
     image.edits.resize(image.strokes.back());
@@ -96,13 +94,13 @@ void apply_edit_requests(GuiState& state) {
   e.undo = e.clear = false;
 }
 
-std::string current_edits_text(const GuiState& state) {
-  const int i = state.view.image;
-  if (i < 0 || i >= int(state.images.size())) return "";
-  return image::edits_text(state.images[size_t(i)].edits);
+std::string current_edits_text(const Workspace& ws, const ViewState& view) {
+  const int i = view.image;
+  if (i < 0 || i >= int(ws.images.size())) return "";
+  return image::edits_text(ws.images[size_t(i)].edits);
 }
 
-void draw_edit_controls(const GuiState& state, ViewState& view) {
+void draw_edit_controls(const Workspace& ws, ViewState& view) {
   EditToolState& e = view.edit;
   ImGui::TextDisabled("EDIT  what if the picture were different?");
   ImGui::Checkbox("paint on the map (e)", &e.on);
@@ -128,13 +126,13 @@ void draw_edit_controls(const GuiState& state, ViewState& view) {
   }
   if (e.tool == Kind::Paste) {
     const std::string shown =
-        e.paste_image >= 0 && e.paste_image < int(state.images.size())
-            ? std::filesystem::path(state.images[size_t(e.paste_image)].path).filename().string()
+        e.paste_image >= 0 && e.paste_image < int(ws.images.size())
+            ? std::filesystem::path(ws.images[size_t(e.paste_image)].path).filename().string()
             : std::string("(pick an image)");
     if (ImGui::BeginCombo("from", shown.c_str())) {
-      for (int i = 0; i < int(state.images.size()); ++i) {
+      for (int i = 0; i < int(ws.images.size()); ++i) {
         const std::string name =
-            std::filesystem::path(state.images[size_t(i)].path).filename().string();
+            std::filesystem::path(ws.images[size_t(i)].path).filename().string();
         if (ImGui::Selectable((name + "##paste" + std::to_string(i)).c_str(), i == e.paste_image))
           e.paste_image = i;
       }
@@ -144,8 +142,7 @@ void draw_edit_controls(const GuiState& state, ViewState& view) {
     ImGui::SliderInt("cols off", &e.paste_dx, -16, 16);
   }
   const int i = view.image;
-  const bool edited =
-      i >= 0 && i < int(state.images.size()) && !state.images[size_t(i)].edits.empty();
+  const bool edited = i >= 0 && i < int(ws.images.size()) && !ws.images[size_t(i)].edits.empty();
   ImGui::BeginDisabled(!edited);
   if (ImGui::Button("Undo (u)")) e.undo = true;
   ImGui::SameLine();
@@ -154,10 +151,10 @@ void draw_edit_controls(const GuiState& state, ViewState& view) {
   ImGui::Checkbox("edited − original", &e.difference);
   ImGui::EndDisabled();
   if (!edited) return;
-  const std::vector<image::EditOp>& edits = state.images[size_t(i)].edits;
+  const std::vector<image::EditOp>& edits = ws.images[size_t(i)].edits;
   ImGui::TextDisabled("%zu edit(s), %zu stroke(s)", edits.size(),
-                      state.images[size_t(i)].strokes.size());
-  const ResultSlot* r = result_of(state, view.model, i);
+                      ws.images[size_t(i)].strokes.size());
+  const ResultSlot* r = result_of(ws, view.model, i);
   if (r && r->analysis && r->analysis->edits_key != r->edits_key)
     ImGui::TextDisabled("analysing the edited picture...");
   const std::string after = top1(r), before = top1(r ? r->original.get() : nullptr);

@@ -10,16 +10,16 @@
 
 namespace attnlab::gui {
 
-void draw_input_picture(const GuiState& state, TextureCache& cache, int model, ImVec2 size,
-                        int min_side) {
-  const ResultSlot* r = result_of(state, model, state.view.image);
+void draw_input_picture(const Workspace& ws, const ViewState& view, TextureCache& cache, int model,
+                        ImVec2 size, int min_side) {
+  const ResultSlot* r = result_of(ws, model, view.image);
   if (!r || !r->analysis) {
     ImGui::TextUnformatted("analysing...");
     return;
   }
   const std::shared_ptr<const ImageAnalysis> analysis = r->analysis;
   const viz::RgbaImage& pic = analysis->picture;
-  const ModelInfo& info = state.models[size_t(model)].info;
+  const ModelInfo& info = ws.models[size_t(model)].info;
   const std::string caption = "the picture " + info.name + " saw: " + std::to_string(pic.height) +
                               "x" + std::to_string(pic.width) + " (HxW), " + info.preprocessing;
   ImGui::PushTextWrapPos(0.0f);
@@ -27,8 +27,8 @@ void draw_input_picture(const GuiState& state, TextureCache& cache, int model, I
   ImGui::PopTextWrapPos();
   char id[32];
   std::snprintf(id, sizeof id, "%p", static_cast<const void*>(analysis.get()));
-  const std::string key = std::to_string(model) + "|" + std::to_string(state.view.image) + "|" +
-                          id + "|" + std::to_string(pic.height) + "x" + std::to_string(pic.width);
+  const std::string key = std::to_string(model) + "|" + std::to_string(view.image) + "|" + id +
+                          "|" + std::to_string(pic.height) + "x" + std::to_string(pic.width);
   const GlTexture* tex = cache.get("input", key, false, [&]() -> RenderWorker::Job {
     return [analysis, min_side]() {
       const viz::RgbaImage& p = analysis->picture;

@@ -13,7 +13,7 @@ namespace attnlab::gui {
 
 // Fits the picture into `size`; it is upscaled (nearest) to at least `min_side` pixels so
 // that it stays crisp when drawn large.
-void draw_input_picture(const GuiState& state, TextureCache& cache, int model, ImVec2 size,
-                        int min_side);
+void draw_input_picture(const Workspace& ws, const ViewState& view, TextureCache& cache, int model,
+                        ImVec2 size, int min_side);
 
 }  // namespace attnlab::gui

@@ -11,29 +11,28 @@
 
 namespace attnlab::gui {
 
-session::MapView map_view(const GuiState& state) {
+session::MapView map_view(const Workspace& ws, const ViewState& view) {
   session::MapView v;
-  v.rollout = state.view.kind == MapKind::Rollout;
-  if (state.view.kind == MapKind::Similarity)
-    v.similarity = state.view.options.text("similarity-facet");
-  v.head = state.view.head;
-  v.fusion = state.view.fusion == analysis::HeadFusion::Max   ? 1
-             : state.view.fusion == analysis::HeadFusion::Min ? 2
-                                                              : 0;
-  const ResultSlot* cur = result_of(state, state.view.model, state.view.image);
+  v.rollout = view.kind == MapKind::Rollout;
+  if (view.kind == MapKind::Similarity) v.similarity = view.options.text("similarity-facet");
+  v.head = view.head;
+  v.fusion = view.fusion == analysis::HeadFusion::Max   ? 1
+             : view.fusion == analysis::HeadFusion::Min ? 2
+                                                        : 0;
+  const ResultSlot* cur = result_of(ws, view.model, view.image);
   v.layer_of = cur && cur->analysis ? int(cur->analysis->layers.size()) : 0;
-  v.layer = state.view.layer < 0 ? -1
-            : v.layer_of > 0     ? std::min(state.view.layer, v.layer_of - 1)
-                                 : state.view.layer;
+  v.layer = view.layer < 0   ? -1
+            : v.layer_of > 0 ? std::min(view.layer, v.layer_of - 1)
+                             : view.layer;
   return v;
 }
 
-int mapped_layer(const GuiState& state, int model) {
-  const ResultSlot* r = result_of(state, model, state.view.image);
+int mapped_layer(const Workspace& ws, const ViewState& view, int model) {
+  const ResultSlot* r = result_of(ws, model, view.image);
   if (!r || !r->analysis || r->analysis->layers.empty()) return -1;
   // The current model's layer; another model's at the same relative depth (the rule of
   // `attnlab report --layer N/T`, so a copied command reproduces the view).
-  return map_view(state).layer_in(int(r->analysis->layers.size()));
+  return map_view(ws, view).layer_in(int(r->analysis->layers.size()));
 }
 
 namespace {
@@ -66,21 +65,22 @@ void describe_grid(const LayerInfo& layer, const LayerInfo& first, ShownMap* out
 namespace {
 
 // Why model `model` has no map on the current image whatever its result ("": it may).
-std::string why_no_map(const GuiState& state, int model) {
-  if (model >= 0 && model < int(state.models.size())) {
-    const ModelSlot& slot = state.models[size_t(model)];
+std::string why_no_map(const Workspace& ws, const ViewState& view, int model) {
+  if (model >= 0 && model < int(ws.models.size())) {
+    const ModelSlot& slot = ws.models[size_t(model)];
     if (slot.status != LoadStatus::Ready)
       return slot.status == LoadStatus::Loading
                  ? "loading the model..."
                  : "this model could not be loaded (see the sidebar)";
   }
-  if (!state.images.empty() && state.images[size_t(state.view.image)].status == LoadStatus::Failed)
-    return state.images[size_t(state.view.image)].error;
+  if (!ws.images.empty() && ws.images[size_t(view.image)].status == LoadStatus::Failed)
+    return ws.images[size_t(view.image)].error;
   return "";
 }
 
 // The map the view asks of result `r` of `model` (the edited picture's or the original's).
-ShownMap map_of_result(const GuiState& state, int model, const ResultSlot* r, int head) {
+ShownMap map_of_result(const Workspace& ws, const ViewState& view, int model, const ResultSlot* r,
+                       int head) {
   ShownMap out;
   if (!r || r->status == LoadStatus::Loading) {
     out.why = "analysing...";
@@ -93,14 +93,14 @@ ShownMap map_of_result(const GuiState& state, int model, const ResultSlot* r, in
   const auto& layers = r->analysis->layers;
   out.first_rows = layers.front().rows;
   out.first_cols = layers.front().cols;
-  const std::string wanted = maps_key(state, wanted_query(state, model));
-  if (is_explanation(state.view.kind)) {  // its own job on the models lane
-    const std::string key = wanted_explanation(state).key();
+  const std::string wanted = maps_key(view, wanted_query(ws, view, model));
+  if (is_explanation(view.kind)) {  // its own job on the models lane
+    const std::string key = wanted_explanation(view).key();
     const auto& e = r->explanation;
     if (!e || r->explanation_key != key) {
-      out.why = std::string("computing ") + explain_method_name(explain_method(state.view.kind)) +
+      out.why = std::string("computing ") + explain_method_name(explain_method(view.kind)) +
                 " (forward and backward pass)...";
-      if (!e || e->method != explain_method(state.view.kind)) return out;
+      if (!e || e->method != explain_method(view.kind)) return out;
     }
     if (e->map.data.empty()) {
       out.why = e->note;
@@ -116,8 +116,8 @@ ShownMap map_of_result(const GuiState& state, int model, const ResultSlot* r, in
     out.ok = true;
     return out;
   }
-  if (state.view.kind == MapKind::Rollout) {  // its own job: the maps are not needed
-    if (!r->rollout || r->rollout_key != rollout_key(state, wanted_query(state, model))) {
+  if (view.kind == MapKind::Rollout) {  // its own job: the maps are not needed
+    if (!r->rollout || r->rollout_key != rollout_key(view, wanted_query(ws, view, model))) {
       out.why = "computing the rollout...";
       if (!r->rollout) return out;  // else the previous query's rollout stands in
     }
@@ -129,8 +129,8 @@ ShownMap map_of_result(const GuiState& state, int model, const ResultSlot* r, in
     out.cols = int(r->rollout->map.shape[1]);
     out.values = r->rollout->map.data;
     {  // the switches it was computed with, as the report's caption states them
-      out.label = "rollout (" +
-                  session::describe_rollout(session::rollout_options(state.view.options)) + ")";
+      out.label =
+          "rollout (" + session::describe_rollout(session::rollout_options(view.options)) + ")";
     }
     describe_grid(layers.front(), layers.front(), &out);
     out.query = r->rollout->query;
@@ -147,13 +147,13 @@ ShownMap map_of_result(const GuiState& state, int model, const ResultSlot* r, in
   out.query = q.query;
   out.seconds = q.seconds;
   out.source = r->maps.get();
-  const int layer = mapped_layer(state, model);
+  const int layer = mapped_layer(ws, view, model);
   out.layer = layer;
   if (layer < 0 || size_t(layer) >= q.heads.size() || q.heads[size_t(layer)].data.empty()) {
     out.why = "no map in this layer for " + q.query.tag();
     return out;
   }
-  if (state.view.kind == MapKind::Similarity) {  // the query's similarity to every token
+  if (view.kind == MapKind::Similarity) {  // the query's similarity to every token
     const analysis::Array& sim = q.similarity[size_t(layer)];
     if (sim.data.empty()) {
       out.why = q.similarity_notes[size_t(layer)];
@@ -172,24 +172,24 @@ ShownMap map_of_result(const GuiState& state, int model, const ResultSlot* r, in
   out.cols = int(heads.shape[2]);
   describe_grid(layers[size_t(layer)], layers.front(), &out);
   const size_t plane = size_t(out.rows) * size_t(out.cols);
-  const int h = head < -1 ? state.view.head : head;
+  const int h = head < -1 ? view.head : head;
   if (h >= 0 && h < heads.shape[0]) {
     out.values.assign(heads.data.begin() + long(size_t(h) * plane),
                       heads.data.begin() + long(size_t(h + 1) * plane));
     out.label = "layer " + std::to_string(layer) + ", head " + std::to_string(h);
   } else {
     const analysis::Array& fused = q.fused[size_t(layer)];
-    const size_t k = state.view.fusion == analysis::HeadFusion::Mean  ? 0
-                     : state.view.fusion == analysis::HeadFusion::Max ? 1
-                                                                      : 2;
+    const size_t k = view.fusion == analysis::HeadFusion::Mean  ? 0
+                     : view.fusion == analysis::HeadFusion::Max ? 1
+                                                                : 2;
     if (fused.data.size() < (k + 1) * plane) {
       out.why = "no head fusion for this layer";
       return out;
     }
     out.values.assign(fused.data.begin() + long(k * plane),
                       fused.data.begin() + long((k + 1) * plane));
-    out.label = "layer " + std::to_string(layer) + ", " +
-                analysis::head_fusion_name(state.view.fusion) + " of heads";
+    out.label = "layer " + std::to_string(layer) + ", " + analysis::head_fusion_name(view.fusion) +
+                " of heads";
   }
   out.ok = true;
   return out;
@@ -197,37 +197,36 @@ ShownMap map_of_result(const GuiState& state, int model, const ResultSlot* r, in
 
 }  // namespace
 
-ShownMap shown_map(const GuiState& state, int model, int head) {
+ShownMap shown_map(const Workspace& ws, const ViewState& view, int model, int head) {
   ShownMap out;
-  out.why = why_no_map(state, model);
+  out.why = why_no_map(ws, view, model);
   if (!out.why.empty()) return out;
-  return map_of_result(state, model, result_of(state, model, state.view.image), head);
+  return map_of_result(ws, view, model, result_of(ws, model, view.image), head);
 }
 
-ShownMap shown_original_map(const GuiState& state, int model) {
+ShownMap shown_original_map(const Workspace& ws, const ViewState& view, int model) {
   ShownMap out;
-  out.why = why_no_map(state, model);
+  out.why = why_no_map(ws, view, model);
   if (!out.why.empty()) return out;
-  const ResultSlot* r = result_of(state, model, state.view.image);
+  const ResultSlot* r = result_of(ws, model, view.image);
   if (!r || !r->original) {
     out.why = "analysing the original picture...";
     return out;
   }
-  return map_of_result(state, model, r->original.get(), -2);
+  return map_of_result(ws, view, model, r->original.get(), -2);
 }
 
-viz::ValueRange map_value_range(const GuiState& state, const ShownMap& map,
+viz::ValueRange map_value_range(const ViewState& view, const ShownMap& map,
                                 const std::vector<const ShownMap*>& shared) {
-  if (state.view.compare && state.view.shared_scale && !is_explanation(state.view.kind) &&
-      !shared.empty()) {
+  if (view.compare && view.shared_scale && !is_explanation(view.kind) && !shared.empty()) {
     std::vector<const std::vector<float>*> all;
     for (const auto* m : shared)
       if (m && m->ok) all.push_back(&m->values);
     // Signed maps (Castling): symmetric about 0.
     return viz::symmetric_if_signed(
-        viz::union_range(all, state.view.norm == viz::MapNormalisation::DivideByMax));
+        viz::union_range(all, view.norm == viz::MapNormalisation::DivideByMax));
   }
-  return viz::map_range(map.values.data(), map.values.size(), state.view.norm);
+  return viz::map_range(map.values.data(), map.values.size(), view.norm);
 }
 
 // The figure's description of the query the shown map answers.
@@ -252,30 +251,30 @@ viz::MapQuery figure_query(const ShownMap& m) {
 
 // The figure's query of model k's shown map; a rollout's is the query it is of (the cls
 // token for the default query where the model has one), as the report states it.
-viz::MapQuery shown_figure_query(const GuiState& state, int k, const ShownMap& m) {
-  const ResultSlot* r = result_of(state, k, state.view.image);
-  if (state.view.kind != MapKind::Rollout || !r || !r->rollout) return figure_query(m);
+viz::MapQuery shown_figure_query(const Workspace& ws, const ViewState& view, int k,
+                                 const ShownMap& m) {
+  const ResultSlot* r = result_of(ws, k, view.image);
+  if (view.kind != MapKind::Rollout || !r || !r->rollout) return figure_query(m);
   ShownMap answered = m;
   answered.query = r->rollout->answered;
   return figure_query(answered);
 }
 
-FrameView compute_frame_view(const GuiState& state) {
+FrameView compute_frame_view(const Workspace& ws, const ViewState& view) {
   FrameView f;
-  for (int m = 0; m < int(state.models.size()); ++m) f.models.push_back(shown_map(state, m));
-  const int m = state.view.model;
-  const int i = state.view.image;
-  if (state.view.edit.difference && i >= 0 && i < int(state.images.size()) &&
-      !state.images[size_t(i)].edits.empty())
-    f.original = shown_original_map(state, m);
-  if (state.view.heads_grid && state.view.kind != MapKind::Rollout &&
-      !is_explanation(state.view.kind) && m >= 0 && m < int(f.models.size()) &&
-      f.models[size_t(m)].ok) {
-    const ResultSlot* r = result_of(state, m, state.view.image);
+  for (int m = 0; m < int(ws.models.size()); ++m) f.models.push_back(shown_map(ws, view, m));
+  const int m = view.model;
+  const int i = view.image;
+  if (view.edit.difference && i >= 0 && i < int(ws.images.size()) &&
+      !ws.images[size_t(i)].edits.empty())
+    f.original = shown_original_map(ws, view, m);
+  if (view.heads_grid && view.kind != MapKind::Rollout && !is_explanation(view.kind) && m >= 0 &&
+      m < int(f.models.size()) && f.models[size_t(m)].ok) {
+    const ResultSlot* r = result_of(ws, m, view.image);
     if (r && r->analysis) {
       const int layer = std::max(0, f.models[size_t(m)].layer);
       const int heads = r->analysis->layers[size_t(layer)].heads;
-      for (int h = 0; h < heads; ++h) f.heads.push_back(shown_map(state, m, h));
+      for (int h = 0; h < heads; ++h) f.heads.push_back(shown_map(ws, view, m, h));
     }
   }
   return f;

@@ -12,6 +12,7 @@ namespace attnlab::gui {
 
 // Reads the state, edits the view (query clicks, hover, zoom, pan) and draws through the
 // texture cache.
-void draw_maps_tab(const GuiState& state, ViewState& view, TextureCache& cache);
+void draw_maps_tab(const Workspace& ws, const FrameView& frame, ViewState& view,
+                   TextureCache& cache);
 
 }  // namespace attnlab::gui

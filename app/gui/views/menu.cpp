@@ -28,11 +28,13 @@ const char* dialog_title(FileKind kind) {
 
 }  // namespace
 
-void request_open_dialog(const GuiState& state, DialogsState& dialogs, FileKind kind, bool in_app) {
+void request_open_dialog(const Workspace& ws, const ViewState& view,
+                         const CheckpointPanelState& checkpoint, DialogsState& dialogs,
+                         FileKind kind, bool in_app) {
   // Start from the file currently shown: the next one is usually next to it.
-  const std::string current = kind == FileKind::Model ? state.checkpoint.path
-                              : state.images.empty()  ? std::string()
-                                                      : state.images[size_t(state.view.image)].path;
+  const std::string current = kind == FileKind::Model ? checkpoint.path
+                              : ws.images.empty()     ? std::string()
+                                                      : ws.images[size_t(view.image)].path;
   if (!in_app && dialogs.native.open(kind, fs::path(current).parent_path().string())) return;
   OpenDialogState& dlg = dialogs.open;
   dlg.open_requested = true;
@@ -40,11 +42,14 @@ void request_open_dialog(const GuiState& state, DialogsState& dialogs, FileKind 
   dlg.path_input = current;
 }
 
-void handle_shortcuts(const GuiState& state, DialogsState& dialogs, FrameRequests& requests) {
+void handle_shortcuts(const Workspace& ws, const ViewState& view,
+                      const CheckpointPanelState& checkpoint, DialogsState& dialogs,
+                      FrameRequests& requests) {
   const ImGuiIO& io = ImGui::GetIO();
   if (!io.KeyCtrl || io.WantTextInput) return;  // typing in a field is not a shortcut
   if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) {
-    request_open_dialog(state, dialogs, io.KeyShift ? FileKind::Model : FileKind::Image);
+    request_open_dialog(ws, view, checkpoint, dialogs,
+                        io.KeyShift ? FileKind::Model : FileKind::Image);
   } else if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) {
     requests.quit = true;
   } else if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) {
@@ -52,25 +57,27 @@ void handle_shortcuts(const GuiState& state, DialogsState& dialogs, FrameRequest
   }
 }
 
-void draw_main_menu(const GuiState& state, DialogsState& dialogs, FrameRequests& requests) {
+void draw_main_menu(const Workspace& ws, const ViewState& view, const RecentFiles& recent,
+                    const CheckpointPanelState& checkpoint, DialogsState& dialogs,
+                    FrameRequests& requests) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open image...", "Ctrl+O"))
-      request_open_dialog(state, dialogs, FileKind::Image);
+      request_open_dialog(ws, view, checkpoint, dialogs, FileKind::Image);
     if (ImGui::MenuItem("Open model (checkpoint or config)...", "Ctrl+Shift+O")) {
-      request_open_dialog(state, dialogs, FileKind::Model);
+      request_open_dialog(ws, view, checkpoint, dialogs, FileKind::Model);
     }
     // Any file by its path, routed by its extension (the in-app list).
     if (ImGui::MenuItem("Open by path..."))
-      request_open_dialog(state, dialogs, FileKind::Unknown, true);
+      request_open_dialog(ws, view, checkpoint, dialogs, FileKind::Unknown, true);
     if (ImGui::MenuItem("Open workspace..."))
-      request_open_dialog(state, dialogs, FileKind::Workspace);
-    if (ImGui::BeginMenu("Recent", !state.recent.images.empty() || !state.recent.models.empty())) {
-      for (const auto& p : state.recent.images)
+      request_open_dialog(ws, view, checkpoint, dialogs, FileKind::Workspace);
+    if (ImGui::BeginMenu("Recent", !recent.images.empty() || !recent.models.empty())) {
+      for (const auto& p : recent.images)
         if (ImGui::MenuItem(("image: " + p).c_str()))
           requests.open.push_back(OpenRequest{FileKind::Image, p});
-      if (!state.recent.images.empty() && !state.recent.models.empty()) ImGui::Separator();
-      for (const auto& p : state.recent.models)
+      if (!recent.images.empty() && !recent.models.empty()) ImGui::Separator();
+      for (const auto& p : recent.models)
         if (ImGui::MenuItem(("model: " + p).c_str()))
           requests.open.push_back(OpenRequest{FileKind::Model, p});
       ImGui::EndMenu();
@@ -148,7 +155,8 @@ void draw_open_dialog(DialogsState& dialogs, FrameRequests& requests) {
 
 namespace attnlab::gui {
 
-void draw_export_dialog(const GuiState& state, ExportDialogState& dlg, StatusBarState& status) {
+void draw_export_dialog(const Workspace& ws, const ViewState& view, const SeriesState& series,
+                        const CostState& cost, ExportDialogState& dlg, StatusBarState& status) {
   const char* title = "Export###export";
   if (dlg.open_requested) {
     ImGui::OpenPopup(title);
@@ -157,8 +165,7 @@ void draw_export_dialog(const GuiState& state, ExportDialogState& dlg, StatusBar
       dlg.path_input = "workspace.attnlab";
     else if (dlg.path_input.empty() ||
              (dlg.stats != (dlg.path_input.find('.') == std::string::npos)))
-      dlg.path_input =
-          dlg.stats ? "attnlab-export/stats" : "attnlab-export/" + state.view.tab + ".png";
+      dlg.path_input = dlg.stats ? "attnlab-export/stats" : "attnlab-export/" + view.tab + ".png";
   }
   ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing,
                           ImVec2(0.5f, 0.5f));
@@ -177,9 +184,9 @@ void draw_export_dialog(const GuiState& state, ExportDialogState& dlg, StatusBar
                          ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
   if (entered || ok) {
     std::string message;
-    const bool done = dlg.workspace ? save_workspace(state, dlg.path_input, &message)
-                      : dlg.stats   ? export_stats(state, dlg.path_input, &message)
-                                    : export_panel(state, dlg.path_input, &message);
+    const bool done = dlg.workspace ? save_workspace(ws, view, dlg.path_input, &message)
+                      : dlg.stats   ? export_stats(ws, view, dlg.path_input, &message)
+                                  : export_panel(ws, view, series, cost, dlg.path_input, &message);
     status.notice = message;
     status.notice_is_error = !done;
     dlg.stats = dlg.workspace = false;

@@ -132,10 +132,10 @@ void draw_failed(const ModelSlot& slot, FrameRequests& requests) {
 
 }  // namespace
 
-void draw_model_panel(const GuiState& state, ViewState& view, FrameRequests& requests) {
+void draw_model_panel(const Workspace& ws, ViewState& view, FrameRequests& requests) {
   const int m = view.model;
-  if (m < 0 || m >= int(state.models.size())) return;
-  const ModelSlot& slot = state.models[size_t(m)];
+  if (m < 0 || m >= int(ws.models.size())) return;
+  const ModelSlot& slot = ws.models[size_t(m)];
   if (slot.status == LoadStatus::Failed) draw_failed(slot, requests);
   if (slot.status != LoadStatus::Ready) return;
   ImGui::Separator();

@@ -11,6 +11,6 @@
 
 namespace attnlab::gui {
 
-void draw_model_panel(const GuiState& state, ViewState& view, FrameRequests& requests);
+void draw_model_panel(const Workspace& ws, ViewState& view, FrameRequests& requests);
 
 }  // namespace attnlab::gui

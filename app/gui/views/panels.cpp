@@ -85,9 +85,9 @@ void draw_checkpoint_panel(const CheckpointPanelState& panel) {
 }
 
 // Reads the state and the worker's progress; its Cancel is a request the frame loop acts on.
-void draw_status_bar(const GuiState& state, const ComputeWorker& worker, FrameRequests& requests,
-                     const ImVec2& pos, const ImVec2& size) {
-  const StatusBarState& status = state.status;
+void draw_status_bar(const Workspace& ws, const ViewState& view, const StatusBarState& status,
+                     const ComputeWorker& worker, FrameRequests& requests, const ImVec2& pos,
+                     const ImVec2& size) {
   ImGui::SetNextWindowPos(pos);
   ImGui::SetNextWindowSize(size);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8.0f, 3.0f));
@@ -114,7 +114,7 @@ void draw_status_bar(const GuiState& state, const ComputeWorker& worker, FrameRe
       ImGui::SameLine();
       if (ImGui::SmallButton("Cancel")) requests.cancel_jobs = true;
     }
-    if (image_has_failed_analysis(state)) {  // cancelled, or failed: run it again
+    if (image_has_failed_analysis(ws, view)) {  // cancelled, or failed: run it again
       ImGui::SameLine(0.0f, 24.0f);
       if (ImGui::SmallButton("Analyse again")) requests.reanalyse = true;
     }
@@ -133,22 +133,23 @@ void draw_status_bar(const GuiState& state, const ComputeWorker& worker, FrameRe
 void draw_tab(GuiState& state, const TabEntry& tab) {
   switch (tab.kind) {
     case TabKind::Maps:
-      draw_maps_tab(state, state.view, state.cache);
+      draw_maps_tab(state.workspace, state.frame, state.view, state.cache);
       break;
     case TabKind::Predictions:
-      draw_predictions_tab(state, state.view);
+      draw_predictions_tab(state.workspace, state.view);
       break;
     case TabKind::Checkpoint:
       draw_checkpoint_panel(state.checkpoint);
       break;
     case TabKind::Series:
-      draw_series_tab(state, state.cache, *tab.analysis);
+      draw_series_tab(state.workspace, state.series, state.cache, *tab.analysis);
       break;
     case TabKind::Figure:
-      draw_figure_tab(state, state.cache, tab);
+      draw_figure_tab(state.workspace, state.view, state.series, state.sweep, state.cost,
+                      state.cache, tab);
       break;
     case TabKind::Cost:
-      draw_cost_tab(state, state.cache, state.cost.shown, state.requests);
+      draw_cost_tab(state.workspace, state.cost, state.cache, state.cost.shown, state.requests);
       break;
   }
 }
@@ -166,7 +167,8 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
   ImGui::SetNextWindowPos(origin);
   ImGui::SetNextWindowSize(ImVec2(side_w, height));
   if (ImGui::Begin("Workspace", nullptr, kTileFlags)) {
-    draw_sidebar(state, state.view, state.requests);
+    draw_sidebar(state.workspace, state.series, state.sweep, state.device, state.view,
+                 state.requests);
     if (state.view.sidebar_scroll_end) {  // a script's `sidebar-end`: show its last sections
       ImGui::SetScrollHereY(1.0f);
       state.view.sidebar_scroll_end = false;
@@ -186,8 +188,8 @@ void draw_workspace(GuiState& state, ComputeWorker& worker) {
   }
   ImGui::End();
 
-  draw_status_bar(state, worker, state.requests, ImVec2(origin.x, origin.y + height),
-                  ImVec2(width, status_h));
+  draw_status_bar(state.workspace, state.view, state.status, worker, state.requests,
+                  ImVec2(origin.x, origin.y + height), ImVec2(width, status_h));
 }
 
 }  // namespace attnlab::gui

@@ -29,8 +29,8 @@ std::vector<std::string> declared_by(const std::string& analysis) {
 }
 
 // The token index of prefix token `name` in model m's first layer, or -1.
-int prefix_index(const GuiState& state, int m, const std::string& name) {
-  const ResultSlot* r = result_of(state, m, state.view.image);
+int prefix_index(const Workspace& ws, const ViewState& view, int m, const std::string& name) {
+  const ResultSlot* r = result_of(ws, m, view.image);
   if (!r || !r->analysis || r->analysis->layers.empty()) return -1;
   const auto& prefix = r->analysis->layers.front().prefix;
   for (size_t i = 0; i < prefix.size(); ++i)
@@ -41,10 +41,10 @@ int prefix_index(const GuiState& state, int m, const std::string& name) {
 // --query-token / --query as model `ref` (the first model the figure shows) asks it; the
 // report puts a cell on each model's own first-layer grid (the GUI maps it by area, the
 // same cell where the grids agree). Nothing for the default query (the grid's centre).
-std::string query_options(const GuiState& state, int ref) {
-  const MapQuery q = wanted_query(state, ref);  // the cls token for the CLS map kind
+std::string query_options(const Workspace& ws, const ViewState& view, int ref) {
+  const MapQuery q = wanted_query(ws, view, ref);  // the cls token for the CLS map kind
   if (!q.prefix.empty()) {
-    const int token = prefix_index(state, ref, q.prefix);
+    const int token = prefix_index(ws, view, ref, q.prefix);
     return token >= 0 ? " --query-token " + std::to_string(token) : "";
   }
   if (q.row < 0) return "";
@@ -52,8 +52,8 @@ std::string query_options(const GuiState& state, int ref) {
 }
 
 // The Maps tab's analyses, figure kind and view options.
-std::string maps_options(const GuiState& state, int ref) {
-  const ViewState& v = state.view;
+std::string maps_options(const Workspace& ws, const ViewState& view, int ref) {
+  const ViewState& v = view;
   if (is_explanation(v.kind)) {
     const bool cam = v.kind == MapKind::GradCam;
     std::string out =
@@ -65,34 +65,34 @@ std::string maps_options(const GuiState& state, int ref) {
     return out;
   }
   if (v.kind == MapKind::Similarity)  // the similarity analysis's figure of the query
-    return " --analyses similarity --figures similarity" + query_options(state, ref) +
+    return " --analyses similarity --figures similarity" + query_options(ws, view, ref) +
            v.options.command_line(declared_by("similarity"));
-  const session::MapView view = map_view(state);
+  const session::MapView shown = map_view(ws, v);
   std::string out = v.kind == MapKind::Rollout ? " --analyses maps,rollout" : " --analyses maps";
-  out += query_options(state, ref);
+  out += query_options(ws, v, ref);
   if (v.kind == MapKind::Rollout)  // the rollout's switches that differ from the defaults
     out += v.options.command_line(declared_by("rollout"));
   if (!v.compare && v.heads_grid && v.kind != MapKind::Rollout)  // the heads grid
     return out + " --figures head_maps --layer " +
-           (view.layer < 0 ? "last" : std::to_string(view.layer));
+           (shown.layer < 0 ? "last" : std::to_string(shown.layer));
   if (!v.compare) {
     out += " --figures map";  // the single view: the current model's map
   } else {
     out += " --figures compare";
     if (v.shared_scale) out += " --compare-scale shared";
   }
-  const ComparePanels panels = compare_panels(state);
+  const ComparePanels panels = compare_panels(ws, v);
   if (v.compare && panels.difference)  // positions among the models listed (those with maps)
     out += " --compare-difference " + std::to_string(panels.difference->first) + "," +
            std::to_string(panels.difference->second);
   out += " --map ";
-  if (view.rollout) return out + "rollout";
+  if (shown.rollout) return out + "rollout";
   out += "query --layer " +
-         (view.layer < 0 ? std::string("last")
-                         : std::to_string(view.layer) + "/" + std::to_string(view.layer_of));
-  return out + (view.head >= 0
-                    ? " --head " + std::to_string(view.head)
-                    : std::string(" --head-fusion ") + session::fusion_name(view.fusion));
+         (shown.layer < 0 ? std::string("last")
+                          : std::to_string(shown.layer) + "/" + std::to_string(shown.layer_of));
+  return out + (shown.head >= 0
+                    ? " --head " + std::to_string(shown.head)
+                    : std::string(" --head-fusion ") + session::fusion_name(shown.fusion));
 }
 
 }  // namespace
@@ -107,8 +107,8 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
-std::string report_command(const GuiState& state) {
-  const ViewState& v = state.view;
+std::string report_command(const Workspace& ws, const ViewState& view, const CostState& cost) {
+  const ViewState& v = view;
   const std::string tab = v.tab == "predictions" ? "maps" : v.tab;  // as export_panel
   const std::optional<TabEntry> entry = find_tab(tab);
   // The models the figure shows: in the compare view those with a map (in workspace
@@ -118,36 +118,36 @@ std::string report_command(const GuiState& state) {
                      : tab == "cost" ? true  // every open model is counted
                                      : entry && entry->analysis && entry->analysis->tab &&
                                            entry->analysis->tab->all_models;
-  for (int m = 0; m < int(state.models.size()); ++m) {
-    if (state.models[size_t(m)].status != LoadStatus::Ready || (!every && m != v.model)) continue;
-    if (tab == "maps" && v.compare && !shown_map(state, m).ok) continue;
+  for (int m = 0; m < int(ws.models.size()); ++m) {
+    if (ws.models[size_t(m)].status != LoadStatus::Ready || (!every && m != v.model)) continue;
+    if (tab == "maps" && v.compare && !shown_map(ws, view, m).ok) continue;
     shown.push_back(m);
   }
   std::string cmd = "attnlab report --models";
-  for (const int m : shown) cmd += " " + shell_quote(state.models[size_t(m)].arg);
+  for (const int m : shown) cmd += " " + shell_quote(ws.models[size_t(m)].arg);
   // The report takes one names file for every model: given when the models shown share one.
   std::string names =
-      shown.empty() ? "" : state.models[size_t(shown.front())].options.class_names_path;
+      shown.empty() ? "" : ws.models[size_t(shown.front())].options.class_names_path;
   for (const int m : shown)
-    if (state.models[size_t(m)].options.class_names_path != names) names.clear();
+    if (ws.models[size_t(m)].options.class_names_path != names) names.clear();
   if (!names.empty()) cmd += " --class-names " + shell_quote(names);
   // Likewise one input size for every model: given when the models shown share one.
   std::vector<int64_t> size =
-      shown.empty() ? std::vector<int64_t>{} : state.models[size_t(shown.front())].options.img_size;
+      shown.empty() ? std::vector<int64_t>{} : ws.models[size_t(shown.front())].options.img_size;
   for (const int m : shown)
-    if (state.models[size_t(m)].options.img_size != size) size.clear();
+    if (ws.models[size_t(m)].options.img_size != size) size.clear();
   if (size.size() == 2)
     cmd += " --img-size " + std::to_string(size[0]) + "," + std::to_string(size[1]);
   cmd += " --images";
-  if (!state.images.empty()) cmd += " " + shell_quote(state.images[size_t(v.image)].path);
+  if (!ws.images.empty()) cmd += " " + shell_quote(ws.images[size_t(v.image)].path);
   // The image's what-if edits (edit_view.h): the report draws the edited picture's maps.
-  if (const std::string edits = current_edits_text(state); !edits.empty())
+  if (const std::string edits = current_edits_text(ws, view); !edits.empty())
     cmd += " --edit " + shell_quote(edits);
   if (tab == "maps") {
-    cmd += maps_options(state, shown.empty() ? v.model : shown.front());
+    cmd += maps_options(ws, view, shown.empty() ? v.model : shown.front());
   } else if (tab == "cost") {  // the complexity sweep, or the bench of the mechanisms
-    cmd += state.cost.shown == CostState::Shown::Macs ? " --figures complexity"
-                                                      : " --figures attention_bench --bench";
+    cmd += cost.shown == CostState::Shown::Macs ? " --figures complexity"
+                                                : " --figures attention_bench --bench";
   } else if (entry && entry->analysis) {  // an analysis tab: its analysis and figures
     std::vector<std::string> kinds;
     for (const auto& k : entry->analysis->figure_kinds) kinds.push_back(k.id);
@@ -155,7 +155,7 @@ std::string report_command(const GuiState& state) {
     cmd += v.options.command_line(declared_by(entry->analysis->name));  // its settings
     if (entry->kind == TabKind::Series) {
       cmd += " --series";
-      for (const auto& f : series_files_of(state, v.model)) cmd += " " + shell_quote(f);
+      for (const auto& f : series_files_of(ws, v.model)) cmd += " " + shell_quote(f);
     }
   }
   cmd += std::string(" --colormap ") + viz::colormap_name(v.style.cmap) + " --alpha " +

@@ -13,7 +13,7 @@
 namespace attnlab::gui {
 
 // The command line; paths are quoted for a POSIX shell where they need it.
-std::string report_command(const GuiState& state);
+std::string report_command(const Workspace& ws, const ViewState& view, const CostState& cost);
 
 // `text` as one word of a POSIX shell: as is when it is plain, else in single quotes.
 std::string shell_quote(const std::string& text);

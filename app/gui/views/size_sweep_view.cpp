@@ -11,32 +11,32 @@
 
 namespace attnlab::gui {
 
-void start_size_sweep(GuiState& state, ComputeWorker& worker) {
-  const int m = state.view.model, i = state.view.image;
-  if (m < 0 || m >= int(state.models.size()) || i < 0 || i >= int(state.images.size())) return;
-  SizeSweepState& s = state.sweep;
+void start_size_sweep(Workspace& ws, const ViewState& view, SizeSweepState& s,
+                      ComputeWorker& worker) {
+  const int m = view.model, i = view.image;
+  if (m < 0 || m >= int(ws.models.size()) || i < 0 || i >= int(ws.images.size())) return;
   if (s.running) return;
   std::vector<int64_t> sizes;
   try {
-    sizes = parse_sweep_sizes(state.view.sweep_sizes.data());
+    sizes = parse_sweep_sizes(view.sweep_sizes.data());
   } catch (const std::exception& e) {
     s.error = e.what();
     return;
   }
-  const ModelSlot& slot = state.models[size_t(m)];
+  const ModelSlot& slot = ws.models[size_t(m)];
   s.model = m;
   s.image = i;
   s.loads = slot.loads;
-  s.run = state.next_slot_id++;
+  s.run = ws.next_slot_id++;
   const uint64_t run = s.run;
   s.sizes = sizes;
   s.analyses.assign(sizes.size(), nullptr);
   s.error.clear();
   s.running = true;
-  const std::string arg = slot.arg, image = state.images[size_t(i)].path;
+  const std::string arg = slot.arg, image = ws.images[size_t(i)].path;
   const ModelOptions base = slot.options;
-  const session::OptionValues analysis_options = state.view.options;
-  const std::vector<image::EditOp> edits = state.images[size_t(i)].edits;  // as the views see it
+  const session::OptionValues analysis_options = view.options;
+  const std::vector<image::EditOp> edits = ws.images[size_t(i)].edits;  // as the views see it
   worker.submit("size sweep of " + slot.info.name, [=](JobContext& ctx) {
     for (size_t k = 0; k < sizes.size(); ++k) {
       if (ctx.cancelled()) break;
@@ -46,41 +46,46 @@ void start_size_sweep(GuiState& state, ComputeWorker& worker) {
         options.img_size = {sizes[k], sizes[k]};
         auto model = load_model(arg, nullptr, options);
         auto a = analyse_image(*model, image, analysis_options, edits);
-        ctx.post([run, k, a](GuiState& g) {
-          if (g.sweep.run == run && k < g.sweep.analyses.size()) g.sweep.analyses[k] = a;
-        });
+        ctx.post(SweepSizeDone{run, k, a});
       } catch (const std::exception& e) {
-        const std::string what = std::to_string(sizes[k]) + " px: " + e.what();
-        ctx.post([run, what](GuiState& g) {
-          if (g.sweep.run == run) g.sweep.error = what;
-        });
+        ctx.post(SweepSizeFailed{run, std::to_string(sizes[k]) + " px: " + e.what()});
       }
     }
-    ctx.post([run](GuiState& g) {
-      if (g.sweep.run == run) g.sweep.running = false;
-    });
+    ctx.post(SweepDone{run});
   });
 }
 
-void draw_size_sweep_controls(const GuiState& state, ViewState& view, FrameRequests& requests) {
-  const SizeSweepState& s = state.sweep;
+void apply_result(SizeSweepState& sweep, const SweepSizeDone& done) {
+  if (sweep.run == done.run && done.k < sweep.analyses.size())
+    sweep.analyses[done.k] = done.analysis;
+}
+
+void apply_result(SizeSweepState& sweep, const SweepSizeFailed& failed) {
+  if (sweep.run == failed.run) sweep.error = failed.error;
+}
+
+void apply_result(SizeSweepState& sweep, const SweepDone& done) {
+  if (sweep.run == done.run) sweep.running = false;
+}
+
+void draw_size_sweep_controls(const Workspace& ws, const SizeSweepState& s, ViewState& view,
+                              FrameRequests& requests) {
   const int m = view.model;
-  const int loads = m >= 0 && m < int(state.models.size()) ? state.models[size_t(m)].loads : -1;
+  const int loads = m >= 0 && m < int(ws.models.size()) ? ws.models[size_t(m)].loads : -1;
   if (view.sweep_sizes_model != m || view.sweep_sizes_loads != loads) {  // its own default
     view.sweep_sizes_model = m;
     view.sweep_sizes_loads = loads;
     view.sweep_sizes.fill('\0');
-    const std::string d =
-        m >= 0 && m < int(state.models.size())
-            ? default_sweep_sizes(state.models[size_t(m)].info.input_size)
-            : std::string();
+    const std::string d = m >= 0 && m < int(ws.models.size())
+                              ? default_sweep_sizes(ws.models[size_t(m)].info.input_size)
+                              : std::string();
     std::strncpy(view.sweep_sizes.data(), d.c_str(), view.sweep_sizes.size() - 1);
   }
   ImGui::TextDisabled("INPUT SIZE SWEEP");
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
   ImGui::InputText("##sweep_sizes", view.sweep_sizes.data(), view.sweep_sizes.size());
   ImGui::SameLine();
-  ImGui::BeginDisabled(s.running || state.images.empty());
+  ImGui::BeginDisabled(s.running || ws.images.empty());
   if (ImGui::Button("Sweep sizes")) requests.sweep_sizes = true;
   ImGui::EndDisabled();
   if (s.model == m && !s.sizes.empty()) {
@@ -91,32 +96,31 @@ void draw_size_sweep_controls(const GuiState& state, ViewState& view, FrameReque
   if (s.model == m && !s.error.empty()) ImGui::TextWrapped("sweep: %s", s.error.c_str());
 }
 
-bool has_size_sweep(const GuiState& state) {
-  const SizeSweepState& s = state.sweep;
-  if (s.model != state.view.model || s.image != state.view.image) return false;
-  if (s.model < 0 || s.model >= int(state.models.size()) ||
-      state.models[size_t(s.model)].loads != s.loads)
+bool has_size_sweep(const Workspace& ws, const ViewState& view, const SizeSweepState& s) {
+  if (s.model != view.model || s.image != view.image) return false;
+  if (s.model < 0 || s.model >= int(ws.models.size()) ||
+      ws.models[size_t(s.model)].loads != s.loads)
     return false;  // the model was loaded again since (other options)
   for (const auto& a : s.analyses)
     if (a) return true;
   return false;
 }
 
-session::SeriesResults size_sweep_results(const GuiState& state,
+session::SeriesResults size_sweep_results(const Workspace& ws, const SizeSweepState& s,
                                           const session::AnalysisInfo& analysis) {
-  const SizeSweepState& s = state.sweep;
   session::SizeSweepTables tables;  // the same tables as analyze-sizes writes, from this image
   for (size_t k = 0; k < s.analyses.size(); ++k)
     if (s.analyses[k]) tables.add(int64_t(k), s.sizes[k], s.analyses[k]->tables, analysis.tables);
-  return tables.results(s.model >= 0 && s.model < int(state.models.size())
-                            ? state.models[size_t(s.model)].info.name
+  return tables.results(s.model >= 0 && s.model < int(ws.models.size())
+                            ? ws.models[size_t(s.model)].info.name
                             : std::string("model"));
 }
 
-void draw_size_sweep_figure(const GuiState& state, TextureCache& cache,
-                            const session::AnalysisInfo& analysis, int w, int h) {
-  if (!analysis.over_sizes || !analysis.series_figure || !has_size_sweep(state)) return;
-  session::SeriesResults sweep = size_sweep_results(state, analysis);
+void draw_size_sweep_figure(const Workspace& ws, const ViewState& view, const SizeSweepState& s,
+                            TextureCache& cache, const session::AnalysisInfo& analysis, int w,
+                            int h) {
+  if (!analysis.over_sizes || !analysis.series_figure || !has_size_sweep(ws, view, s)) return;
+  session::SeriesResults sweep = size_sweep_results(ws, s, analysis);
   size_t rows = 0;
   for (const auto& t : sweep.tables) rows += t.rows.size();
   if (rows == 0) return;

@@ -16,15 +16,15 @@ int after_close(int index, int closed) {
 }
 
 // Results keyed by (model, image): those of the closed entry dropped, the others moved.
-void rekey_results(GuiState& state, int closed, bool model) {
+void rekey_results(Workspace& ws, int closed, bool model) {
   std::map<std::pair<int, int>, ResultSlot> moved;
-  for (auto& [key, slot] : state.results) {
+  for (auto& [key, slot] : ws.results) {
     const int k = after_close(model ? key.first : key.second, closed);
     if (k < 0) continue;
     moved.emplace(model ? std::make_pair(k, key.second) : std::make_pair(key.first, k),
                   std::move(slot));
   }
-  state.results = std::move(moved);
+  ws.results = std::move(moved);
 }
 
 // The view's index after the close: the same entry, or for the closed one its neighbour.
@@ -46,40 +46,43 @@ void follow_close(State& state, int State::*field, int closed) {
 
 }  // namespace
 
-void close_model(GuiState& state, int index) {
-  if (index < 0 || index >= int(state.models.size())) return;
-  state.status.notice = "closed model " + state.models[size_t(index)].info.name;
-  state.status.notice_is_error = false;
-  state.models.erase(state.models.begin() + index);
-  rekey_results(state, index, /*model=*/true);
-  const int remaining = int(state.models.size());
-  ViewState& v = state.view;
+void close_model(Workspace& ws, ViewState& v, SeriesState& series, SizeSweepState& sweep,
+                 StatusBarState& status, int index) {
+  if (index < 0 || index >= int(ws.models.size())) return;
+  status.notice = "closed model " + ws.models[size_t(index)].info.name;
+  status.notice_is_error = false;
+  ws.models.erase(ws.models.begin() + index);
+  rekey_results(ws, index, /*model=*/true);
+  const int remaining = int(ws.models.size());
   v.model = shown_after_close(v.model, index, remaining);
   v.difference_a = shown_after_close(v.difference_a, index, remaining);
   v.difference_b = shown_after_close(v.difference_b, index, remaining);
   v.model_edit.model = -1;  // the sidebar's fields are filled again from the model shown
   v.sweep_sizes_model = -1;
   // The series and the sweep belong to one model and one image: gone with either.
-  follow_close(state.series, &SeriesState::model, index);
-  follow_close(state.sweep, &SizeSweepState::model, index);
+  follow_close(series, &SeriesState::model, index);
+  follow_close(sweep, &SizeSweepState::model, index);
 }
 
-void close_image(GuiState& state, int index) {
-  if (index < 0 || index >= int(state.images.size())) return;
-  state.status.notice = "closed image " + state.images[size_t(index)].path;
-  state.status.notice_is_error = false;
-  state.images.erase(state.images.begin() + index);  // its thumbnail texture with it
-  rekey_results(state, index, /*model=*/false);
-  state.view.image = shown_after_close(state.view.image, index, int(state.images.size()));
-  follow_close(state.series, &SeriesState::image, index);
-  follow_close(state.sweep, &SizeSweepState::image, index);
+void close_image(Workspace& ws, ViewState& view, SeriesState& series, SizeSweepState& sweep,
+                 StatusBarState& status, int index) {
+  if (index < 0 || index >= int(ws.images.size())) return;
+  status.notice = "closed image " + ws.images[size_t(index)].path;
+  status.notice_is_error = false;
+  ws.images.erase(ws.images.begin() + index);  // its thumbnail texture with it
+  rekey_results(ws, index, /*model=*/false);
+  view.image = shown_after_close(view.image, index, int(ws.images.size()));
+  follow_close(series, &SeriesState::image, index);
+  follow_close(sweep, &SizeSweepState::image, index);
 }
 
-void apply_close_requests(GuiState& state) {
-  for (const uint64_t id : state.requests.close_models) close_model(state, find_model(state, id));
-  for (const uint64_t id : state.requests.close_images) close_image(state, find_image(state, id));
-  state.requests.close_models.clear();
-  state.requests.close_images.clear();
+void apply_close_requests(GuiState& s) {
+  for (const uint64_t id : s.requests.close_models)
+    close_model(s.workspace, s.view, s.series, s.sweep, s.status, find_model(s.workspace, id));
+  for (const uint64_t id : s.requests.close_images)
+    close_image(s.workspace, s.view, s.series, s.sweep, s.status, find_image(s.workspace, id));
+  s.requests.close_models.clear();
+  s.requests.close_images.clear();
 }
 
 }  // namespace attnlab::gui

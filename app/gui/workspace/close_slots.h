@@ -11,8 +11,12 @@
 
 namespace attnlab::gui {
 
-void close_model(GuiState& state, int index);
-void close_image(GuiState& state, int index);
+// What follows the close: the results (dropped or moved), the view's indices, the series and
+// the size sweep (reset with their model or image), and the status bar's notice.
+void close_model(Workspace& ws, ViewState& view, SeriesState& series, SizeSweepState& sweep,
+                 StatusBarState& status, int index);
+void close_image(Workspace& ws, ViewState& view, SeriesState& series, SizeSweepState& sweep,
+                 StatusBarState& status, int index);
 // The requests of this frame (FrameRequests::close_models / close_images), by id.
 void apply_close_requests(GuiState& state);
 

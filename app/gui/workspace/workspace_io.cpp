@@ -9,13 +9,14 @@
 
 namespace attnlab::gui {
 
-bool save_workspace(const GuiState& state, const std::string& path, std::string* message) {
+bool save_workspace(const Workspace& open, const ViewState& view, const std::string& path,
+                    std::string* message) {
   WorkspaceFile ws;
-  for (const ModelSlot& m : state.models)
+  for (const ModelSlot& m : open.models)
     ws.models.push_back({m.arg, m.options.preset, m.options.img_size, m.options.class_names_path});
-  for (const ImageSlot& im : state.images) ws.images.push_back({im.path, im.edits});
-  ws.model = state.view.model;
-  ws.image = state.view.image;
+  for (const ImageSlot& im : open.images) ws.images.push_back({im.path, im.edits});
+  ws.model = view.model;
+  ws.image = view.image;
   try {
     write_workspace(path, ws);
   } catch (const std::exception& e) {
@@ -27,8 +28,8 @@ bool save_workspace(const GuiState& state, const std::string& path, std::string*
   return true;
 }
 
-bool open_workspace(GuiState& state, LoadWorker& loader, ComputeWorker& compute,
-                    const std::string& path, std::string* message) {
+bool open_workspace(Workspace& open, ViewState& view, const DeviceState& device, LoadWorker& loader,
+                    ComputeWorker& compute, const std::string& path, std::string* message) {
   WorkspaceFile ws;
   try {
     ws = read_workspace(path);
@@ -42,12 +43,12 @@ bool open_workspace(GuiState& state, LoadWorker& loader, ComputeWorker& compute,
     options.preset = m.preset;
     options.img_size = m.img_size;
     options.class_names_path = m.class_names_path;
-    add_model(state, compute, m.arg, &options);
-    models.push_back(int(state.models.size()) - 1);
+    add_model(open, device, compute, m.arg, &options);
+    models.push_back(int(open.models.size()) - 1);
   }
   for (const WorkspaceImage& im : ws.images) {
-    const int index = add_image(state, loader, im.path);  // one already open is reused
-    ImageSlot& slot = state.images[size_t(index)];
+    const int index = add_image(open, loader, im.path);  // one already open is reused
+    ImageSlot& slot = open.images[size_t(index)];
     if (slot.edits != im.edits) {
       slot.edits = im.edits;
       // Each saved edit is a stroke of its own: Undo steps back through them one by one.
@@ -57,8 +58,8 @@ bool open_workspace(GuiState& state, LoadWorker& loader, ComputeWorker& compute,
     }
     images.push_back(index);
   }
-  if (ws.model >= 0 && ws.model < int(models.size())) state.view.model = models[size_t(ws.model)];
-  if (ws.image >= 0 && ws.image < int(images.size())) state.view.image = images[size_t(ws.image)];
+  if (ws.model >= 0 && ws.model < int(models.size())) view.model = models[size_t(ws.model)];
+  if (ws.image >= 0 && ws.image < int(images.size())) view.image = images[size_t(ws.image)];
   *message = "opened the workspace " + path + " (" + std::to_string(models.size()) + " models, " +
              std::to_string(images.size()) + " images)";
   return true;

@@ -13,10 +13,13 @@
 namespace attnlab::gui {
 
 // Writes the workspace; false with the reason in `message` when it cannot.
-bool save_workspace(const GuiState& state, const std::string& path, std::string* message);
+bool save_workspace(const Workspace& open, const ViewState& view, const std::string& path,
+                    std::string* message);
 // Opens the file's models and images; false with the reason when it cannot be read (then
 // nothing is opened).
-bool open_workspace(GuiState& state, LoadWorker& loader, ComputeWorker& compute,
-                    const std::string& path, std::string* message);
+// The models load where and as the pickers say (`device`); the file's shown model and
+// image become the view's.
+bool open_workspace(Workspace& open, ViewState& view, const DeviceState& device, LoadWorker& loader,
+                    ComputeWorker& compute, const std::string& path, std::string* message);
 
 }  // namespace attnlab::gui

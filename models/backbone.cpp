@@ -3,6 +3,7 @@
 // softmax, "hifi.*"/"lofi.*" for HiLo).
 #include "models/backbone.h"
 #include "core/runtime/bf16_products.h"
+#include "core/runtime/precision.h"
 #include "models/memory_estimate.h"
 
 #include <ATen/ATen.h>
@@ -114,6 +115,11 @@ void cast_floating(torch::nn::Module& module, c10::ScalarType dtype) {
 void Backbone::set_precision(c10::ScalarType dtype) {
   // Every bf16 forward accumulates its matrix products in fp32, on every CPU.
   if (dtype == c10::kBFloat16) runtime::install_fp32_accumulating_bf16_products();
+  // A precision this LibTorch cannot run where the model is, refused with the reason before
+  // the weights change (else the first forward throws the kernel's own error, or oneDNN's).
+  const auto params = parameters();
+  runtime::require_precision(dtype,
+                             params.empty() ? c10::Device(c10::kCPU) : params.front().device());
   cast_floating(*this, dtype);
 }
 

@@ -98,7 +98,9 @@ class Backbone : public torch::nn::Module {
   // model without one, whose input run() then leaves as it is.
   c10::ScalarType dtype() const;
   // Casts every floating-point parameter and buffer to `dtype` (integer buffers, such as
-  // relative-position indices, stay as they are, unlike Module::to(dtype)).
+  // relative-position indices, stay as they are, unlike Module::to(dtype)). A precision
+  // this LibTorch cannot run on the model's device is refused first, with
+  // std::invalid_argument(runtime::precision_refusal(...)), and the model stays as it was.
   void set_precision(c10::ScalarType dtype);
   virtual std::string arch() const = 0;
   // Class scores unless the model is a backbone with no classifier (ForwardResult::logits

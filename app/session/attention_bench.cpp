@@ -15,6 +15,7 @@
 
 #include "core/attention/fused_attention.h"
 #include "core/attention/registry.h"
+#include "core/runtime/bf16_products.h"
 #include "core/runtime/cuda_memory.h"
 #include "core/runtime/mac_counter.h"
 #include "core/runtime/memory_probe.h"
@@ -140,6 +141,12 @@ std::vector<std::string> bench_rows(const AttentionBenchSettings& settings) {
 std::vector<AttentionBenchPoint> bench_attention(const AttentionBenchSettings& settings,
                                                  const BenchProgress& progress,
                                                  const std::function<bool()>& cancelled) {
+  // bf16 products accumulate in fp32, as a bf16 model's do (select_target installs the
+  // kernels for the CLI; the GUI's and the module's benches come here directly). A
+  // precision this LibTorch cannot run here is refused with the reason before any layer
+  // is built (else each row would fail with the kernel's, or oneDNN's, own error).
+  if (settings.dtype == c10::kBFloat16) runtime::install_fp32_accumulating_bf16_products();
+  runtime::require_precision(settings.dtype, settings.device);
   const std::vector<std::string> rows = bench_rows(settings);
   const int64_t total = int64_t(rows.size() * settings.sides.size());
   std::vector<AttentionBenchPoint> points;

@@ -63,7 +63,9 @@ using BenchProgress = std::function<void(int64_t, int64_t, const std::string&)>;
 // then `repeats` timed ones (batch 1, eval, no autograd, at settings.dtype); peak memory is
 // the allocator's peak above what was live before each forward. A mechanism option "num_patches"
 // (FLatten's fixed token count) is set to the grid's. Throws AttentionError for an unknown
-// mechanism. Stops between points, with the points measured so far, once `cancelled` says so.
+// mechanism, and std::invalid_argument (runtime::precision_refusal) for a precision this
+// LibTorch cannot run on the device. Stops between points, with the points measured so
+// far, once `cancelled` says so.
 std::vector<AttentionBenchPoint> bench_attention(const AttentionBenchSettings& settings,
                                                  const BenchProgress& progress = {},
                                                  const std::function<bool()>& cancelled = {});

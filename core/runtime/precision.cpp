@@ -84,10 +84,22 @@ std::string probe(c10::ScalarType dtype, const c10::Device& device) {
   return "";
 }
 
+// ATTNLAB_REFUSE_PRECISION's list ("bf16", "bf16,fp16"): the precisions a test run treats
+// as refused, to exercise what follows a refusal on a CPU where they run.
+bool refused_by_environment(c10::ScalarType dtype) {
+  const char* env = std::getenv("ATTNLAB_REFUSE_PRECISION");
+  if (!env || !*env) return false;
+  const std::string list = std::string(",") + env + ",";
+  return list.find("," + dtype_name(dtype) + ",") != std::string::npos;
+}
+
 }  // namespace
 
 std::string precision_unsupported(c10::ScalarType dtype, const c10::Device& device) {
   if (dtype == c10::kFloat) return "";
+  if (refused_by_environment(dtype))
+    return dtype_name(dtype) + " refused on " + device.str() +
+           " by ATTNLAB_REFUSE_PRECISION (a test's stand-in for a CPU that cannot run it)";
   static std::mutex mutex;
   static std::map<std::pair<int, std::string>, std::string> known;
   std::lock_guard<std::mutex> lock(mutex);
@@ -106,13 +118,20 @@ ComputeTarget select_target(const std::string& device, const std::string& dtype)
   // bf16 on a CPU whose LibTorch adds matrix products in bf16: fp32 accumulation instead,
   // before the probe below and any model runs (bf16_products.h says why).
   if (t.dtype == c10::kBFloat16) install_fp32_accumulating_bf16_products();
-  const std::string why = precision_unsupported(t.dtype, t.device);
-  if (!why.empty())
-    throw std::invalid_argument("--dtype " + dtype_name(t.dtype) +
-                                " is not supported here: " + why + "; use --dtype fp32" +
-                                (t.dtype == c10::kHalf ? " or bf16" : "") +
-                                (t.device.is_cpu() ? ", or a CUDA device" : ""));
+  require_precision(t.dtype, t.device);
   return t;
+}
+
+std::string precision_refusal(c10::ScalarType dtype, const c10::Device& device) {
+  const std::string why = precision_unsupported(dtype, device);
+  if (why.empty()) return "";
+  return "--dtype " + dtype_name(dtype) + " is not supported here: " + why + "; use --dtype fp32" +
+         (dtype == c10::kHalf ? " or bf16" : "") + (device.is_cpu() ? ", or a CUDA device" : "");
+}
+
+void require_precision(c10::ScalarType dtype, const c10::Device& device) {
+  const std::string refusal = precision_refusal(dtype, device);
+  if (!refusal.empty()) throw std::invalid_argument(refusal);
 }
 
 at::Tensor full_precision(const at::Tensor& t) {

@@ -28,9 +28,19 @@ std::string default_dtype_spec();
 // Whether this LibTorch runs a transformer's forward ops at `dtype` on `device`: runs each
 // (linear, matmul, softmax, layer norm, GELU, conv2d, depthwise conv2d, batch norm, average
 // pooling) once on a tiny tensor there. "" when all run, else why not, naming the first op that
-// failed (e.g. LibTorch 1.13 has no fp16 matrix product on the CPU). Probed once per (device,
-// dtype).
+// failed (e.g. LibTorch 1.13 has no fp16 matrix product on the CPU; on an AVX-512 CPU with
+// ONEDNN_MAX_CPU_ISA=AVX2, ATen hands bf16 GELU to oneDNN, which then cannot build it).
+// Probed once per (device, dtype). ATTNLAB_REFUSE_PRECISION=bf16[,fp16] makes it refuse
+// those precisions whatever the CPU can do, saying so: how the tests exercise every path
+// that follows a refusal on a machine where bf16 runs.
 std::string precision_unsupported(c10::ScalarType dtype, const c10::Device& device);
+// What the user is told when it refuses: "--dtype bf16 is not supported here: <why>; use
+// --dtype fp32, or a CUDA device" ("" when `dtype` runs there). The one message every path
+// gives: the CLI and the GUI (select_target), a model cast to it (Backbone::set_precision),
+// the attention bench, and the tests, which skip with it.
+std::string precision_refusal(c10::ScalarType dtype, const c10::Device& device);
+// Throws std::invalid_argument(precision_refusal(...)) when `dtype` cannot run there.
+void require_precision(c10::ScalarType dtype, const c10::Device& device);
 
 // Where and at what precision a command's models run.
 struct ComputeTarget {

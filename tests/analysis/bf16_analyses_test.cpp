@@ -29,6 +29,7 @@
 #include "core/runtime/precision.h"
 #include "models/model_config.h"
 #include "tests/support/bf16_bounds.h"
+#include "tests/support/precision_skip.h"
 
 namespace attnlab::testing {
 namespace {
@@ -173,6 +174,7 @@ Rule rule_for(const std::string& table, const std::string& column, int blocks) {
 class Bf16AgainstFp32 : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Bf16AgainstFp32, EveryTableWithinItsTolerance) {
+  ATTNLAB_SKIP_UNLESS_CPU_RUNS(at::kBFloat16);
   const std::string name = GetParam();
   const session::ModelChoice choice = session::choose_model(session::model_entry_request(
       std::string(ATTNLAB_SOURCE_DIR) + "/models/zoo/" + name + ".safetensors"));

@@ -13,6 +13,7 @@
 #include "core/analysis/faithfulness.h"
 #include "models/faithfulness_run.h"
 #include "models/model_registry.h"
+#include "tests/support/precision_skip.h"
 
 namespace fa = attnlab::analysis;
 namespace models = attnlab::models;
@@ -173,6 +174,7 @@ TEST(Faithfulness, BaselinesKeepTheImagesShape) {
 // refused, so the randomisation check was missing at bf16 (found by the GPU check's
 // self-test, bench/gpu_check/session.cpp).
 TEST(Faithfulness, RandomisedCopiesKeepTheModelsPrecision) {
+  ATTNLAB_SKIP_UNLESS_CPU_RUNS(at::kBFloat16);
   const models::Json ravlt = {{"arch", "ravlt"},        {"embed_dims", {16, 16, 32, 32}},
                               {"depths", {1, 1, 1, 1}}, {"num_heads", {1, 1, 2, 2}},
                               {"projection", 32},       {"num_classes", 4}};

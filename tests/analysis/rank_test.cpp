@@ -193,7 +193,9 @@ TEST(RankStatistics, TheCheckBeforeTheEigensolverOnlyCatchesRefusedMatrices) {
     const at::Tensor lambda = at::linalg_eigvalsh(gram).flip(0).clamp_min(0.0).contiguous();
     const bool accurate = analysis::gram_values_accurate(lambda.data_ptr<double>(), 64, unit);
     const bool surely_not = analysis::gram_surely_inaccurate(gram, unit);
-    if (surely_not) EXPECT_FALSE(accurate) << i;
+    if (surely_not) {
+      EXPECT_FALSE(accurate) << i;
+    }
     caught += surely_not;
     refused += !accurate;
   }

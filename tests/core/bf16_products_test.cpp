@@ -14,6 +14,7 @@
 
 #include "core/runtime/bf16_products.h"
 #include "core/runtime/precision.h"
+#include "tests/support/precision_skip.h"
 
 namespace attnlab::testing {
 namespace {
@@ -59,6 +60,7 @@ std::vector<std::pair<std::string, std::function<at::Tensor()>>> products() {
 }
 
 TEST(Bf16Products, EveryProductAddsItsTermsInFp32) {
+  ATTNLAB_SKIP_UNLESS_CPU_RUNS(at::kBFloat16);
   // What a bf16 target does first (select_target installs the kernels where needed).
   runtime::select_target("cpu", "bf16");
   std::printf("bf16 products on this CPU: %s\n", runtime::bf16_products_description().c_str());
@@ -74,6 +76,7 @@ TEST(Bf16Products, EveryProductAddsItsTermsInFp32) {
 // the bf16 one by its final rounding, at most u = 2^-8 of |result| ≤ u·Σ|a_i b_i|, plus
 // fp32's accumulation, at most K·2^-24·Σ|a_i b_i| (a worst case; the order is the BLAS's).
 TEST(Bf16Products, ARandomProductIsOneRoundingFromExact) {
+  ATTNLAB_SKIP_UNLESS_CPU_RUNS(at::kBFloat16);
   runtime::select_target("cpu", "bf16");
   const at::NoGradGuard no_grad;
   at::manual_seed(3);

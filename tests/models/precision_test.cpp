@@ -6,13 +6,20 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "core/runtime/precision.h"
 #include "models/model_registry.h"
 #include "models/presets.h"
 #include "tests/support/bf16_bounds.h"
+#include "tests/support/precision_skip.h"
 
 namespace attnlab::testing {
 namespace {
@@ -29,12 +36,7 @@ TEST(Precision, NamesAndErrors) {
     EXPECT_STREQ(e.what(), "unknown dtype 'int8' (expected fp32, bf16 or fp16)");
   }
   EXPECT_EQ(runtime::precision_unsupported(at::kFloat, c10::Device(c10::kCPU)), "");
-  // LibTorch's CPU kernels cover bf16 for every op a forward runs (reference kernels on
-  // any x86 or Arm CPU, faster ones where the CPU has bf16 instructions).
-  EXPECT_EQ(runtime::precision_unsupported(at::kBFloat16, c10::Device(c10::kCPU)), "");
-  const runtime::ComputeTarget bf16 = runtime::select_target("cpu", "bf16");
-  EXPECT_TRUE(bf16.reduced());
-  EXPECT_EQ(bf16.str(), "cpu bf16");
+  // bf16 on the CPU: Precision.TheBf16ProbeSaysWhatAForwardDoes.
   // fp16 on the CPU: runs, or is refused naming the op that has no kernel.
   const std::string why = runtime::precision_unsupported(at::kHalf, c10::Device(c10::kCPU));
   std::printf("fp16 on the CPU: %s\n", why.empty() ? "supported" : why.c_str());
@@ -50,6 +52,101 @@ TEST(Precision, NamesAndErrors) {
                                            "; use --dtype fp32 or bf16, or a CUDA device");
     }
   }
+}
+
+models::Json tiny_vit() {
+  return {{"arch", "vit"}, {"img_size", 32}, {"patch_size", 8}, {"embed_dim", 32},
+          {"depth", 1},    {"num_heads", 2}, {"num_classes", 4}};
+}
+
+// A small ViT's forward at bf16, its weights cast directly (not through set_precision, which
+// asks the probe): "" when it runs, else the error's first line.
+std::string bf16_vit_forward_error() {
+  at::manual_seed(0);
+  auto model = models::make_backbone(tiny_vit());
+  model->eval();
+  models::cast_floating(*model, at::kBFloat16);
+  const at::NoGradGuard no_grad;
+  try {
+    model->run(at::randn({1, 3, 32, 32}));
+    return "";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    return what.substr(0, what.find('\n'));
+  }
+}
+
+// The probe against what a bf16 forward really does on this CPU: a forward that fails is
+// refused, naming the op; a forward that runs is not refused for an op it runs (a refusal
+// of bf16 for a convolution or a pooling the ViT has none of stays possible). Either way
+// every path gives the probe's one message: select_target, set_precision (which leaves the
+// model as it was), the attention bench. Run as it is and, below, under the AVX2 cap.
+TEST(Precision, TheBf16ProbeSaysWhatAForwardDoes) {
+  const c10::Device cpu(c10::kCPU);
+  const std::string probe = runtime::precision_unsupported(at::kBFloat16, cpu);
+  const char* emulated = std::getenv("ATTNLAB_REFUSE_PRECISION");
+  const std::string forward = bf16_vit_forward_error();
+  std::printf("bf16 on this CPU: a ViT forward %s; the probe: %s\n",
+              forward.empty() ? "runs" : ("fails: " + forward).c_str(),
+              probe.empty() ? "runs" : probe.c_str());
+  if (emulated && std::string(emulated).find("bf16") != std::string::npos) {
+    EXPECT_NE(probe.find("by ATTNLAB_REFUSE_PRECISION"), std::string::npos) << probe;
+  } else if (!forward.empty()) {
+    EXPECT_NE(probe.find(" fails at bf16 on cpu ("), std::string::npos)
+        << "the forward fails (" << forward << ") but the probe says: '" << probe << "'";
+  } else {
+    for (const char* op :
+         {"at::linear ", "at::matmul ", "at::softmax ", "at::layer_norm ", "at::gelu "})
+      EXPECT_NE(probe.rfind(op, 0), 0u)
+          << "the forward runs " << op << "but the probe says: " << probe;
+  }
+  const std::string refusal = runtime::precision_refusal(at::kBFloat16, cpu);
+  EXPECT_EQ(refusal.empty(), probe.empty());
+  if (probe.empty()) {
+    const runtime::ComputeTarget bf16 = runtime::select_target("cpu", "bf16");
+    EXPECT_TRUE(bf16.reduced());
+    EXPECT_EQ(bf16.str(), "cpu bf16");
+    return;
+  }
+  EXPECT_EQ(refusal, "--dtype bf16 is not supported here: " + probe +
+                         "; use --dtype fp32, or a CUDA device");
+  try {
+    runtime::select_target("cpu", "bf16");
+    ADD_FAILURE() << "select_target accepted bf16 though " << probe;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), refusal);
+  }
+  auto model = models::make_backbone(tiny_vit());
+  try {
+    model->set_precision(at::kBFloat16);
+    ADD_FAILURE() << "set_precision accepted bf16 though " << probe;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), refusal);
+  }
+  EXPECT_EQ(model->dtype(), at::kFloat) << "a refused precision leaves the model as it was";
+}
+
+// The same under ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 (how an HPC site keeps jobs
+// off AVX-512, and how the README says to emulate another CPU): read by ATen and oneDNN at
+// start, so the test runs again in a child process. On an AVX-512 CPU ATen still hands bf16
+// GELU to oneDNN, which, capped, cannot build it: the probe must refuse; on a CPU without
+// AVX-512 the cap changes nothing and bf16 runs.
+TEST(Precision, TheBf16ProbeSaysWhatAForwardDoesUnderTheAvx2Cap) {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string cmd = "ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 '" + self +
+                          "' --gtest_filter=Precision.TheBf16ProbeSaysWhatAForwardDoes 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << out;
+  EXPECT_NE(out.find("[  PASSED  ] 1 test"), std::string::npos) << out;
+  const size_t line = out.find("bf16 on this CPU:");
+  ASSERT_NE(line, std::string::npos) << out;
+  std::printf("under the AVX2 cap: %s\n", out.substr(line, out.find('\n', line) - line).c_str());
 }
 
 TEST(Precision, FullPrecisionCopiesOnlyReducedTensors) {
@@ -87,6 +184,7 @@ TEST(Precision, TheListBelowCoversEveryPresetFamily) {
 class PresetAtBf16 : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PresetAtBf16, ForwardCastsItsInputAndStaysCloseToFp32) {
+  ATTNLAB_SKIP_UNLESS_CPU_RUNS(at::kBFloat16);
   const models::Preset& preset = models::find_preset(GetParam());
   at::manual_seed(0);
   auto model = models::make_backbone(preset.config);

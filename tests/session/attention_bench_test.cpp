@@ -15,6 +15,7 @@
 #include "core/attention/fused_attention.h"
 #include "core/attention/mechanism.h"
 #include "core/runtime/device_peaks.h"
+#include "tests/support/precision_skip.h"
 
 namespace {
 
@@ -30,6 +31,16 @@ TEST(AttentionBench, CountsTheWorkOfAForwardAtItsPrecision) {
   s.repeats = 1;
   for (const c10::ScalarType dtype : {c10::kFloat, c10::kBFloat16}) {
     s.dtype = dtype;
+    if (const std::string refused = runtime::precision_refusal(dtype, s.device);
+        !refused.empty()) {  // refused with the probe's reason, before any row is measured
+      try {
+        session::bench_attention(s);
+        ADD_FAILURE() << "the bench ran though " << refused;
+      } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()), refused);
+      }
+      GTEST_SKIP() << "fp32 checked; " << refused;
+    }
     const auto points = session::bench_attention(s);
     ASSERT_EQ(points.size(), 1u);
     const auto& p = points[0];

@@ -56,6 +56,10 @@ GUI script (\-\-script), for builds that run many times slower, such as the sani
 .B ATTNLAB_WORKER_PRIORITY
 normal: the GUI's compute and load workers run at normal priority instead of in the
 background (the test scripts set it, as other processes would otherwise starve them).
+.TP
+.B ATTNLAB_REFUSE_PRECISION
+bf16, fp16 or both (bf16,fp16): refuse those precisions as a CPU whose LibTorch cannot run
+them would, with a message that says so (to run the tests as such a machine does).
 )";
 
 const char* kFiles = R"(.TP

@@ -38,12 +38,14 @@ void reload_every_model(Workspace& ws, ComputeWorker& worker,
                         const std::function<void(ModelOptions&)>& change) {
   for (int m = 0; m < int(ws.models.size()); ++m) {
     ModelSlot& slot = ws.models[size_t(m)];
-    if (slot.status == LoadStatus::Ready) {
+    if (slot.status == LoadStatus::Ready || slot.status == LoadStatus::Failed) {
+      // A failed model is tried again: its failure may have been the old device or
+      // precision (bf16 refused on this CPU); a file that cannot be read fails again.
       ModelOptions options = slot.options;
       change(options);
       submit_model_load(ws, worker, m, options);
     } else {
-      change(slot.options);  // a retry loads with them
+      change(slot.options);  // loading: a retry loads with them
     }
   }
 }

@@ -33,7 +33,8 @@ void retry_model_as(Workspace& ws, ComputeWorker& worker, int index, const std::
 void submit_model_load(Workspace& ws, ComputeWorker& worker, int index,
                        const ModelOptions& options);
 // The device or precision picker's change, `change` applied to every model's options: an
-// open model loads again with them, one not open keeps them for its retry.
+// open model loads again with them, and so does one whose load failed (it may have failed
+// for the old device or precision); one still loading keeps them for its retry.
 void reload_every_model(Workspace& ws, ComputeWorker& worker,
                         const std::function<void(ModelOptions&)>& change);
 

@@ -153,30 +153,27 @@ FigureJob single_map_figure_job(const Workspace& ws, const ViewState& view) {
   if (!has_map(ws, view, view.model)) return no_figure(shown_map(ws, view, view.model).why);
   viz::CompareOptions o;
   o.input_panel = false;
-  const ViewState& v = view;
-  const double z = std::max(1.0f, v.zoom);
+  const double z = std::max(1.0f, view.zoom);
   if (z > 1) {  // the zoomed part
-    o.view_x0 = v.pan_x;
-    o.view_y0 = v.pan_y;
-    o.view_x1 = std::min(1.0, double(v.pan_x) + 1.0 / z);
-    o.view_y1 = std::min(1.0, double(v.pan_y) + 1.0 / z);
+    o.view_x0 = view.pan_x;
+    o.view_y0 = view.pan_y;
+    o.view_x1 = std::min(1.0, double(view.pan_x) + 1.0 / z);
+    o.view_y1 = std::min(1.0, double(view.pan_y) + 1.0 / z);
   }
   return figure_job(ws, view, {view.model}, o);
 }
 
 std::string single_map_figure_key(const Workspace& ws, const ViewState& view,
                                   const FrameView& frame) {
-  const ViewState& v = view;
   return "single|" + models_figure_key(ws, view, frame, {view.model}) + "|" +
-         text::format_g(v.zoom, 4) + "," + text::format_g(v.pan_x, 4) + "," +
-         text::format_g(v.pan_y, 4);
+         text::format_g(view.zoom, 4) + "," + text::format_g(view.pan_x, 4) + "," +
+         text::format_g(view.pan_y, 4);
 }
 
 bool edit_difference_shown(const Workspace& ws, const ViewState& view) {
   const int i = view.image;
-  const ViewState& v = view;
-  const bool heads = v.heads_grid && v.kind != MapKind::Rollout;  // the heads grid wins
-  return v.edit.difference && !v.compare && !heads && !is_explanation(v.kind) && i >= 0 &&
+  const bool heads = view.heads_grid && view.kind != MapKind::Rollout;  // the heads grid wins
+  return view.edit.difference && !view.compare && !heads && !is_explanation(view.kind) && i >= 0 &&
          i < int(ws.images.size()) && !ws.images[size_t(i)].edits.empty();
 }
 

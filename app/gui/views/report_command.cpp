@@ -53,36 +53,35 @@ std::string query_options(const Workspace& ws, const ViewState& view, int ref) {
 
 // The Maps tab's analyses, figure kind and view options.
 std::string maps_options(const Workspace& ws, const ViewState& view, int ref) {
-  const ViewState& v = view;
-  if (is_explanation(v.kind)) {
-    const bool cam = v.kind == MapKind::GradCam;
+  if (is_explanation(view.kind)) {
+    const bool cam = view.kind == MapKind::GradCam;
     std::string out =
         std::string(" --analyses ") + (cam ? "gradcam" : "gradrollout") + " --figures explanations";
-    if (v.explain_class >= 0) out += " --class " + std::to_string(v.explain_class);
-    if (cam && !v.gradcam_target.empty())
-      out += " --gradcam-target " + shell_quote(v.gradcam_target);
-    if (cam && v.gradcam_signed) out += " --signed-cam";
+    if (view.explain_class >= 0) out += " --class " + std::to_string(view.explain_class);
+    if (cam && !view.gradcam_target.empty())
+      out += " --gradcam-target " + shell_quote(view.gradcam_target);
+    if (cam && view.gradcam_signed) out += " --signed-cam";
     return out;
   }
-  if (v.kind == MapKind::Similarity)  // the similarity analysis's figure of the query
+  if (view.kind == MapKind::Similarity)  // the similarity analysis's figure of the query
     return " --analyses similarity --figures similarity" + query_options(ws, view, ref) +
-           v.options.command_line(declared_by("similarity"));
-  const session::MapView shown = map_view(ws, v);
-  std::string out = v.kind == MapKind::Rollout ? " --analyses maps,rollout" : " --analyses maps";
-  out += query_options(ws, v, ref);
-  if (v.kind == MapKind::Rollout)  // the rollout's switches that differ from the defaults
-    out += v.options.command_line(declared_by("rollout"));
-  if (!v.compare && v.heads_grid && v.kind != MapKind::Rollout)  // the heads grid
+           view.options.command_line(declared_by("similarity"));
+  const session::MapView shown = map_view(ws, view);
+  std::string out = view.kind == MapKind::Rollout ? " --analyses maps,rollout" : " --analyses maps";
+  out += query_options(ws, view, ref);
+  if (view.kind == MapKind::Rollout)  // the rollout's switches that differ from the defaults
+    out += view.options.command_line(declared_by("rollout"));
+  if (!view.compare && view.heads_grid && view.kind != MapKind::Rollout)  // the heads grid
     return out + " --figures head_maps --layer " +
            (shown.layer < 0 ? "last" : std::to_string(shown.layer));
-  if (!v.compare) {
+  if (!view.compare) {
     out += " --figures map";  // the single view: the current model's map
   } else {
     out += " --figures compare";
-    if (v.shared_scale) out += " --compare-scale shared";
+    if (view.shared_scale) out += " --compare-scale shared";
   }
-  const ComparePanels panels = compare_panels(ws, v);
-  if (v.compare && panels.difference)  // positions among the models listed (those with maps)
+  const ComparePanels panels = compare_panels(ws, view);
+  if (view.compare && panels.difference)  // positions among the models listed (those with maps)
     out += " --compare-difference " + std::to_string(panels.difference->first) + "," +
            std::to_string(panels.difference->second);
   out += " --map ";
@@ -108,19 +107,18 @@ std::string shell_quote(const std::string& text) {
 }
 
 std::string report_command(const Workspace& ws, const ViewState& view, const CostState& cost) {
-  const ViewState& v = view;
-  const std::string tab = v.tab == "predictions" ? "maps" : v.tab;  // as export_panel
+  const std::string tab = view.tab == "predictions" ? "maps" : view.tab;  // as export_panel
   const std::optional<TabEntry> entry = find_tab(tab);
   // The models the figure shows: in the compare view those with a map (in workspace
   // order, as the export draws them), a comparing tab's all, else the current.
   std::vector<int> shown;
-  const bool every = tab == "maps"   ? v.compare
+  const bool every = tab == "maps"   ? view.compare
                      : tab == "cost" ? true  // every open model is counted
                                      : entry && entry->analysis && entry->analysis->tab &&
                                            entry->analysis->tab->all_models;
   for (int m = 0; m < int(ws.models.size()); ++m) {
-    if (ws.models[size_t(m)].status != LoadStatus::Ready || (!every && m != v.model)) continue;
-    if (tab == "maps" && v.compare && !shown_map(ws, view, m).ok) continue;
+    if (ws.models[size_t(m)].status != LoadStatus::Ready || (!every && m != view.model)) continue;
+    if (tab == "maps" && view.compare && !shown_map(ws, view, m).ok) continue;
     shown.push_back(m);
   }
   std::string cmd = "attnlab report --models";
@@ -139,12 +137,12 @@ std::string report_command(const Workspace& ws, const ViewState& view, const Cos
   if (size.size() == 2)
     cmd += " --img-size " + std::to_string(size[0]) + "," + std::to_string(size[1]);
   cmd += " --images";
-  if (!ws.images.empty()) cmd += " " + shell_quote(ws.images[size_t(v.image)].path);
+  if (!ws.images.empty()) cmd += " " + shell_quote(ws.images[size_t(view.image)].path);
   // The image's what-if edits (edit_view.h): the report draws the edited picture's maps.
   if (const std::string edits = current_edits_text(ws, view); !edits.empty())
     cmd += " --edit " + shell_quote(edits);
   if (tab == "maps") {
-    cmd += maps_options(ws, view, shown.empty() ? v.model : shown.front());
+    cmd += maps_options(ws, view, shown.empty() ? view.model : shown.front());
   } else if (tab == "cost") {  // the complexity sweep, or the bench of the mechanisms
     cmd += cost.shown == CostState::Shown::Macs ? " --figures complexity"
                                                 : " --figures attention_bench --bench";
@@ -152,16 +150,16 @@ std::string report_command(const Workspace& ws, const ViewState& view, const Cos
     std::vector<std::string> kinds;
     for (const auto& k : entry->analysis->figure_kinds) kinds.push_back(k.id);
     cmd += " --analyses " + entry->analysis->name + " --figures " + text::join(kinds, ",");
-    cmd += v.options.command_line(declared_by(entry->analysis->name));  // its settings
+    cmd += view.options.command_line(declared_by(entry->analysis->name));  // its settings
     if (entry->kind == TabKind::Series) {
       cmd += " --series";
-      for (const auto& f : series_files_of(ws, v.model)) cmd += " " + shell_quote(f);
+      for (const auto& f : series_files_of(ws, view.model)) cmd += " " + shell_quote(f);
     }
   }
-  cmd += std::string(" --colormap ") + viz::colormap_name(v.style.cmap) + " --alpha " +
-         text::shortest_decimal(v.style.alpha, true) + " --upsample " +
-         viz::upsample_name(v.style.upsample) + " --norm " +
-         session::normalisation_option_name(v.norm);
+  cmd += std::string(" --colormap ") + viz::colormap_name(view.style.cmap) + " --alpha " +
+         text::shortest_decimal(view.style.alpha, true) + " --upsample " +
+         viz::upsample_name(view.style.upsample) + " --norm " +
+         session::normalisation_option_name(view.norm);
   return cmd + " --dpi " + text::shortest_decimal(kExportDpi, true) + " --out attnlab-report";
 }
 

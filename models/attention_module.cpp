@@ -26,12 +26,21 @@ const attention::MechanismInfo* module_mechanism(const std::string& arch) {
   return nullptr;
 }
 
-// A reference constructor argument as an option value (true/false as 1/0).
-double option_value(const Json& c, const std::string& key, const std::string& arch) {
+// A reference constructor argument as an option value (true/false as 1/0, a string as the
+// choice it names).
+double option_value(const attention::MechanismInfo& info, const Json& c, const std::string& key,
+                    const std::string& option, const std::string& arch) {
   const Json& v = c.at(key);
   if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
   if (v.is_number()) return v.get<double>();
-  throw ModelError(arch + ": '" + key + "' must be a number or a boolean");
+  if (v.is_string()) {
+    try {
+      return attention::option_from_text(info, option, v.get<std::string>());
+    } catch (const attention::AttentionError& e) {
+      throw ModelError(arch + ": '" + key + "': " + e.what());
+    }
+  }
+  throw ModelError(arch + ": '" + key + "' must be a number, a boolean or a choice's name");
 }
 
 }  // namespace
@@ -48,12 +57,12 @@ std::map<std::string, at::Tensor> run_attention_module(const Json& config,
   if (!info) throw ModelError("'" + arch + "' is not a single attention module arch");
   const attention::ReferenceModule& module = *info->reference_module;
   attention::MechanismConfig m;
-  m.dim = get_int(config, module.dim_arg, arch);
+  m.dim = module.dim_arg.empty() ? 0 : get_int(config, module.dim_arg, arch);
   const bool has_heads = config.contains(module.heads_arg) && !config[module.heads_arg].is_null();
   m.heads = has_heads ? get_int(config, module.heads_arg, arch) : 0;
   for (const auto& [arg, option] : module.args)
     if (config.contains(arg) && !config[arg].is_null())
-      m.options[option] = option_value(config, arg, arch);
+      m.options[option] = option_value(*info, config, arg, option, arch);
   for (const auto& [option, value] : module.fixed_options) m.options[option] = value;
   if (module.fit_to_weights) module.fit_to_weights(m, weights);
   // A sequence module mixes tokens as a 1-D sequence; a 1×N grid says exactly that.
@@ -61,6 +70,9 @@ std::map<std::string, at::Tensor> run_attention_module(const Json& config,
   if (module.channels_first) {
     if (input.dim() != 4) throw ModelError(arch + ": the input must be (B, C, H, W)");
     grid_h = input.size(2), grid_w = input.size(3);
+  } else if (module.channels_last) {
+    if (input.dim() != 4) throw ModelError(arch + ": the input must be (B, H, W, C)");
+    grid_h = input.size(1), grid_w = input.size(2);
   } else if (module.grid && !module.grid_arg.empty()) {
     const auto hw = get_ints(config, module.grid_arg, arch);
     if (hw.size() != 2) throw ModelError(arch + ": '" + module.grid_arg + "' must be [H, W]");
@@ -79,12 +91,17 @@ std::map<std::string, at::Tensor> run_attention_module(const Json& config,
   attn->to(input.device());  // it runs where its input is, at its precision
   if (input.is_floating_point() && input.scalar_type() != at::kFloat)
     cast_floating(*attn, input.scalar_type());
-  const auto layout = attention::grid_layout(grid_h, grid_w);
-  // (B, C, H, W) images in and out for the channels-first modules; tokens otherwise.
-  const at::Tensor tokens =
-      module.channels_first ? input.flatten(2).transpose(1, 2).contiguous() : input;
+  auto layout = attention::grid_layout(grid_h, grid_w);
+  if (module.class_token) layout.prefix = {"cls"};
+  // (B, C, H, W) images in and out for the channels-first modules, (B, H, W, C) for the
+  // channels-last ones; tokens otherwise.
+  at::Tensor tokens = input;
+  if (module.channels_first) tokens = input.flatten(2).transpose(1, 2).contiguous();
+  if (module.channels_last) tokens = input.flatten(1, 2);
   const auto as_output = [&](const at::Tensor& y) {
-    return module.channels_first ? y.transpose(1, 2).reshape(input.sizes()).contiguous() : y;
+    if (module.channels_first) return y.transpose(1, 2).reshape(input.sizes()).contiguous();
+    if (module.channels_last) return y.reshape(input.sizes());
+    return y;
   };
   at::NoGradGuard no_grad;
   std::map<std::string, at::Tensor> out;

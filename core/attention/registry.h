@@ -45,10 +45,13 @@ struct ReferenceModule {
   // runs every declared one against its expected outputs).
   std::string fixture;
   // The config keys holding the channel count and the head count. A head count absent or
-  // null in the config leaves heads 0 for fit_to_weights (EfficientViT derives it).
+  // null in the config leaves heads 0 for fit_to_weights (EfficientViT derives it); an
+  // empty dim_arg leaves dim 0 for fit_to_weights too (DAT's config names heads × head
+  // channels, not C).
   std::string dim_arg = "dim", heads_arg = "num_heads";
   // The reference constructor's argument names (as its config writes them) and the option
-  // each sets; absent arguments keep the option's default.
+  // each sets; absent arguments keep the option's default. A string value names a choice
+  // (option_from_text), so a mode the mechanism does not offer is refused, not ignored.
   std::vector<std::pair<std::string, std::string>> args;
   // Options the reference module always has, whatever its config says (Efficient
   // attention's residual inside the module).
@@ -66,6 +69,11 @@ struct ReferenceModule {
   std::pair<std::string, std::string> grid_options;
   // The module takes and returns (B, C, H, W) images (Efficient, EfficientViT), not tokens.
   bool channels_first = false;
+  // The module takes and returns (B, H, W, C) images (BiFormer's NHWC), not tokens.
+  bool channels_last = false;
+  // The tokens start with a class token, the H × W grid after it (the DeiT-form modules:
+  // Agent, InLine); the layer's layout then has the prefix "cls".
+  bool class_token = false;
   // The output's name for an eval forward, and for a training-mode forward ("" : none).
   std::string eval_output = "out", train_output;
 };

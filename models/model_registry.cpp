@@ -70,6 +70,11 @@ std::shared_ptr<Backbone> make_backbone(const Json& config) {
   if (!family)
     throw ModelError("unknown model arch '" + arch + "' (known: " + text::join(known_archs()) +
                      ")");
+  // Token merging (models/token_merging.h) is built into the ViT family only: another
+  // family would ignore the key and run unmerged under a config that says otherwise.
+  if (config.contains("tome_r") && family->name != "vit")
+    throw ModelError("'tome_r' (token merging) is built for the vit family, not " + family->name +
+                     " (arch '" + arch + "')");
   std::shared_ptr<Backbone> model = family->make(config);
   model->set_config_text(config.dump());
   return model;

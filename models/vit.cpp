@@ -11,6 +11,8 @@
 //   "dinov2_vit"             DINOv2's DinoVisionTransformer: LayerScale (ls1/ls2.gamma),
 //                            register tokens after cls (no position embedding), an unused
 //                            mask_token, the final norm's cls token as its output
+//   "tome_vit"               timm 0.4.12's ViT with token merging (ToMe, below); the plain
+//                            ViT's state dict
 // Forward (timm): patch_embed.proj → tokens; prepend cls (, dist); + pos_embed;
 // blocks.i: x += attn(norm1(x)); x += mlp(norm2(x)); then either norm and the head on the
 // cls token, or (class_token false, as timm's global_pool='avg') the mean of the patch
@@ -39,6 +41,18 @@
 // interpolate_offset (0.1), ln_eps (1e-6); of dinov2_vit also init_values (LayerScale's
 // initial gamma; null: no LayerScale), num_register_tokens (0), interpolate_antialias
 // (false), ffn_layer ("mlp" only), proj_bias and ffn_bias (true only), block_chunks (0 only).
+// Token merging (ToMe; SPEC_COMPARISON "Token merging"; models/token_merging.h): tome_r
+// on a "vit" ("DeiT with ToMe r"), or r (alias tome_r) on "tome_vit": an int r merged away
+// in every block, or a list of depth ints (one per block); r' = min(r, (T − 1)//2) per
+// block, so a large r or few tokens left are clamped, never refused. ToMe's (r,
+// inflection) schedule is not built (refused). tome_prop_attn / prop_attn (true): log
+// sizes added to every key column; tome_trace_source / trace_source (true): the source
+// matrices are recorded. Needs softmax attention (the qkv/proj layout, the metric is its
+// k) and the class token (protected), no dist token. On "vit" an all-zero r is the plain
+// model itself; "tome_vit" always runs the merging blocks. Recorded beside "out.blocks.i":
+// "source.blocks.i" (B, T_i, T₀) after each block, and after the last "n_tokens" (depth,)
+// int64, "source" (B, T, T₀) and "size" (B, T, 1) (the fixture's names). Merged forwards
+// are not traced (the mechanism's trace assumes the token grid) nor resumed.
 // The family's presets, recognition, preprocessing and sizes: vit_family.cpp.
 #include <ATen/ATen.h>
 #include <torch/nn/module.h>
@@ -54,6 +68,7 @@
 #include "core/nn/state_loading.h"
 #include "models/backbone.h"
 #include "models/model_config.h"
+#include "models/token_merging.h"
 #include "models/vit.h"
 #include "models/vit_blocks.h"
 
@@ -63,6 +78,7 @@ namespace {
 using attention::LinearLayer;
 using vit::Block;
 using vit::PatchEmbed;
+using vit::TomeBlock;
 
 const std::string kVitFamily = "vit";
 
@@ -91,6 +107,10 @@ struct VitSpec {
   double interp_offset = 0.0;    // DINO's +0.1 in interpolate_pos_encoding's scale factor
   std::string attention;
   std::map<std::string, double> attention_options;
+  // Token merging (tome_vit, or tome_r on a vit): r per block.
+  bool tome = false;
+  std::vector<int64_t> tome_r;
+  bool tome_prop_attn = true, tome_trace_source = true;
 
   int64_t grid() const { return img_size / patch_size; }  // the trained (pos_embed) grid
   bool resampled() const { return input_h != img_size || input_w != img_size; }
@@ -135,7 +155,7 @@ void map_option(const Json& c, const attention::MechanismInfo& info, const std::
 const char* const kDefaultAttention = "softmax";
 
 std::string fixed_attention(const std::string& arch) {
-  if (arch == "dino_vit" || arch == "dinov2_vit") return kDefaultAttention;
+  if (arch == "dino_vit" || arch == "dinov2_vit" || arch == "tome_vit") return kDefaultAttention;
   return arch == "anchor_deit_distilled" ? "anchor" : arch == "castling_deit" ? "castling" : "";
 }
 
@@ -173,6 +193,62 @@ void parse_dino_keys(const Json& c, VitSpec& s) {
     refuse("block_chunks", "must be 0: chunked blocks (blocks.<chunk>.<i>) are not built here");
 }
 
+// One of two spellings of a key (tome_vit takes the reference config's names, r and
+// prop_attn, beside the tome_ ones): the one given, refused when both disagree.
+std::string tome_key(const Json& c, const std::string& plain, const std::string& prefixed,
+                     bool alias) {
+  if (alias && c.contains(plain)) {
+    if (c.contains(prefixed) && c.at(plain) != c.at(prefixed))
+      refuse(prefixed, "disagrees with '" + plain + "' (give one of them)");
+    return plain;
+  }
+  return prefixed;
+}
+
+// The ToMe keys (see the top comment); `s` has the rest of the spec parsed.
+void parse_tome_keys(const Json& c, VitSpec& s) {
+  const bool tome_arch = s.arch == "tome_vit";
+  const std::string r_key = tome_key(c, "r", "tome_r", tome_arch);
+  if (!tome_arch && s.arch != "vit") {
+    if (c.contains(r_key))
+      refuse(r_key, "token merging is built for arch vit and tome_vit only, not " + s.arch);
+    return;
+  }
+  if (!tome_arch && !c.contains(r_key)) return;
+  const Json r = c.contains(r_key) ? c.at(r_key) : Json(0);
+  if (r.is_number_integer()) {
+    s.tome_r.assign(static_cast<size_t>(s.depth), r.get<int64_t>());
+  } else if (r.is_array() && r.size() == static_cast<size_t>(s.depth)) {
+    for (const auto& v : r) {
+      if (!v.is_number_integer()) refuse(r_key, "must hold integers (tokens merged per block)");
+      s.tome_r.push_back(v.get<int64_t>());
+    }
+  } else {
+    refuse(r_key, "must be an integer r or a list of " + std::to_string(s.depth) +
+                      " integers, one per block (ToMe's (r, inflection) schedule is not built)");
+  }
+  for (int64_t v : s.tome_r)
+    if (v < 0) refuse(r_key, "must not be negative (got " + std::to_string(v) + ")");
+  s.tome_prop_attn =
+      get_bool(c, tome_key(c, "prop_attn", "tome_prop_attn", tome_arch), kVitFamily, true);
+  s.tome_trace_source =
+      get_bool(c, tome_key(c, "trace_source", "tome_trace_source", tome_arch), kVitFamily, true);
+  bool any = tome_arch;
+  for (int64_t v : s.tome_r) any = any || v > 0;
+  if (!any) return;  // r = 0 on a vit: the plain model, exactly
+  s.tome = true;
+  if (s.attention != kDefaultAttention)
+    refuse(r_key, "token merging needs softmax attention (its metric is the keys), not '" +
+                      s.attention + "'");
+  for (const auto& [k, v] : s.attention_options)
+    if (k != "qkv_bias" && v != 0)
+      refuse(r_key, "token merging runs timm's attention: attention_options." + k +
+                        " is not supported with it");
+  if (!s.class_token)
+    refuse(r_key, "token merging protects the class token: class_token must be true");
+  if (s.distilled) refuse(r_key, "token merging with a dist token (distilled) is not built");
+}
+
 VitSpec parse_vit_spec(const Json& c) {
   if (!c.is_object()) throw ModelError(kVitFamily + " config must be a JSON object");
   VitSpec s;
@@ -180,9 +256,9 @@ VitSpec parse_vit_spec(const Json& c) {
   const bool anchor = s.arch == "anchor_deit_distilled";
   const bool castling = s.arch == "castling_deit";
   const bool dino = s.arch == "dino_vit" || s.arch == "dinov2_vit";
-  if (!anchor && !castling && !dino && s.arch != "vit")
+  if (!anchor && !castling && !dino && s.arch != "vit" && s.arch != "tome_vit")
     refuse("arch",
-           "must be vit, anchor_deit_distilled, castling_deit, dino_vit or dinov2_vit "
+           "must be vit, anchor_deit_distilled, castling_deit, dino_vit, dinov2_vit or tome_vit "
            "(got '" +
                s.arch + "')");
   s.img_size = positive(c, "img_size", 224);
@@ -282,6 +358,7 @@ VitSpec parse_vit_spec(const Json& c) {
              get_real(c, "sparse_threshold", kVitFamily, 0.02), opts);
   map_option(c, *info, "res_kernel_size", "kernel",
              static_cast<double>(get_int(c, "res_kernel_size", kVitFamily, 9)), opts);
+  parse_tome_keys(c, s);
   return s;
 }
 
@@ -340,7 +417,14 @@ class VisionTransformer : public Backbone {
     patch_embed_ =
         register_module("patch_embed", std::make_shared<PatchEmbed>(spec_.patch_size, c));
     auto blocks = std::make_shared<torch::nn::Module>();
-    for (int64_t i = 0; i < spec_.depth; ++i) {
+    for (int64_t i = 0; spec_.tome && i < spec_.depth; ++i) {
+      const auto bias = spec_.attention_options.find("qkv_bias");
+      tome_blocks_.push_back(blocks->register_module(
+          std::to_string(i), std::make_shared<TomeBlock>(
+                                 spec_.embed_dim, spec_.num_heads, spec_.mlp_hidden, spec_.ln_eps,
+                                 bias == spec_.attention_options.end() || bias->second != 0)));
+    }
+    for (int64_t i = 0; !spec_.tome && i < spec_.depth; ++i) {
       auto block = std::make_shared<Block>(spec_.embed_dim, spec_.mlp_hidden, spec_.ln_eps,
                                            make_vit_attention(spec_),
                                            spec_.layerscale ? spec_.layerscale_init : 0.0);
@@ -377,6 +461,7 @@ class VisionTransformer : public Backbone {
   ForwardResult forward_images(const at::Tensor& images, const ForwardOptions& options) override {
     check_images(images);
     ForwardResult result;
+    if (spec_.tome) return forward_merging(images, options, result);
     ForwardRecorder recorder(options, result);
     at::Tensor x;
     if (!recorder.skipping()) x = embed(images, recorder);
@@ -419,6 +504,38 @@ class VisionTransformer : public Backbone {
   }
 
  private:
+  // The forward with token merging: the merging blocks carry sizes and source from block to
+  // block, and the token count falls, so neither the grid traces nor a resume apply.
+  ForwardResult forward_merging(const at::Tensor& images, const ForwardOptions& options,
+                                ForwardResult& result) {
+    if (options.trace_attention)
+      throw ModelError(spec_.arch +
+                       " with token merging: attention traces are not available (merged "
+                       "tokens leave the grid the analyses map attention onto)");
+    if (options.resume)
+      throw ModelError(spec_.arch +
+                       " with token merging: a forward cannot resume part-way "
+                       "(the merges before the block are not recorded)");
+    ForwardRecorder recorder(options, result);
+    at::Tensor x = embed(images, recorder);
+    tome::TomeState state =
+        tome::tome_initial_state(x, spec_.tome_trace_source && recorder.recording());
+    std::vector<int64_t> counts;
+    for (size_t i = 0; i < tome_blocks_.size(); ++i) {
+      const std::string path = "blocks." + std::to_string(i);
+      recorder.enter_block(path, x);
+      x = tome_blocks_[i]->forward(x, state, spec_.tome_r[i], spec_.tome_prop_attn, path, recorder);
+      counts.push_back(x.size(1));
+    }
+    if (recorder.recording()) {  // the fixture's names
+      result.outputs["n_tokens"] = at::tensor(counts, at::kLong);
+      result.outputs["size"] = state.size.detach();
+      if (state.source.defined()) result.outputs["source"] = state.source.detach();
+    }
+    result.logits = head_logits(x, &recorder);
+    return result;
+  }
+
   // The eval forward's tail on the last block's output, which readout_logits runs on any
   // block's: the same code, so the last block read out is the model's logits.
   at::Tensor head_logits(const at::Tensor& x, ForwardRecorder* recorder) const {
@@ -439,7 +556,11 @@ class VisionTransformer : public Backbone {
   // A block output of this model: (B, N, C) with its layout's N tokens and its width.
   void check_block_output(const at::Tensor& tokens) const {
     const attention::TokenLayout layout = spec_.layout();
-    if (tokens.dim() != 3 || tokens.size(1) != layout.tokens() || tokens.size(2) != spec_.embed_dim)
+    // Merged tokens: any count from the class token up.
+    const bool count_ok =
+        spec_.tome ? tokens.dim() == 3 && tokens.size(1) >= 1 && tokens.size(1) <= layout.tokens()
+                   : tokens.dim() == 3 && tokens.size(1) == layout.tokens();
+    if (!count_ok || tokens.size(2) != spec_.embed_dim)
       throw ModelError(spec_.arch + ": a block output is (B, " + std::to_string(layout.tokens()) +
                        ", " + std::to_string(spec_.embed_dim) + "), got " +
                        nn::shape_string(tokens.sizes()));
@@ -502,6 +623,7 @@ class VisionTransformer : public Backbone {
   at::Tensor cls_token_, dist_token_, pos_embed_, register_tokens_;
   std::shared_ptr<PatchEmbed> patch_embed_;
   std::vector<std::shared_ptr<Block>> blocks_;
+  std::vector<std::shared_ptr<TomeBlock>> tome_blocks_;  // instead of blocks_ with merging
   std::shared_ptr<LayerNormLayer> norm_;  // "norm" (cls pooling) or "fc_norm" (mean pooling)
   std::shared_ptr<LinearLayer> head_, head_dist_;
 };

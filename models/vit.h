@@ -1,5 +1,6 @@
 // The ViT / DeiT family (vit.cpp: the model; vit_family.cpp: its presets, recognition,
-// preprocessing and sizes). Archs "vit", "anchor_deit_distilled", "castling_deit".
+// preprocessing and sizes). Archs "vit", "anchor_deit_distilled", "castling_deit", "dino_vit",
+// "dinov2_vit", "tome_vit" (token merging: models/token_merging.h).
 #pragma once
 
 #include <memory>

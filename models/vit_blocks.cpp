@@ -3,6 +3,8 @@
 
 #include <ATen/ATen.h>
 
+#include <tuple>
+
 #include "models/gelu.h"
 #include "models/pre_norm_block.h"
 
@@ -45,6 +47,29 @@ at::Tensor Block::forward(const at::Tensor& x, const attention::TokenLayout& lay
   return pre_norm_block_forward(
       x, layout, path, recorder, "norm1", *norm1_, attn_.get(), *norm2_,
       [this](const at::Tensor& t) { return (*mlp_)(t); }, scale(ls1_), scale(ls2_));
+}
+
+TomeBlock::TomeBlock(int64_t dim, int64_t heads, int64_t mlp_hidden, double ln_eps, bool qkv_bias) {
+  // timm's Block order, so the plain ViT's state dict loads strictly (ToMe swaps classes only).
+  norm1_ = register_module("norm1", std::make_shared<LayerNormLayer>(dim, ln_eps));
+  attn_ = register_module("attn", std::make_shared<tome::TomeAttention>(dim, heads, qkv_bias));
+  norm2_ = register_module("norm2", std::make_shared<LayerNormLayer>(dim, ln_eps));
+  mlp_ = register_module("mlp", std::make_shared<Mlp>(dim, mlp_hidden));
+}
+
+at::Tensor TomeBlock::forward(const at::Tensor& x, tome::TomeState& state, int64_t r,
+                              bool prop_attn, const std::string& path, ForwardRecorder& recorder) {
+  const at::Tensor normed = recorder.tap(path + ".norm1", (*norm1_)(x));
+  auto [a, metric] = attn_->forward(normed, prop_attn ? state.size : at::Tensor());
+  recorder.output("out", path + ".attn", a);
+  at::Tensor y = x + a;
+  const tome::TomeMatch match = tome::tome_match(metric, r);
+  state.source = tome::tome_merge_source(match, state.source);
+  std::tie(y, state.size) = tome::tome_merge_weighted(match, y, state.size);
+  if (state.source.defined()) recorder.output("source", path, state.source);
+  y = y + (*mlp_)((*norm2_)(y));
+  recorder.output("out", path, y);
+  return recorder.tap(path, y);
 }
 
 PatchEmbed::PatchEmbed(int64_t patch, int64_t dim) {

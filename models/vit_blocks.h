@@ -13,6 +13,7 @@
 #include "core/attention/mechanism.h"
 #include "models/backbone.h"
 #include "models/norm_layers.h"
+#include "models/token_merging.h"
 
 namespace attnlab::models::vit {
 
@@ -49,6 +50,24 @@ class Block : public torch::nn::Module {
   std::shared_ptr<attention::AttentionMechanism> attn_;
   std::shared_ptr<Mlp> mlp_;
   std::shared_ptr<LayerScale> ls1_, ls2_;  // null without LayerScale
+};
+
+// The block with token merging (ToMe, models/token_merging.h), same parameter names as
+// Block (norm1, attn.qkv, attn.proj, norm2, mlp): x += attn(norm1(x)) with proportional
+// attention when `prop_attn`; then r' = min(r, (T − 1)//2) tokens merged into others
+// (sizes and, when traced, the source matrix in `state` follow); x += mlp(norm2(x)) on the
+// merged tokens. Records "out.<path>.attn" (before merging), "out.<path>", and, with a
+// traced source, "source.<path>" (B, T', T₀): which input tokens each token now holds.
+class TomeBlock : public torch::nn::Module {
+ public:
+  TomeBlock(int64_t dim, int64_t heads, int64_t mlp_hidden, double ln_eps, bool qkv_bias);
+  at::Tensor forward(const at::Tensor& x, tome::TomeState& state, int64_t r, bool prop_attn,
+                     const std::string& path, ForwardRecorder& recorder);
+
+ private:
+  std::shared_ptr<LayerNormLayer> norm1_, norm2_;
+  std::shared_ptr<tome::TomeAttention> attn_;
+  std::shared_ptr<Mlp> mlp_;
 };
 
 // patch_embed.proj: Conv(3, C, p, stride p); (B, 3, H, W) -> tokens (B, H/p · W/p, C).

@@ -250,7 +250,7 @@ Json vit_official_config(const std::string& name) {
 ModelFamily vit_family() {
   ModelFamily f;
   f.name = "vit";
-  f.archs = {"vit", "anchor_deit_distilled", "castling_deit", "dino_vit", "dinov2_vit"};
+  f.archs = {"vit", "anchor_deit_distilled", "castling_deit", "dino_vit", "dinov2_vit", "tome_vit"};
   f.make = make_vit;
   f.mechanism = vit_mechanism;
   f.presets = vit_presets;

@@ -26,6 +26,7 @@ int cmd_infer(Args args, const GlobalOptions& g) {
   const std::string input_path = args.take_option("--input");
   const std::string out_path = args.take_option("--out");
   const bool half = args.take_flag("--half");
+  const int64_t merge = take_merge(args);
   if (!args.positionals().empty()) throw UsageError("infer takes no positional arguments");
   if (checkpoint.empty() || input_path.empty() || out_path.empty())
     throw UsageError("infer needs --checkpoint FILE --input IN.safetensors --out OUT.safetensors");
@@ -33,7 +34,8 @@ int cmd_infer(Args args, const GlobalOptions& g) {
   GlobalOptions with_half = g;
   if (half) with_half.dtype = "fp16";  // the older spelling of --dtype fp16
   const runtime::ComputeTarget target = compute_target(with_half);
-  const models::Json config = config_for_checkpoint(checkpoint, preset, config_path, key);
+  models::Json config = config_for_checkpoint(checkpoint, preset, config_path, key);
+  if (merge >= 0) config["tome_r"] = merge;  // make_backbone refuses it outside the ViT family
   const auto inputs = nn::read_tensor_map(input_path);
   if (!inputs.count("input")) throw std::runtime_error(input_path + " has no tensor named 'input'");
   const at::Tensor input = inputs.at("input").to(at::kFloat);
@@ -41,6 +43,7 @@ int cmd_infer(Args args, const GlobalOptions& g) {
 
   std::map<std::string, at::Tensor> outputs;
   if (models::is_attention_module_arch(arch)) {
+    if (merge >= 0) throw UsageError("--merge is for a ViT-family model, not the module " + arch);
     outputs = models::run_attention_module(config,
                                            models::read_checkpoint_weights(checkpoint, key).tensors,
                                            input.to(target.device, target.dtype));
@@ -57,7 +60,10 @@ int cmd_infer(Args args, const GlobalOptions& g) {
   }
 
   io::TensorDict dict;
-  for (const auto& [name, t] : outputs) dict.add(name, io::from_torch(t.to(at::kCPU, at::kFloat)));
+  // Floating outputs as float32 (what the fixtures hold, whatever --dtype ran); integer ones
+  // (ToMe's token counts, BiFormer's routed regions) keep their type.
+  for (const auto& [name, t] : outputs)
+    dict.add(name, io::from_torch(t.is_floating_point() ? t.to(at::kCPU, at::kFloat) : t.cpu()));
   io::write_safetensors(out_path, dict, models::config_to_metadata(config));
   std::printf("%s: %s, %zu tensors written to %s\n", checkpoint.c_str(), arch.c_str(), dict.size(),
               out_path.c_str());

@@ -68,7 +68,8 @@ const std::vector<CommandSpec>& commands() {
       {"infer", cmd_infer,
        R"(  infer --checkpoint FILE --input IN --out OUT   run a model on IN's tensor `input`; write
       [--config JSON | --preset NAME] [--key K]  logits and every intermediate under the
-      [--half]                              fixtures' names (--half: as --dtype fp16)
+      [--half] [--merge R]                  fixtures' names (--half: as --dtype fp16;
+                                            --merge: ToMe, R tokens merged per block)
 )"},
       {"classify", cmd_classify,
        R"(  classify --checkpoint FILE [--preset NAME | --config JSON] [--key K] IMAGE...

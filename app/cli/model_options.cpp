@@ -35,6 +35,17 @@ std::vector<int64_t> parse_img_size(const std::string& text) {
   return hw;
 }
 
+int64_t take_merge(Args& args) {
+  const std::string merge = args.take_option("--merge");
+  if (merge.empty()) return -1;
+  char* stop = nullptr;
+  const long long per_block = std::strtoll(merge.c_str(), &stop, 10);
+  if (*stop != '\0' || per_block < 0)
+    throw UsageError("--merge takes R, the tokens ToMe merges away in every block (an integer "
+                     ">= 0; got '" + merge + "')");
+  return per_block;
+}
+
 session::ModelRequest take_model_request(Args& args, bool hash_checkpoint) {
   session::ModelRequest r;
   r.hash_checkpoint = hash_checkpoint;
@@ -47,6 +58,7 @@ session::ModelRequest take_model_request(Args& args, bool hash_checkpoint) {
   r.class_names_path = args.take_option("--class-names");
   if (const std::string size = args.take_option("--img-size"); !size.empty())
     r.img_size = parse_img_size(size);
+  r.merge = take_merge(args);
   if (const std::string interp = args.take_option("--pos-interpolation"); !interp.empty()) {
     if (r.img_size.empty()) throw UsageError("--pos-interpolation goes with --img-size");
     r.pos_interpolation = interp;

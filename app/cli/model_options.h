@@ -1,6 +1,6 @@
 // The model options of the commands: `--model PRESET|CHECKPOINT [--preset P]
 // [--config JSON] [--checkpoint FILE] [--key K] [--random-init] [--class-names FILE]
-// [--img-size H[,W] [--pos-interpolation bicubic|bicubic_antialias]]`, read into a
+// [--img-size H[,W] [--pos-interpolation bicubic|bicubic_antialias]] [--merge R]`, read into a
 // session::ModelRequest and resolved by the session library (app/session/model_source.h);
 // a contradictory or incomplete set is a UsageError (exit code 2).
 #pragma once
@@ -17,6 +17,9 @@ using session::with_checkpoint;
 
 // "384" → {384, 384}; "224,320" or "224x320" → {224, 320}. UsageError otherwise.
 std::vector<int64_t> parse_img_size(const std::string& text);
+// --merge R (token merging: config key tome_r) as R >= 0, or -1 when absent; also read by
+// infer, which takes its model from --config/--checkpoint itself. UsageError otherwise.
+int64_t take_merge(Args& args);
 // The options above as a request, not yet resolved (a resolution sweep resolves it once
 // per input size).
 session::ModelRequest take_model_request(Args& args, bool hash_checkpoint = false);

@@ -39,6 +39,9 @@ struct ModelRequest {
   std::string class_names_path;   // a names file (predictions.h: read_class_names); "": none
   std::vector<int64_t> img_size;  // {H, W} to run at (--img-size); empty: the model's own
   std::string pos_interpolation = "bicubic";  // a ViT's pos_embed resampling at img_size
+  // Token merging (--merge R): ToMe's r tokens merged away in every block, as the config
+  // key tome_r (models/token_merging.h; the ViT family only); -1: as the config says.
+  int64_t merge = -1;
   // The run writes the checkpoint's SHA-256 (a sidecar): hash the file from the moment it
   // is named, so the hash runs beside the parsing instead of beside the forward passes.
   bool hash_checkpoint = false;

@@ -21,6 +21,13 @@
   X(swin)                  \
   X(efficientvit)          \
   X(flatten)               \
+  X(mlla)                  \
+  X(agent)                 \
+  X(agent_pvt)             \
+  X(biformer)              \
+  X(dat)                   \
+  X(pola)                  \
+  X(inline)                \
   /* one line per mechanism, each ending in a backslash, above this line */
 // clang-format on
 

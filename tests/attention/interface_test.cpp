@@ -40,10 +40,13 @@ TEST_P(EveryMechanism, TracedAndUntracedForwardsAgreeAndTheTraceCoversEveryHead)
   // Heads of C / heads dims each; a trace may have more of them (MechanismInfo::trace_heads).
   const int64_t all_heads = info().trace_heads ? info().trace_heads(m->config()) : heads;
   EXPECT_EQ(trace->heads, all_heads);
-  EXPECT_EQ(trace->head_dim, kDim / heads);
+  // head_dim is the width of every trace head's values (and head_output): C / heads, unless
+  // the trace splits a head's channels between trace heads (PolaFormer: two maps, d/2 each).
+  if (!info().trace_heads) EXPECT_EQ(trace->head_dim, kDim / heads);
   int64_t covered = 0;
   for (const auto& g : trace->groups) {
     covered += g.num_heads;
+    EXPECT_EQ(g.v.size(3), trace->head_dim) << g.name;
     EXPECT_EQ(g.q.size(1), g.num_heads) << g.name;
     EXPECT_EQ(g.k.size(2), g.keys.size()) << g.name << ": keys in k vs the key space";
     EXPECT_EQ(g.v.size(2), g.keys.size()) << g.name;

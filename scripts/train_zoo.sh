@@ -7,7 +7,7 @@
 # Resumable: rerun after an interruption and every run continues from its last checkpoint;
 # finished models are skipped. Run directories (full checkpoints, metrics) go to
 # $ATTNLAB_RUNS (default runs/zoo, not committed).
-#   bash scripts/train_zoo.sh [NAME...]      (default: all fourteen)
+#   bash scripts/train_zoo.sh [NAME...]      (default: all twenty)
 #   bash scripts/train_zoo.sh linear_series  linear attention's checkpoint series (issue
 #     26): the linear recipe run again with a checkpoint every 90 steps, every other one
 #     kept (0, 180, ..., 720, 937) so the zoo stays within 40 MB; its final weights are
@@ -19,7 +19,8 @@ runs="${ATTNLAB_RUNS:-$root/runs/zoo}"
 zoo="$root/models/zoo"
 mechanisms=("$@")
 [ ${#mechanisms[@]} -gt 0 ] || mechanisms=(softmax castling linear rala hilo anchor
-  hydra sra efficient xca flatten swin efficientvit swin_backbone)
+  hydra sra efficient xca flatten swin efficientvit swin_backbone
+  mlla agent agent_pvt biformer pola inline)
 mkdir -p "$runs" "$zoo"
 
 # One epoch is 937 steps of 64. No augmentation: one epoch is far from overfitting, and
@@ -45,6 +46,8 @@ for m in "${mechanisms[@]}"; do
   # FLatten's learned positional encoding on the keys covers the skeleton's 196 tokens, as
   # in its reference (num_patches = the stage's token count).
   [ "$m" = flatten ] && extra+=(--option num_patches=196)
+  # PolaFormer's likewise (its PVT form's positional encoding on the keys).
+  [ "$m" = pola ] && extra+=(--option num_patches=196)
   # Not a mechanism on the skeleton but Swin's own backbone, from its config.
   model=(--mechanism "$m")
   [ "$m" = swin_backbone ] && model=(--config "$root/scripts/zoo/swin_backbone.json")

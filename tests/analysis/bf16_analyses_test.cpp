@@ -1,4 +1,4 @@
-// --dtype bf16 against fp32 (issue 28): every zoo model (all fourteen mechanisms, trained
+// --dtype bf16 against fp32 (issue 28): every zoo model (every registered mechanism, trained
 // weights) runs every analysis of "all" plus the explanations on the same Fashion-MNIST
 // images twice, its weights and forward at fp32 and at bf16 (load_chosen_model with a
 // ComputeTarget), and every value column of every table is compared.

@@ -1,5 +1,5 @@
 // Every registered analysis on LibTorch's `meta` device (issue 28; tests/support/
-// meta_device.h), on every zoo architecture (all fourteen mechanisms) and the hierarchical
+// meta_device.h), on every zoo architecture (every registered mechanism) and the hierarchical
 // presets: the analysis session's per-image step and its explanation step (Grad-CAM,
 // gradient rollout, ERF, head ablation, faithfulness) run on a meta forward result and a
 // meta model. Statistics end in values (a table cell is a number), so most analyses stop

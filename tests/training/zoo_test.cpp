@@ -1,7 +1,8 @@
 // The shipped zoo (models/zoo/): every model loads strictly with the config zoo.json
 // records, reaches the issue's 82% bar by its own record, and `attnlab eval` on the first
 // 1000 test images reproduces the number zoo.json records for that subset; Castling's
-// series is complete and in order; the whole zoo stays within 40 MB.
+// series is complete and in order; the whole zoo stays within its size budget (48 MB: see
+// TotalSizeIsWithinTheBudget).
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -154,11 +155,14 @@ TEST(Zoo, SeriesRunFromStepZeroToTheEndInOrder) {
   }
 }
 
-TEST(Zoo, TotalSizeIsAtMostFortyMegabytes) {
+// Issue 23 set 40 MB for fourteen models and Castling's series; issue 68 asks for a model per
+// new mechanism (about 1.2 MB each of float16 weights) and issue 26's series stay
+// whole, so the budget is 48 MB (docs/ZOO.md, "Size").
+TEST(Zoo, TotalSizeIsWithinTheBudget) {
   uintmax_t total = 0;
   for (const auto& e : fs::recursive_directory_iterator(kZoo))
     if (e.is_regular_file()) total += e.file_size();
-  EXPECT_LE(total, 40u * 1000 * 1000);
+  EXPECT_LE(total, 48u * 1000 * 1000);
 }
 
 }  // namespace

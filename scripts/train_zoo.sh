@@ -7,7 +7,7 @@
 # Resumable: rerun after an interruption and every run continues from its last checkpoint;
 # finished models are skipped. Run directories (full checkpoints, metrics) go to
 # $ATTNLAB_RUNS (default runs/zoo, not committed).
-#   bash scripts/train_zoo.sh [NAME...]      (default: all twenty)
+#   bash scripts/train_zoo.sh [NAME...]      (default: all twenty-one)
 #   bash scripts/train_zoo.sh linear_series  linear attention's checkpoint series (issue
 #     26): the linear recipe run again with a checkpoint every 90 steps, every other one
 #     kept (0, 180, ..., 720, 937) so the zoo stays within 40 MB; its final weights are
@@ -20,7 +20,7 @@ zoo="$root/models/zoo"
 mechanisms=("$@")
 [ ${#mechanisms[@]} -gt 0 ] || mechanisms=(softmax castling linear rala hilo anchor
   hydra sra efficient xca flatten swin efficientvit swin_backbone
-  mlla agent agent_pvt biformer pola inline)
+  mlla agent agent_pvt biformer pola inline dat)
 mkdir -p "$runs" "$zoo"
 
 # One epoch is 937 steps of 64. No augmentation: one epoch is far from overfitting, and

@@ -24,5 +24,20 @@ inline constexpr const char* kLocalWindows = "local windows";
 // Per-head channel-to-channel maps that mix each token's value over its channels (XCA's
 // d×d softmax): the trace's rank_matrices entry "channel_map", (heads, d, d) per image.
 inline constexpr const char* kChannelMap = "channel map";
+// Agent attention's agents (agent.cpp): internals agent.agent_attn (B, h, A, M), where each
+// of the A = p² agents (the queries pooled to p×p) looks over the keys, and agent.q_attn
+// (B, h, N, A), each query's weights over the agents.
+inline constexpr const char* kAgentTokens = "agent tokens";
+// BiFormer's routing (biformer.cpp): internals biformer.route_idx (B, S², k), the k regions
+// each region's queries attend to, and biformer.region (rh, rw), the region size.
+inline constexpr const char* kRoutedRegions = "routed regions";
+// DAT's deformable sampling (dat.cpp): internals dat.reference and dat.pos (B, G, Hk, Wk, 2)
+// in [−1, 1] units (y, x), where each group's keys were sampled, and dat.attn (B·h, N, Ns).
+inline constexpr const char* kSamplingPoints = "sampling points";
+// Token merging (ToMe, models/token_merging.h): the layer ran on merged tokens and its trace
+// is carried back to the input tokens; internals "tome.owner" (B, T₀) int64, the merged
+// token each input token was in when the layer ran, "tome.merged_owner" the same after the
+// block's merge, and "tome.size" (B, T, 1) the merged tokens' sizes.
+inline constexpr const char* kMergedTokens = "merged tokens";
 
 }  // namespace attnlab::attention::capability

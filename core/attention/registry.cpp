@@ -25,6 +25,7 @@
   X(agent)                 \
   X(agent_pvt)             \
   X(biformer)              \
+  X(dat)                   \
   X(pola)                  \
   X(inline)                \
   /* one line per mechanism, each ending in a backslash, above this line */

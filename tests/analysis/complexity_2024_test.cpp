@@ -67,5 +67,16 @@ TEST(Complexity2024, BiformerScoresOnlyTheRoutedRegions) {
   EXPECT_EQ(macs(run, "convs"), 9 * kN * kC);  // LePE, side 3
 }
 
+TEST(Complexity2024, DeformableAttentionScoresTheSampledPoints) {
+  const int64_t samples = kN;  // stride 1: one sample per position
+  const auto run = session::count_mechanism("dat", kC, 12, {}, kSide, kSide);
+  EXPECT_EQ(macs(run, "projections"), 4 * kN * kC * kC);  // proj_q, k, v, out (1×1)
+  EXPECT_EQ(macs(run, "scores"), kN * samples * kC);
+  EXPECT_EQ(macs(run, "aggregation"), kN * samples * kC);
+  // The offset network: depthwise 3×3 on the queries, then Cg → 2 offsets per sample.
+  EXPECT_EQ(macs(run, "convs"), 9 * kN * kC + 2 * kC * samples);
+  EXPECT_EQ(macs(run, "norms"), samples * kC);  // its LayerNorm over the channels
+}
+
 }  // namespace
 }  // namespace attnlab::testing

@@ -11,6 +11,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/cli/model_options.h"
 #include "app/cli/version.h"
 #include "core/io/file_bytes.h"
 #include "core/runtime/allocator_tuning.h"
@@ -41,6 +42,7 @@ int run_gui_command(attnlab::cli::Args args, const std::string& first_image,
   o.screenshot_path = args.take_option("--screenshot");
   o.script_path = args.take_option("--script");
   o.no_demo = args.take_flag("--empty");
+  o.merge = attnlab::cli::take_merge(args);                  // the one parser of --merge
   for (auto& p : args.positionals()) o.images.push_back(p);  // attnlab IMAGE... --model M
   return attnlab::gui::run_gui(o);
 #else

@@ -7,6 +7,9 @@
 // precision/<fp32|bf16>/<preset>/<batch>: the traced forward with weights and activations at
 // that precision (Backbone::set_precision, --dtype), fp32 the baseline in the same run;
 // counter weights_MiB is the weights' size (docs/BENCHMARKS.md, "Precision").
+// tome/r<R>/deit_small_patch16_224/<batch>: token merging (ToMe, tome_r = R in every block)
+// untraced (images/s = batch / real time); r0 is the plain model, the baseline in the same run
+// (docs/BENCHMARKS.md, "Token merging").
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 #include <torch/cuda.h>
@@ -30,11 +33,13 @@ c10::Device bench_device() {
 }
 
 void forward(benchmark::State& state, const std::string& preset, int64_t batch, bool traced,
-             c10::ScalarType dtype) {
+             c10::ScalarType dtype, int64_t merge) {
   at::NoGradGuard no_grad;
   const c10::Device device = bench_device();
   at::manual_seed(0);
-  auto model = models::make_backbone(models::find_preset(preset).config);
+  models::Json config = models::find_preset(preset).config;
+  if (merge > 0) config["tome_r"] = merge;
+  auto model = models::make_backbone(config);
   model->eval();
   model->to(device);
   model->set_precision(dtype);
@@ -76,7 +81,7 @@ int main(int argc, char** argv) {
         const std::string name =
             std::string(traced ? "traced/" : "plain/") + preset + "/" + std::to_string(batch);
         benchmark::RegisterBenchmark(name.c_str(), forward, std::string(preset), batch, traced,
-                                     c10::kFloat)
+                                     c10::kFloat, int64_t{0})
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime()
             ->MinTime(batch == 1 ? 1.0 : 0.1);
@@ -87,11 +92,24 @@ int main(int argc, char** argv) {
            {std::pair{c10::kFloat, "fp32"}, std::pair{c10::kBFloat16, "bf16"}}) {
         const std::string name =
             std::string("precision/") + label + "/" + preset + "/" + std::to_string(batch);
-        benchmark::RegisterBenchmark(name.c_str(), forward, std::string(preset), batch, true, dtype)
+        benchmark::RegisterBenchmark(name.c_str(), forward, std::string(preset), batch, true, dtype,
+                                     int64_t{0})
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime()
             ->MinTime(batch == 1 ? 1.0 : 0.1);
       }
+  // ToMe's throughput against r (DeiT-S at 224: 196 patches; r = 16 leaves 197 − 12·16 = 5
+  // tokens, ToMe's largest r at this depth, 13 the paper's usual DeiT-S setting).
+  for (int64_t r : {0, 4, 8, 13, 16})
+    for (int64_t batch : {1, 8}) {
+      const std::string name =
+          "tome/r" + std::to_string(r) + "/deit_small_patch16_224/" + std::to_string(batch);
+      benchmark::RegisterBenchmark(name.c_str(), forward, std::string("deit_small_patch16_224"),
+                                   batch, false, c10::kFloat, r)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->MinTime(batch == 1 ? 1.0 : 0.3);
+    }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

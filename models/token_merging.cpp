@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/attention/registry.h"
+
 namespace attnlab::models::tome {
 
 using attention::add_layer;
@@ -75,7 +77,7 @@ at::Tensor tome_merge_source(const TomeMatch& m, const at::Tensor& source) {
 }
 
 TomeAttention::TomeAttention(int64_t dim, int64_t heads, bool qkv_bias)
-    : heads_(heads), scale_(std::pow(static_cast<double>(dim / heads), -0.5)) {
+    : dim_(dim), heads_(heads), scale_(std::pow(static_cast<double>(dim / heads), -0.5)) {
   qkv_ = add_layer<LinearLayer>(*this, "qkv", dim, 3 * dim, qkv_bias);
   proj_ = add_layer<LinearLayer>(*this, "proj", dim, dim, true);
 }
@@ -92,6 +94,24 @@ std::pair<at::Tensor, at::Tensor> TomeAttention::forward(const at::Tensor& x,
   if (size.defined()) logits = logits + size.log().select(-1, 0).unsqueeze(1).unsqueeze(1);
   const at::Tensor out = logits.softmax(-1).matmul(v).transpose(1, 2).reshape({batch, t, c});
   return {(*proj_)(out), k.mean(1)};
+}
+
+attention::TracedOutput TomeAttention::trace_on_inputs(
+    const at::Tensor& x, const at::Tensor& owner, const attention::TokenLayout& layout,
+    const attention::TraceOptions& options) const {
+  if (!input_view_) {
+    attention::MechanismConfig c;
+    c.dim = dim_;
+    c.heads = heads_;
+    c.options["qkv_bias"] = qkv_->bias.defined() ? 1 : 0;
+    input_view_ = attention::make_mechanism(attention::kPlainSoftmaxMechanism, c);
+  }
+  // Point the view's parameters at this module's tensors on every call: a load, a cast or a
+  // move to another device replaces them.
+  const auto mine = named_parameters();
+  for (auto& p : input_view_->named_parameters()) p.value().set_data(mine[p.key()]);
+  const at::Tensor spread = x.gather(1, owner.unsqueeze(-1).expand({-1, -1, x.size(2)}));
+  return input_view_->forward_traced(spread, layout, options);
 }
 
 }  // namespace attnlab::models::tome

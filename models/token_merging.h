@@ -7,6 +7,8 @@
 //                         class token protected
 //   tome_merge_weighted   the size-weighted average of merged tokens and their new sizes (4)
 //   tome_merge_source     the 0/1 source matrix merged the same way (5)
+//   TomeAttention::trace_on_inputs  the traced view: the block's attention on the model's
+//                         input tokens, each standing for the merged token it went into
 // Names carry a tome_ / Tome prefix: models/*.cpp are compiled in unity batches.
 #pragma once
 
@@ -17,6 +19,7 @@
 #include <utility>
 
 #include "core/attention/layers.h"
+#include "core/attention/mechanism.h"
 
 namespace attnlab::models::tome {
 
@@ -52,7 +55,21 @@ class TomeAttention : public torch::nn::Module {
   // proj(attention) (B, T, C) and the metric (B, T, d).
   std::pair<at::Tensor, at::Tensor> forward(const at::Tensor& x, const at::Tensor& size) const;
 
+  // The same attention traced on the model's input tokens (T₀ of them, `layout`): input
+  // token p carries the merged token owner[p] ((B, T₀) int64, from the source matrix), i.e.
+  // x (B, T, C) gathered at owner. Plain softmax over those T₀ copies IS proportional
+  // attention: the s_j copies of token j share its weight exp(q·k_j)·s_j / Z, so the rows
+  // are the merged rows carried back to the inputs (each input of j gets A_ij / s_j) and
+  // the output at p is the merged output of owner[p]. Runs the registry's softmax mechanism
+  // on this module's own weights (shared, not copied), so every analysis of softmax traces
+  // applies. O(T₀²): for analysis forwards, not for throughput.
+  attention::TracedOutput trace_on_inputs(const at::Tensor& x, const at::Tensor& owner,
+                                          const attention::TokenLayout& layout,
+                                          const attention::TraceOptions& options) const;
+
  private:
+  mutable std::shared_ptr<attention::AttentionMechanism> input_view_;  // softmax, built once
+  int64_t dim_;
   int64_t heads_;
   double scale_;
   std::shared_ptr<attention::LinearLayer> qkv_, proj_;

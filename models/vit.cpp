@@ -51,8 +51,10 @@
 // k) and the class token (protected), no dist token. On "vit" an all-zero r is the plain
 // model itself; "tome_vit" always runs the merging blocks. Recorded beside "out.blocks.i":
 // "source.blocks.i" (B, T_i, T₀) after each block, and after the last "n_tokens" (depth,)
-// int64, "source" (B, T, T₀) and "size" (B, T, 1) (the fixture's names). Merged forwards
-// are not traced (the mechanism's trace assumes the token grid) nor resumed.
+// int64, "source" (B, T, T₀) and "size" (B, T, 1) (the fixture's names). A traced forward
+// (prop_attn only) traces each block's attention carried back to the input tokens
+// (TomeAttention::trace_on_inputs, capability "merged tokens"); merged forwards are not
+// resumed.
 // The family's presets, recognition, preprocessing and sizes: vit_family.cpp.
 #include <ATen/ATen.h>
 #include <torch/nn/module.h>
@@ -508,23 +510,26 @@ class VisionTransformer : public Backbone {
   // block, and the token count falls, so neither the grid traces nor a resume apply.
   ForwardResult forward_merging(const at::Tensor& images, const ForwardOptions& options,
                                 ForwardResult& result) {
-    if (options.trace_attention)
+    if (options.trace_attention && !spec_.tome_prop_attn)
       throw ModelError(spec_.arch +
-                       " with token merging: attention traces are not available (merged "
-                       "tokens leave the grid the analyses map attention onto)");
+                       " with token merging: attention traces are built for proportional "
+                       "attention (prop_attn true), where the merged rows carried back to the "
+                       "input tokens are a softmax over them; this model has prop_attn false");
     if (options.resume)
       throw ModelError(spec_.arch +
                        " with token merging: a forward cannot resume part-way "
                        "(the merges before the block are not recorded)");
     ForwardRecorder recorder(options, result);
     at::Tensor x = embed(images, recorder);
-    tome::TomeState state =
-        tome::tome_initial_state(x, spec_.tome_trace_source && recorder.recording());
+    // Traces need the source matrices (which input tokens each merged token holds).
+    tome::TomeState state = tome::tome_initial_state(
+        x, (spec_.tome_trace_source && recorder.recording()) || recorder.tracing());
     std::vector<int64_t> counts;
     for (size_t i = 0; i < tome_blocks_.size(); ++i) {
       const std::string path = "blocks." + std::to_string(i);
       recorder.enter_block(path, x);
-      x = tome_blocks_[i]->forward(x, state, spec_.tome_r[i], spec_.tome_prop_attn, path, recorder);
+      x = tome_blocks_[i]->forward(x, state, spec_.tome_r[i], spec_.tome_prop_attn, spec_.layout(),
+                                   path, recorder);
       counts.push_back(x.size(1));
     }
     if (recorder.recording()) {  // the fixture's names

@@ -5,6 +5,7 @@
 
 #include <tuple>
 
+#include "core/attention/capabilities.h"
 #include "models/gelu.h"
 #include "models/pre_norm_block.h"
 
@@ -58,15 +59,35 @@ TomeBlock::TomeBlock(int64_t dim, int64_t heads, int64_t mlp_hidden, double ln_e
 }
 
 at::Tensor TomeBlock::forward(const at::Tensor& x, tome::TomeState& state, int64_t r,
-                              bool prop_attn, const std::string& path, ForwardRecorder& recorder) {
+                              bool prop_attn, const attention::TokenLayout& inputs,
+                              const std::string& path, ForwardRecorder& recorder) {
   const at::Tensor normed = recorder.tap(path + ".norm1", (*norm1_)(x));
   auto [a, metric] = attn_->forward(normed, prop_attn ? state.size : at::Tensor());
-  recorder.output("out", path + ".attn", a);
+  // A traced forward presents the layer on the input tokens (owner: argmax of the 0/1
+  // source's one 1 per input token), its recorded output included, so the analyses read
+  // every layer on one grid; an untraced one records the merged tokens (the fixture's).
+  std::shared_ptr<attention::AttentionTrace> trace;
+  if (recorder.tracing()) {
+    const at::Tensor owner = state.source.argmax(1);
+    auto view = attn_->trace_on_inputs(normed, owner, inputs, recorder.trace_options());
+    recorder.output("out", path + ".attn", view.output);
+    // forward_traced hands back a trace no one else holds yet: ToMe adds what it knows.
+    trace = std::const_pointer_cast<attention::AttentionTrace>(view.trace);
+    trace->capabilities.push_back(attention::capability::kMergedTokens);
+    trace->internals["tome.owner"] = owner;
+    trace->internals["tome.size"] = state.size.detach();
+  } else {
+    recorder.output("out", path + ".attn", a);
+  }
   at::Tensor y = x + a;
   const tome::TomeMatch match = tome::tome_match(metric, r);
   state.source = tome::tome_merge_source(match, state.source);
   std::tie(y, state.size) = tome::tome_merge_weighted(match, y, state.size);
   if (state.source.defined()) recorder.output("source", path, state.source);
+  if (trace) {
+    trace->internals["tome.merged_owner"] = state.source.argmax(1);
+    recorder.trace(path + ".attn", trace);
+  }
   y = y + (*mlp_)((*norm2_)(y));
   recorder.output("out", path, y);
   return recorder.tap(path, y);

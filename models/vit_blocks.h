@@ -61,8 +61,12 @@ class Block : public torch::nn::Module {
 class TomeBlock : public torch::nn::Module {
  public:
   TomeBlock(int64_t dim, int64_t heads, int64_t mlp_hidden, double ln_eps, bool qkv_bias);
+  // `inputs` is the model's input token layout (the grid before any merge): a traced
+  // forward traces the attention there (TomeAttention::trace_on_inputs; needs
+  // state.source and prop_attn).
   at::Tensor forward(const at::Tensor& x, tome::TomeState& state, int64_t r, bool prop_attn,
-                     const std::string& path, ForwardRecorder& recorder);
+                     const attention::TokenLayout& inputs, const std::string& path,
+                     ForwardRecorder& recorder);
 
  private:
   std::shared_ptr<LayerNormLayer> norm1_, norm2_;

@@ -56,6 +56,7 @@ session::ModelRequest report_model_request(const ReportRequest& req, const std::
   if (req.random_init) request.random_init = true;
   request.img_size = req.img_size;
   if (!req.pos_interpolation.empty()) request.pos_interpolation = req.pos_interpolation;
+  request.merge = req.merge;
   request.hash_checkpoint = true;  // for the model's sidecar
   return request;
 }

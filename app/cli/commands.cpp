@@ -44,8 +44,9 @@ const std::vector<CommandSpec>& commands() {
       {"gui", nullptr,
        R"(  gui [IMAGE...] [--model M...]            open the desktop GUI (default command); with
       [--empty] [--script FILE]             no files, the zoo and the demo images; a saved
-                                            workspace (FILE.attnlab) opens its models,
-                                            images and what-if edits
+      [--merge R]                           workspace (FILE.attnlab) opens its models,
+                                            images and what-if edits; --merge: token
+                                            merging (ToMe) on the models opened
       [--after-frames N] [--screenshot PNG] (tests: quit after N frames, save PNG)
 )"},
       {"", nullptr,
@@ -93,6 +94,9 @@ const std::vector<CommandSpec>& commands() {
                               is no faster per image: docs/BENCHMARKS.md)
       [--preset P | --config JSON] [--checkpoint FILE] [--key K] [--random-init]
       [--class-names FILE]    one name per line, or JSON list / {"index": name} map
+      [--merge R]             token merging (ToMe) on a ViT-family model: R tokens merged
+                              away per block; maps and rollout carried back to the patches,
+                              the merge groups by the "merges" analysis
                                             write every statistic (CSV, JSON, LaTeX), map
                                             and spectrum (.npy) and a settings sidecar
 )"},
@@ -124,6 +128,7 @@ const std::vector<CommandSpec>& commands() {
       [analysis options as analyze]           turbo jet gray RdBu coolwarm
       [--class-names FILE]                    every model's class names (figure labels)
       [--random-init]                         presets with seeded random weights
+      [--merge R]                             ToMe on every ViT-family model (as analyze)
       [--norm minmax|divmax]                  map scale: each map's [min, max] or [0, max]
       [--layer last|N|N/T]                    the layer of the per-head maps and the models
                                               side by side (N/T: layer N of a T-layer model,

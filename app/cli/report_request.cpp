@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "app/cli/model_options.h"
 #include "app/cli/size_sweep.h"
 #include "app/session/analysis_registry.h"
 #include "app/session/predictions.h"
@@ -56,6 +57,7 @@ ReportRequest take_report_request(Args& args) {
   r.pos_interpolation = args.take_option("--pos-interpolation");
   if (!r.pos_interpolation.empty() && r.img_size.empty())
     throw UsageError("--pos-interpolation goes with --img-size");
+  r.merge = take_merge(args);
   r.cost = take_cost_options(args);
   // The demo shows the zoo's costs too: its models are small, so the sweep is cheap there.
   if (demo && r.cost.complexity_scales == session::default_complexity_scales())

@@ -22,6 +22,7 @@ struct ReportRequest {
   std::vector<std::string> class_names;
   std::vector<int64_t> img_size, sweep_sizes;  // --img-size, --img-sizes
   std::string pos_interpolation;
+  int64_t merge = -1;  // --merge R: every model of the ViT family with ToMe's r (-1: none)
   CostOptions cost;
   session::AnalysisSettings settings;
 };

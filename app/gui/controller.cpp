@@ -150,7 +150,10 @@ void submit_open_requests(GuiState& state, LoadWorker& loader, ComputeWorker& co
       }
     } else if (req.kind == FileKind::Model) {
       remember_recent(state.recent.models, req.path);
-      add_model(state.workspace, state.device, compute, req.path);
+      ModelOptions merged;
+      merged.merge = req.merge;
+      add_model(state.workspace, state.device, compute, req.path,
+                req.merge >= 0 ? &merged : nullptr);
       if (lower_extension(req.path) == ".json") continue;  // a config: no tensors to summarise
       CheckpointPanelState& panel = state.checkpoint;
       panel.status = LoadStatus::Loading;

@@ -417,7 +417,7 @@ int run_gui(const GuiOptions& options) {
     state.status.notice_is_error = true;
   }
   for (const auto& p : options.models)
-    state.requests.open.push_back(OpenRequest{FileKind::Model, p});
+    state.requests.open.push_back(OpenRequest{FileKind::Model, p, options.merge});
   for (const auto& p : options.images)
     state.requests.dropped_paths.push_back(p);  // folders expand there
   if (options.images.empty() && options.models.empty() && !options.no_demo)

@@ -17,6 +17,7 @@ struct GuiOptions {
   std::string script_path;          // non-empty: run this GUI script (gui_script.h)
   std::string device = "auto";      // where models run at start (--device, ATTNLAB_DEVICE)
   std::string dtype = "fp32";       // their forward's precision (--dtype, ATTNLAB_DTYPE)
+  int64_t merge = -1;               // token merging r of the models opened (--merge); -1: none
 };
 
 int run_gui(const GuiOptions& options);  // returns the process exit code

@@ -68,6 +68,7 @@ struct StatusBarState {
 struct OpenRequest {
   FileKind kind = FileKind::Image;
   std::string path;
+  int64_t merge = -1;  // a model: token merging's r (--merge on the command line); -1: none
 };
 
 // What the menus, the dialogs, the sidebar and the status bar ask of the frame loop,
@@ -130,6 +131,7 @@ struct ModelOptionsEdit {
   int model = -1, loads = -1;          // the model (and its load) they were filled from
   int height = 0, width = 0;           // the input size
   std::array<char, 512> names_path{};  // the class-names file
+  int merge = 0;                       // token merging's r
 };
 
 // An image of the workspace (its thumbnail is decoded by the LoadWorker).

@@ -141,7 +141,12 @@ ModelChoice choose_model(const ModelRequest& request) {
     c.preprocessing = models::preprocessing_at_size(c.config, c.preprocessing, h, w);
     c.input_size = request.img_size;
   }
-  if (request.merge >= 0) c.config["tome_r"] = request.merge;  // make_backbone checks the family
+  // --merge replaces the checkpoint's own r (tome_vit's alias "r" included); make_backbone
+  // checks the family.
+  if (request.merge >= 0) {
+    c.config.erase("r");
+    c.config["tome_r"] = request.merge;
+  }
   if (!request.class_names_path.empty()) {
     c.class_names_path = request.class_names_path;
     c.class_names = read_class_names(request.class_names_path);

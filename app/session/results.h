@@ -14,6 +14,7 @@
 
 #include "core/analysis/result_key.h"
 #include "core/analysis/table.h"
+#include "viz/figures/attention_maps.h"
 #include "viz/figures/captioned_figure.h"
 #include "viz/figures/map_panels.h"
 #include "viz/figures/model_compare.h"
@@ -119,6 +120,9 @@ struct TabInputs {
   std::vector<ModelResults> models;  // one image each (its tag is the GUI's image tag)
   int layer = 0;                     // the current model's layer shown (never -1)
   viz::MapStyle style;
+  // The query the Maps tab shows (the views of one query: agents, routing, sampling);
+  // none: the grid's centre.
+  std::optional<viz::MapQuery> query;
 };
 
 }  // namespace attnlab::session

@@ -338,7 +338,7 @@ MechanismInfo agent_mechanism() {
   info.summary =
       "Agent attention (DeiT form): pooled agent tokens broadcast softmax attention, dwc on v";
   info.linear_in_tokens = true;
-  info.capabilities = {capability::kKvBuffer};
+  info.capabilities = {capability::kKvBuffer, capability::kAgentTokens};
   info.score_elements = [](const MechanismConfig& c, const TokenLayout& layout) {
     return agent_score_elements(c, layout.tokens(), layout);
   };
@@ -367,7 +367,7 @@ MechanismInfo agent_pvt_mechanism() {
   info.summary = "Agent attention (PVT form): agent tokens over spatially reduced keys, dwc on v";
   info.needs_grid = true;
   info.linear_in_tokens = true;
-  info.capabilities = {capability::kKvBuffer};
+  info.capabilities = {capability::kKvBuffer, capability::kAgentTokens};
   info.score_elements = [](const MechanismConfig& c, const TokenLayout& layout) {
     const int64_t r = c.int_option("sr_ratio");
     return agent_score_elements(c, (layout.height / r) * (layout.width / r), layout);

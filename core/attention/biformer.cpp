@@ -245,7 +245,7 @@ MechanismInfo biformer_mechanism() {
       "BiFormer bi-level routing attention: top-k region routing, token softmax over the "
       "routed regions, LePE";
   info.needs_grid = true;
-  info.capabilities = {capability::kLocalWindows};
+  info.capabilities = {capability::kLocalWindows, capability::kRoutedRegions};
   // Each padded-grid query scores topk·rh·rw keys.
   info.score_elements = [](const MechanismConfig& c, const TokenLayout& l) {
     const int64_t s = static_cast<int64_t>(c.option("n_win"));

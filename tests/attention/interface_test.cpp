@@ -42,7 +42,9 @@ TEST_P(EveryMechanism, TracedAndUntracedForwardsAgreeAndTheTraceCoversEveryHead)
   EXPECT_EQ(trace->heads, all_heads);
   // head_dim is the width of every trace head's values (and head_output): C / heads, unless
   // the trace splits a head's channels between trace heads (PolaFormer: two maps, d/2 each).
-  if (!info().trace_heads) EXPECT_EQ(trace->head_dim, kDim / heads);
+  if (!info().trace_heads) {
+    EXPECT_EQ(trace->head_dim, kDim / heads);
+  }
   int64_t covered = 0;
   for (const auto& g : trace->groups) {
     covered += g.num_heads;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attention/capabilities.h"
 #include "core/io/tensor_file.h"
 #include "core/nn/state_loading.h"
 #include "models/checkpoint_loading.h"
@@ -199,11 +200,21 @@ at::Tensor tome_ref_linear(const at::Tensor& x, const std::map<std::string, at::
   return x.matmul(p.at(name + ".weight").t()) + p.at(name + ".bias");
 }
 
-// One image (3, H, W) through the spec's model; returns the logits and the final tokens.
+// What one block's attention saw: its tokens' members and sizes, and each head's (T, T)
+// softmax over the merged tokens.
+struct TomeRefBlock {
+  std::vector<std::vector<int64_t>> members;
+  std::vector<double> size;
+  std::vector<at::Tensor> attn;
+};
+
+// One image (3, H, W) through the spec's model; returns the logits and the final tokens
+// (and, when `blocks` is given, what each block's attention saw).
 std::pair<at::Tensor, TomeRefTokens> tome_reference(const at::Tensor& image,
                                                     const std::map<std::string, at::Tensor>& p,
                                                     const std::vector<int64_t>& rs, int64_t heads,
-                                                    bool prop_attn) {
+                                                    bool prop_attn,
+                                                    std::vector<TomeRefBlock>* blocks = nullptr) {
   const at::Tensor w = p.at("patch_embed.proj.weight");
   const int64_t c = w.size(0), patch = w.size(2), g = image.size(1) / patch;
   TomeRefTokens t;
@@ -226,6 +237,7 @@ std::pair<at::Tensor, TomeRefTokens> tome_reference(const at::Tensor& image,
     const int64_t tokens = x.size(0);
     const at::Tensor qkv = tome_ref_linear(tome_ref_ln(x, p, b + ".norm1"), p, b + ".attn.qkv");
     std::vector<at::Tensor> outs;
+    TomeRefBlock seen{t.members, t.size, {}};
     at::Tensor metric = at::zeros({tokens, d}, at::kDouble);
     for (int64_t h = 0; h < heads; ++h) {
       const at::Tensor q = qkv.slice(1, h * d, (h + 1) * d);
@@ -235,9 +247,11 @@ std::pair<at::Tensor, TomeRefTokens> tome_reference(const at::Tensor& image,
       if (prop_attn)
         for (int64_t j = 0; j < tokens; ++j)
           logits.select(1, j).add_(std::log(t.size[static_cast<size_t>(j)]));
-      outs.push_back(logits.softmax(1).matmul(v));
+      seen.attn.push_back(logits.softmax(1));
+      outs.push_back(seen.attn.back().matmul(v));
       metric = metric + k / static_cast<double>(heads);
     }
+    if (blocks) blocks->push_back(seen);
     const at::Tensor y = x + tome_ref_linear(at::cat(outs, 1), p, b + ".attn.proj");
     // Step 3: A = even positions, B = odd; cosine scores; A[0] never merges.
     const int64_t r = std::min(rs[blk], (tokens - 1) / 2);
@@ -362,11 +376,73 @@ TEST(TomeModel, Refusals) {
   dino.erase("r");
   dino["tome_r"] = 2;
   tome_expect_refused(dino, "vit and tome_vit only");
-  // Traces and resumed forwards are refused with a message, not run wrongly.
-  auto model = tome_fixture_model(tome_small_config());
+  // Traces without proportional attention (the carried-back rows would not be a softmax
+  // over the input tokens) are refused with a message, not run wrongly.
+  Json plain_attn = tome_small_config();
+  plain_attn["prop_attn"] = false;
+  auto model = tome_fixture_model(plain_attn);
   models::ForwardOptions traced;
   traced.trace_attention = true;
   EXPECT_THROW(model->run(tome_input(), traced), models::ModelError);
+}
+
+// The traced forward's view (TomeAttention::trace_on_inputs): every block's trace, on the
+// input tokens, holds the merged attention carried back — input p's row gives input q the
+// weight A[t(p), t(q)] / s_t(q) of the spec's merged attention written out above (t: the
+// merged token holding it) — and its owners are the spec's members. Tolerance: the traced
+// rows are float32 softmaxes of the same logits, against float64 (1e-5 covers float32's
+// 6e-8 relative rounding through LN, two products and exp on ~50 tokens many times over).
+TEST(TomeTraces, RowsAreTheMergedAttentionCarriedBackToTheInputs) {
+  const Json c = tome_small_config();
+  auto model = tome_fixture_model(c);
+  const auto params = nn::read_tensor_map(tome_base() + ".safetensors");
+  std::map<std::string, at::Tensor> p64;
+  for (const auto& [k, v] : params) p64[k] = v.to(at::kDouble);
+  const at::Tensor input = tome_input();
+  models::ForwardOptions options;
+  options.trace_attention = true;
+  options.record_outputs = true;
+  at::NoGradGuard no_grad;
+  const auto result = model->run(input, options);
+  const int64_t heads = c.at("num_heads").get<int64_t>();
+  std::vector<int64_t> rs(static_cast<size_t>(c.at("depth").get<int64_t>()),
+                          c.at("r").get<int64_t>());
+  for (int64_t b = 0; b < input.size(0); ++b) {
+    std::vector<TomeRefBlock> blocks;
+    tome_reference(input[b].to(at::kDouble), p64, rs, heads, true, &blocks);
+    ASSERT_EQ(result.traces.size(), blocks.size());
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const auto& trace = *result.traces[i].trace;
+      EXPECT_EQ(result.traces[i].path, "blocks." + std::to_string(i) + ".attn");
+      EXPECT_TRUE(trace.offers(attention::capability::kMergedTokens));
+      const TomeRefBlock& ref = blocks[i];
+      const int64_t n = trace.layout.tokens();
+      std::vector<int64_t> owner(static_cast<size_t>(n), -1);
+      for (size_t t = 0; t < ref.members.size(); ++t)
+        for (int64_t m : ref.members[t]) owner[static_cast<size_t>(m)] = static_cast<int64_t>(t);
+      const at::Tensor got_owner = trace.internal("tome.owner")[b];
+      for (int64_t q = 0; q < n; ++q)
+        ASSERT_EQ(got_owner[q].item<int64_t>(), owner[static_cast<size_t>(q)]) << "block " << i;
+      for (int64_t h = 0; h < heads; ++h) {
+        at::Tensor expected = at::empty({n, n}, at::kDouble);
+        const at::Tensor a = ref.attn[static_cast<size_t>(h)];
+        for (int64_t pi = 0; pi < n; ++pi)
+          for (int64_t qi = 0; qi < n; ++qi) {
+            const auto tq = static_cast<size_t>(owner[static_cast<size_t>(qi)]);
+            expected[pi][qi] =
+                a[owner[static_cast<size_t>(pi)]][static_cast<int64_t>(tq)].item<double>() /
+                ref.size[tq];
+          }
+        const double d = max_abs_diff(trace.matrix(b, h), expected);
+        EXPECT_LE(d, 1e-5) << "block " << i << " head " << h;
+      }
+    }
+  }
+  // What block outputs the analyses read: the merged tokens carried back the same way.
+  const at::Tensor owner = result.traces.back().trace->internal("tome.merged_owner");
+  const at::Tensor last = result.outputs.at("out.blocks." + std::to_string(rs.size() - 1));
+  EXPECT_EQ(owner.size(1), result.traces.back().trace->layout.tokens());
+  EXPECT_LT(owner.max().item<int64_t>(), last.size(1));
 }
 
 }  // namespace

@@ -58,12 +58,14 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
   session::ModelRequest request = session::model_entry_request(model_arg, options.preset);
   request.img_size = options.img_size;
   request.class_names_path = options.class_names_path;
+  request.merge = options.merge;
   m->choice = session::choose_model(request);
   // A device not here, or a precision this LibTorch cannot run there: the reason.
   const runtime::ComputeTarget target = runtime::select_target(options.device, options.dtype);
   m->device = target.device;
   m->ready = session::load_chosen_model(m->choice, target);
-  const bool check = !options.img_size.empty() || !options.class_names_path.empty();
+  const bool check =
+      !options.img_size.empty() || !options.class_names_path.empty() || options.merge >= 0;
   const int64_t classes = check ? check_model_runs(*m) : 0;
   if (info) {
     const image::Preprocessing& p = m->choice.preprocessing;
@@ -74,6 +76,8 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
                                  ? c["attention"].get<std::string>()
                                  : "";
     info->mechanism = models::config_mechanism(c);
+    const std::string arch = m->ready.model->arch();
+    info->mergeable = arch == "vit" || arch == "tome_vit";
     info->describe = m->ready.model->arch() + (mech.empty() ? "" : " with " + mech + " attention") +
                      "; " + p.describe();
     for (const auto& w : m->ready.warnings) info->describe += "; WARNING: " + w;

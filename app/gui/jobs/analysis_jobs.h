@@ -37,6 +37,7 @@ struct ModelOptions {
   std::string preset;
   std::vector<int64_t> img_size;  // {H, W}; empty: the model's own size
   std::string class_names_path;   // one name per line or a JSON list/map; "": the model's own
+  int64_t merge = -1;             // token merging (ToMe) r per block, as --merge; -1: none
   std::string device = "cpu";     // where it runs, as --device names it (the device picker)
   std::string dtype = "fp32";     // the forward's precision, as --dtype names it (the picker)
 };
@@ -46,6 +47,7 @@ struct ModelInfo {
   std::string describe;     // one line: architecture, mechanism, parameters, preprocessing
   std::string command_arg;  // what `attnlab report --models` takes to load it again
   std::string mechanism;    // the attention it runs (models::config_mechanism; "": none)
+  bool mergeable = false;   // a ViT-family arch (vit, tome_vit): token merging applies
   // How attnlab decided what a config-less checkpoint is (session::ModelChoice::recognition:
   // the preset, or the config read from its shapes and what was assumed); "" when the file
   // or the user said it.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -457,6 +458,17 @@ const std::vector<ScriptCommandSpec> kCommands = {
    [](ScriptContext& x, const ScriptCommand& c) {
      const std::string file = c.args[1] == "none" ? "" : c.args[1];
      return change_model(x, c, [&](ModelOptions& o) { o.class_names_path = file; });
+   }},
+  {{"merge", {{"MODEL", ArgKind::IndexOrName}, {"R|none", ArgKind::Name}},
+    "token merging (ToMe) on a ViT-family model, R tokens merged away per block (as --merge); none: off"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     int64_t r = -1;
+     if (c.args[1] != "none") {
+       char* stop = nullptr;
+       r = std::strtoll(c.args[1].c_str(), &stop, 10);
+       if (*stop != '\0' || r < 0) return fail_command(x, c, "R is an integer >= 0 or none");
+     }
+     return change_model(x, c, [&](ModelOptions& o) { o.merge = r; });
    }},
   {{"show-input", {{"on|off", ArgKind::Choice, kOnOff}}, "the Maps tab shows the picture the model saw"},
    [](ScriptContext& x, const ScriptCommand& c) { x.state.view.show_input = c.args[0] == "on"; return true; }},

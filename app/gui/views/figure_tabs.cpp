@@ -110,13 +110,18 @@ FigureJob analysis_tab_figure(const Workspace& ws, const ViewState& view,
     const int n = int(r->analysis->layers.size());
     layer = layer < 0 ? n - 1 : std::min(layer, n - 1);
   }
-  return [results = std::move(results), figure = tab.figure, layer,
+  // The query the Maps tab shows (the views of one query: agents, routing, sampling).
+  std::optional<viz::MapQuery> query;
+  if (const ShownMap shown = shown_map(ws, view, view.model); shown.ok)
+    query = shown_figure_query(ws, view, view.model, shown);
+  return [results = std::move(results), figure = tab.figure, layer, query,
           style = map_style(view)](std::string* why) -> std::optional<viz::CaptionedFigure> {
     try {
       session::TabInputs in;
       for (const auto& [name, a] : results) in.models.push_back(as_results(name, *a));
       in.layer = layer;
       in.style = style;
+      in.query = query;
       return figure(in);
     } catch (const std::exception& e) {
       *why = e.what();
@@ -175,7 +180,8 @@ namespace {
 // e.g. another checkpoint of a series, is a new object), the layer, and the panel size.
 std::string tab_figure_key(const Workspace& ws, const ViewState& view,
                            const session::AnalysisTab& tab, int w, int h) {
-  std::string key = std::to_string(view.layer) + "|" + std::to_string(w) + "x" + std::to_string(h);
+  std::string key = std::to_string(view.layer) + "|" + std::to_string(w) + "x" + std::to_string(h) +
+                    "|" + view.query.tag();  // the query-view tabs follow the clicked query
   const auto add = [&](int m) {
     const ResultSlot* r = result_of(ws, m, view.image);
     char id[32];

@@ -43,6 +43,36 @@ void refill(const ModelSlot& slot, int m, ModelOptionsEdit& e) {
   e.width = slot.info.input_size.size() == 2 ? int(slot.info.input_size[1]) : 0;
   std::snprintf(e.names_path.data(), e.names_path.size(), "%s",
                 slot.options.class_names_path.c_str());
+  e.merge = slot.options.merge >= 0 ? int(slot.options.merge) : 8;
+}
+
+// Token merging (ToMe) on a ViT-family model: r tokens merged away per block, as --merge.
+void draw_merge(const ModelSlot& slot, ModelOptionsEdit& e, FrameRequests& requests) {
+  if (!slot.info.mergeable && slot.options.merge < 0) return;
+  ImGui::TextUnformatted(
+      slot.options.merge < 0
+          ? "token merging: off"
+          : ("token merging: r = " + std::to_string(slot.options.merge)).c_str());
+  ImGui::SetNextItemWidth(72.0f);
+  ImGui::InputInt("##merge", &e.merge, 1);
+  if (e.merge < 0) e.merge = 0;
+  ImGui::SameLine();
+  ModelOptions options = slot.options;
+  if (ImGui::Button("Merge")) {
+    options.merge = e.merge;
+    requests.model_options.emplace_back(slot.id, options);
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "ToMe: r tokens merged away in every block (as --merge); maps and rollout are "
+        "carried back to the patches, the Merges tab shows the groups");
+  if (slot.options.merge >= 0) {
+    ImGui::SameLine();
+    if (ImGui::Button("No merging")) {
+      options.merge = -1;
+      requests.model_options.emplace_back(slot.id, options);
+    }
+  }
 }
 
 void draw_input_size(const ModelSlot& slot, ModelOptionsEdit& e, FrameRequests& requests) {
@@ -148,6 +178,7 @@ void draw_model_panel(const Workspace& ws, ViewState& view, FrameRequests& reque
   ImGui::PushID(m);
   draw_input_size(slot, e, requests);
   draw_class_names(slot, e, requests);
+  draw_merge(slot, e, requests);
   ImGui::PopID();
   ImGui::EndDisabled();
   if (slot.reloading) ImGui::TextDisabled("loading it with the new options...");

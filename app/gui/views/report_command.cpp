@@ -136,6 +136,11 @@ std::string report_command(const Workspace& ws, const ViewState& view, const Cos
     if (ws.models[size_t(m)].options.img_size != size) size.clear();
   if (size.size() == 2)
     cmd += " --img-size " + std::to_string(size[0]) + "," + std::to_string(size[1]);
+  // And token merging: --merge when the models shown share an r.
+  int64_t merge = shown.empty() ? -1 : ws.models[size_t(shown.front())].options.merge;
+  for (const int m : shown)
+    if (ws.models[size_t(m)].options.merge != merge) merge = -1;
+  if (merge >= 0) cmd += " --merge " + std::to_string(merge);
   cmd += " --images";
   if (!ws.images.empty()) cmd += " " + shell_quote(ws.images[size_t(view.image)].path);
   // The image's what-if edits (edit_view.h): the report draws the edited picture's maps.

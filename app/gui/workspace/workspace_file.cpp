@@ -57,6 +57,7 @@ std::string workspace_text(const WorkspaceFile& ws) {
     if (!m.preset.empty()) e["preset"] = m.preset;
     if (!m.img_size.empty()) e["img_size"] = m.img_size;
     if (!m.class_names_path.empty()) e["class_names"] = absolute_if_present(m.class_names_path);
+    if (m.merge >= 0) e["merge"] = m.merge;
     root["models"].push_back(e);
   }
   root["images"] = json::array();
@@ -90,6 +91,11 @@ WorkspaceFile parse_workspace(const std::string& text, const std::string& path) 
       if (!m.img_size.empty() && (m.img_size.size() != 2 || m.img_size[0] < 1 || m.img_size[1] < 1))
         throw fail("model " + m.arg + ": img_size is [H, W] with both at least 1");
       m.class_names_path = from_folder(optional_text(e, "class_names"), folder);
+      if (e.contains("merge")) {
+        if (!e["merge"].is_number_integer() || e["merge"].get<int64_t>() < 0)
+          throw fail("model " + m.arg + ": merge is token merging's r, an integer >= 0");
+        m.merge = e["merge"].get<int64_t>();
+      }
       ws.models.push_back(std::move(m));
     }
     for (const json& e : root.value("images", json::array())) {

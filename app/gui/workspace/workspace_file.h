@@ -22,6 +22,7 @@ struct WorkspaceModel {
   std::string preset;             // the architecture picked for it ("": its own)
   std::vector<int64_t> img_size;  // {H, W}; empty: its own
   std::string class_names_path;   // "": its own
+  int64_t merge = -1;             // token merging's r (--merge); -1: none
 };
 
 struct WorkspaceImage {

@@ -27,5 +27,9 @@
   X(erf)                    \
   X(heads)                  \
   X(faithfulness)           \
-  X(feature_pca)
+  X(feature_pca)            \
+  X(merges)                 \
+  X(agents)                 \
+  X(routing)                \
+  X(sampling)
 // clang-format on

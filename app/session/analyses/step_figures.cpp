@@ -55,4 +55,50 @@ void attach_per_head_table_figures(AnalysisInfo& info, const PerHeadTableFigures
   info.tab->group = f.tab_group;  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
 }
 
+namespace {
+
+// The query of a model's maps of image `tag` (its first layer's "maps" array), on that
+// layer's grid; none when the maps analysis did not run.
+std::optional<viz::MapQuery> maps_query(const ModelResults& m, const std::string& tag) {
+  std::optional<viz::MapQuery> best;
+  int64_t first = -1;
+  for (const auto& a : m.arrays) {
+    const auto key = analysis::parse_result_key(a.name);
+    if (!key || key->analysis != "maps" || key->image != tag || key->part != "heads" ||
+        a.shape.size() != 3 || (first >= 0 && key->layer >= first))
+      continue;
+    first = key->layer;
+    best = figure_query(key->query, int(a.shape[1]), int(a.shape[2]));
+  }
+  return best;
+}
+
+}  // namespace
+
+void attach_query_view_figures(AnalysisInfo& info, const QueryViewFigures& f) {
+  info.figure_kinds = {{f.name, f.title}};
+  info.report_figures = [f](const ReportInputs& in, std::vector<FigureJob>& jobs) {
+    for (const auto& m : in.models)
+      for (const auto& im : m.images) {
+        if (m.arrays_of(f.name, im.tag).empty()) continue;
+        const ResultImage* image = &im;
+        jobs.push_back(
+            {f.name, f.name + "__" + m.name + "__" + im.tag, [&m, image, figure = f.figure] {
+               return figure(m.arrays, image->tag, image->picture, -1, maps_query(m, image->tag));
+             }});
+      }
+  };
+  info.tab = AnalysisTab{f.name,
+                         f.tab_label,
+                         false,
+                         false,
+                         [figure = f.figure](const TabInputs& in) {
+                           const ModelResults& m = in.models.front();
+                           const ResultImage& im = m.images.front();
+                           return figure(m.arrays, im.tag, im.picture, in.layer, in.query);
+                         },
+                         f.hint};
+  info.tab->group = "tokens";  // the GUI's row of tabs (app/gui/views/tab_table.cpp)
+}
+
 }  // namespace attnlab::session

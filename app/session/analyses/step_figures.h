@@ -44,4 +44,20 @@ struct PerHeadTableFigures {
 };
 void attach_per_head_table_figures(AnalysisInfo& info, const PerHeadTableFigures& f);
 
+// The figures of a view of one query's mechanism internals (agents, routing, sampling):
+// the report draws one per model and image, on the last layer, at the maps' query (the
+// query of the model's "maps" arrays; the grid's centre without them); the GUI tab on the
+// layer shown, at the query the Maps tab shows.
+using QueryViewFigure = std::function<viz::CaptionedFigure(
+    const std::vector<analysis::Array>& arrays, const std::string& image_tag,
+    const viz::RgbaImage& picture, int64_t layer, const std::optional<viz::MapQuery>& query)>;
+struct QueryViewFigures {
+  std::string name;       // the analysis, its figure kind and tab: "agents"
+  std::string title;      // the report index's section
+  std::string tab_label;  // "Agents"
+  std::string hint;       // under the GUI tab's figure
+  QueryViewFigure figure;
+};
+void attach_query_view_figures(AnalysisInfo& info, const QueryViewFigures& f);
+
 }  // namespace attnlab::session

@@ -60,7 +60,14 @@ at::Tensor block_output_tokens(const models::ForwardResult& result,
   if (it == result.outputs.end())
     throw attention::TraceQueryError("no recorded output " + name + " of the block around " +
                                      attention_path);
-  return block_tokens(it->second, b, layout);
+  at::Tensor out = it->second;
+  // Merged tokens (ToMe): every input token reads the merged token it went into.
+  for (const auto& t : result.traces)
+    if (t.path == attention_path && t.trace->has_internal("tome.merged_owner")) {
+      const at::Tensor owner = t.trace->internal("tome.merged_owner").to(out.device());
+      out = out.gather(1, owner.unsqueeze(-1).expand({-1, -1, out.size(2)}));
+    }
+  return block_tokens(out, b, layout);
 }
 
 void warn_reduced_precision_ranks(ImageStep& s, const std::string& analysis) {

@@ -38,7 +38,8 @@ std::string block_of(const std::string& attention_path);
 at::Tensor block_tokens(const at::Tensor& output, int64_t b, const attention::TokenLayout& layout);
 // The tokens of the block around the traced layer at `attention_path` (the residual stream
 // after it), from a forward that recorded outputs (ForwardOptions::record_outputs): what
-// outliers and CKA read. Throws attention::TraceQueryError when that output is missing.
+// outliers and CKA read; after token merging (a trace with "tome.merged_owner") each input
+// token reads its merged token. Throws attention::TraceQueryError when that output is missing.
 at::Tensor block_output_tokens(const models::ForwardResult& result,
                                const std::string& attention_path,
                                const attention::TokenLayout& layout, int64_t b);

@@ -6,8 +6,10 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
+#include "core/attention/registry.h"
 #include "core/io/text.h"
 #include "models/litv2_blocks.h"
 #include "models/model_family.h"
@@ -28,6 +30,8 @@ struct Litv2Config {
   std::vector<int64_t> depths, num_heads, local_ws, lofi_heads;
   double mlp_ratio = 4.0, alpha = 0.9, ln_eps = 1e-5;
   bool qkv_bias = true;
+  std::string attention = "hilo";  // the stages' mechanism (LITv2 with attention X)
+  std::vector<std::map<std::string, double>> attention_options;  // per stage
 
   int64_t stages() const { return static_cast<int64_t>(depths.size()); }
   int64_t dim(int64_t stage) const { return embed_dim << stage; }
@@ -54,6 +58,15 @@ Litv2Config read_litv2_config(const Json& c) {
   k.num_classes = get_int(c, "num_classes", kLitv2Family, 1000);
   k.ln_eps = get_real(c, "ln_eps", kLitv2Family, 1e-5);
   k.lofi_heads = ints_or(c, "lofi_heads", std::vector<int64_t>(k.depths.size(), -1));
+  k.attention = get_string(c, "attention", kLitv2Family, "hilo");
+  if (!attention::find_mechanism(k.attention))
+    litv2_fail("'attention' '" + k.attention + "' is not a registered mechanism (attnlab " +
+               "mechanisms lists them)");
+  k.attention_options = get_stage_attention_options(c, k.attention, kLitv2Family, k.depths.size());
+  if (k.attention == "hilo" && c.contains("attention_options"))
+    litv2_fail(
+        "'attention_options' is for another attention; HiLo's are alpha, local_ws and "
+        "lofi_heads");
 
   if (k.img_size <= 0) litv2_fail("'img_size' must be positive");
   if (k.patch_size <= 0) litv2_fail("'patch_size' must be positive");
@@ -109,6 +122,8 @@ class Litv2 : public Backbone {
       s.lofi_heads = k.lofi_heads[i];
       s.qkv_bias = k.qkv_bias;
       s.ln_eps = k.ln_eps;
+      s.attention = k.attention;
+      s.attention_options = k.attention_options[static_cast<size_t>(i)];
       std::vector<std::shared_ptr<litv2::Block>> stage_blocks;
       for (int64_t j = 0; j < k.depths[i]; ++j) {
         try {
@@ -303,8 +318,10 @@ Json litv2_at_size(Json config, int64_t height, int64_t width, const std::string
   return config;
 }
 
-std::string litv2_mechanism(const Json&) {
-  return "hilo";  // every LITv2 attention layer is HiLo (its last stage with alpha 0)
+std::string litv2_mechanism(const Json& c) {
+  // Every LITv2 attention layer is HiLo (its last stage with alpha 0), or the config's own.
+  return c.contains("attention") && c["attention"].is_string() ? c["attention"].get<std::string>()
+                                                               : "hilo";
 }
 
 }  // namespace

@@ -3,7 +3,12 @@
 // qkv_bias [true], alpha [0.9], local_ws [[0, 0, 2, 1]] (HiLo window per stage; 0 = no
 // attention), num_classes [1000], ln_eps [1e-5], and ours: lofi_heads [all -1] (Lo-Fi head
 // count per stage, -1 = floor(heads·alpha)), which litv2_config_for_weights() fills from a
-// checkpoint so that α-ablation checkpoints load.
+// checkpoint so that α-ablation checkpoints load; attention ["hilo"] and attention_options
+// [{}]: "LITv2 with attention X", another registered mechanism that takes a pure grid
+// (agent_pvt, pola, mlla, sra, ...) in the stages with attention (local_ws > 0), built with
+// the stage's width and heads and these options, an entry either one value or a list of
+// one per stage (num_patches: [0, 0, 196, 49]) (alpha, lofi_heads and the window are
+// HiLo's and then unused). Nothing else changes: stem, ConvFFN, DTM, head.
 #pragma once
 
 #include <memory>

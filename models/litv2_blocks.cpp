@@ -61,11 +61,14 @@ Block::Block(const BlockShape& s) {
     attention::MechanismConfig c;
     c.dim = s.dim;
     c.heads = s.heads;
-    c.options = {{"window", static_cast<double>(s.window)},
-                 {"alpha", s.alpha},
-                 {"qkv_bias", s.qkv_bias ? 1.0 : 0.0},
-                 {"lofi_heads", static_cast<double>(s.lofi_heads)}};
-    attn = register_module("attn", attention::make_mechanism("hilo", c));
+    if (s.attention == "hilo")
+      c.options = {{"window", static_cast<double>(s.window)},
+                   {"alpha", s.alpha},
+                   {"qkv_bias", s.qkv_bias ? 1.0 : 0.0},
+                   {"lofi_heads", static_cast<double>(s.lofi_heads)}};
+    else
+      c.options = s.attention_options;
+    attn = register_module("attn", attention::make_mechanism(s.attention, c));
   }
   norm2 = attention::add_layer<LayerNormLayer>(*this, "norm2", s.dim, s.ln_eps);
   mlp = attention::add_layer<DWMlp>(*this, "mlp", s.dim, s.hidden);

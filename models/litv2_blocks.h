@@ -6,6 +6,7 @@
 
 #include <torch/nn/module.h>
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -43,6 +44,8 @@ struct BlockShape {
   int64_t lofi_heads = -1;  // -1: floor(heads·alpha)
   bool qkv_bias = true;
   double ln_eps = 1e-5;
+  std::string attention = "hilo";                   // or another grid mechanism, with
+  std::map<std::string, double> attention_options;  // these options (LITv2 with attention X)
 };
 
 class Block : public torch::nn::Module {

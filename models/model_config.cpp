@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/attention/registry.h"
 #include "models/backbone.h"
 
 namespace attnlab::models {
@@ -117,6 +118,58 @@ std::vector<std::string> get_strings(const Json& c, const std::string& key,
     if (!e.is_string()) bad(family, key, "must be a list of strings");
     out.push_back(e.get<std::string>());
   }
+  return out;
+}
+
+namespace {
+
+// One attention option's value: a number, true/false as 1/0, or a choice by its name.
+double attention_option_value(const Json& v, const std::string& mechanism, const std::string& key,
+                              const std::string& family) {
+  if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {  // a choice by name (e.g. linear's "feature_map": "relu")
+    try {
+      return attention::option_from_text(attention::mechanism_info(mechanism), key,
+                                         v.get<std::string>());
+    } catch (const attention::AttentionError& e) {
+      bad(family, "attention_options", e.what());
+    }
+  }
+  bad(family, "attention_options", "entry '" + key + "' must be a number, true/false or a name");
+}
+
+const Json* attention_options_object(const Json& c, const std::string& family) {
+  if (!c.contains("attention_options")) return nullptr;
+  const Json& o = c.at("attention_options");
+  if (!o.is_object()) bad(family, "attention_options", "must be an object, e.g. {\"window\": 2}");
+  return &o;
+}
+
+}  // namespace
+
+std::map<std::string, double> get_attention_options(const Json& c, const std::string& mechanism,
+                                                    const std::string& family) {
+  std::map<std::string, double> out;
+  if (const Json* o = attention_options_object(c, family))
+    for (const auto& [k, v] : o->items()) out[k] = attention_option_value(v, mechanism, k, family);
+  return out;
+}
+
+std::vector<std::map<std::string, double>> get_stage_attention_options(const Json& c,
+                                                                       const std::string& mechanism,
+                                                                       const std::string& family,
+                                                                       size_t stages) {
+  std::vector<std::map<std::string, double>> out(stages);
+  if (const Json* o = attention_options_object(c, family))
+    for (const auto& [k, v] : o->items()) {
+      if (v.is_array() && v.size() != stages)
+        bad(family, "attention_options",
+            "entry '" + k + "' lists " + std::to_string(v.size()) + " values for " +
+                std::to_string(stages) + " stages");
+      for (size_t i = 0; i < stages; ++i)
+        out[i][k] = attention_option_value(v.is_array() ? v[i] : v, mechanism, k, family);
+    }
   return out;
 }
 

@@ -32,6 +32,18 @@ bool get_bool(const Json& c, const std::string& key, const std::string& family, 
 std::string get_string(const Json& c, const std::string& key, const std::string& family,
                        const std::string& fallback);
 std::vector<int64_t> get_ints(const Json& c, const std::string& key, const std::string& family);
+// "attention_options" of a config for mechanism `mechanism` ({} when absent): numbers,
+// true/false as 1/0, a choice by its name (linear's "feature_map": "relu"); ModelError
+// naming the family for anything else or an unknown choice. Every family that lets a
+// config pick its attention reads the options with this.
+std::map<std::string, double> get_attention_options(const Json& c, const std::string& mechanism,
+                                                    const std::string& family);
+// The same for a pyramid of `stages` stages: an entry may also be a list of one value per
+// stage (e.g. a positional encoding sized by each stage's tokens); one map per stage.
+std::vector<std::map<std::string, double>> get_stage_attention_options(const Json& c,
+                                                                       const std::string& mechanism,
+                                                                       const std::string& family,
+                                                                       size_t stages);
 std::vector<std::string> get_strings(const Json& c, const std::string& key,
                                      const std::string& family);
 

@@ -333,24 +333,7 @@ VitSpec parse_vit_spec(const Json& c) {
     s.antialias_positions = interp == "bicubic_antialias";
   }
 
-  if (c.contains("attention_options")) {
-    const Json& o = c.at("attention_options");
-    if (!o.is_object()) refuse("attention_options", "must be an object, e.g. {\"window\": 2}");
-    for (const auto& [k, v] : o.items()) {
-      if (v.is_boolean())
-        s.attention_options[k] = v.get<bool>() ? 1.0 : 0.0;
-      else if (v.is_number())
-        s.attention_options[k] = v.get<double>();
-      else if (v.is_string())  // a choice by name (e.g. linear's "feature_map": "relu")
-        try {
-          s.attention_options[k] = attention::option_from_text(*info, k, v.get<std::string>());
-        } catch (const attention::AttentionError& e) {
-          refuse("attention_options", e.what());
-        }
-      else
-        refuse("attention_options", "entry '" + k + "' must be a number, true/false or a name");
-    }
-  }
+  s.attention_options = get_attention_options(c, info->name, kVitFamily);
   auto& opts = s.attention_options;
   map_option(c, *info, "qkv_bias", "qkv_bias",
              get_bool(c, "qkv_bias", kVitFamily, !castling) ? 1.0 : 0.0, opts);

@@ -18,6 +18,8 @@
 #               attention's training series                              (finding l)
 #   segmentation/ DINO's attention masks scored against each picture's foreground (finding n)
 #   probe/      linear probes and the logit lens per block, 1000 test images  (finding o)
+#   mech2024/   the 2023–25 mechanisms: their special views (agents, routing, sampling),
+#               entropy, attention-map rank and locality                  (finding p)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${ATTNLAB_BIN:-$root/build/app/attnlab}"
@@ -72,4 +74,8 @@ done
 for m in softmax linear hilo rala castling efficientvit xca; do
   "$bin" --threads 1 probe --model "$zoo/$m.safetensors" --dataset fashion-mnist:test \
     --limit 1000 --out "$out/probe/$m"
+done
+for m in agent agent_pvt mlla inline pola biformer dat; do
+  "$bin" "${threads[@]}" analyze --model "$zoo/$m.safetensors" --images "$images" \
+    --analyses agents,routing,sampling,entropy,map_rank,locality --out "$out/mech2024"
 done

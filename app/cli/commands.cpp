@@ -96,7 +96,7 @@ const std::vector<CommandSpec>& commands() {
       [--class-names FILE]    one name per line, or JSON list / {"index": name} map
       [--merge R]             token merging (ToMe) on a ViT-family model: R tokens merged
                               away per block; maps and rollout carried back to the patches,
-                              the merge groups by the "merges" analysis
+                              the merge groups as an analysis of their own
                                             write every statistic (CSV, JSON, LaTeX), map
                                             and spectrum (.npy) and a settings sidecar
 )"},

@@ -369,8 +369,9 @@ MechanismInfo dat_mechanism() {
   // The zoo's 14×14 tokens are DAT++-T's third stage at 224: stride 2 (7×7 samples), 5×5
   // offset conv, the bias table sized for the stage's grid (q_size); its 4 groups need 8
   // heads, the skeleton has 2, so one group. Offsets are DAT v1's tanh-bounded ones (f = 2:
-  // a sample moves at most two key cells): with DAT++'s raw clamped offsets (f = −1) the
-  // zoo's one-epoch recipe diverged at step ~300 (loss 1.24 -> 2.14) and ended at 67.94 %.
+  // at most f/(Hk − 1), one reference-point spacing, per axis): with DAT++'s raw clamped offsets (f
+  // = −1) the zoo's one-epoch recipe diverged at step ~300 (loss 1.24 -> 2.14) and ended at 67.94
+  // %.
   info.small_model_options = {
       {"stride", 2}, {"ksize", 5}, {"q_h", 14}, {"q_w", 14}, {"offset_range_factor", 2}};
   info.create = [](const MechanismConfig& c) { return std::make_shared<DatAttention>(c); };

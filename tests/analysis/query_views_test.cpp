@@ -133,7 +133,9 @@ TEST(QueryViews, RoutingIsTheTilingAndTheRowsStayInTheRoutedRegions) {
           bool routed = false;
           for (int64_t k = 0; k < 3; ++k)
             routed = routed || route.data[size_t(own * 3 + k)] == region.data[size_t(key)];
-          if (!routed) EXPECT_EQ(row[key].item<double>(), 0.0) << "query " << q << " key " << key;
+          if (!routed) {
+            EXPECT_EQ(row[key].item<double>(), 0.0) << "query " << q << " key " << key;
+          }
         }
         EXPECT_NEAR(row.sum().item<double>(), 1.0, kViewTol);
       }
@@ -162,8 +164,8 @@ TEST(QueryViews, SamplingWeightsCentreWhereTheRowDoes) {
       for (int64_t s = 0; s < 16; ++s) {
         const double w = weights.data[size_t(q * 16 + s)];
         wsum += w;
-        cy += w * points.data[size_t(s * 4 + 2)];
-        cx += w * points.data[size_t(s * 4 + 3)];
+        cy += w * double(points.data[size_t(s * 4 + 2)]);
+        cx += w * double(points.data[size_t(s * 4 + 3)]);
       }
       for (int64_t key = 0; key < 64; ++key) {
         ry += row[key].item<double>() * double(key / 8);

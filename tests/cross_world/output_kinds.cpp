@@ -45,13 +45,24 @@ const std::map<std::string, std::vector<Rule>>& discrete_columns() {
       {"head_importance", {{{"top1_kept"}, "whether the argmax class survives"}}},
       {"lens", {{{"agrees", "label_rank", "label_top1"}, "argmax and rank of the classes"}}},
       {"lens_images",
-       {{{"top1", "label", "label_rank", "agrees", "label_top1"}, "argmax and rank of the classes"}}},
+       {{{"top1", "label", "label_rank", "agrees", "label_top1"},
+         "argmax and rank of the classes"}}},
       {"map_rank_heads",
        {{{"tokens", "keys", "bound"}, "sizes"},
         {{"precision_rank"}, "singular values above 2·√max(m, n)·ε32·σ_max: a count"}}},
       {"map_rank_layers",
        {{{"full", "bound"}, "sizes"},
         {{"precision_rank"}, "singular values above 2·√max(m, n)·ε32·σ_max: a count"}}},
+      {"merges_layers",
+       {{{"tokens_in", "tokens_out", "largest_group", "mean_group", "merged_share"},
+         "ToMe's merges: each token's best match and the r best matches, argmax and sort"}}},
+      {"agents_layers", {{{"agents"}, "a size"}}},
+      {"routing_layers",
+       {{{"regions", "topk", "region_h", "region_w"}, "sizes"},
+        {{"self_routed", "distance", "coverage"}, "BiFormer's routed regions: a top-k"}}},
+      {"sampling_layers",
+       {{{"groups", "samples"}, "sizes"},
+        {{"border_share"}, "samples at or beyond the grid's border: a threshold"}}},
       {"mask_heads",
        {{{"threshold", "fraction", "count", "entries"}, "entries above the threshold: a count"}}},
       {"outliers_layers",
@@ -120,6 +131,12 @@ OutputKind array_kind(const std::string& file) {
   } else if (ends_with(file, "__masks.npy") || ends_with(file, "__foreground.npy")) {
     k.kind = Kind::Discrete;
     k.why = "tokens in or out of a mask: a threshold";
+  } else if (ends_with(file, "__group.npy")) {
+    k.kind = Kind::Discrete;
+    k.why = "each patch's merged token: ToMe's argmax matches";
+  } else if (ends_with(file, "__route.npy") || ends_with(file, "__region.npy")) {
+    k.kind = Kind::Discrete;
+    k.why = "BiFormer's routed regions (a top-k) and its region tiling";
   } else if (ends_with(file, "__jaccard.npy")) {
     k.decided_by = file.substr(0, file.size() - std::string("__jaccard.npy").size()) + "__masks.npy";
   } else if (ends_with(file, "__rgb.npy")) {

@@ -108,6 +108,8 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"checkpoint 3", {"3"}},
       {"img-size deit_mini 160 192", {"deit_mini", "160", "192"}},
       {"img-size 0 384 384", {"0", "384", "384"}},
+      {"merge tome_vit_mini 6", {"tome_vit_mini", "6"}},
+      {"merge 0 none", {"0", "none"}},
       {"class-names deit_mini labels/names.json", {"deit_mini", "labels/names.json"}},
       {"class-names 1 none", {"1", "none"}},
       {"show-input on", {"on"}},
@@ -158,7 +160,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 71u);
+  EXPECT_EQ(script_command_names().size(), 72u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

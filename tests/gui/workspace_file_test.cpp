@@ -42,8 +42,8 @@ struct TempFolder {
 TEST(WorkspaceFile, RoundTripsModelsImagesEditsAndTheShownOnes) {
   TempFolder t;
   WorkspaceFile ws;
-  ws.models.push_back({t.touch("a.safetensors"), "vit_small", {56, 56}, t.touch("names.txt")});
-  ws.models.push_back({"deit_tiny_patch16_224", "", {}, ""});  // a preset: not a path
+  ws.models.push_back({t.touch("a.safetensors"), "vit_small", {56, 56}, t.touch("names.txt"), 8});
+  ws.models.push_back({"deit_tiny_patch16_224", "", {}, "", -1});  // a preset: not a path
   ws.images.push_back(
       {t.touch("cat.png"),
        attnlab::image::parse_edits("occlude:3,4,2,0,0,0;paste:1,1,1,2,2," + t.touch("dog.png"))});
@@ -58,7 +58,9 @@ TEST(WorkspaceFile, RoundTripsModelsImagesEditsAndTheShownOnes) {
   EXPECT_EQ(back.models[0].preset, "vit_small");
   EXPECT_EQ(back.models[0].img_size, (std::vector<int64_t>{56, 56}));
   EXPECT_EQ(back.models[0].class_names_path, ws.models[0].class_names_path);
+  EXPECT_EQ(back.models[0].merge, 8);
   EXPECT_EQ(back.models[1].arg, "deit_tiny_patch16_224");
+  EXPECT_EQ(back.models[1].merge, -1);
   ASSERT_EQ(back.images.size(), 2u);
   EXPECT_EQ(back.images[0].path, ws.images[0].path);
   EXPECT_EQ(back.images[0].edits, ws.images[0].edits);
@@ -101,6 +103,9 @@ TEST(WorkspaceFile, RefusesWhatIsNotAWorkspaceWithTheReason) {
       std::string::npos);
   EXPECT_NE(why(R"({"format": "attnlab workspace 1", "models": [{"model": "m", "img_size": [0]}]})")
                 .find("img_size"),
+            std::string::npos);
+  EXPECT_NE(why(R"({"format": "attnlab workspace 1", "models": [{"model": "m", "merge": -2}]})")
+                .find("token merging's r"),
             std::string::npos);
   EXPECT_EQ(why(R"({"format": "attnlab workspace 1"})"), "accepted");  // empty is fine
 }

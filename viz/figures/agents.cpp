@@ -14,18 +14,15 @@ namespace {
 
 const char* kWho = "agent figure";
 
-// values (rows x cols) as a heat layer over the whole picture of `panel`, on [0, max].
+// values (rows x cols) over the whole picture of `panel` on [0, max], each cell a block
+// (the agents' pooled cells, the key grid): overlay.h's map layer.
 void add_heat(Panel& panel, const float* values, int rows, int cols, double alpha) {
-  HeatmapLayer h;
-  h.rows = rows;
-  h.cols = cols;
-  h.values.assign(values, values + size_t(rows) * size_t(cols));
-  h.vmax = std::max(1e-12f, *std::max_element(h.values.begin(), h.values.end()));
-  h.vmin = 0;
-  h.x1 = panel.x.max;
-  h.y1 = panel.y.max;
-  h.alpha = alpha;
-  panel.items.emplace_back(std::move(h));
+  OverlayStyle style;
+  style.alpha = alpha;
+  style.upsample = Upsample::Nearest;
+  const size_t n = size_t(rows) * size_t(cols);
+  add_map_layer(panel, values, rows, cols, map_range(values, n, MapNormalisation::DivideByMax),
+                style);
 }
 
 }  // namespace

@@ -115,9 +115,8 @@ CaptionedFigure routing_figure(const std::vector<analysis::Array>& image_arrays,
   counts.y1 = in.y.max;
   in.items.emplace_back(std::move(counts));
   add_token_grid(in, side, side, Color{1, 1, 1, 0.5}, 0.5);
-  f.panels.push_back(in);
   in.colorbar = ColorbarSpec{Colormap::Magma, 0, most, "regions routing here"};
-  f.panels.back().colorbar = in.colorbar;
+  f.panels.push_back(in);
   f.cols = 2;
   f.height_in = 3.0;
   fit_height_to_images(f);

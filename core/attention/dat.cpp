@@ -64,11 +64,16 @@ namespace {
 
 // (B·G, Ns, 4) corner tokens and bilinear weights of positions pos (B·G, Ns, 2) in (y, x)
 // on an H×W grid, as grid_sampler's bilinear mode with align_corners True and zero padding
-// weighs them (pixel = (g + 1)/2·(size − 1)); corners off the grid get weight 0.
+// weighs them (pixel = (g + 1)/2·(size − 1)); corners off the grid get weight 0. The pixel
+// coordinates are computed in fp32 and the token indices in integers whatever the model's
+// precision, as grid_sampler does its coordinates in fp32 for bf16/fp16: bf16 holds integers
+// exactly only up to 256, so a bf16 index y·W + x rounded past the last token (the H200 run
+// of 2026-11-30: a device-side assert at 112×112) or onto a neighbour's.
 std::pair<at::Tensor, at::Tensor> dat_corners(const at::Tensor& pos, int64_t height,
                                               int64_t width) {
-  const at::Tensor iy = (pos.select(-1, 0) + 1) / 2 * double(height - 1);
-  const at::Tensor ix = (pos.select(-1, 1) + 1) / 2 * double(width - 1);
+  const at::Tensor p = pos.to(at::kFloat);
+  const at::Tensor iy = (p.select(-1, 0) + 1) / 2 * double(height - 1);
+  const at::Tensor ix = (p.select(-1, 1) + 1) / 2 * double(width - 1);
   const at::Tensor y0 = iy.floor(), x0 = ix.floor();
   const at::Tensor dy = iy - y0, dx = ix - x0;
   std::vector<at::Tensor> index, weight;
@@ -78,10 +83,9 @@ std::pair<at::Tensor, at::Tensor> dat_corners(const at::Tensor& pos, int64_t hei
       const at::Tensor inside =
           (y >= 0) & (y <= double(height - 1)) & (x >= 0) & (x <= double(width - 1));
       const at::Tensor w = (cy ? dy : 1 - dy) * (cx ? dx : 1 - dx);
-      weight.push_back(w * inside.to(w.scalar_type()));
-      index.push_back(
-          (y.clamp(0, double(height - 1)) * double(width) + x.clamp(0, double(width - 1)))
-              .to(at::kLong));
+      weight.push_back((w * inside.to(w.scalar_type())).to(pos.scalar_type()));
+      index.push_back(y.clamp(0, double(height - 1)).to(at::kLong) * width +
+                      x.clamp(0, double(width - 1)).to(at::kLong));
     }
   return {at::stack(index, -1), at::stack(weight, -1)};
 }

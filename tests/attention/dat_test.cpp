@@ -127,6 +127,37 @@ DatSpecSample dat_spec_sample(double y, double x, int64_t height, int64_t width)
   return s;
 }
 
+// At bf16 the sampling corners are still exact integers: bf16 rounds 575 to 576, so on a
+// 24×24 grid a corner index computed in the model's precision fell past the last token
+// (gather refused it here; on the H200 it was a device-side assert at 112×112). The bf16
+// forward's corners are those of its own positions, computed in float64.
+TEST(DatAttention, SamplesExactTokensAtBf16) {
+  at::manual_seed(5);
+  auto attn = make("dat", 16, 2, {{"stride", 1}, {"ksize", 3}, {"offset_range_factor", 2}});
+  attn->eval();
+  dat_widen_parameters(*attn);
+  attn->to(at::kBFloat16);
+  const at::Tensor x = random_tokens(1, 576, 16).to(at::kBFloat16);
+  const auto t = attn->forward_traced(x, attention::grid_layout(24, 24));
+  ASSERT_TRUE(at::isfinite(t.output.to(at::kFloat)).all().item<bool>());
+  const at::Tensor idx = t.trace->internal("dat.sample_index");
+  EXPECT_GE(idx.min().item<int64_t>(), 0);
+  EXPECT_LT(idx.max().item<int64_t>(), 576);
+  const at::Tensor pos = t.trace->internal("dat.pos").to(at::kDouble).reshape({-1, 2});
+  const at::Tensor flat = idx.reshape({-1, 4});
+  int64_t checked = 0;
+  for (int64_t s = 0; s < pos.size(0); s += 37, ++checked) {
+    const DatSpecSample want =
+        dat_spec_sample(pos[s][0].item<double>(), pos[s][1].item<double>(), 24, 24);
+    for (const auto& [token, w] : want.taps) {
+      bool found = false;
+      for (int64_t c = 0; c < 4; ++c) found |= flat[s][c].item<int64_t>() == token;
+      EXPECT_TRUE(found) << "sample " << s << " misses token " << token;
+    }
+  }
+  EXPECT_GT(checked, 10);
+}
+
 TEST(DatAttention, TanhOffsetsAndGroupsFollowTheSpec) {
   const int64_t dim = 16, heads = 4, groups = 2, height = 6, width = 5, n = height * width;
   const double f = 2.0;

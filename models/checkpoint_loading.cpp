@@ -55,13 +55,22 @@ namespace {
 
 // Strict load with the refusal message naming the file and, when the keys look like
 // another family than the model's, saying so first.
-// The module takes the tensors over (nn::load_state of an rvalue): w.tensors is left empty.
-void load_weights(torch::nn::Module& model, CheckpointWeights&& w) {
+// The family takes its part of the weights first (ModelFamily::take_weights, noted in
+// w.notes). The module takes the tensors over (nn::load_state of an rvalue): w.tensors is
+// left empty.
+void load_weights(torch::nn::Module& model, CheckpointWeights& w) {
+  const auto* backbone = dynamic_cast<const Backbone*>(&model);
+  if (backbone && !backbone->config_text().empty()) {
+    const Json config = Json::parse(backbone->config_text());
+    if (const ModelFamily* family = family_for_config(config); family && family->take_weights) {
+      const std::string note = family->take_weights(config, w.tensors);
+      if (!note.empty()) w.notes.push_back(note);
+    }
+  }
   try {
     nn::load_state(model, std::move(w.tensors));
   } catch (const nn::StateLoadError& e) {
     std::string where = w.path + (w.source_key.empty() ? "" : " ['" + w.source_key + "']");
-    const auto* backbone = dynamic_cast<const Backbone*>(&model);
     if (backbone && w.architecture != "unknown" &&
         w.architecture.rfind(key_family_of_arch(backbone->arch()), 0) != 0)
       where += " (its keys look like a " + w.architecture + " checkpoint, the model is " +
@@ -73,7 +82,8 @@ void load_weights(torch::nn::Module& model, CheckpointWeights&& w) {
 }  // namespace
 
 void load_checkpoint(torch::nn::Module& model, const std::string& path, const std::string& key) {
-  load_weights(model, read_checkpoint_weights(path, key));
+  CheckpointWeights w = read_checkpoint_weights(path, key);
+  load_weights(model, w);
 }
 
 LoadedModel load_model(Json config, const std::string& path, const std::string& key) {
@@ -89,12 +99,13 @@ LoadedModel load_model(Json config, CheckpointWeights w) {
     } catch (const ModelError&) {
     }
   }
+
   LoadedModel loaded;
   {
     const nn::WeightsToBeLoaded no_random_values;  // the strict load sets every one
     loaded.model = make_backbone(config);
   }
-  load_weights(*loaded.model, std::move(w));
+  load_weights(*loaded.model, w);
   loaded.model->eval();
   loaded.config = std::move(config);
   w.tensors.clear();

@@ -7,8 +7,14 @@
 
 namespace attnlab::models {
 
+const char* const kClipTextPrefix = "text.";
+const char* const kClipLogitScale = "logit_scale";
+
 namespace {
 const std::string kClipVisualPrefix = "visual.";
+bool is_build_model_extra(const std::string& name) {
+  return name == "input_resolution" || name == "context_length" || name == "vocab_size";
+}
 }  // namespace
 
 bool is_clip_release_layout(const nn::TensorMap& tensors) {
@@ -16,20 +22,44 @@ bool is_clip_release_layout(const nn::TensorMap& tensors) {
          tensors.count(kClipVisualPrefix + "class_embedding") > 0;
 }
 
-ClipTower clip_image_tower(nn::TensorMap tensors) {
-  ClipTower tower;
+ClipRelease clip_release_tensors(nn::TensorMap tensors) {
+  ClipRelease r;
   for (auto& [name, t] : tensors) {
-    if (name.rfind(kClipVisualPrefix, 0) == 0)
-      tower.tensors[name.substr(kClipVisualPrefix.size())] = std::move(t);
-    else
-      ++tower.left_out;
+    if (name.rfind(kClipVisualPrefix, 0) == 0) {
+      r.tensors[name.substr(kClipVisualPrefix.size())] = std::move(t);
+    } else if (name == kClipLogitScale) {
+      r.tensors[name] = std::move(t);
+    } else if (is_build_model_extra(name)) {
+      ++r.dropped;
+    } else {
+      r.tensors[kClipTextPrefix + name] = std::move(t);
+      ++r.text_tensors;
+    }
   }
-  return tower;
+  return r;
 }
 
-std::string ClipTower::note() const {
-  return "a whole CLIP model: opened as its image tower (visual.*); the text tower's " +
-         std::to_string(left_out) + " tensors are left out";
+std::string ClipRelease::note() const {
+  std::string note =
+      "a whole CLIP model: both towers (visual.* the image tower, the text tower's " +
+      std::to_string(text_tensors) + " tensors under text.)";
+  if (dropped > 0)
+    note += "; " + std::to_string(dropped) +
+            " build entries (input_resolution, context_length, vocab_size) dropped, as CLIP does";
+  return note;
+}
+
+size_t clip_tower_only(nn::TensorMap& tensors) {
+  size_t removed = 0;
+  for (auto it = tensors.begin(); it != tensors.end();) {
+    if (it->first.rfind(kClipTextPrefix, 0) == 0 || it->first == kClipLogitScale) {
+      it = tensors.erase(it);
+      ++removed;
+    } else {
+      ++it;
+    }
+  }
+  return removed;
 }
 
 }  // namespace attnlab::models

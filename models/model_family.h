@@ -79,6 +79,10 @@ struct ModelFamily {
   // head counts); nullptr: loaded as it is.
   Json (*fit_to_weights)(Json config, const nn::TensorMap& weights) = nullptr;
   std::vector<CheckpointLayout> layouts;  // other checkpoint layouts it reads
+  // The part of a checkpoint's weights `config` builds (CLIP's image tower out of a whole
+  // model), taken in place before the strict load; returns a note for the user ("" when
+  // nothing was left out). nullptr: every tensor is loaded.
+  std::string (*take_weights)(const Json& config, nn::TensorMap& weights) = nullptr;
 };
 
 // Every family, in registry order.

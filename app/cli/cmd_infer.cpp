@@ -1,7 +1,8 @@
 // `attnlab infer`: run a checkpoint on the tensor `input` of a safetensors file and write
 // every tensor the reference fixtures' expected files hold, under the same names
 // ("logits", "out.<path>", "attn.<block>", "hifi.<block>", "lofi.<block>"; for the
-// single-module archs "out.inference", "out.with_sparse_branch" / "out"), so parity with
+// single-module archs "out.inference", "out.with_sparse_branch" / "out"; with `text_tokens`
+// beside `input`, a whole CLIP's both towers: models/image_text.h), so parity with
 // any reference run can be checked from the command line. The model config comes from
 // --config, --preset, or the checkpoint's own safetensors metadata.
 #include <ATen/ATen.h>
@@ -14,6 +15,7 @@
 #include "core/io/torch_bridge.h"
 #include "models/attention_module.h"
 #include "models/checkpoint_loading.h"
+#include "models/image_text.h"
 #include "models/model_config.h"
 #include "models/model_registry.h"
 
@@ -52,11 +54,20 @@ int cmd_infer(Args args, const GlobalOptions& g) {
     model->to(target.device);
     model->set_precision(target.dtype);
     at::NoGradGuard no_grad;
-    models::ForwardOptions options;
-    options.record_outputs = true;
-    models::ForwardResult r = model->run(input.to(target.device), options);
-    outputs = std::move(r.outputs);
-    outputs["logits"] = r.logits;
+    if (inputs.count("text_tokens")) {
+      // A whole CLIP: both towers and the image–text logits under the fixture's names.
+      if (!models::image_text_model(*model))
+        throw UsageError(input_path + " has text_tokens, but " + arch +
+                         " reads images only (text needs a whole CLIP, arch clip_full)");
+      outputs = models::run_image_text(*model, input.to(target.device), inputs.at("text_tokens"));
+      outputs["text_tokens"] = inputs.at("text_tokens");  // as given, as the fixtures keep them
+    } else {
+      models::ForwardOptions options;
+      options.record_outputs = true;
+      models::ForwardResult r = model->run(input.to(target.device), options);
+      outputs = std::move(r.outputs);
+      outputs["logits"] = r.logits;
+    }
   }
 
   io::TensorDict dict;

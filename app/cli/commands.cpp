@@ -77,6 +77,9 @@ const std::vector<CommandSpec>& commands() {
       [--class-names FILE]                  preprocess as the model's paper does, print top-5
       [--images FILES|DIR] [--out PREDS.csv] [--top K]   or stream the top-k of every
                                             image to a CSV (a bad image is skipped)
+      [--prompt-template T]                 a whole CLIP: --class-names make a zero-shot
+                                            head of prompts T ("{}" for the name; default
+                                            "a photo of a {}."; repeat T to average them)
 )"},
       {"presets", cmd_presets,
        R"(  presets                                   the official model presets
@@ -93,7 +96,9 @@ const std::vector<CommandSpec>& commands() {
 )" + session::analysis_options_help() + R"(      [--batch N]             images per forward pass (default 1; on 2 CPU cores a batch
                               is no faster per image: docs/BENCHMARKS.md)
       [--preset P | --config JSON] [--checkpoint FILE] [--key K] [--random-init]
-      [--class-names FILE]    one name per line, or JSON list / {"index": name} map
+      [--class-names FILE]    one name per line, or JSON list / {"index": name} map; for a
+                              whole CLIP, a zero-shot head of these classes
+      [--prompt-template T]   its prompts ("{}" for the name; repeatable, averaged)
       [--merge R]             token merging (ToMe) on a ViT-family model: R tokens merged
                               away per block; maps and rollout carried back to the patches,
                               the merge groups as an analysis of their own

@@ -41,8 +41,10 @@ int64_t take_merge(Args& args) {
   char* stop = nullptr;
   const long long per_block = std::strtoll(merge.c_str(), &stop, 10);
   if (*stop != '\0' || per_block < 0)
-    throw UsageError("--merge takes R, the tokens ToMe merges away in every block (an integer "
-                     ">= 0; got '" + merge + "')");
+    throw UsageError(
+        "--merge takes R, the tokens ToMe merges away in every block (an integer "
+        ">= 0; got '" +
+        merge + "')");
   return per_block;
 }
 
@@ -56,6 +58,8 @@ session::ModelRequest take_model_request(Args& args, bool hash_checkpoint) {
   r.key = args.take_option("--key");
   r.random_init = args.take_flag("--random-init");
   r.class_names_path = args.take_option("--class-names");
+  for (std::string t; !(t = args.take_option("--prompt-template")).empty();)
+    r.prompt_templates.push_back(t);
   if (const std::string size = args.take_option("--img-size"); !size.empty())
     r.img_size = parse_img_size(size);
   r.merge = take_merge(args);
@@ -87,6 +91,8 @@ ReadyModel load_ready_model(const ModelChoice& choice, const runtime::ComputeTar
   ReadyModel r = session::load_chosen_model(choice, target);
   for (const auto& w : r.warnings)
     std::fprintf(stderr, "attnlab: warning: %s: %s\n", choice.tag.c_str(), w.c_str());
+  for (const auto& n : r.notes)
+    std::fprintf(stderr, "attnlab: %s: %s\n", choice.tag.c_str(), n.c_str());
   if (r.describe.contains("precision_note"))
     std::fprintf(stderr, "attnlab: %s: %s\n", choice.tag.c_str(),
                  r.describe["precision_note"].get<std::string>().c_str());
@@ -109,7 +115,8 @@ ModelChoice model_entry_choice(const std::string& entry, const std::string& pres
   }
 }
 
-void check_dataset_classes(const std::string& spec, int64_t dataset_classes, const ReadyModel& ready) {
+void check_dataset_classes(const std::string& spec, int64_t dataset_classes,
+                           const ReadyModel& ready) {
   const int64_t classes = ready.config.value("num_classes", int64_t{1000});
   if (dataset_classes > classes)
     throw std::runtime_error(spec + " has " + std::to_string(dataset_classes) +

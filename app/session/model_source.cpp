@@ -18,8 +18,10 @@
 #include "models/checkpoint_loading.h"
 #include "models/checkpoint_recognition.h"
 #include "models/hf_layout.h"
+#include "models/image_text.h"
 #include "models/model_registry.h"
 #include "models/presets.h"
+#include "models/zero_shot_head.h"
 
 namespace attnlab::session {
 
@@ -151,6 +153,18 @@ ModelChoice choose_model(const ModelRequest& request) {
     c.class_names_path = request.class_names_path;
     c.class_names = read_class_names(request.class_names_path);
   }
+  if (!request.prompt_templates.empty()) {
+    if (request.class_names_path.empty())
+      throw ModelChoiceError("--prompt-template goes with --class-names (the classes it names)");
+    for (const auto& t : request.prompt_templates) {
+      try {
+        models::format_prompt(t, "x");
+      } catch (const models::ModelError& e) {
+        throw ModelChoiceError(std::string("--prompt-template: ") + e.what());
+      }
+    }
+    c.prompt_templates = request.prompt_templates;
+  }
   c.tag = !c.checkpoint.empty() ? std::filesystem::path(c.checkpoint).stem().string()
           : !c.preset.empty()   ? c.preset + "_random"
                                 : std::filesystem::path(config_path).stem().string() + "_random";
@@ -226,6 +240,16 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const runtime::ComputeTa
                          " weight tensor(s) hold NaN or Inf (first: " + non_finite.front() +
                          "): the model's outputs will not be finite");
   r.model->to(target.device);
+  if (models::ImageTextModel* text = models::image_text_model(*r.model);
+      text && !choice.class_names.empty()) {
+    // Built at fp32 before any cast, as the text tower's features are compared in fp32.
+    const models::ZeroShotHead head = models::make_zero_shot_head(
+        *text, choice.class_names,
+        choice.prompt_templates.empty() ? models::default_prompt_templates()
+                                        : choice.prompt_templates);
+    text->set_class_head(head.weights);
+    r.notes.push_back(head.note());
+  }
   if (target.reduced()) r.model->set_precision(target.dtype);
   r.describe = {{"arch", models::get_string(r.config, "arch", "model", "")},
                 {"config", r.config},
@@ -242,6 +266,7 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const runtime::ComputeTa
         "rounding: use fp32 for ranks)";
   if (!choice.recognition.empty()) r.describe["recognised"] = choice.recognition;
   if (!r.warnings.empty()) r.describe["warnings"] = r.warnings;
+  if (!r.notes.empty()) r.describe["notes"] = r.notes;
   if (!choice.input_size.empty()) {
     r.describe["input_size"] = choice.input_size;
     r.describe["pos_embed_interpolation"] =

@@ -42,6 +42,10 @@ struct ModelRequest {
   // Token merging (--merge R): ToMe's r tokens merged away in every block, as the config
   // key tome_r (models/token_merging.h; the ViT family only); -1: as the config says.
   int64_t merge = -1;
+  // A model that reads text (CLIP, models/image_text.h) given class names becomes a
+  // zero-shot classifier of them (models/zero_shot_head.h), each class's prompts made of
+  // these templates ("{}" where the name goes); empty: CLIP's "a photo of a {}.".
+  std::vector<std::string> prompt_templates;
   // The run writes the checkpoint's SHA-256 (a sidecar): hash the file from the moment it
   // is named, so the hash runs beside the parsing instead of beside the forward passes.
   bool hash_checkpoint = false;
@@ -60,6 +64,7 @@ struct ModelChoice {
   // anything is written); empty: the config's, else the bundled lists.
   std::vector<std::string> class_names;
   std::string class_names_path;
+  std::vector<std::string> prompt_templates;  // ModelRequest's; empty: the default
   // How a checkpoint with no config was recognised (checkpoint_recognition.h: the preset,
   // or the config read from its shapes and what was assumed); "" when it was not needed.
   std::string recognition;
@@ -115,6 +120,9 @@ struct ReadyModel {
   // Problems with the weights to say loudly (also in describe["warnings"]): tensors holding
   // NaN or Inf, whose outputs will not be finite.
   std::vector<std::string> warnings;
+  // What loading made of the weights beyond them, one line each (also describe["notes"]):
+  // a zero-shot head from the class names.
+  std::vector<std::string> notes;
   // The checkpoint's SHA-256, hashed on a thread of its own at the lowest priority from
   // the moment the model was chosen (ModelRequest::hash_checkpoint) or else loaded.
   std::shared_future<std::string> checkpoint_sha256;
@@ -124,7 +132,8 @@ struct ReadyModel {
 };
 // Builds and loads the model (eval mode) on `target.device`, its weights at target.dtype
 // (runtime::select_target has checked this LibTorch runs that precision there). The
-// non-finite check reads the weights as stored, before any cast.
+// non-finite check reads the weights as stored, before any cast. A model that reads text,
+// given class names, gets its zero-shot head (ReadyModel::notes says so).
 ReadyModel load_chosen_model(const ModelChoice& choice, const runtime::ComputeTarget& target);
 
 }  // namespace attnlab::session

@@ -46,12 +46,13 @@ _require_built_torch()
 
 from ._attnlab import (  # noqa: E402,F401 (after the check: loading it loads libtorch)
     AttnlabError, Cancelled, Figure, IoError, Model, ModelError, Results, Tensor, Traces,
-    UsageError, analyses, bench_attention, complexity, load, mechanisms, presets, set_threads,
-    threads)
+    UsageError, analyses, bench_attention, clip_tokenize, complexity, load, mechanisms, presets,
+    set_threads, threads)
 
 __all__ = ["AttnlabError", "Cancelled", "Figure", "IoError", "Model", "ModelError", "Results",
            "TORCH_VERSION", "Tensor", "Traces", "UsageError", "analyses", "bench_attention",
-           "complexity", "load", "mechanisms", "presets", "set_threads", "threads"]
+           "clip_tokenize", "complexity", "load", "mechanisms", "presets", "set_threads",
+           "threads"]
 
 
 def _to_pandas(self, name):

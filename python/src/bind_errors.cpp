@@ -9,6 +9,7 @@
 #include "app/session/analysis_session.h"
 #include "app/session/model_source.h"
 #include "core/io/io_error.h"
+#include "core/text/text_error.h"
 #include "models/backbone.h"
 #include "python/src/common.h"
 
@@ -44,6 +45,8 @@ void bind_errors(py::module_& m) {
     } catch (const io::IoError& e) {
       PyErr_SetString(io.ptr(), e.what());
     } catch (const std::invalid_argument& e) {
+      PyErr_SetString(usage.ptr(), e.what());
+    } catch (const text::TextError& e) {  // a text that cannot be tokenized as CLIP does
       PyErr_SetString(usage.ptr(), e.what());
     } catch (const std::exception& e) {
       PyErr_SetString(base.ptr(), e.what());

@@ -23,6 +23,8 @@ void bind_registry(py::module_& m);
 void bind_model(py::module_& m);
 // attnlab.complexity and attnlab.bench_attention (bind_costs.cpp).
 void bind_costs(py::module_& m);
+// attnlab.clip_tokenize (bind_text.cpp).
+void bind_text(py::module_& m);
 struct Model;
 // Model.trace and the Traces it returns (bind_traces.cpp), added to the Model class.
 void bind_traces(py::module_& m, py::class_<Model, std::shared_ptr<Model>>& model);

@@ -1,14 +1,16 @@
 // CLIP's image tower (models/clip.cpp, arch "clip_visual_vit"): parity with the reference
 // fixture clip_visual_mini (every recorded tensor, the per-head probabilities of the last
 // block, the projected embedding), config from .config.json and from the metadata; the
-// released ViT-B/16 layout (manifests_dino_clip/clip_vit_b16.json, its visual.* keys) built
-// exactly by the preset; a whole release opens as its image tower; CLIP's preprocessing.
+// released ViT-B/16 layout (manifests_dino_clip/clip_vit_b16.json) built exactly by the
+// presets (the tower alone, and the whole model); a whole release opens as both towers
+// (models/clip_full.h) and a tower config takes its image tower; CLIP's preprocessing.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,43 +58,57 @@ TEST(ClipParity, ClipVisualMini) {
   check_clip_parity(true);
 }
 
-// The released layout, key for key in the reference order, is the preset's behind visual.
-TEST(ClipPresets, BuildTheReleasedImageTowerExactly) {
+// The released layout: its visual.* keys, key for key in the reference order, are the
+// tower preset's; all 302 keys, as the loader renames them (models/clip_layout.h), are
+// the whole-model preset's.
+TEST(ClipPresets, BuildTheReleasedLayoutExactly) {
   std::ifstream in(shared_dir() + "/fixtures/manifests_dino_clip/clip_vit_b16.json");
   ASSERT_TRUE(in.good());
   const Json m = Json::parse(in);
   std::vector<std::pair<std::string, std::vector<int64_t>>> want, got;
+  nn::TensorMap release;
   for (const auto& t : m.at("tensors")) {
     const std::string key = t[0].get<std::string>();
-    if (key.rfind("visual.", 0) == 0)
-      want.push_back({key.substr(7), t[1].get<std::vector<int64_t>>()});
+    const auto shape = t[1].get<std::vector<int64_t>>();
+    if (key.rfind("visual.", 0) == 0) want.push_back({key.substr(7), shape});
+    release[key] = at::empty(shape, at::TensorOptions().device(at::kMeta));
   }
   const nn::WeightsToBeLoaded shapes_only;
-  auto model = models::make_backbone(models::find_preset("clip_vit_b16").config);
-  for (const auto& p : model->named_parameters()) got.push_back({p.key(), p.value().sizes().vec()});
+  auto tower = models::make_backbone(models::find_preset("clip_vit_b16_visual").config);
+  for (const auto& p : tower->named_parameters()) got.push_back({p.key(), p.value().sizes().vec()});
   EXPECT_EQ(got, want);
+
+  std::map<std::string, std::vector<int64_t>> whole_want, whole_got;
+  for (const auto& [key, t] : models::clip_release_tensors(std::move(release)).tensors)
+    whole_want[key] = t.sizes().vec();
+  auto whole = models::make_backbone(models::find_preset("clip_vit_b16").config);
+  for (const auto& p : whole->named_parameters()) whole_got[p.key()] = p.value().sizes().vec();
+  EXPECT_EQ(whole_got.size(), 302u);
+  EXPECT_EQ(whole_got, whole_want);
 }
 
-// A whole model (text tower and logit_scale beside visual.*) is its image tower.
-TEST(ClipLayout, AWholeModelOpensAsItsImageTower) {
+// A whole model: the tower under its own names, the text tower under text.*, logit_scale.
+TEST(ClipLayout, AWholeModelOpensAsBothTowers) {
   nn::TensorMap whole = {{"visual.conv1.weight", at::zeros({4, 3, 2, 2})},
                          {"visual.class_embedding", at::zeros({4})},
                          {"transformer.resblocks.0.ln_1.weight", at::zeros({8})},
                          {"logit_scale", at::zeros({})}};
   ASSERT_TRUE(models::is_clip_release_layout(whole));
-  const models::ClipTower tower = models::clip_image_tower(std::move(whole));
-  EXPECT_EQ(tower.tensors.size(), 2u);
-  EXPECT_TRUE(tower.tensors.count("conv1.weight"));
-  EXPECT_TRUE(tower.tensors.count("class_embedding"));
-  EXPECT_EQ(tower.left_out, 2u);
-  EXPECT_NE(tower.note().find("image tower"), std::string::npos);
+  const models::ClipRelease r = models::clip_release_tensors(std::move(whole));
+  EXPECT_EQ(r.tensors.size(), 4u);
+  EXPECT_TRUE(r.tensors.count("conv1.weight"));
+  EXPECT_TRUE(r.tensors.count("class_embedding"));
+  EXPECT_TRUE(r.tensors.count("text.transformer.resblocks.0.ln_1.weight"));
+  EXPECT_TRUE(r.tensors.count("logit_scale"));
+  EXPECT_EQ(r.text_tensors, 1u);
+  EXPECT_NE(r.note().find("both towers"), std::string::npos);
   EXPECT_FALSE(models::is_clip_release_layout({{"conv1.weight", at::zeros({1})}}));
 }
 
-// OpenAI's release: a TorchScript archive of the whole CLIP. With no flags it opens as the
-// image tower, recognised as its config, the tensors exactly the tower's, the notes saying
-// what was read and left out, and the model loads them strictly.
-TEST(ClipLayout, ATorchScriptReleaseOpensAsItsImageTower) {
+// OpenAI's release: a TorchScript archive of the whole CLIP, read as data (the archive's
+// code never runs). Its tensors come back renamed (both towers), the note says so, and a
+// clip_visual_vit model takes the image tower alone from it.
+TEST(ClipLayout, ATorchScriptReleaseOpensAsBothTowers) {
   const nn::TensorMap tower = nn::read_tensor_map(parity_dir() + "/clip_visual_mini.safetensors");
   std::vector<ShapedTensor> whole;
   const auto add = [&](const std::string& name, const at::Tensor& t) {
@@ -108,17 +124,22 @@ TEST(ClipLayout, ATorchScriptReleaseOpensAsItsImageTower) {
 
   const models::CheckpointWeights w = models::read_checkpoint_weights(file, "");
   EXPECT_EQ(w.layout, "clip");
-  ASSERT_EQ(w.tensors.size(), tower.size());
+  ASSERT_EQ(w.tensors.size(), tower.size() + 2);
   for (const auto& [name, t] : tower) {
     ASSERT_TRUE(w.tensors.count(name)) << name;
     EXPECT_TRUE(at::equal(w.tensors.at(name), t)) << name;  // the same bytes, renamed
   }
+  EXPECT_TRUE(w.tensors.count("text.token_embedding.weight"));
   ASSERT_EQ(w.notes.size(), 1u);
-  EXPECT_NE(w.notes[0].find("the text tower's 2 tensors are left out"), std::string::npos)
-      << w.notes[0];
-  auto model = models::make_backbone(
-      models::config_from_file(parity_dir() + "/clip_visual_mini.config.json"));
+  EXPECT_NE(w.notes[0].find("both towers"), std::string::npos) << w.notes[0];
+  const Json tower_config =
+      models::config_from_file(parity_dir() + "/clip_visual_mini.config.json");
+  auto model = models::make_backbone(tower_config);
   EXPECT_NO_THROW(models::load_checkpoint(*model, file));
+  const models::LoadedModel loaded = models::load_model(tower_config, file);
+  ASSERT_EQ(loaded.weights_info.notes.size(), 2u);
+  EXPECT_NE(loaded.weights_info.notes[1].find("the image tower alone"), std::string::npos)
+      << loaded.weights_info.notes[1];
   EXPECT_FALSE(std::filesystem::exists(dir.file("code_ran")));
 }
 
@@ -133,7 +154,7 @@ TEST(ClipOutput, IsAnEmbeddingThatClassSpecificWorkRefuses) {
     ADD_FAILURE() << "classify accepted an embedding";
   } catch (const models::ModelError& e) {
     EXPECT_NE(std::string(e.what()).find(
-                  "classify needs class scores, but clip_visual_vit's output is an embedding"),
+                  "classify needs class scores, but clip_full's output is an embedding"),
               std::string::npos)
         << e.what();
   }

@@ -167,7 +167,8 @@ const std::vector<std::string>& smallest_presets() {
                                                  "swin_tiny_patch4_window7_224",
                                                  "dino_vits16",
                                                  "dinov2_vits14",
-                                                 "clip_vit_b16"};
+                                                 "clip_vit_b16",
+                                                 "clip_vit_b16_visual"};
   return names;
 }
 

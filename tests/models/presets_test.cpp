@@ -69,8 +69,8 @@ TEST(Presets, CarryTheirPapersPreprocessing) {
     EXPECT_FALSE(p.description.empty()) << p.name;
   }
   // 3 + 3 distilled + 2 anchor + 1 castling + 3 DINO + 3 DINOv2 (vit family), 3 LITv2,
-  // 4 RAVLT, 3 Swin, 1 CLIP
-  EXPECT_EQ(models::presets().size(), 26u);
+  // 4 RAVLT, 3 Swin, 2 CLIP (the whole model and its image tower)
+  EXPECT_EQ(models::presets().size(), 27u);
 }
 
 TEST(Presets, EachPresetPreprocessesASyntheticImageToTheHandComputedTensor) {

@@ -30,13 +30,16 @@ std::map<std::string, ShapeMap> manifests() {
       std::ifstream in(e.path());
       const Json m = Json::parse(in);
       ShapeMap s;
-      // A whole CLIP model is recognised as its image tower, the visual.* keys without the
-      // prefix (the loader's models/clip_layout.h; tests/models/clip_test.cpp).
+      // A whole CLIP model is recognised as both towers under the names the loader gives
+      // them (models/clip_layout.h: visual.* without the prefix, the text tower under
+      // text.*; tests/models/clip_test.cpp).
       const bool clip = m["model"].get<std::string>().rfind("clip", 0) == 0;
       for (const auto& t : m["tensors"]) {
         std::string key = t[0];
-        if (clip && key.rfind("visual.", 0) != 0) continue;
-        if (clip) key = key.substr(7);
+        if (clip && key.rfind("visual.", 0) == 0)
+          key = key.substr(7);
+        else if (clip && key != "logit_scale")
+          key = "text." + key;
         if (key.find("num_batches_tracked") == std::string::npos)
           s[key] = t[1].get<std::vector<int64_t>>();
       }

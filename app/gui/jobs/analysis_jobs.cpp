@@ -84,6 +84,8 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
     if (m->ready.describe.contains("precision_note"))  // --dtype / the precision picker
       info->describe += "; " + m->ready.describe["precision_note"].get<std::string>();
     info->recognition = m->choice.recognition;
+    for (const auto& n : m->ready.notes)  // a zero-shot head from the class names
+      info->recognition += (info->recognition.empty() ? "" : "; ") + n;
     info->preprocessing = p.describe();
     info->input_size.clear();
     if (p.crop > 0) info->input_size = {p.crop, p.crop_width > 0 ? p.crop_width : p.crop};
@@ -237,9 +239,8 @@ std::shared_ptr<const QueryMaps> query_maps(const ImageAnalysis& a, const MapQue
               ? session::block_output_tokens(forward, forward.traces[i].path, lay, 0)
               : analysis::trace_facet(trace, 0, f);
       const at::Tensor row = analysis::cosine_similarity_row(features, token);
-      out->similarity[i] =
-          session::to_array(row.slice(0, lay.num_prefix()).reshape({lay.height, lay.width}),
-                            "cosine", {"y", "x"});
+      out->similarity[i] = session::to_array(
+          row.slice(0, lay.num_prefix()).reshape({lay.height, lay.width}), "cosine", {"y", "x"});
     } catch (const std::exception& e) {  // no such facet per token, no recorded output
       out->similarity_notes[i] = e.what();
     }

@@ -46,6 +46,7 @@ class ClipFull : public ClipVisual, public ImageTextModel {
     // that walk the modules stay the release's.
     head_ = head.defined() ? head.detach().to(logit_scale_.device()) : at::Tensor();
   }
+  at::Tensor class_head() const override { return head_; }
   at::Tensor image_features(const ForwardResult& recorded) const override {
     if (!head_.defined()) return recorded.logits;
     const auto it = recorded.outputs.find("out.ln_post");

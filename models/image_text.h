@@ -38,6 +38,8 @@ class ImageTextModel {
   // (classes, E) with L2-normalised rows (models/zero_shot_head.h); the Backbone's
   // output_kind() is then classes. An undefined tensor takes the head off again.
   virtual void set_class_head(const at::Tensor& head) = 0;
+  // The head set (classes, E), undefined when none.
+  virtual at::Tensor class_head() const = 0;
   // The image embedding (B, E) of a forward that recorded its outputs: its logits, or with
   // a class head, the pooled token recomputed into the embedding.
   virtual at::Tensor image_features(const ForwardResult& recorded) const = 0;
@@ -53,6 +55,17 @@ ImageTextModel* image_text_model(Backbone& model);
 // logits_per_text, image_patch_features (B_i, g², E) and patch_text_cosine (B_i, B_t, g, g).
 std::map<std::string, at::Tensor> run_image_text(Backbone& model, const at::Tensor& images,
                                                  const at::Tensor& tokens);
+
+// "Where in the image is each text": for images (B, 3, H, W) and L2-normalised text
+// features (K, E), each patch's embedding (patch_embeddings of the last block) against each
+// text — the cosine, CLIP's readout of the class token applied to every patch (coarse:
+// training aligns only the class token) — and the image–text logits exp(logit_scale) ·
+// image_n · text_nᵀ.
+struct PromptMaps {
+  at::Tensor cosine;  // (B, K, g, g)
+  at::Tensor logits;  // (B, K)
+};
+PromptMaps prompt_maps(Backbone& model, const at::Tensor& images, const at::Tensor& texts_n);
 
 // Rows divided by their L2 norms, as CLIP's forward does (no epsilon: a zero row is NaN).
 at::Tensor l2_normalized(const at::Tensor& rows);

@@ -21,6 +21,9 @@ std::string format_prompt(const std::string& prompt, const std::string& name) {
 }
 
 std::string ZeroShotHead::note() const {
+  if (templates.size() == 1 && templates[0] == "{}")
+    return "prompt head from " + std::to_string(class_names.size()) +
+           " text prompts, each used as written";
   std::string list;
   for (size_t i = 0; i < templates.size() && i < 3; ++i)
     list += (i ? ", '" : "'") + templates[i] + "'";

@@ -57,6 +57,9 @@ session::ModelRequest report_model_request(const ReportRequest& req, const std::
   request.img_size = req.img_size;
   if (!req.pos_interpolation.empty()) request.pos_interpolation = req.pos_interpolation;
   request.merge = req.merge;
+  request.class_names_path = req.names_path;  // a CLIP's zero-shot head is made of them
+  request.prompts = req.prompts;
+  request.prompt_templates = req.prompt_templates;
   request.hash_checkpoint = true;  // for the model's sidecar
   return request;
 }

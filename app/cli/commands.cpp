@@ -99,6 +99,9 @@ const std::vector<CommandSpec>& commands() {
       [--class-names FILE]    one name per line, or JSON list / {"index": name} map; for a
                               whole CLIP, a zero-shot head of these classes
       [--prompt-template T]   its prompts ("{}" for the name; repeatable, averaged)
+      [--text "a cat"]...     a whole CLIP: text prompts as its classes (repeatable), for
+      [--text-file FILE]      the prompts analysis (each prompt's map, score, Grad-CAM) and
+                              every class-specific one; FILE: one prompt per line
       [--merge R]             token merging (ToMe) on a ViT-family model: R tokens merged
                               away per block; maps and rollout carried back to the patches,
                               the merge groups as an analysis of their own
@@ -131,7 +134,10 @@ const std::vector<CommandSpec>& commands() {
       [--colormap NAME] [--alpha A]           analyze and an index.html with captions;
       [--upsample nearest|bilinear]           colormaps: viridis magma inferno plasma cividis
       [analysis options as analyze]           turbo jet gray RdBu coolwarm
-      [--class-names FILE]                    every model's class names (figure labels)
+      [--class-names FILE]                    every model's class names (figure labels;
+                                              a whole CLIP: its zero-shot head)
+      [--text T]... [--text-file F]           a whole CLIP's prompts (as analyze)
+      [--prompt-template T]                   its zero-shot prompts (as classify)
       [--random-init]                         presets with seeded random weights
       [--merge R]                             ToMe on every ViT-family model (as analyze)
       [--norm minmax|divmax]                  map scale: each map's [min, max] or [0, max]

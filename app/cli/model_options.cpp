@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 namespace attnlab::cli {
 namespace {
@@ -48,6 +49,22 @@ int64_t take_merge(Args& args) {
   return per_block;
 }
 
+void take_text_options(Args& args, std::vector<std::string>& prompts,
+                       std::vector<std::string>& templates) {
+  for (std::string t; !(t = args.take_option("--prompt-template")).empty();) templates.push_back(t);
+  for (std::string t; !(t = args.take_option("--text")).empty();) prompts.push_back(t);
+  if (const std::string file = args.take_option("--text-file"); !file.empty()) {
+    std::ifstream in(file);
+    if (!in) throw UsageError("--text-file: cannot read " + file);
+    const size_t before = prompts.size();
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.find_first_not_of(" \t") != std::string::npos) prompts.push_back(line);
+    }
+    if (prompts.size() == before) throw UsageError("--text-file: " + file + " holds no prompt");
+  }
+}
+
 session::ModelRequest take_model_request(Args& args, bool hash_checkpoint) {
   session::ModelRequest r;
   r.hash_checkpoint = hash_checkpoint;
@@ -58,8 +75,7 @@ session::ModelRequest take_model_request(Args& args, bool hash_checkpoint) {
   r.key = args.take_option("--key");
   r.random_init = args.take_flag("--random-init");
   r.class_names_path = args.take_option("--class-names");
-  for (std::string t; !(t = args.take_option("--prompt-template")).empty();)
-    r.prompt_templates.push_back(t);
+  take_text_options(args, r.prompts, r.prompt_templates);
   if (const std::string size = args.take_option("--img-size"); !size.empty())
     r.img_size = parse_img_size(size);
   r.merge = take_merge(args);

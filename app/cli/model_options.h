@@ -15,6 +15,12 @@ using session::ModelChoice;
 using session::ReadyModel;
 using session::with_checkpoint;
 
+// --text (repeatable), --text-file FILE (one prompt per line) and --prompt-template
+// (repeatable): a whole CLIP's words (session::ModelRequest::prompts, prompt_templates),
+// for every command that takes a model and for the report.
+void take_text_options(Args& args, std::vector<std::string>& prompts,
+                       std::vector<std::string>& templates);
+
 // "384" → {384, 384}; "224,320" or "224x320" → {224, 320}. UsageError otherwise.
 std::vector<int64_t> parse_img_size(const std::string& text);
 // --merge R (token merging: config key tome_r) as R >= 0, or -1 when absent; also read by
@@ -36,7 +42,8 @@ ModelChoice choose_request(const session::ModelRequest& request);
 ReadyModel load_ready_model(const ModelChoice& choice, const runtime::ComputeTarget& target);
 // A labelled set's class count against the model's (num_classes): std::runtime_error
 // naming `spec` when the set has more classes than the model predicts.
-void check_dataset_classes(const std::string& spec, int64_t dataset_classes, const ReadyModel& ready);
+void check_dataset_classes(const std::string& spec, int64_t dataset_classes,
+                           const ReadyModel& ready);
 // An in-memory labelled set (fashion-mnist:...) for the model: read at its img_size, its
 // images' size and classes checked; std::runtime_error naming the mismatch otherwise.
 data::ImageDataset load_dataset_for(const std::string& spec, const ReadyModel& ready);

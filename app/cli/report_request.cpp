@@ -48,6 +48,7 @@ ReportRequest take_report_request(Args& args) {
   // anything is written).
   r.names_path = args.take_option("--class-names");
   if (!r.names_path.empty()) r.class_names = session::read_class_names(r.names_path);
+  take_text_options(args, r.prompts, r.prompt_templates);
   // Every model at one input size (a model that cannot take it is skipped with the reason).
   if (const std::string size = args.take_option("--img-size"); !size.empty())
     r.img_size = parse_img_size(size);

@@ -20,7 +20,8 @@ struct ReportRequest {
   ReportFigureOptions options;
   std::string names_path;  // --class-names, read into class_names
   std::vector<std::string> class_names;
-  std::vector<int64_t> img_size, sweep_sizes;  // --img-size, --img-sizes
+  std::vector<std::string> prompts, prompt_templates;  // --text / --text-file, --prompt-template
+  std::vector<int64_t> img_size, sweep_sizes;          // --img-size, --img-sizes
   std::string pos_interpolation;
   int64_t merge = -1;  // --merge R: every model of the ViT family with ToMe's r (-1: none)
   CostOptions cost;

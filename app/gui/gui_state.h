@@ -93,8 +93,8 @@ struct FrameRequests {
   bool sweep_sizes = false;     // analyse the current image at the sweep's sizes (sidebar, script)
   bool count_complexity = false;  // count the open models' MACs (the Cost tab, when stale)
   bool run_bench = false;         // measure their mechanisms (the Cost tab's button, script)
-  int show_checkpoint = -1;     // put this checkpoint of the series in its model's place
-  bool quit = false;            // File > Quit
+  int show_checkpoint = -1;       // put this checkpoint of the series in its model's place
+  bool quit = false;              // File > Quit
   // By slot id (the lists' ×, scripts); acted on at the next frame's start (close_slots.h).
   std::vector<uint64_t> close_models, close_images;
 };
@@ -132,6 +132,7 @@ struct ModelOptionsEdit {
   int height = 0, width = 0;           // the input size
   std::array<char, 512> names_path{};  // the class-names file
   int merge = 0;                       // token merging's r
+  std::array<char, 2048> prompts{};    // a CLIP's text prompts, one per line
 };
 
 // An image of the workspace (its thumbnail is decoded by the LoadWorker).
@@ -281,7 +282,7 @@ struct SeriesState {
 struct SizeSweepState {
   int model = -1, image = -1, loads = -1;  // what it was run on (loads: the model's load)
   uint64_t run = 0;                        // as SeriesState::run
-  std::vector<int64_t> sizes;               // of the run
+  std::vector<int64_t> sizes;              // of the run
   std::vector<std::shared_ptr<const ImageAnalysis>> analyses;  // per size; null until done
   bool running = false;
   std::string error;  // why the last sweep stopped or a size failed

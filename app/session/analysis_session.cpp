@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/io/text.h"
+#include "models/image_text.h"
 
 namespace attnlab::session {
 
@@ -250,6 +251,15 @@ void AnalysisSession::explain(const std::string& image_tag, models::Backbone& mo
   t.key_columns = 4;
   for (const AnalysisInfo& a : analyses()) {
     if (!a.explain || !settings_.analyses.count(a.name)) continue;
+    if (a.needs_prompts) {
+      const models::ImageTextModel* text = models::image_text_model(model);
+      if (!text) continue;
+      if (!text->class_head().defined()) {
+        skip(a.name + ": skipped, " + model.arch() +
+             " was given no prompts (--text, --text-file or --class-names)");
+        continue;
+      }
+    }
     if (a.needs_classes && model.output_kind() == models::OutputKind::embedding) {
       skip(a.name + ": skipped, " + models::embedding_output_note(a.name, 0, model.arch()));
       continue;

@@ -153,6 +153,16 @@ ModelChoice choose_model(const ModelRequest& request) {
     c.class_names_path = request.class_names_path;
     c.class_names = read_class_names(request.class_names_path);
   }
+  if (!request.prompts.empty()) {
+    if (!request.class_names_path.empty())
+      throw ModelChoiceError("--text and --class-names: the prompts are the classes, give one");
+    if (!request.prompt_templates.empty())
+      throw ModelChoiceError(
+          "--prompt-template goes with --class-names; --text is used as written");
+    c.class_names = request.prompts;
+    c.class_names_path = "the --text prompts";
+    c.prompt_templates = {"{}"};
+  }
   if (!request.prompt_templates.empty()) {
     if (request.class_names_path.empty())
       throw ModelChoiceError("--prompt-template goes with --class-names (the classes it names)");
@@ -249,6 +259,7 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const runtime::ComputeTa
                                         : choice.prompt_templates);
     text->set_class_head(head.weights);
     r.notes.push_back(head.note());
+    r.config["num_classes"] = int64_t(choice.class_names.size());  // what every reader asks
   }
   if (target.reduced()) r.model->set_precision(target.dtype);
   r.describe = {{"arch", models::get_string(r.config, "arch", "model", "")},

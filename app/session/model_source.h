@@ -46,6 +46,9 @@ struct ModelRequest {
   // zero-shot classifier of them (models/zero_shot_head.h), each class's prompts made of
   // these templates ("{}" where the name goes); empty: CLIP's "a photo of a {}.".
   std::vector<std::string> prompt_templates;
+  // Text prompts (--text, --text-file): the classes of such a model, each used as written
+  // (the template "{}"); not with class_names_path.
+  std::vector<std::string> prompts;
   // The run writes the checkpoint's SHA-256 (a sidecar): hash the file from the moment it
   // is named, so the hash runs beside the parsing instead of beside the forward passes.
   bool hash_checkpoint = false;

@@ -65,13 +65,14 @@ namespace {
 // (B·G, Ns, 4) corner tokens and bilinear weights of positions pos (B·G, Ns, 2) in (y, x)
 // on an H×W grid, as grid_sampler's bilinear mode with align_corners True and zero padding
 // weighs them (pixel = (g + 1)/2·(size − 1)); corners off the grid get weight 0. The pixel
-// coordinates are computed in fp32 and the token indices in integers whatever the model's
-// precision, as grid_sampler does its coordinates in fp32 for bf16/fp16: bf16 holds integers
+// coordinates are computed in fp32 at least (bf16/fp16 promoted, as grid_sampler does its
+// coordinates in fp32 for them) and the token indices in integers: bf16 holds integers
 // exactly only up to 256, so a bf16 index y·W + x rounded past the last token (the H200 run
 // of 2026-11-30: a device-side assert at 112×112) or onto a neighbour's.
 std::pair<at::Tensor, at::Tensor> dat_corners(const at::Tensor& pos, int64_t height,
                                               int64_t width) {
-  const at::Tensor p = pos.to(at::kFloat);
+  const bool reduced = pos.scalar_type() == at::kHalf || pos.scalar_type() == at::kBFloat16;
+  const at::Tensor p = reduced ? pos.to(at::kFloat) : pos;  // float64 stays float64
   const at::Tensor iy = (p.select(-1, 0) + 1) / 2 * double(height - 1);
   const at::Tensor ix = (p.select(-1, 1) + 1) / 2 * double(width - 1);
   const at::Tensor y0 = iy.floor(), x0 = ix.floor();

@@ -28,6 +28,8 @@ void bind_text(py::module_& m);
 struct Model;
 // Model.trace and the Traces it returns (bind_traces.cpp), added to the Model class.
 void bind_traces(py::module_& m, py::class_<Model, std::shared_ptr<Model>>& model);
+// Model.text_map (bind_text.cpp).
+void bind_text_map(py::class_<Model, std::shared_ptr<Model>>& model);
 // Model.classify (bind_classify.cpp).
 void bind_classify(py::class_<Model, std::shared_ptr<Model>>& model);
 // Model.faithfulness (bind_faithfulness.cpp).

@@ -6,10 +6,12 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "core/io/npy.h"
 #include "core/io/safetensors.h"
 #include "core/io/torch_bridge.h"
 #include "core/nn/state_loading.h"
@@ -126,6 +128,67 @@ TEST(ClipZeroShotCli, ClassifyRanksTheClassNames) {
               " --prompt-template 'no slot' " + photo);
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.out.find("exactly one {}"), std::string::npos) << bad.out;
+}
+
+// analyze --text: the prompts become the model's classes and the prompts analysis writes
+// each prompt's cosine map, probability and Grad-CAM; --text-file reads one per line; the
+// report draws them. --text with --class-names is refused.
+TEST(ClipPromptsCli, AnalyzeAndReportWithText) {
+  const std::string base = parity_dir() + "/clip_full_mini";
+  const std::string photo = std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png";
+  const TempDir dir("clip_prompts");
+  const std::string prompts = dir.file("prompts.txt");
+  std::ofstream(prompts) << "a photo of a cat\n\na dog\r\nÉté à Paris\n";
+  const std::string out = dir.file("analyze");
+  const CliRun r =
+      run_cli("--device cpu analyze --checkpoint " + base + ".safetensors --text-file " + prompts +
+              " --images " + photo + " --analyses prompts,gradcam --out " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("prompt head from 3 text prompts"), std::string::npos) << r.out;
+  const std::string stem = out + "/prompts/clip_full_mini__prompts__demo__";
+  const at::Tensor cosine = io::to_torch(io::read_npy(stem + "cosine.npy"));
+  const at::Tensor scores = io::to_torch(io::read_npy(stem + "scores.npy"));
+  const at::Tensor cams = io::to_torch(io::read_npy(stem + "gradcam.npy"));
+  EXPECT_EQ(cosine.sizes(), (at::IntArrayRef{3, 4, 4}));
+  EXPECT_EQ(cams.sizes(), (at::IntArrayRef{3, 4, 4}));
+  EXPECT_NEAR(scores.sum().item<double>(), 1.0, 1e-5);
+  EXPECT_LE(cosine.abs().max().item<double>(), 1.0 + 1e-5);
+  EXPECT_TRUE(std::filesystem::exists(out + "/clip_full_mini__prompt_scores.csv"));
+  // The gradcam analysis explained the most probable prompt.
+  std::ifstream explanations(out + "/clip_full_mini__explanations.csv");
+  std::string header, row;
+  std::getline(explanations, header);
+  std::getline(explanations, row);
+  EXPECT_NE(row.find("gradcam"), std::string::npos) << row;
+
+  const std::string report = dir.file("report");
+  const CliRun rep = run_cli("--device cpu report --models " + base + ".safetensors --text " +
+                             "'a photo of a cat' --text 'a dog' --images " + photo +
+                             " --analyses prompts --formats png --out " + report);
+  ASSERT_EQ(rep.code, 0) << rep.out;
+  EXPECT_TRUE(std::filesystem::exists(report + "/figures/prompts__clip_full_mini__demo.png"))
+      << rep.out;
+
+  const std::string names = dir.file("names.txt");
+  std::ofstream(names) << "cat\n";
+  const CliRun both = run_cli("--device cpu analyze --checkpoint " + base +
+                              ".safetensors --text cat --class-names " + names + " --images " +
+                              photo + " --out " + dir.file("both"));
+  EXPECT_EQ(both.code, 2) << both.out;
+  EXPECT_NE(both.out.find("--text and --class-names"), std::string::npos) << both.out;
+}
+
+// prompts is in "all" and runs only where there are prompts: a classifier skips it
+// silently, a CLIP without prompts says how to give them.
+TEST(ClipPromptsCli, ModelsWithoutPromptsSkipIt) {
+  const std::string base = parity_dir() + "/clip_full_mini";
+  const std::string photo = std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png";
+  const TempDir dir("clip_no_prompts");
+  const CliRun r = run_cli("--device cpu analyze --checkpoint " + base + ".safetensors --images " +
+                           photo + " --analyses prompts,entropy --out " + dir.file("out"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("was given no prompts (--text"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out") + "/prompts"));
 }
 
 }  // namespace

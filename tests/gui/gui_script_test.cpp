@@ -112,6 +112,8 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"merge 0 none", {"0", "none"}},
       {"class-names deit_mini labels/names.json", {"deit_mini", "labels/names.json"}},
       {"class-names 1 none", {"1", "none"}},
+      {"prompts clip \"a photo of a cat|a dog\"", {"clip", "a photo of a cat|a dog"}},
+      {"prompts 0 none", {"0", "none"}},
       {"show-input on", {"on"}},
       {"show-input off", {"off"}},
       {"model-info out/model.json", {"out/model.json"}},
@@ -160,7 +162,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 72u);
+  EXPECT_EQ(script_command_names().size(), 73u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {
@@ -394,7 +396,7 @@ TEST(SizeSweep, ParsesTheListAndRefusesBadOnes) {
     EXPECT_THROW(attnlab::gui::parse_sweep_sizes(bad), std::invalid_argument) << bad;
   EXPECT_EQ(attnlab::gui::default_sweep_sizes({224, 224}), "224,336,448");
   EXPECT_EQ(attnlab::gui::default_sweep_sizes({28, 28}), "28,42,56");
-  EXPECT_EQ(attnlab::gui::default_sweep_sizes({}), "");  // the image decides: no default
+  EXPECT_EQ(attnlab::gui::default_sweep_sizes({}), "");          // the image decides: no default
   EXPECT_EQ(attnlab::gui::default_sweep_sizes({160, 192}), "");  // not square
 }
 

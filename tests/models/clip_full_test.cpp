@@ -163,7 +163,7 @@ TEST(ClipZeroShot, ThePromptsAsClassesGiveTheReferenceLogits) {
   auto* text = models::image_text_model(*model);
   const models::ZeroShotHead head = models::make_zero_shot_head(*text, prompts, {"{}"});
   EXPECT_EQ(head.weights.sizes(), (at::IntArrayRef{6, 32}));
-  EXPECT_NE(head.note().find("zero-shot head from 6 class names"), std::string::npos);
+  EXPECT_NE(head.note().find("prompt head from 6 text prompts"), std::string::npos) << head.note();
   text->set_class_head(head.weights);
   EXPECT_EQ(model->output_kind(), models::OutputKind::classes);
   const at::NoGradGuard no_grad;
@@ -204,6 +204,22 @@ TEST(ClipZeroShot, TemplatesAreAveragedAsClipsPaperDoes) {
   EXPECT_THROW(models::format_prompt("{} and {}", "cat"), models::ModelError);
   EXPECT_THROW(models::make_zero_shot_head(*text, {}, templates), models::ModelError);
   EXPECT_THROW(text->set_class_head(at::zeros({3, 31})), models::ModelError);
+}
+
+// Text → where: each patch's cosine with each prompt and the image–text logits, against the
+// reference's patch_text_cosine and logits_per_image; the same with a class head on (the
+// image embedding then recomputed from the pooled token).
+TEST(ClipPrompts, MapsAndLogitsAreTheReferences) {
+  const auto expected =
+      nn::read_tensor_map(parity_dir() + "/clip_full_mini.expected.safetensors");
+  auto model = clip_full_mini(false);
+  const at::Tensor& texts = expected.at("text_features_normalized");
+  for (const bool with_head : {false, true}) {
+    if (with_head) models::image_text_model(*model)->set_class_head(texts);
+    const models::PromptMaps m = models::prompt_maps(*model, expected.at("input"), texts);
+    EXPECT_LE(relative_l2(m.cosine, expected.at("patch_text_cosine")), 1e-4) << with_head;
+    EXPECT_LE(relative_l2(m.logits, expected.at("logits_per_image")), 1e-4) << with_head;
+  }
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "core/io/text.h"
 #include "core/runtime/device.h"
 #include "models/config_mechanism.h"
+#include "models/image_text.h"
 
 namespace attnlab::gui {
 
@@ -58,14 +59,15 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
   session::ModelRequest request = session::model_entry_request(model_arg, options.preset);
   request.img_size = options.img_size;
   request.class_names_path = options.class_names_path;
+  request.prompts = options.prompts;
   request.merge = options.merge;
   m->choice = session::choose_model(request);
   // A device not here, or a precision this LibTorch cannot run there: the reason.
   const runtime::ComputeTarget target = runtime::select_target(options.device, options.dtype);
   m->device = target.device;
   m->ready = session::load_chosen_model(m->choice, target);
-  const bool check =
-      !options.img_size.empty() || !options.class_names_path.empty() || options.merge >= 0;
+  const bool check = !options.img_size.empty() || !options.class_names_path.empty() ||
+                     options.merge >= 0 || !options.prompts.empty();
   const int64_t classes = check ? check_model_runs(*m) : 0;
   if (info) {
     const image::Preprocessing& p = m->choice.preprocessing;
@@ -78,6 +80,7 @@ std::shared_ptr<LoadedModel> load_model(const std::string& model_arg, ModelInfo*
     info->mechanism = models::config_mechanism(c);
     const std::string arch = m->ready.model->arch();
     info->mergeable = arch == "vit" || arch == "tome_vit";
+    info->reads_text = models::image_text_model(*m->ready.model) != nullptr;
     info->describe = m->ready.model->arch() + (mech.empty() ? "" : " with " + mech + " attention") +
                      "; " + p.describe();
     for (const auto& w : m->ready.warnings) info->describe += "; WARNING: " + w;
@@ -150,6 +153,8 @@ std::shared_ptr<const ImageAnalysis> analyse_image(
       model.class_names =
           session::model_class_names(model.choice, model.ready.config, logits.size(0));
     out->top5 = session::top_predictions(logits, model.class_names);
+    // The prompts' texts for the Prompts tab; a thousand class names are not copied.
+    if (model.class_names.size() <= 64) out->class_names = model.class_names;
     for (Prediction& p : out->top5)
       if (p.name.empty()) p.name = "class " + std::to_string(p.cls);
   }

@@ -38,8 +38,10 @@ struct ModelOptions {
   std::vector<int64_t> img_size;  // {H, W}; empty: the model's own size
   std::string class_names_path;   // one name per line or a JSON list/map; "": the model's own
   int64_t merge = -1;             // token merging (ToMe) r per block, as --merge; -1: none
-  std::string device = "cpu";     // where it runs, as --device names it (the device picker)
-  std::string dtype = "fp32";     // the forward's precision, as --dtype names it (the picker)
+  // A whole CLIP's text prompts, as --text: its classes, each prompt's map (the prompts tab).
+  std::vector<std::string> prompts;
+  std::string device = "cpu";  // where it runs, as --device names it (the device picker)
+  std::string dtype = "fp32";  // the forward's precision, as --dtype names it (the picker)
 };
 
 struct ModelInfo {
@@ -48,6 +50,7 @@ struct ModelInfo {
   std::string command_arg;  // what `attnlab report --models` takes to load it again
   std::string mechanism;    // the attention it runs (models::config_mechanism; "": none)
   bool mergeable = false;   // a ViT-family arch (vit, tome_vit): token merging applies
+  bool reads_text = false;  // a whole CLIP (models/image_text.h): it takes text prompts
   // How attnlab decided what a config-less checkpoint is (session::ModelChoice::recognition:
   // the preset, or the config read from its shapes and what was assumed); "" when the file
   // or the user said it.
@@ -78,8 +81,9 @@ constexpr const char* kImageTag = "img";
 struct ImageAnalysis {
   viz::RgbaImage picture;  // the preprocessed input, as 8-bit RGB
   std::vector<LayerInfo> layers;
-  std::vector<Prediction> top5;  // empty when the output is an embedding
-  int64_t embedding = 0;         // the embedding's size when the output is one (DINO, CLIP)
+  std::vector<Prediction> top5;          // empty when the output is an embedding
+  std::vector<std::string> class_names;  // the model's, when a few (a CLIP's prompts); else empty
+  int64_t embedding = 0;                 // the embedding's size when the output is one (DINO, CLIP)
   std::vector<analysis::Table> tables;
   std::vector<analysis::Array> arrays;  // spectra, singular values, anchors (image arrays)
   double seconds = 0;
@@ -119,7 +123,7 @@ struct QueryMaps {
   std::string facet;
   std::vector<analysis::Array> similarity;
   std::vector<std::string> similarity_notes;
-  double seconds = 0;                  // to answer it from the traces
+  double seconds = 0;  // to answer it from the traces
 };
 
 // The rollout of one query: a vector carried back through every layer's attention, so

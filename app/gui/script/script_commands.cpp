@@ -459,6 +459,23 @@ const std::vector<ScriptCommandSpec> kCommands = {
      const std::string file = c.args[1] == "none" ? "" : c.args[1];
      return change_model(x, c, [&](ModelOptions& o) { o.class_names_path = file; });
    }},
+  {{"prompts", {{"MODEL", ArgKind::IndexOrName}, {"TEXT|TEXT...|none", ArgKind::Path}},
+    "a whole CLIP's text prompts, '|' between them (as --text): its classes, the Prompts tab; none: off"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     std::vector<std::string> prompts;
+     if (c.args[1] != "none")
+       for (size_t start = 0;;) {
+         const size_t bar = c.args[1].find('|', start);
+         const std::string p = c.args[1].substr(start, bar == std::string::npos ? bar : bar - start);
+         if (!p.empty()) prompts.push_back(p);
+         if (bar == std::string::npos) break;
+         start = bar + 1;
+       }
+     return change_model(x, c, [&](ModelOptions& o) {
+       o.prompts = prompts;
+       if (!prompts.empty()) o.class_names_path.clear();
+     });
+   }},
   {{"merge", {{"MODEL", ArgKind::IndexOrName}, {"R|none", ArgKind::Name}},
     "token merging (ToMe) on a ViT-family model, R tokens merged away per block (as --merge); none: off"},
    [](ScriptContext& x, const ScriptCommand& c) {

@@ -93,6 +93,7 @@ session::ModelResults as_results(const std::string& name, const ImageAnalysis& a
   r.images.push_back({kImageTag, a.picture});
   r.tables = a.tables;
   r.arrays = a.arrays;
+  r.class_names = a.class_names;
   return r;
 }
 

@@ -44,6 +44,47 @@ void refill(const ModelSlot& slot, int m, ModelOptionsEdit& e) {
   std::snprintf(e.names_path.data(), e.names_path.size(), "%s",
                 slot.options.class_names_path.c_str());
   e.merge = slot.options.merge >= 0 ? int(slot.options.merge) : 8;
+  std::string lines;
+  for (const auto& p : slot.options.prompts) lines += (lines.empty() ? "" : "\n") + p;
+  std::snprintf(e.prompts.data(), e.prompts.size(), "%s", lines.c_str());
+}
+
+// A whole CLIP's text prompts (as --text): one per line; applied, they are the model's
+// classes and the Prompts tab shows where each is in the image, its score and Grad-CAM.
+void draw_prompts(const ModelSlot& slot, ModelOptionsEdit& e, FrameRequests& requests) {
+  if (!slot.info.reads_text) return;
+  ImGui::TextUnformatted(
+      slot.options.prompts.empty()
+          ? "text prompts: none (one per line)"
+          : ("text prompts: " + std::to_string(slot.options.prompts.size()) + " (the Prompts tab)")
+                .c_str());
+  ImGui::InputTextMultiline("##prompts", e.prompts.data(), e.prompts.size(),
+                            ImVec2(-1.0f, ImGui::GetTextLineHeight() * 4.5f));
+  ModelOptions options = slot.options;
+  if (ImGui::Button("Apply##prompts")) {
+    options.prompts.clear();
+    std::string line;
+    for (const char* c = e.prompts.data();; ++c) {
+      if (*c == '\n' || *c == '\0') {
+        if (line.find_first_not_of(" \t\r") != std::string::npos) options.prompts.push_back(line);
+        line.clear();
+        if (*c == '\0') break;
+      } else {
+        line += *c;
+      }
+    }
+    if (!options.prompts.empty()) options.class_names_path.clear();  // the prompts are the classes
+    requests.model_options.emplace_back(slot.id, options);
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("each line a prompt, used as written (as --text): loaded again, re-analysed");
+  if (!slot.options.prompts.empty()) {
+    ImGui::SameLine();
+    if (ImGui::Button("No prompts")) {
+      options.prompts.clear();
+      requests.model_options.emplace_back(slot.id, options);
+    }
+  }
 }
 
 // Token merging (ToMe) on a ViT-family model: r tokens merged away per block, as --merge.
@@ -177,6 +218,7 @@ void draw_model_panel(const Workspace& ws, ViewState& view, FrameRequests& reque
   ImGui::BeginDisabled(slot.reloading);
   ImGui::PushID(m);
   draw_input_size(slot, e, requests);
+  draw_prompts(slot, e, requests);
   draw_class_names(slot, e, requests);
   draw_merge(slot, e, requests);
   ImGui::PopID();

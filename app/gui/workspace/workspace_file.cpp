@@ -58,6 +58,7 @@ std::string workspace_text(const WorkspaceFile& ws) {
     if (!m.img_size.empty()) e["img_size"] = m.img_size;
     if (!m.class_names_path.empty()) e["class_names"] = absolute_if_present(m.class_names_path);
     if (m.merge >= 0) e["merge"] = m.merge;
+    if (!m.prompts.empty()) e["prompts"] = m.prompts;
     root["models"].push_back(e);
   }
   root["images"] = json::array();
@@ -95,6 +96,13 @@ WorkspaceFile parse_workspace(const std::string& text, const std::string& path) 
         if (!e["merge"].is_number_integer() || e["merge"].get<int64_t>() < 0)
           throw fail("model " + m.arg + ": merge is token merging's r, an integer >= 0");
         m.merge = e["merge"].get<int64_t>();
+      }
+      if (e.contains("prompts")) {
+        if (!e["prompts"].is_array()) throw fail("model " + m.arg + ": prompts is a list of texts");
+        for (const json& p : e["prompts"]) {
+          if (!p.is_string()) throw fail("model " + m.arg + ": prompts is a list of texts");
+          m.prompts.push_back(p.get<std::string>());
+        }
       }
       ws.models.push_back(std::move(m));
     }

@@ -18,11 +18,12 @@ namespace attnlab::gui {
 inline constexpr const char* kWorkspaceFormat = "attnlab workspace 1";
 
 struct WorkspaceModel {
-  std::string arg;                // the checkpoint, model folder, config or preset
-  std::string preset;             // the architecture picked for it ("": its own)
-  std::vector<int64_t> img_size;  // {H, W}; empty: its own
-  std::string class_names_path;   // "": its own
-  int64_t merge = -1;             // token merging's r (--merge); -1: none
+  std::string arg;                   // the checkpoint, model folder, config or preset
+  std::string preset;                // the architecture picked for it ("": its own)
+  std::vector<int64_t> img_size;     // {H, W}; empty: its own
+  std::string class_names_path;      // "": its own
+  int64_t merge = -1;                // token merging's r (--merge); -1: none
+  std::vector<std::string> prompts;  // a CLIP's text prompts (--text)
 };
 
 struct WorkspaceImage {

@@ -13,8 +13,8 @@ bool save_workspace(const Workspace& open, const ViewState& view, const std::str
                     std::string* message) {
   WorkspaceFile ws;
   for (const ModelSlot& m : open.models)
-    ws.models.push_back(
-        {m.arg, m.options.preset, m.options.img_size, m.options.class_names_path, m.options.merge});
+    ws.models.push_back({m.arg, m.options.preset, m.options.img_size, m.options.class_names_path,
+                         m.options.merge, m.options.prompts});
   for (const ImageSlot& im : open.images) ws.images.push_back({im.path, im.edits});
   ws.model = view.model;
   ws.image = view.image;
@@ -45,6 +45,7 @@ bool open_workspace(Workspace& open, ViewState& view, const DeviceState& device,
     options.img_size = m.img_size;
     options.class_names_path = m.class_names_path;
     options.merge = m.merge;
+    options.prompts = m.prompts;
     add_model(open, device, compute, m.arg, &options);
     models.push_back(int(open.models.size()) - 1);
   }

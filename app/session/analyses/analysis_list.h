@@ -31,5 +31,6 @@
   X(merges)                 \
   X(agents)                 \
   X(routing)                \
-  X(sampling)
+  X(sampling)               \
+  X(prompts)
 // clang-format on

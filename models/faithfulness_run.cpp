@@ -9,6 +9,7 @@
 
 #include "core/analysis/faithfulness.h"
 #include "core/nn/state_loading.h"
+#include "models/image_text.h"
 #include "models/model_registry.h"
 
 namespace attnlab::models {
@@ -184,6 +185,10 @@ std::shared_ptr<Backbone> partly_reinitialised(Backbone& model,
   };
   for (auto& p : fresh->named_parameters()) take(p.key(), p.value());
   for (auto& b : fresh->named_buffers()) take(b.key(), b.value());
+  // A CLIP's zero-shot or prompt head is no weight of the config's: the copy scores the
+  // same classes.
+  if (const ImageTextModel* text = image_text_model(model); text && text->class_head().defined())
+    image_text_model(*fresh)->set_class_head(text->class_head());
   return fresh;
 }
 

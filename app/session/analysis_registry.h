@@ -148,8 +148,8 @@ struct AnalysisInfo {
   // skipped with a note saying so (models::OutputKind).
   bool needs_classes = false;
   // It reads a model's text prompts (models/image_text.h: a whole CLIP given --text or
-  // class names): a model that reads no text skips it silently (it is in "all"), one that
-  // reads text but was given no prompts with a note saying how to give them.
+  // class names): any other model skips it with a note saying why (a model that reads no
+  // text; one that reads text but was given no prompts: how to give them).
   bool needs_prompts = false;
 
   // Its settings (analysis_options.h): the CLI's options and help, the sidecar, the GUI's

@@ -253,7 +253,10 @@ void AnalysisSession::explain(const std::string& image_tag, models::Backbone& mo
     if (!a.explain || !settings_.analyses.count(a.name)) continue;
     if (a.needs_prompts) {
       const models::ImageTextModel* text = models::image_text_model(model);
-      if (!text) continue;
+      if (!text) {
+        skip(a.name + ": skipped, " + model.arch() + " reads no text (a whole CLIP does)");
+        continue;
+      }
       if (!text->class_head().defined()) {
         skip(a.name + ": skipped, " + model.arch() +
              " was given no prompts (--text, --text-file or --class-names)");

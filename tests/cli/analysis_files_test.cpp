@@ -69,6 +69,11 @@ const std::map<std::string, std::set<std::string>>& exceptions() {
       {"faithfulness",
        {"app/cli/commands.cpp", "app/cli/cmd_faithfulness.cpp", "app/session/faithfulness_run.cpp",
         "app/cli/cmd_merge.cpp", "app/cli/shard_run.h"}},
+      // "prompts" is also a model option, a CLIP's text prompts (the GUI's script command,
+      // its workspace file's key and model-info's field), as --text is on the command line.
+      {"prompts",
+       {"app/gui/script/model_info.cpp", "app/gui/script/script_commands.cpp",
+        "app/gui/workspace/workspace_file.cpp"}},
       // The GUI soak test's default tour of tabs (scripts/gui_soak.py --tabs overrides it).
       {"spectra", {"scripts/gui_soak.py"}},
       // ... and the installed package's smoke test draws the rank figure from Python.

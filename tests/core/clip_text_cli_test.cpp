@@ -102,15 +102,25 @@ TEST(ClipInfer, RefusesTextTokensForAnImageOnlyModel) {
 }
 
 // classify on a whole CLIP with class names: a zero-shot head, said on the recognition
-// line, and the classes ranked by name; a template without its class names refused.
+// line, and the classes ranked by name — from a checkpoint written from the fixture's
+// weights as OpenAI's state dicts are (a bare .pth, the released key names); a template
+// without its class names, or without its "{}", refused.
 TEST(ClipZeroShotCli, ClassifyRanksTheClassNames) {
   const std::string base = parity_dir() + "/clip_full_mini";
   const TempDir dir("clip_zero_shot");
+  std::vector<ShapedTensor> tensors;
+  for (const auto& [name, t] : nn::read_tensor_map(base + ".safetensors"))
+    tensors.push_back(shaped_float(name, t));
+  const std::string checkpoint = dir.file("clip_mini.pt");
+  const Bytes b = make_shaped_pth(tensors, "clip_mini", {}, "");
+  std::ofstream(checkpoint, std::ios::binary)
+      .write(reinterpret_cast<const char*>(b.data()), b.size());
   const std::string names = dir.file("names.txt");
   std::ofstream(names) << "cat\ndog\ntruck\n";
   const std::string photo = std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png";
   const CliRun r =
-      run_cli("--device cpu classify --checkpoint " + base + ".safetensors --class-names " + names +
+      run_cli("--device cpu classify --checkpoint " + checkpoint + " --config " + base +
+              ".config.json --class-names " + names +
               " --prompt-template 'a photo of a {}.' --prompt-template 'a {}' " + photo);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("zero-shot head from 3 class names (2 templates averaged"),
@@ -118,6 +128,18 @@ TEST(ClipZeroShotCli, ClassifyRanksTheClassNames) {
       << r.out;
   for (const char* name : {"cat", "dog", "truck"})
     EXPECT_NE(r.out.find(name), std::string::npos) << r.out;
+  // The class-specific analyses run on it: gradient rollout and faithfulness explain the
+  // most probable class.
+  const CliRun explained =
+      run_cli("--device cpu analyze --checkpoint " + checkpoint + " --config " + base +
+              ".config.json --class-names " + names + " --images " + photo +
+              " --analyses gradcam,gradrollout,faithfulness --out " + dir.file("explained"));
+  ASSERT_EQ(explained.code, 0) << explained.out;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("explained") + "/gradrollout")) << explained.out;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("explained") + "/clip_mini__faithfulness.csv"))
+      << explained.out;
+  // Every map kind, the randomisation check's copies included, scored the same classes.
+  EXPECT_EQ(explained.out.find("needs class scores"), std::string::npos) << explained.out;
   const CliRun refused = run_cli("--device cpu classify --checkpoint " + base +
                                  ".safetensors --prompt-template 'a {}' " + photo);
   EXPECT_EQ(refused.code, 2) << refused.out;
@@ -178,8 +200,8 @@ TEST(ClipPromptsCli, AnalyzeAndReportWithText) {
   EXPECT_NE(both.out.find("--text and --class-names"), std::string::npos) << both.out;
 }
 
-// prompts is in "all" and runs only where there are prompts: a classifier skips it
-// silently, a CLIP without prompts says how to give them.
+// prompts is in "all" and runs only where there are prompts: a CLIP without them says how
+// to give them (a classifier says it reads no text: python/tests/test_module.py).
 TEST(ClipPromptsCli, ModelsWithoutPromptsSkipIt) {
   const std::string base = parity_dir() + "/clip_full_mini";
   const std::string photo = std::string(ATTNLAB_SOURCE_DIR) + "/assets/demo.png";

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 69's prompt box in the GUI, under Xvfb (scripts/clip_prompts.script): a whole CLIP
 # given two text prompts shows where each is in the image, its score and its Grad-CAM in
-# the Prompts tab; the exported statistics hold both prompts' scores; the model's state
+# the Prompts tab, and the second prompt's gradient rollout in the Maps tab; the exported
+# statistics hold both prompts' scores; the model's state
 # (model-info) says it has the prompts as its two classes, and again without them once
 # they are taken off. Set KEEP=1 to keep the folder.
 # Usage: tests/gui/gui_clip_prompts.sh <path/to/attnlab> <repo root> <shared dir>
@@ -42,6 +43,7 @@ rows = list(csv.DictReader(open(files[0])))
 if len(rows) != 2 or abs(sum(float(r["probability_mean"]) for r in rows) - 1) > 1e-4:
     sys.exit(f"prompt_scores: {rows}")
 PY
-python3 "$root/tests/gui/png_checks.py" "$work" prompts.png || fail "screenshot checks"
+python3 "$root/tests/gui/png_checks.py" "$work" prompts.png prompt_gradrollout.png ||
+  fail "screenshot checks"
 [[ -n "${SHOT:-}" ]] && cp "$work/prompts.png" "$SHOT"
 echo "gui_clip_prompts: PASS"

@@ -49,7 +49,10 @@ ZeroShotHead make_zero_shot_head(ImageTextModel& model, const std::vector<std::s
     const int64_t end = std::min(total, start + std::max<int64_t>(1, batch));
     const std::vector<std::string> part(prompts.begin() + start, prompts.begin() + end);
     const at::Tensor tokens = clip_tokens(part, model.context_length(), /*truncate=*/true);
-    features.push_back(l2_normalized(model.encode_text(tokens).features.to(at::kFloat)));
+    at::Tensor f = model.encode_text(tokens).features;
+    // At least fp32 (a bf16/fp16 tower's features promoted); float64 stays float64.
+    if (f.scalar_type() == at::kHalf || f.scalar_type() == at::kBFloat16) f = f.to(at::kFloat);
+    features.push_back(l2_normalized(f));
     if (progress) progress(end, total);
   }
   const int64_t classes = int64_t(class_names.size()), per_class = int64_t(templates.size());

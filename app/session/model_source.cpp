@@ -250,9 +250,12 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const runtime::ComputeTa
                          " weight tensor(s) hold NaN or Inf (first: " + non_finite.front() +
                          "): the model's outputs will not be finite");
   r.model->to(target.device);
-  if (models::ImageTextModel* text = models::image_text_model(*r.model);
-      text && !choice.class_names.empty()) {
-    // Built at fp32 before any cast, as the text tower's features are compared in fp32.
+  // A model that reads text, given class names: its zero-shot head, from its text tower at
+  // fp32 before a bf16/fp16 cast, and after a float64 one (a float64 run is float64 all
+  // through: the cross-world test compares it to 1e-11).
+  const auto add_class_head = [&] {
+    models::ImageTextModel* text = models::image_text_model(*r.model);
+    if (!text || choice.class_names.empty()) return;
     const models::ZeroShotHead head = models::make_zero_shot_head(
         *text, choice.class_names,
         choice.prompt_templates.empty() ? models::default_prompt_templates()
@@ -260,8 +263,11 @@ ReadyModel load_chosen_model(const ModelChoice& choice, const runtime::ComputeTa
     text->set_class_head(head.weights);
     r.notes.push_back(head.note());
     r.config["num_classes"] = int64_t(choice.class_names.size());  // what every reader asks
-  }
+  };
+  const bool head_at_fp32 = target.dtype != at::kDouble;
+  if (head_at_fp32) add_class_head();
   if (target.reduced()) r.model->set_precision(target.dtype);
+  if (!head_at_fp32) add_class_head();
   r.describe = {{"arch", models::get_string(r.config, "arch", "model", "")},
                 {"config", r.config},
                 {"preset", choice.preset},

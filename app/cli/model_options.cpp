@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 
 namespace attnlab::cli {
 namespace {
@@ -56,12 +57,10 @@ void take_text_options(Args& args, std::vector<std::string>& prompts,
   if (const std::string file = args.take_option("--text-file"); !file.empty()) {
     std::ifstream in(file);
     if (!in) throw UsageError("--text-file: cannot read " + file);
-    const size_t before = prompts.size();
-    for (std::string line; std::getline(in, line);) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.find_first_not_of(" \t") != std::string::npos) prompts.push_back(line);
-    }
-    if (prompts.size() == before) throw UsageError("--text-file: " + file + " holds no prompt");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::vector<std::string> lines = session::split_prompts(text, '\n');
+    if (lines.empty()) throw UsageError("--text-file: " + file + " holds no prompt");
+    prompts.insert(prompts.end(), lines.begin(), lines.end());
   }
 }
 

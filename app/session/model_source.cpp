@@ -79,6 +79,19 @@ std::shared_future<std::string> hash_in_background(const std::string& path) {
 
 }  // namespace
 
+std::vector<std::string> split_prompts(const std::string& text, char separator) {
+  std::vector<std::string> prompts;
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = text.find(separator, start);
+    if (end == std::string::npos) end = text.size();
+    std::string piece = text.substr(start, end - start);
+    if (!piece.empty() && piece.back() == '\r') piece.pop_back();
+    if (piece.find_first_not_of(" \t") != std::string::npos) prompts.push_back(piece);
+    start = end + 1;
+  }
+  return prompts;
+}
+
 ModelChoice choose_model(const ModelRequest& request) {
   ModelChoice c;
   c.model_arg = request.model;

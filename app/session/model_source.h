@@ -104,6 +104,10 @@ CheckpointConfig checkpoint_config(const std::string& checkpoint, const std::str
 nlohmann::json config_for_checkpoint(const std::string& checkpoint, const std::string& preset,
                                      const std::string& config_path, const std::string& key = "");
 
+// Text prompts from one text: the pieces between `separator`s that are not blank, each
+// without a trailing CR (a --text-file's lines, the GUI's prompt box, its script's '|').
+std::vector<std::string> split_prompts(const std::string& text, char separator);
+
 // Resolves a request. Throws ModelChoiceError for contradictory or missing parts.
 ModelChoice choose_model(const ModelRequest& request);
 // One entry of a model list (`report --models`, the GUI's open model): a checkpoint file

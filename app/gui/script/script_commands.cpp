@@ -19,6 +19,7 @@
 #include "app/gui/workspace/workspace.h"
 #include "app/gui/workspace/workspace_io.h"
 #include "app/session/figure_view_options.h"
+#include "app/session/model_source.h"
 #include "core/io/file_bytes.h"
 
 namespace attnlab::gui {
@@ -462,15 +463,8 @@ const std::vector<ScriptCommandSpec> kCommands = {
   {{"prompts", {{"MODEL", ArgKind::IndexOrName}, {"TEXT|TEXT...|none", ArgKind::Path}},
     "a whole CLIP's text prompts, '|' between them (as --text): its classes, the Prompts tab; none: off"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     std::vector<std::string> prompts;
-     if (c.args[1] != "none")
-       for (size_t start = 0;;) {
-         const size_t bar = c.args[1].find('|', start);
-         const std::string p = c.args[1].substr(start, bar == std::string::npos ? bar : bar - start);
-         if (!p.empty()) prompts.push_back(p);
-         if (bar == std::string::npos) break;
-         start = bar + 1;
-       }
+     const std::vector<std::string> prompts =
+         c.args[1] == "none" ? std::vector<std::string>{} : session::split_prompts(c.args[1], '|');
      return change_model(x, c, [&](ModelOptions& o) {
        o.prompts = prompts;
        if (!prompts.empty()) o.class_names_path.clear();

@@ -7,6 +7,7 @@
 
 #include "app/gui/views/theme.h"
 #include "app/gui/workspace/model_options.h"
+#include "app/session/model_source.h"
 #include "models/presets.h"
 
 namespace attnlab::gui {
@@ -62,17 +63,7 @@ void draw_prompts(const ModelSlot& slot, ModelOptionsEdit& e, FrameRequests& req
                             ImVec2(-1.0f, ImGui::GetTextLineHeight() * 4.5f));
   ModelOptions options = slot.options;
   if (ImGui::Button("Apply##prompts")) {
-    options.prompts.clear();
-    std::string line;
-    for (const char* c = e.prompts.data();; ++c) {
-      if (*c == '\n' || *c == '\0') {
-        if (line.find_first_not_of(" \t\r") != std::string::npos) options.prompts.push_back(line);
-        line.clear();
-        if (*c == '\0') break;
-      } else {
-        line += *c;
-      }
-    }
+    options.prompts = session::split_prompts(e.prompts.data(), '\n');
     if (!options.prompts.empty()) options.class_names_path.clear();  // the prompts are the classes
     requests.model_options.emplace_back(slot.id, options);
   }

@@ -70,6 +70,7 @@ const Merger kMergers[] = {
     {"faithfulness", merge_faithfulness},
     {"classify", merge_classify},
     {"eval", merge_eval},
+    {"embed", merge_embed},
     {"head-importance", merge_head_importance},
     {"analyze-sizes", merge_analyze_sizes},
     {"analyze-series", merge_analyze_series},

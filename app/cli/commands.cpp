@@ -196,6 +196,14 @@ const std::vector<CommandSpec>& commands() {
                                             beside it the logit lens's top-1 accuracy (the
                                             model's own head on the block); table, figure
 )"},
+      {"embed", cmd_embed,
+       R"(  embed --model M (--images DIR|FILES | --dataset SPEC) --out DIR [--layer L]
+      [--pool head|cls|mean|tokens] [--limit N] [--batch 32]
+                                            every image's embedding at a block (the last
+                                            by default) as embeddings.npy, with images.csv
+                                            (label, prediction, confidence, correct) and
+                                            embed.json; --shard I/N + merge as the others
+)"},
       {"faithfulness", cmd_faithfulness,
        R"(  faithfulness --models M1 M2... --images FILES|DIR --out DIR
       (or --dataset folder:DIR|fashion-mnist:test [--limit N]: labels)
@@ -276,7 +284,7 @@ global options:
 
 long runs over many machines (docs/CLUSTER.md):
   --shard I/N     on analyze, analyze-series, report, faithfulness, head-importance,
-                  classify, eval, analyze-sizes: do part I of N (from 0) of the sorted
+                  classify, eval, embed, analyze-sizes: do part I of N (from 0) of the sorted
                   work list and write it with a shard.json manifest; inside a Slurm array
                   job the part comes from SLURM_ARRAY_TASK_ID/_COUNT/_MIN. Then
                   `attnlab merge SHARD_DIR... --out DIR` writes the single run's files.

@@ -24,6 +24,9 @@ int merge_classify(const std::vector<ShardPart>& shards, const std::string& out,
 int merge_eval(const std::vector<ShardPart>& shards, const std::string& out,
                const nlohmann::json& record);
 
+int merge_embed(const std::vector<ShardPart>& shards, const std::string& out,
+                const nlohmann::json& record);
+
 int merge_head_importance(const std::vector<ShardPart>& shards, const std::string& out,
                           const nlohmann::json& record);
 

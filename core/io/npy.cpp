@@ -258,17 +258,18 @@ DType dtype_from_descr(const std::string& descr, const std::string& file, size_t
   throw unsupported("unknown or unsupported dtype");
 }
 
-// Builds the padded header dict for `t` (without magic, version and length).
-std::string header_dict(const RawTensor& t, size_t prefix_len) {
+// Builds the padded header dict for a tensor of `dtype` and `shape` (without magic, version and
+// length).
+std::string header_dict(DType dtype, const std::vector<int64_t>& shape, size_t prefix_len) {
   std::string d = "{'descr': '";
-  d += descr_for(t.dtype);
+  d += descr_for(dtype);
   d += "', 'fortran_order': False, 'shape': (";
-  for (size_t i = 0; i < t.shape.size(); ++i) {
+  for (size_t i = 0; i < shape.size(); ++i) {
     if (i) d += ", ";
-    d += std::to_string(t.shape[i]);
+    d += std::to_string(shape[i]);
   }
   // Python's repr of a one-element tuple keeps the comma.
-  if (t.shape.size() == 1) d += ',';
+  if (shape.size() == 1) d += ',';
   d += "), }";
   // Pad with spaces so that prefix + dict + '\n' is a multiple of kAlign.
   size_t total = prefix_len + d.size() + 1;
@@ -278,21 +279,13 @@ std::string header_dict(const RawTensor& t, size_t prefix_len) {
 }
 
 // Magic, version, header length and padded dict: everything before the data.
-std::vector<uint8_t> encode_header(const RawTensor& t) {
-  const std::optional<int64_t> nbytes = checked_nbytes(t.shape, t.dtype);
-  if (!nbytes)
-    throw std::invalid_argument("encode_npy: invalid or overflowing shape " + t.describe());
-  if (static_cast<uint64_t>(*nbytes) != t.bytes.size())
-    throw std::invalid_argument("encode_npy: " + t.describe() + " needs " +
-                                std::to_string(*nbytes) + " bytes but has " +
-                                std::to_string(t.bytes.size()));
-
+std::vector<uint8_t> header_bytes(DType dtype, const std::vector<int64_t>& shape) {
   // Version 1.0 has a 16-bit header length; fall back to 2.0 (32-bit) only when needed.
-  std::string dict = header_dict(t, kMagicLen + 2 + 2);
+  std::string dict = header_dict(dtype, shape, kMagicLen + 2 + 2);
   uint8_t major = 1;
   if (dict.size() > 0xFFFF) {
     major = 2;
-    dict = header_dict(t, kMagicLen + 2 + 4);
+    dict = header_dict(dtype, shape, kMagicLen + 2 + 4);
   }
   std::vector<uint8_t> out(kMagic, kMagic + kMagicLen);
   out.push_back(major);
@@ -301,6 +294,18 @@ std::vector<uint8_t> encode_header(const RawTensor& t) {
   for (int i = 0; i < (major == 1 ? 2 : 4); ++i) out.push_back(uint8_t(len >> (8 * i)));
   out.insert(out.end(), dict.begin(), dict.end());
   return out;
+}
+
+// The header of `t`, its byte count checked against its shape.
+std::vector<uint8_t> encode_header(const RawTensor& t) {
+  const std::optional<int64_t> nbytes = checked_nbytes(t.shape, t.dtype);
+  if (!nbytes)
+    throw std::invalid_argument("encode_npy: invalid or overflowing shape " + t.describe());
+  if (static_cast<uint64_t>(*nbytes) != t.bytes.size())
+    throw std::invalid_argument("encode_npy: " + t.describe() + " needs " +
+                                std::to_string(*nbytes) + " bytes but has " +
+                                std::to_string(t.bytes.size()));
+  return header_bytes(t.dtype, t.shape);
 }
 
 }  // namespace
@@ -375,6 +380,12 @@ std::vector<uint8_t> encode_npy(const RawTensor& t) {
   std::vector<uint8_t> out = encode_header(t);
   out.insert(out.end(), t.bytes.begin(), t.bytes.end());
   return out;
+}
+
+std::vector<uint8_t> npy_header(DType dtype, const std::vector<int64_t>& shape) {
+  if (!checked_nbytes(shape, dtype))
+    throw std::invalid_argument("npy_header: invalid or overflowing shape");
+  return header_bytes(dtype, shape);
 }
 
 void write_npy(const std::string& path, const RawTensor& t) {

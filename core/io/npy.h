@@ -20,6 +20,9 @@ RawTensor read_npy(const std::string& path);
 // Encodes as format 1.0 (2.0 if the header needs it). Throws std::invalid_argument for
 // a dtype numpy cannot represent (BF16).
 std::vector<uint8_t> encode_npy(const RawTensor& t);
+// Everything before the data of a C-ordered tensor of `dtype` and `shape`: for writers that
+// stream the data after it (attnlab embed's rows). std::invalid_argument as encode_npy.
+std::vector<uint8_t> npy_header(DType dtype, const std::vector<int64_t>& shape);
 // Atomic: writes a temporary beside `path`, then renames.
 void write_npy(const std::string& path, const RawTensor& t);
 

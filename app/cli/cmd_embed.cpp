@@ -1,0 +1,236 @@
+// `attnlab embed`: every image of a folder or a dataset as one vector (or its grid of token
+// vectors) at any block of a model, for the projector, retrieval and whatever a notebook
+// does with embeddings (issue 70; app/session/dataset_embedding.h writes the files).
+//   attnlab embed --model M [model options] (--images DIR|FILES... | --dataset SPEC) --out DIR
+//                 [--layer L] [--pool head|cls|mean|tokens] [--limit N] [--batch 32]
+//                 [--shard I/N]
+// --images DIR whose images sit in class sub-folders is labelled by the folder names (as
+// --dataset folder:DIR); plain files and flat folders have no labels. Writes
+// embeddings.npy, images.csv and embed.json (model, block, pool, counts, accuracy, time,
+// peak memory). Sharded (--shard I/N, or a Slurm array), each shard writes its rows and
+// `attnlab merge` concatenates them: the single run's files, number for number (the shards
+// split the list on whole batches).
+#include <ATen/ATen.h>
+#include <sys/resource.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "app/cli/analyze_common.h"
+#include "app/cli/cli_common.h"
+#include "app/cli/image_list.h"
+#include "app/cli/merge_commands.h"
+#include "app/cli/model_options.h"
+#include "app/cli/shard_run.h"
+#include "app/session/dataset_embedding.h"
+#include "core/analysis/export.h"
+#include "core/io/text.h"
+
+namespace attnlab::cli {
+namespace {
+
+// A directory whose images sit in class sub-folders (and none at its top).
+bool is_class_tree(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(path)) return false;
+  bool sub = false;
+  for (const auto& e : fs::directory_iterator(path)) {
+    if (e.is_regular_file()) return false;
+    sub = sub || e.is_directory();
+  }
+  return sub;
+}
+
+// --layer L: a block index, negative from the end (-1, the default, is the last block).
+int64_t parse_layer(const std::string& text) {
+  if (text.empty()) return -1;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || v < -1000 || v > 1000)
+    throw UsageError("embed: --layer wants a block index (0, 1, ..., or -1 for the last), not '" +
+                     text + "'");
+  return v;
+}
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_maxrss) / 1024.0;  // kilobytes on Linux
+}
+
+}  // namespace
+
+int merge_embed(const std::vector<ShardPart>& shards, const std::string& out,
+                const nlohmann::json& record) {
+  std::vector<std::string> dirs;
+  int64_t skipped = 0, correct = 0, judged = 0;
+  double seconds = 0;
+  for (const ShardPart& p : shards) {
+    dirs.push_back(p.dir);
+    const nlohmann::json& e = p.manifest.at("embed");
+    skipped += e.at("skipped").get<int64_t>();
+    correct += e.at("correct").get<int64_t>();
+    judged += e.at("judged").get<int64_t>();
+    seconds += e.at("seconds").get<double>();
+  }
+  const int64_t rows = session::concatenate_embeddings(dirs, out);
+  nlohmann::json summary = shards.front().manifest.at("embed");
+  summary["images"] = rows;
+  summary["shape"][0] = rows;
+  summary["skipped"] = skipped;
+  summary["correct"] = correct;
+  summary["judged"] = judged;
+  if (judged > 0) summary["accuracy_percent"] = 100.0 * double(correct) / double(judged);
+  summary["seconds"] = seconds;  // the shards' own time, summed
+  summary.erase("peak_rss_mib");
+  summary["merged_from"] = record;
+  analysis::write_json(out + "/embed.json", summary);
+  std::printf("merge: %lld embedding(s) of %zu shards in %s\n", static_cast<long long>(rows),
+              shards.size(), out.c_str());
+  return skipped > 0 ? kExitFailure : kExitOk;
+}
+
+int cmd_embed(Args args, const GlobalOptions& g) {
+  const ShardRun shard = take_shard(args, "embed");
+  const std::string out = args.take_option("--out");
+  if (out.empty()) throw UsageError("embed needs --out DIR");
+  const std::string spec = args.take_option("--dataset");
+  const std::vector<std::string> image_args = args.take_list("--images");
+  session::EmbeddingOptions options;
+  options.layer = parse_layer(args.take_option("--layer"));
+  try {
+    const std::string pool = args.take_option("--pool");
+    options.pool = models::parse_embedding_pool(pool.empty() ? "head" : pool);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("embed: ") + e.what());
+  }
+  const int64_t limit = args.take_positive_int("--limit", 0);
+  options.batch = args.take_positive_int("--batch", 32);
+  const ModelChoice choice = take_model_choice(args);
+  std::vector<std::string> paths = args.positionals();
+  if (spec.empty() && image_args.empty() && paths.empty())
+    throw UsageError(
+        "embed needs --images DIR|FILES or --dataset SPEC (fashion-mnist:test, "
+        "folder:DIR)");
+  if (!spec.empty() && (!image_args.empty() || !paths.empty()))
+    throw UsageError("embed takes --dataset or images, not both");
+
+  // The list (and labels) before the model loads, so that a wrong path fails at once.
+  session::EmbeddingSource source;
+  std::string folder = data::folder_of_spec(spec);
+  if (spec.empty() && paths.empty() && image_args.size() == 1 && is_class_tree(image_args[0]))
+    folder = image_args[0];
+  std::string what = spec;
+  if (!folder.empty()) {
+    const data::FolderListing listing = data::list_image_folder(folder);
+    source.files = listing.files;
+    source.label_names = listing.class_names;
+    if (what.empty()) what = "folder:" + folder;
+  } else if (spec.empty()) {
+    for (const ImageInput& im : expand_images(image_args)) paths.push_back(im.path);
+    for (const auto& p : paths) source.files.push_back({p, -1});
+    what = paths.size() == 1 ? paths.front() : std::to_string(paths.size()) + " images";
+  } else if (spec.rfind("fashion-mnist:", 0) != 0) {
+    throw UsageError("embed: --dataset " + spec +
+                     ": no such folder (folder:DIR, DIR/<class>/<image>, or fashion-mnist:test)");
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const runtime::ComputeTarget target = compute_target(g);
+  const ReadyModel ready = load_ready_model(choice, target);
+  data::ImageDataset set;
+  if (source.files.empty()) {
+    set = load_dataset_for(spec, ready);
+    source.set = &set;
+    source.label_names = set.class_names;
+  }
+  const int64_t available = source.set ? set.size() : int64_t(source.files.size());
+  const int64_t n = limit > 0 ? std::min<int64_t>(limit, available) : available;
+  const analysis::ShardRange part = shard_part(shard, n, "images", options.batch);
+  if (source.set) {
+    source.begin = part.begin;
+    source.end = part.end;
+  } else {
+    source.files = std::vector<data::LabelledFile>(source.files.begin() + part.begin,
+                                                   source.files.begin() + part.end);
+  }
+  source.first_index = part.begin;
+  const bool classes = ready.model->output_kind() == models::OutputKind::classes;
+  const int64_t k = ready.config.value("num_classes", int64_t{0});
+  source.labels_are_classes =
+      classes && !source.label_names.empty() && int64_t(source.label_names.size()) <= k;
+  const std::vector<std::string> class_names =
+      classes && k > 0 ? session::model_class_names(choice, ready.config, k)
+                       : std::vector<std::string>{};
+  std::fprintf(stderr, "embed: %lld images of %s, pool %s, preprocessing: %s\n",
+               static_cast<long long>(part.end - part.begin), what.c_str(),
+               models::embedding_pool_name(options.pool).c_str(),
+               choice.preprocessing.describe().c_str());
+
+  Progress progress("embed", part.end - part.begin);
+  session::EmbeddingCallbacks cb;
+  cb.on_error = [&](const std::string& path, const std::string& error) {
+    progress.break_line();
+    std::fprintf(stderr, "attnlab: error: %s: %s (skipped)\n", path.c_str(), error.c_str());
+  };
+  cb.on_progress = [&](int64_t done, int64_t, const std::string& last) {
+    progress.update(done, last);
+  };
+  const session::EmbeddingSummary s = session::write_embeddings(
+      *ready.model, choice.preprocessing, class_names, source, options, out, cb);
+  progress.finish();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  nlohmann::json summary = {
+      {"model", ready.describe},
+      {"source", what},
+      {"layer", s.layer},
+      {"block", s.block},
+      {"blocks", s.blocks},
+      {"pool", models::embedding_pool_name(options.pool)},
+      {"grid",
+       {{"height", s.layout.height}, {"width", s.layout.width}, {"prefix", s.layout.prefix}}},
+      {"shape", s.shape},
+      {"images", s.embedded},
+      {"skipped", s.skipped},
+      {"label_names", source.label_names},
+      {"class_names", class_names},
+      {"labels_are_classes", source.labels_are_classes},
+      {"correct", s.correct},
+      {"judged", s.labelled_predicted},
+      {"batch", options.batch},
+      {"limit", limit},
+      {"seconds", seconds},
+      {"peak_rss_mib", peak_rss_mib()},
+      {"device", target.str()},
+  };
+  if (s.labelled_predicted > 0)
+    summary["accuracy_percent"] = 100.0 * double(s.correct) / double(s.labelled_predicted);
+  const int rc = s.skipped > 0 ? kExitFailure : kExitOk;
+  if (shard.sharded()) {
+    std::vector<std::string> list;
+    for (int64_t i = 0; i < n; ++i) list.push_back(what + "#" + std::to_string(i));
+    write_shard_manifest(shard, g, out, "images", list, part, {{"embed", summary}, {"exit", rc}},
+                         options.batch);
+  } else {
+    analysis::write_json(out + "/embed.json", summary);
+  }
+  std::printf(
+      "embed: %lld x %s at %s (%s) in %s/%s, %.1f s, peak %.0f MiB%s\n",
+      static_cast<long long>(s.embedded),
+      nlohmann::json(std::vector<int64_t>(s.shape.begin() + 1, s.shape.end())).dump().c_str(),
+      s.block.c_str(), models::embedding_pool_name(options.pool).c_str(), out.c_str(),
+      session::kEmbeddingsNpy, seconds, peak_rss_mib(),
+      s.labelled_predicted > 0
+          ? (", accuracy " + text::format_g(summary["accuracy_percent"].get<double>(), 4) + "%")
+                .c_str()
+          : "");
+  return rc;
+}
+
+}  // namespace attnlab::cli

@@ -1,0 +1,262 @@
+// write_embeddings: the batch loop of `attnlab embed` and attnlab.embed, and the merge of a
+// sharded run's rows. The rows stream into "<out>/.embeddings.rows" through
+// io::write_file_atomic (a temporary until the loop ends: Ctrl-C removes it), then the .npy
+// is its header followed by those bytes, copied in chunks, so memory stays one batch
+// whatever the dataset's size.
+#include "app/session/dataset_embedding.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "core/data/batches.h"
+#include "core/io/file_bytes.h"
+#include "core/io/npy.h"
+#include "core/io/text.h"
+
+namespace attnlab::session {
+namespace {
+
+constexpr const char* kRowsFile = ".embeddings.rows";
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string name_of(const std::vector<std::string>& names, int64_t i) {
+  return i >= 0 && i < int64_t(names.size()) ? names[size_t(i)] : "";
+}
+
+// Streams `rows_path` (raw float32 rows) after the .npy header for `shape` into `path`.
+void write_npy_from_rows(const std::string& path, const std::string& rows_path,
+                         const std::vector<int64_t>& shape) {
+  const std::vector<uint8_t> header = io::npy_header(io::DType::F32, shape);
+  io::write_file_atomic(path, [&](const io::ByteSink& sink) {
+    sink(header.data(), header.size());
+    std::ifstream in(rows_path, std::ios::binary);
+    if (!in) throw std::runtime_error(rows_path + ": cannot be read back");
+    std::vector<char> chunk(size_t(1) << 22);
+    while (in) {
+      in.read(chunk.data(), std::streamsize(chunk.size()));
+      if (in.gcount() > 0) sink(chunk.data(), size_t(in.gcount()));
+    }
+  });
+}
+
+// One batch: its images (B, 3, H, W), its labels, and the names of its images.
+struct SourceBatch {
+  at::Tensor images, labels;
+  std::vector<std::string> names;
+  std::vector<int64_t> indices;  // the CSV's index of each
+};
+
+SourceBatch next_batch(const EmbeddingSource& source, const image::Preprocessing& pre,
+                       int64_t start, int64_t count, std::array<int64_t, 2>& shape,
+                       const EmbeddingCallbacks& cb) {
+  SourceBatch b;
+  if (source.set) {
+    std::vector<int64_t> idx;
+    for (int64_t i = start; i < start + count; ++i) {
+      idx.push_back(source.begin + i);
+      b.names.push_back(source.set->name + "#" + std::to_string(source.begin + i));
+      b.indices.push_back(source.first_index + i);
+    }
+    b.images = data::make_batch(*source.set, idx, data::normalisation_of(pre), nullptr, 0);
+    b.labels = data::batch_labels(*source.set, idx);
+    return b;
+  }
+  const data::FileBatch f =
+      data::load_file_batch(source.files, size_t(start), size_t(count), pre, shape);
+  std::vector<std::string> failed;
+  for (const auto& e : f.failed) {
+    failed.push_back(e.path);
+    if (cb.on_error) cb.on_error(e.path, e.error);
+  }
+  for (int64_t i = start; i < start + count; ++i) {
+    const std::string& path = source.files[size_t(i)].path;
+    if (std::find(failed.begin(), failed.end(), path) != failed.end()) continue;
+    b.names.push_back(path);
+    b.indices.push_back(source.first_index + i);
+  }
+  b.images = f.images;
+  b.labels = f.labels;
+  return b;
+}
+
+}  // namespace
+
+EmbeddingSummary write_embeddings(models::Backbone& model,
+                                  const image::Preprocessing& preprocessing,
+                                  const std::vector<std::string>& class_names,
+                                  const EmbeddingSource& source, const EmbeddingOptions& options,
+                                  const std::string& out_dir, const EmbeddingCallbacks& callbacks) {
+  std::filesystem::create_directories(out_dir);
+  model.eval();
+  const auto device =
+      model.parameters().empty() ? c10::Device(c10::kCPU) : model.parameters().front().device();
+  const int64_t n = source.size(), step = std::max<int64_t>(options.batch, 1);
+  EmbeddingSummary s;
+  std::vector<int64_t> row_shape;  // one image's features
+  std::string csv = kEmbeddingsCsvHeader;
+  std::array<int64_t, 2> shape{0, 0};
+  const std::string rows_path = out_dir + "/" + kRowsFile;
+  io::write_file_atomic(rows_path, [&](const io::ByteSink& sink) {
+    for (int64_t start = 0; start < n; start += step) {
+      if (callbacks.cancelled && callbacks.cancelled()) throw std::runtime_error("interrupted");
+      const int64_t count = std::min(step, n - start);
+      const SourceBatch b = next_batch(source, preprocessing, start, count, shape, callbacks);
+      s.skipped += count - int64_t(b.names.size());
+      if (!b.names.empty()) {
+        const models::EmbeddingBatch e =
+            models::embed_batch(model, b.images.to(device), options.layer, options.pool);
+        if (row_shape.empty()) {
+          row_shape.assign(e.features.sizes().begin() + 1, e.features.sizes().end());
+          s.block = e.block;
+          s.layer = e.layer;
+          s.blocks = e.blocks;
+          s.layout = e.layout;
+        }
+        if (!at::isfinite(e.features).all().item<bool>())
+          throw std::runtime_error("the features of " + e.block +
+                                   " are not finite (NaN/Inf): check the weights");
+        sink(e.features.data_ptr(), size_t(e.features.nbytes()));
+        const bool classes = e.output_kind == models::OutputKind::classes;
+        const at::Tensor probs = classes ? at::softmax(e.logits.to(at::kDouble), 1) : at::Tensor();
+        for (size_t i = 0; i < b.names.size(); ++i) {
+          const int64_t label = b.labels.defined() ? b.labels[int64_t(i)].item<int64_t>() : -1;
+          int64_t pred = -1;
+          double conf = 0;
+          if (classes) {
+            const at::Tensor row = probs[int64_t(i)];
+            pred = row.argmax().item<int64_t>();
+            conf = row[pred].item<double>();
+          }
+          const bool judged = classes && label >= 0 && source.labels_are_classes;
+          s.labelled_predicted += judged;
+          s.correct += judged && pred == label;
+          csv += std::to_string(b.indices[i]) + "," + csv_cell(b.names[i]) + "," +
+                 std::to_string(label) + "," + csv_cell(name_of(source.label_names, label)) + "," +
+                 std::to_string(pred) + "," + csv_cell(name_of(class_names, pred)) + "," +
+                 (classes ? text::format_g(conf, 6) : "") + "," +
+                 (judged ? (pred == label ? "1" : "0") : "") + "\n";
+        }
+        s.embedded += int64_t(b.names.size());
+      }
+      if (callbacks.on_progress)
+        callbacks.on_progress(start + count, n, b.names.empty() ? std::string() : b.names.back());
+    }
+  });
+  if (s.embedded == 0) {
+    std::filesystem::remove(rows_path);
+    throw std::runtime_error("no image could be embedded (" + std::to_string(s.skipped) +
+                             " unreadable)");
+  }
+  s.shape = {s.embedded};
+  s.shape.insert(s.shape.end(), row_shape.begin(), row_shape.end());
+  try {
+    write_npy_from_rows(out_dir + "/" + kEmbeddingsNpy, rows_path, s.shape);
+  } catch (...) {
+    std::filesystem::remove(rows_path);
+    throw;
+  }
+  std::filesystem::remove(rows_path);
+  io::write_file_atomic(out_dir + "/" + kEmbeddingsCsv, csv);
+  return s;
+}
+
+namespace {
+
+// The shape of a float32 .npy written by write_embeddings, from its header alone.
+std::vector<int64_t> npy_rows_shape(const std::string& path, size_t& header_size) {
+  std::ifstream in(path, std::ios::binary);
+  char head[10] = {};
+  if (!in.read(head, 10) || std::string(head + 1, 5) != "NUMPY")
+    throw std::runtime_error(path + ": not an npy file");
+  const auto u8 = [&](int i) { return size_t(static_cast<unsigned char>(head[i])); };
+  size_t dict_len = u8(8) | (u8(9) << 8);
+  size_t prefix = 10;
+  if (head[6] != 1) {
+    char more[2];
+    in.read(more, 2);
+    dict_len |= (size_t(static_cast<unsigned char>(more[0])) << 16) |
+                (size_t(static_cast<unsigned char>(more[1])) << 24);
+    prefix = 12;
+  }
+  std::string dict(dict_len, ' ');
+  in.read(dict.data(), std::streamsize(dict_len));
+  header_size = prefix + dict_len;
+  if (dict.find("'descr': '<f4'") == std::string::npos ||
+      dict.find("'fortran_order': False") == std::string::npos)
+    throw std::runtime_error(path + ": not a C-ordered float32 array");
+  const size_t open = dict.find("'shape': (");
+  const size_t close = dict.find(')', open);
+  if (open == std::string::npos || close == std::string::npos)
+    throw std::runtime_error(path + ": no shape in its header");
+  std::vector<int64_t> shape;
+  std::string inner = dict.substr(open + 10, close - open - 10);
+  size_t pos = 0;
+  while (pos < inner.size()) {
+    const size_t comma = inner.find(',', pos);
+    const std::string word =
+        inner.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (word.find_first_not_of(' ') != std::string::npos) shape.push_back(std::stoll(word));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (shape.empty()) throw std::runtime_error(path + ": a 0-d array has no rows");
+  return shape;
+}
+
+}  // namespace
+
+int64_t concatenate_embeddings(const std::vector<std::string>& dirs, const std::string& out_dir) {
+  if (dirs.empty()) throw std::runtime_error("no folder to concatenate");
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<size_t> headers;
+  for (const auto& d : dirs) {
+    size_t header = 0;
+    shapes.push_back(npy_rows_shape(d + "/" + kEmbeddingsNpy, header));
+    headers.push_back(header);
+    if (!std::equal(shapes.back().begin() + 1, shapes.back().end(), shapes.front().begin() + 1,
+                    shapes.front().end()))
+      throw std::runtime_error(d + "/" + kEmbeddingsNpy + ": rows of another shape than " +
+                               dirs.front() + "'s");
+  }
+  std::vector<int64_t> total = shapes.front();
+  total[0] = 0;
+  for (const auto& s : shapes) total[0] += s[0];
+  std::filesystem::create_directories(out_dir);
+  const std::vector<uint8_t> header = io::npy_header(io::DType::F32, total);
+  io::write_file_atomic(out_dir + "/" + kEmbeddingsNpy, [&](const io::ByteSink& sink) {
+    sink(header.data(), header.size());
+    std::vector<char> chunk(size_t(1) << 22);
+    for (size_t i = 0; i < dirs.size(); ++i) {
+      std::ifstream in(dirs[i] + "/" + kEmbeddingsNpy, std::ios::binary);
+      in.seekg(std::streamoff(headers[i]));
+      while (in) {
+        in.read(chunk.data(), std::streamsize(chunk.size()));
+        if (in.gcount() > 0) sink(chunk.data(), size_t(in.gcount()));
+      }
+    }
+  });
+  std::string csv = kEmbeddingsCsvHeader;
+  for (const auto& d : dirs) {
+    const std::vector<uint8_t> bytes = io::read_file_bytes(d + "/" + kEmbeddingsCsv);
+    const std::string part(bytes.begin(), bytes.end());
+    if (part.rfind(kEmbeddingsCsvHeader, 0) != 0)
+      throw std::runtime_error(d + "/" + kEmbeddingsCsv + ": not an embed run's table");
+    csv += part.substr(std::string(kEmbeddingsCsvHeader).size());
+  }
+  io::write_file_atomic(out_dir + "/" + kEmbeddingsCsv, csv);
+  return total[0];
+}
+
+}  // namespace attnlab::session

@@ -1,0 +1,215 @@
+// `attnlab embed` end to end on the shipped zoo (issue 70 goal 1): a class-folder tree's
+// labels from its folder names, an unreadable image reported and left out (exit 1), the
+// CSV's predictions equal to classify's, the pools agreeing with each other (and a pool the model
+// cannot give refused), --layer, the refusals, and a sharded run on Fashion-MNIST merged into the
+// single run's files. Every run uses --threads 1 and no Slurm array variables.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/data/image_dataset.h"
+#include "core/io/npy.h"
+#include "core/io/torch_bridge.h"
+#include "tests/support/cli_runner.h"
+#include "tests/support/temp_path.h"
+#include "tests/support/text_file.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using attnlab::testing::CliRun;
+using attnlab::testing::read_text;
+using attnlab::testing::run_shell;
+using attnlab::testing::TempDir;
+
+const std::string kEmbedRoot = ATTNLAB_SOURCE_DIR;
+const std::string kEmbedSoftmax = kEmbedRoot + "/models/zoo/softmax.safetensors";
+const std::string kEmbedSamples = kEmbedRoot + "/assets/fashion-mnist";
+
+CliRun embed_cli(const std::string& args) {
+  return run_shell(
+      "env -u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_MIN "
+      "-u SLURM_ARRAY_TASK_MAX -u SLURM_ARRAY_TASK_STEP " +
+      std::string(ATTNLAB_BINARY) + " --threads 1 " + args);
+}
+
+// DIR/<NN-class>/<sample>.png for the committed samples (three per class).
+void embed_sample_tree(const fs::path& dir) {
+  for (const auto& e : fs::directory_iterator(kEmbedSamples)) {
+    if (e.path().extension() != ".png") continue;
+    const std::string name = e.path().filename().string();
+    const std::string cls = name.substr(0, name.rfind('-'));
+    fs::create_directories(dir / cls);
+    fs::copy_file(e.path(), dir / cls / name);
+  }
+}
+
+std::vector<std::vector<std::string>> embed_csv(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(read_text(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::string cell;
+    std::istringstream l(line);
+    while (std::getline(l, cell, ',')) cells.push_back(cell);
+    if (!line.empty() && line.back() == ',') cells.push_back("");
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+at::Tensor embed_npy(const std::string& path) {
+  return attnlab::io::to_torch(attnlab::io::read_npy(path));
+}
+
+nlohmann::json embed_json(const std::string& path) {
+  return nlohmann::json::parse(read_text(path));
+}
+
+TEST(EmbedCli, ClassFolderTreeIsLabelledAndItsPredictionsAreClassifys) {
+  TempDir dir("embed_tree");
+  embed_sample_tree(dir.path / "data");
+  {
+    std::ofstream bad(dir.path / "data" / "03-dress" / "03-unreadable.png");
+    bad << "not a png";
+  }
+  const CliRun r = embed_cli("embed --model " + kEmbedSoftmax + " --images " + dir.file("data") +
+                             " --batch 8 --out " + dir.file("out"));
+  // The unreadable image is said and left out; the status says a file was skipped.
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("03-unreadable.png"), std::string::npos) << r.out;
+  const auto rows = embed_csv(dir.file("out/images.csv"));
+  ASSERT_EQ(rows.size(), 31u);  // header + 30 samples
+  EXPECT_EQ(rows[0],
+            (std::vector<std::string>{"index", "image", "label", "label_name", "prediction",
+                                      "prediction_name", "confidence", "correct"}));
+  const at::Tensor e = embed_npy(dir.file("out/embeddings.npy"));
+  ASSERT_EQ(e.sizes(), (std::vector<int64_t>{30, 128}));
+  const nlohmann::json meta = embed_json(dir.file("out/embed.json"));
+  EXPECT_EQ(meta.at("skipped"), 1);
+  EXPECT_EQ(meta.at("block"), "blocks.3");
+  EXPECT_EQ(meta.at("label_names").size(), 10u);
+  // Labels are the sorted class folders: 00-t-shirt-top is 0, ..., 09-ankle-boot is 9.
+  int correct = 0;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const std::string folder = fs::path(rows[i][1]).parent_path().filename().string();
+    EXPECT_EQ(std::stoi(rows[i][2]), std::stoi(folder.substr(0, 2))) << rows[i][1];
+    EXPECT_EQ(rows[i][7], rows[i][2] == rows[i][4] ? "1" : "0");
+    correct += rows[i][7] == "1";
+    if (i > 6) continue;  // classify is a process per image: six are enough
+    // classify's top-1 of the same file: the same class, the same probability up to the
+    // rounding of another batch size (float32 GEMMs: 1e-5 is far above it).
+    const CliRun c = embed_cli("classify --model " + kEmbedSoftmax + " --top 1 " + rows[i][1]);
+    ASSERT_EQ(c.code, 0) << c.out;
+    const size_t line = c.out.find('%');
+    ASSERT_NE(line, std::string::npos) << c.out;
+    std::istringstream top(c.out.substr(c.out.rfind('\n', line) + 1));
+    double percent = 0;
+    std::string pct;
+    int64_t cls = -1;
+    top >> percent >> pct >> cls;
+    EXPECT_EQ(std::to_string(cls), rows[i][4]) << c.out;
+    // classify prints two decimals of a percent: half of 0.01 % plus the rounding above.
+    EXPECT_NEAR(percent, 100.0 * std::stod(rows[i][6]), 0.005 + 1e-3) << c.out;
+  }
+  EXPECT_EQ(meta.at("correct"), correct);
+  EXPECT_EQ(meta.at("judged"), 30);
+}
+
+TEST(EmbedCli, PoolsAgreeAndLayersAreTheBlocks) {
+  TempDir dir("embed_pools");
+  const std::string images = " --images " + kEmbedSamples + " --limit 6 --batch 3";
+  const auto run = [&](const std::string& opts, const std::string& out) {
+    const CliRun r =
+        embed_cli("embed --model " + kEmbedSoftmax + images + opts + " --out " + dir.file(out));
+    EXPECT_EQ(r.code, 0) << r.out;
+    return embed_npy(dir.file(out + "/embeddings.npy"));
+  };
+  const at::Tensor head = run("", "head"), mean = run(" --pool mean", "mean");
+  const at::Tensor tokens = run(" --pool tokens", "tokens");
+  ASSERT_EQ(tokens.sizes(), (std::vector<int64_t>{6, 196, 128}));  // patch 2 on 28: 14×14
+  EXPECT_EQ(embed_json(dir.file("tokens/embed.json")).at("grid"),
+            (nlohmann::json{{"height", 14}, {"width", 14}, {"prefix", nlohmann::json::array()}}));
+  // The mean of the grid tokens, from at::mean over 196 float32 values in each run, whose
+  // order of summation may differ (vectorised partial sums): a few ulps of the largest
+  // magnitude, far under 1e-5 of it.
+  const double scale = tokens.abs().max().item<double>();
+  EXPECT_LT((tokens.mean(1) - mean).abs().max().item<double>(), 1e-5 * scale);
+  // The zoo's ViTs pool globally (fc_norm, no class token): the head reads that mean...
+  EXPECT_LT((head - mean).abs().max().item<double>(), 1e-5 * scale);
+  // ...and there is no class token to pool.
+  const CliRun cls =
+      embed_cli("embed --model " + kEmbedSoftmax + images + " --pool cls --out " + dir.file("cls"));
+  EXPECT_EQ(cls.code, 1) << cls.out;
+  EXPECT_NE(cls.out.find("blocks.3 has no class token"), std::string::npos) << cls.out;
+  const at::Tensor first = run(" --layer 0", "layer0");
+  EXPECT_FALSE(at::allclose(first, head));
+  EXPECT_EQ(embed_json(dir.file("layer0/embed.json")).at("block"), "blocks.0");
+  // Flat folders have no labels: -1, no name, no correct/wrong.
+  const auto rows = embed_csv(dir.file("head/images.csv"));
+  ASSERT_EQ(rows.size(), 7u);
+  EXPECT_EQ(rows[1][2], "-1");
+  EXPECT_EQ(rows[1][7], "");
+}
+
+TEST(EmbedCli, RefusesWhatItCannotDo) {
+  TempDir dir("embed_refusals");
+  const std::string model = "embed --model " + kEmbedSoftmax + " --images " + kEmbedSamples;
+  const CliRun layer = embed_cli(model + " --layer 9 --out " + dir.file("a"));
+  EXPECT_EQ(layer.code, 1) << layer.out;
+  EXPECT_NE(layer.out.find("the model has 4 blocks"), std::string::npos) << layer.out;
+  EXPECT_FALSE(fs::exists(dir.file("a/embeddings.npy")));
+  EXPECT_FALSE(fs::exists(dir.file("a/.embeddings.rows")));
+  const CliRun pool = embed_cli(model + " --pool max --out " + dir.file("b"));
+  EXPECT_EQ(pool.code, 2) << pool.out;
+  EXPECT_NE(pool.out.find("head, cls, mean or tokens"), std::string::npos) << pool.out;
+  const CliRun out = embed_cli(model);
+  EXPECT_EQ(out.code, 2) << out.out;
+  const CliRun none = embed_cli("embed --model " + kEmbedSoftmax + " --out " + dir.file("c"));
+  EXPECT_EQ(none.code, 2) << none.out;
+}
+
+TEST(EmbedCli, ShardsMergeIntoTheSingleRun) {
+  if (attnlab::data::fashion_mnist_dir().empty())
+    GTEST_SKIP() << "dataset-fashion-mnist is not installed";
+  TempDir dir("embed_shards");
+  const std::string args =
+      "embed --model " + kEmbedSoftmax + " --dataset fashion-mnist:test --limit 300 --batch 50";
+  const CliRun single = embed_cli(args + " --out " + dir.file("single"));
+  ASSERT_EQ(single.code, 0) << single.out;
+  std::string folders;
+  for (int i = 0; i < 3; ++i) {
+    const std::string d = dir.file("shard_" + std::to_string(i));
+    const CliRun r = embed_cli(args + " --shard " + std::to_string(i) + "/3 --out " + d);
+    ASSERT_EQ(r.code, 0) << r.out;
+    folders += " " + d;
+  }
+  const CliRun merge = embed_cli("merge" + folders + " --out " + dir.file("merged"));
+  ASSERT_EQ(merge.code, 0) << merge.out;
+  // Whole batches per shard, so every row comes from the same batch as in the single run:
+  // the same computation, the same bytes.
+  EXPECT_EQ(read_text(dir.file("single/embeddings.npy")),
+            read_text(dir.file("merged/embeddings.npy")));
+  EXPECT_EQ(read_text(dir.file("single/images.csv")), read_text(dir.file("merged/images.csv")));
+  const nlohmann::json a = embed_json(dir.file("single/embed.json"));
+  const nlohmann::json b = embed_json(dir.file("merged/embed.json"));
+  EXPECT_EQ(a.at("shape"), b.at("shape"));
+  EXPECT_EQ(a.at("correct"), b.at("correct"));
+  EXPECT_EQ(a.at("shape"), (nlohmann::json{300, 128}));
+  // The accuracy is eval's on the same images.
+  const CliRun eval =
+      embed_cli("eval --model " + kEmbedSoftmax + " --dataset fashion-mnist:test --limit 300");
+  ASSERT_EQ(eval.code, 0) << eval.out;
+  EXPECT_NE(eval.out.find("(" + a.at("correct").dump() + "/300)"), std::string::npos)
+      << eval.out << a.dump();
+}
+
+}  // namespace

@@ -21,7 +21,6 @@
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
-#include "app/cli/image_list.h"
 #include "app/cli/merge_commands.h"
 #include "app/cli/model_options.h"
 #include "app/cli/shard_run.h"
@@ -31,18 +30,6 @@
 
 namespace attnlab::cli {
 namespace {
-
-// A directory whose images sit in class sub-folders (and none at its top).
-bool is_class_tree(const std::string& path) {
-  namespace fs = std::filesystem;
-  if (!fs::is_directory(path)) return false;
-  bool sub = false;
-  for (const auto& e : fs::directory_iterator(path)) {
-    if (e.is_regular_file()) return false;
-    sub = sub || e.is_directory();
-  }
-  return sub;
-}
 
 // --layer L: a block index, negative from the end (-1, the default, is the last block).
 int64_t parse_layer(const std::string& text) {
@@ -111,61 +98,37 @@ int cmd_embed(Args args, const GlobalOptions& g) {
   const int64_t limit = args.take_positive_int("--limit", 0);
   options.batch = args.take_positive_int("--batch", 32);
   const ModelChoice choice = take_model_choice(args);
-  std::vector<std::string> paths = args.positionals();
-  if (spec.empty() && image_args.empty() && paths.empty())
+  std::vector<std::string> images = image_args;
+  for (const auto& p : args.positionals()) images.push_back(p);
+  if (spec.empty() && images.empty())
     throw UsageError(
         "embed needs --images DIR|FILES or --dataset SPEC (fashion-mnist:test, "
         "folder:DIR)");
-  if (!spec.empty() && (!image_args.empty() || !paths.empty()))
+  if (!spec.empty() && !images.empty())
     throw UsageError("embed takes --dataset or images, not both");
-
-  // The list (and labels) before the model loads, so that a wrong path fails at once.
-  session::EmbeddingSource source;
-  std::string folder = data::folder_of_spec(spec);
-  if (spec.empty() && paths.empty() && image_args.size() == 1 && is_class_tree(image_args[0]))
-    folder = image_args[0];
-  std::string what = spec;
-  if (!folder.empty()) {
-    const data::FolderListing listing = data::list_image_folder(folder);
-    source.files = listing.files;
-    source.label_names = listing.class_names;
-    if (what.empty()) what = "folder:" + folder;
-  } else if (spec.empty()) {
-    for (const ImageInput& im : expand_images(image_args)) paths.push_back(im.path);
-    for (const auto& p : paths) source.files.push_back({p, -1});
-    what = paths.size() == 1 ? paths.front() : std::to_string(paths.size()) + " images";
-  } else if (spec.rfind("fashion-mnist:", 0) != 0) {
-    throw UsageError("embed: --dataset " + spec +
-                     ": no such folder (folder:DIR, DIR/<class>/<image>, or fashion-mnist:test)");
-  }
 
   const auto t0 = std::chrono::steady_clock::now();
   const runtime::ComputeTarget target = compute_target(g);
+  // Folders are listed before the model loads (a wrong path fails at once); the dataset
+  // after, at the model's image size.
+  const auto source_for = [&](int64_t img_size, int64_t classes) {
+    try {
+      return session::embedding_source(images, spec, img_size, classes);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("embed: ") + e.what());
+    }
+  };
+  if (spec.empty() || !data::folder_of_spec(spec).empty()) source_for(0, 0);
   const ReadyModel ready = load_ready_model(choice, target);
-  data::ImageDataset set;
-  if (source.files.empty()) {
-    set = load_dataset_for(spec, ready);
-    source.set = &set;
-    source.label_names = set.class_names;
-  }
-  const int64_t available = source.set ? set.size() : int64_t(source.files.size());
-  const int64_t n = limit > 0 ? std::min<int64_t>(limit, available) : available;
-  const analysis::ShardRange part = shard_part(shard, n, "images", options.batch);
-  if (source.set) {
-    source.begin = part.begin;
-    source.end = part.end;
-  } else {
-    source.files = std::vector<data::LabelledFile>(source.files.begin() + part.begin,
-                                                   source.files.begin() + part.end);
-  }
-  source.first_index = part.begin;
   const bool classes = ready.model->output_kind() == models::OutputKind::classes;
-  const int64_t k = ready.config.value("num_classes", int64_t{0});
-  source.labels_are_classes =
-      classes && !source.label_names.empty() && int64_t(source.label_names.size()) <= k;
+  const int64_t k = classes ? ready.config.value("num_classes", int64_t{0}) : 0;
+  const session::EmbeddingSource all = source_for(ready.config.value("img_size", int64_t{224}), k);
+  const int64_t n = limit > 0 ? std::min<int64_t>(limit, all.size()) : all.size();
+  const analysis::ShardRange part = shard_part(shard, n, "images", options.batch);
+  const session::EmbeddingSource source = all.part(part.begin, part.end);
+  const std::string& what = all.what;
   const std::vector<std::string> class_names =
-      classes && k > 0 ? session::model_class_names(choice, ready.config, k)
-                       : std::vector<std::string>{};
+      k > 0 ? session::model_class_names(choice, ready.config, k) : std::vector<std::string>{};
   std::fprintf(stderr, "embed: %lld images of %s, pool %s, preprocessing: %s\n",
                static_cast<long long>(part.end - part.begin), what.c_str(),
                models::embedding_pool_name(options.pool).c_str(),

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "app/session/image_list.h"
 #include "core/data/batches.h"
 #include "core/io/file_bytes.h"
 #include "core/io/npy.h"
@@ -170,6 +171,76 @@ EmbeddingSummary write_embeddings(models::Backbone& model,
   std::filesystem::remove(rows_path);
   io::write_file_atomic(out_dir + "/" + kEmbeddingsCsv, csv);
   return s;
+}
+
+namespace {
+
+// A directory whose images sit in class sub-folders (and none at its top).
+bool is_class_tree(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(path)) return false;
+  bool sub = false;
+  for (const auto& e : fs::directory_iterator(path)) {
+    if (e.is_regular_file()) return false;
+    sub = sub || e.is_directory();
+  }
+  return sub;
+}
+
+}  // namespace
+
+EmbeddingSource EmbeddingSource::part(int64_t from, int64_t to) const {
+  EmbeddingSource p = *this;
+  p.first_index = first_index + from;
+  if (set) {
+    p.begin = begin + from;
+    p.end = begin + to;
+  } else {
+    p.files.assign(files.begin() + from, files.begin() + to);
+  }
+  return p;
+}
+
+EmbeddingSource embedding_source(const std::vector<std::string>& images, const std::string& dataset,
+                                 int64_t img_size, int64_t model_classes) {
+  if (dataset.empty() && images.empty())
+    throw std::invalid_argument(
+        "nothing to embed: images (files or folders) or a dataset (fashion-mnist:test, "
+        "folder:DIR)");
+  if (!dataset.empty() && !images.empty())
+    throw std::invalid_argument("embed takes a dataset or images, not both");
+  EmbeddingSource source;
+  std::string folder = data::folder_of_spec(dataset);
+  if (dataset.empty() && images.size() == 1 && is_class_tree(images[0])) folder = images[0];
+  if (!folder.empty()) {
+    const data::FolderListing listing = data::list_image_folder(folder);
+    source.files = listing.files;
+    source.label_names = listing.class_names;
+    source.what = "folder:" + folder;
+  } else if (dataset.empty()) {
+    for (const auto& arg : images)
+      for (const auto& path : image_files(arg)) source.files.push_back({path, -1});
+    source.what = source.files.size() == 1 ? source.files.front().path
+                                           : std::to_string(source.files.size()) + " images";
+  } else if (dataset.rfind("fashion-mnist:", 0) == 0) {
+    auto set = std::make_shared<data::ImageDataset>(data::load_dataset(dataset, int(img_size)));
+    if (set->images.size(2) != img_size || set->images.size(3) != img_size)
+      throw std::invalid_argument(dataset + " holds " + std::to_string(set->images.size(3)) + "×" +
+                                  std::to_string(set->images.size(2)) +
+                                  " images; the model takes " + std::to_string(img_size) + "×" +
+                                  std::to_string(img_size));
+    source.label_names = set->class_names;
+    source.end = set->size();
+    source.set = set;
+    source.what = dataset;
+  } else {
+    throw std::invalid_argument("dataset " + dataset +
+                                ": no such folder (folder:DIR, DIR/<class>/<image>, or "
+                                "fashion-mnist:test)");
+  }
+  source.labels_are_classes = model_classes > 0 && !source.label_names.empty() &&
+                              int64_t(source.label_names.size()) <= model_classes;
+  return source;
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,15 +35,30 @@ inline constexpr const char* kEmbeddingsCsvHeader =
 // or images [begin, end) of an in-memory set (normalised with the preprocessing's mean/std).
 struct EmbeddingSource {
   std::vector<data::LabelledFile> files;
-  const data::ImageDataset* set = nullptr;
+  std::shared_ptr<const data::ImageDataset> set;
   int64_t begin = 0, end = 0;
   std::vector<std::string> label_names;  // a label's name ("" beyond them)
   // Whether label i is the model's class i (a correct/wrong column): false for labels of
   // other classes than the model predicts (a folder of more classes than its head has).
   bool labels_are_classes = true;
   int64_t first_index = 0;  // the CSV's index of the first image (a shard's)
+  std::string what;         // "fashion-mnist:test", "folder:DIR", "30 images": for messages
   int64_t size() const { return set ? end - begin : int64_t(files.size()); }
+  // Images [from, to) of this source (a shard's part, or the first --limit), keeping
+  // their indices in the CSV.
+  EmbeddingSource part(int64_t from, int64_t to) const;
 };
+
+// What every front end embeds (one parser: the CLI's --images/--dataset, attnlab.embed's
+// images=/dataset=): `dataset` a spec (fashion-mnist:test, folder:DIR) or `images` — one
+// directory whose images sit in class sub-folders (labelled by the folder names, as
+// folder:DIR), or image files and flat folders (no labels). Folders are listed, nothing is
+// decoded; Fashion-MNIST is loaded at `img_size` (its 28×28 must be what the model takes).
+// `model_classes` (0: an embedding) decides labels_are_classes. Throws
+// std::invalid_argument for a missing path, both or neither of images and dataset, an
+// unknown spec, and a dataset of another image size.
+EmbeddingSource embedding_source(const std::vector<std::string>& images, const std::string& dataset,
+                                 int64_t img_size, int64_t model_classes);
 
 struct EmbeddingOptions {
   int64_t layer = -1;  // block index; negative from the end

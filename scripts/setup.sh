@@ -14,6 +14,7 @@ packages=(
   xvfb xauth libgl1-mesa-dri bash-completion time procps
   slurmctld slurmd slurm-client munge  # tests/cluster/local_slurm.sh: a throwaway Slurm
   dataset-fashion-mnist
+  libeigen3-dev python3-sklearn umap-learn  # core/projection; the latter two: test-time references
 )
 
 missing=()

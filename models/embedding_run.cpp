@@ -13,7 +13,7 @@
 namespace attnlab::models {
 namespace {
 
-int stage_of_block(const std::string& block) {
+int embedding_stage_index(const std::string& block) {
   const std::string prefix = "layers.";
   if (block.rfind(prefix, 0) != 0) return 0;
   const size_t dot = block.find('.', prefix.size());
@@ -25,7 +25,7 @@ int stage_of_block(const std::string& block) {
 }
 
 // (B, N, C) tokens of the block output in the layout's order: NCHW outputs flattened.
-at::Tensor output_tokens(const at::Tensor& out, const attention::TokenLayout& layout,
+at::Tensor embedding_output_tokens(const at::Tensor& out, const attention::TokenLayout& layout,
                          const std::string& block) {
   if (out.dim() == 4 && layout.num_prefix() == 0 && out.size(2) == layout.height &&
       out.size(3) == layout.width)
@@ -84,12 +84,12 @@ EmbeddingBatch embed_batch(Backbone& model, const at::Tensor& images, int64_t la
     return e;
   }
   const auto stages = model.stage_shapes(images.size(2), images.size(3));
-  const int stage = stage_of_block(e.block);
+  const int stage = embedding_stage_index(e.block);
   if (stage >= int(stages.size()))
     throw ModelError("embed: " + model.arch() + " does not say the token layout of " + e.block +
                      " (use --pool head)");
   e.layout = stages[size_t(stage)].layout;
-  const at::Tensor tokens = output_tokens(out, e.layout, e.block);
+  const at::Tensor tokens = embedding_output_tokens(out, e.layout, e.block);
   const int64_t p = e.layout.num_prefix();
   at::Tensor f;
   if (pool == EmbeddingPool::cls) {

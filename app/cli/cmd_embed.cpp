@@ -149,31 +149,13 @@ int cmd_embed(Args args, const GlobalOptions& g) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  nlohmann::json summary = {
-      {"model", ready.describe},
-      {"source", what},
-      {"layer", s.layer},
-      {"block", s.block},
-      {"blocks", s.blocks},
-      {"pool", models::embedding_pool_name(options.pool)},
-      {"grid",
-       {{"height", s.layout.height}, {"width", s.layout.width}, {"prefix", s.layout.prefix}}},
-      {"shape", s.shape},
-      {"images", s.embedded},
-      {"skipped", s.skipped},
-      {"label_names", source.label_names},
-      {"class_names", class_names},
-      {"labels_are_classes", source.labels_are_classes},
-      {"correct", s.correct},
-      {"judged", s.labelled_predicted},
-      {"batch", options.batch},
-      {"limit", limit},
-      {"seconds", seconds},
-      {"peak_rss_mib", peak_rss_mib()},
-      {"device", target.str()},
-  };
-  if (s.labelled_predicted > 0)
-    summary["accuracy_percent"] = 100.0 * double(s.correct) / double(s.labelled_predicted);
+  nlohmann::json summary = session::embedding_record(s, source, options, class_names);
+  summary["source"] = what;
+  summary["model"] = ready.describe;
+  summary["limit"] = limit;
+  summary["seconds"] = seconds;
+  summary["peak_rss_mib"] = peak_rss_mib();
+  summary["device"] = target.str();
   const int rc = s.skipped > 0 ? kExitFailure : kExitOk;
   if (shard.sharded()) {
     std::vector<std::string> list;

@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
+#include "app/session/analysis_session.h"
 #include "app/session/image_list.h"
 #include "core/data/batches.h"
 #include "core/io/file_bytes.h"
@@ -111,7 +113,7 @@ EmbeddingSummary write_embeddings(models::Backbone& model,
   const std::string rows_path = out_dir + "/" + kRowsFile;
   io::write_file_atomic(rows_path, [&](const io::ByteSink& sink) {
     for (int64_t start = 0; start < n; start += step) {
-      if (callbacks.cancelled && callbacks.cancelled()) throw std::runtime_error("interrupted");
+      if (callbacks.cancelled && callbacks.cancelled()) throw AnalysisCancelled();
       const int64_t count = std::min(step, n - start);
       const SourceBatch b = next_batch(source, preprocessing, start, count, shape, callbacks);
       s.skipped += count - int64_t(b.names.size());
@@ -171,6 +173,32 @@ EmbeddingSummary write_embeddings(models::Backbone& model,
   std::filesystem::remove(rows_path);
   io::write_file_atomic(out_dir + "/" + kEmbeddingsCsv, csv);
   return s;
+}
+
+nlohmann::json embedding_record(const EmbeddingSummary& s, const EmbeddingSource& source,
+                                const EmbeddingOptions& options,
+                                const std::vector<std::string>& class_names) {
+  nlohmann::json j = {
+      {"source", source.what},
+      {"layer", s.layer},
+      {"block", s.block},
+      {"blocks", s.blocks},
+      {"pool", models::embedding_pool_name(options.pool)},
+      {"grid",
+       {{"height", s.layout.height}, {"width", s.layout.width}, {"prefix", s.layout.prefix}}},
+      {"shape", s.shape},
+      {"images", s.embedded},
+      {"skipped", s.skipped},
+      {"label_names", source.label_names},
+      {"class_names", class_names},
+      {"labels_are_classes", source.labels_are_classes},
+      {"correct", s.correct},
+      {"judged", s.labelled_predicted},
+      {"batch", options.batch},
+  };
+  if (s.labelled_predicted > 0)
+    j["accuracy_percent"] = 100.0 * double(s.correct) / double(s.labelled_predicted);
+  return j;
 }
 
 namespace {
@@ -287,6 +315,74 @@ std::vector<int64_t> npy_rows_shape(const std::string& path, size_t& header_size
 }
 
 }  // namespace
+
+namespace {
+
+// The fields of one CSV record starting at `pos` (quoted fields as csv_cell writes them);
+// `pos` moves past the record's line break.
+std::vector<std::string> csv_record(const std::string& text, size_t& pos,
+                                    const std::string& where) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  while (pos < text.size()) {
+    const char c = text[pos++];
+    if (quoted) {
+      if (c == '"' && pos < text.size() && text[pos] == '"') {
+        fields.back() += '"';
+        ++pos;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else if (c == '\n') {
+      return fields;
+    } else if (c != '\r') {
+      fields.back() += c;
+    }
+  }
+  if (quoted) throw std::runtime_error(where + ": a quoted field is not closed");
+  return fields;
+}
+
+}  // namespace
+
+std::vector<EmbeddingRow> read_embedding_rows(const std::string& dir) {
+  const std::string path = dir + "/" + kEmbeddingsCsv;
+  const std::vector<uint8_t> bytes = io::read_file_bytes(path);
+  const std::string text(bytes.begin(), bytes.end());
+  if (text.rfind(kEmbeddingsCsvHeader, 0) != 0)
+    throw std::runtime_error(path + ": not the images table of attnlab embed (its header is " +
+                             std::string(kEmbeddingsCsvHeader).substr(0, 40) + "...)");
+  std::vector<EmbeddingRow> rows;
+  size_t pos = std::string(kEmbeddingsCsvHeader).size();
+  int64_t line = 1;
+  while (pos < text.size()) {
+    ++line;
+    const std::string where = path + " line " + std::to_string(line);
+    const std::vector<std::string> f = csv_record(text, pos, where);
+    if (f.size() != 8) throw std::runtime_error(where + ": 8 fields expected");
+    EmbeddingRow r;
+    try {
+      r.index = std::stoll(f[0]);
+      r.image = f[1];
+      r.label = std::stoll(f[2]);
+      r.label_name = f[3];
+      r.prediction = std::stoll(f[4]);
+      r.prediction_name = f[5];
+      r.confidence = f[6].empty() ? std::nan("") : std::stod(f[6]);
+      r.correct = f[7].empty() ? -1 : std::stoi(f[7]);
+    } catch (const std::exception&) {
+      throw std::runtime_error(where + ": a number is malformed");
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
 
 int64_t concatenate_embeddings(const std::vector<std::string>& dirs, const std::string& out_dir) {
   if (dirs.empty()) throw std::runtime_error("no folder to concatenate");

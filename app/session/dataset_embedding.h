@@ -14,6 +14,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <nlohmann/json.hpp>
 
 #include <functional>
 #include <memory>
@@ -78,8 +79,8 @@ struct EmbeddingSummary {
 struct EmbeddingCallbacks {
   std::function<void(const std::string& image, const std::string& error)> on_error;
   std::function<void(int64_t done, int64_t total, const std::string& last)> on_progress;
-  // Polled between batches: true stops the run (std::runtime_error "interrupted"; no file
-  // is left under its name).
+  // Polled between batches: true stops the run (session::AnalysisCancelled; no file is
+  // left under its name).
   std::function<bool()> cancelled;
 };
 
@@ -92,6 +93,28 @@ EmbeddingSummary write_embeddings(models::Backbone& model,
                                   const EmbeddingSource& source, const EmbeddingOptions& options,
                                   const std::string& out_dir,
                                   const EmbeddingCallbacks& callbacks = {});
+
+// embed.json's common part (the CLI and the Python module add the model, the device and the
+// time): block, blocks, pool, grid, shape, counts, names, accuracy.
+nlohmann::json embedding_record(const EmbeddingSummary& summary, const EmbeddingSource& source,
+                                const EmbeddingOptions& options,
+                                const std::vector<std::string>& class_names);
+
+// One row of images.csv, read back.
+struct EmbeddingRow {
+  int64_t index = 0;
+  std::string image;
+  int64_t label = -1;
+  std::string label_name;
+  int64_t prediction = -1;
+  std::string prediction_name;
+  double confidence = 0;  // NaN without a prediction
+  int correct = -1;       // 1, 0, or -1 when not judged
+};
+
+// images.csv of an embed folder. Throws std::runtime_error naming the file and line of a
+// malformed row (another header, a bad number, an unterminated quote).
+std::vector<EmbeddingRow> read_embedding_rows(const std::string& dir);
 
 // Concatenates the rows of several folders' embeddings.npy and images.csv (a sharded run's,
 // in order) into `out_dir`: the single run's files. Throws std::runtime_error naming the

@@ -49,10 +49,12 @@ from ._attnlab import (  # noqa: E402,F401 (after the check: loading it loads li
     UsageError, analyses, bench_attention, clip_tokenize, complexity, load, mechanisms, presets,
     set_threads, threads)
 
-__all__ = ["AttnlabError", "Cancelled", "Figure", "IoError", "Model", "ModelError", "Results",
-           "TORCH_VERSION", "Tensor", "Traces", "UsageError", "analyses", "bench_attention",
-           "clip_tokenize", "complexity", "load", "mechanisms", "presets", "set_threads",
-           "threads"]
+from .embeddings import Embeddings, embed, open_embeddings  # noqa: E402
+
+__all__ = ["AttnlabError", "Cancelled", "Embeddings", "Figure", "IoError", "Model", "ModelError",
+           "Results", "TORCH_VERSION", "Tensor", "Traces", "UsageError", "analyses",
+           "bench_attention", "clip_tokenize", "complexity", "embed", "load", "mechanisms",
+           "open_embeddings", "presets", "set_threads", "threads"]
 
 
 def _to_pandas(self, name):

@@ -14,6 +14,7 @@
 #include "app/session/figure_view_options.h"
 #include "core/io/text.h"
 #include "core/runtime/threads.h"
+#include "python/src/figure.h"
 #include "python/src/results.h"
 #include "viz/render.h"
 
@@ -21,11 +22,6 @@ namespace attnlab::python {
 namespace {
 
 constexpr double kDefaultDpi = 200;  // the CLI's --dpi default (report, faithfulness)
-
-struct Figure {
-  std::string kind, stem;
-  viz::CaptionedFigure figure;
-};
 
 // A view keyword's value as the command line would spell it: text as is, an index or a
 // number in its shortest exact form, a pair of model indices as "A,B".

@@ -202,6 +202,7 @@ void bind_model(py::module_& m) {
                                                   "A model loaded as `attnlab --model` loads it.");
   bind_traces(m, model);
   bind_classify(model);
+  bind_embed(m, model);
   bind_text_map(model);
   bind_faithfulness(model);
   model.def("describe", &describe, "Architecture, config, checkpoint, preprocessing, device.")

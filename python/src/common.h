@@ -32,6 +32,8 @@ void bind_traces(py::module_& m, py::class_<Model, std::shared_ptr<Model>>& mode
 void bind_text_map(py::class_<Model, std::shared_ptr<Model>>& model);
 // Model.classify (bind_classify.cpp).
 void bind_classify(py::class_<Model, std::shared_ptr<Model>>& model);
+// Model._embed, attnlab._project, attnlab._projection_figure (bind_embed.cpp).
+void bind_embed(py::module_& m, py::class_<Model, std::shared_ptr<Model>>& model);
 // Model.faithfulness (bind_faithfulness.cpp).
 void bind_faithfulness(py::class_<Model, std::shared_ptr<Model>>& model);
 

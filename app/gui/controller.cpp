@@ -5,6 +5,7 @@
 #include <utility>
 #include <variant>
 
+#include "app/gui/projector/projector.h"
 #include "app/gui/views/cost_view.h"
 #include "app/gui/views/series_view.h"
 #include "app/gui/views/size_sweep_view.h"
@@ -71,6 +72,8 @@ struct ApplyWorkerResult {
   void operator()(const ComplexityCounted& r) const { apply_result(s.cost, r); }
   void operator()(const AttentionBenched& r) const { apply_result(s.cost, r); }
   void operator()(const CostFailed& r) const { apply_result(s.cost, s.status, r); }
+  void operator()(const ProjectorLoaded& r) const { apply_result(s.projector, s.status, r); }
+  void operator()(const ProjectorProjected& r) const { apply_result(s.projector, s.status, r); }
   void operator()(const JobNotice& r) const {
     s.status.notice = r.message;
     s.status.notice_is_error = true;
@@ -169,6 +172,7 @@ void apply_load_results(GuiState& state, LoadWorker& loader) {
   for (JobResult& r : loader.take_results()) {
     switch (r.kind) {
       case JobKind::Image:
+        if (apply_projector_thumbnail(state.projector, r)) break;  // the Projector's tooltip
         apply_image(state.workspace, state.status, r);
         break;
       case JobKind::Checkpoint:

@@ -23,6 +23,7 @@
 #include "app/gui/jobs/compute_worker.h"
 #include "app/gui/jobs/load_worker.h"
 #include "app/gui/leak_check_gl_driver.h"
+#include "app/gui/projector/projector.h"
 #include "app/gui/script/gui_script.h"
 #include "app/gui/script/screenshot.h"
 #include "app/gui/script/script_runner.h"
@@ -210,6 +211,7 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
     state.requests.run_bench = false;
     if (!state.cost.benching) start_bench(state.workspace, state.device, state.cost, compute);
   }
+  run_projector_requests(state.projector, loader, compute);  // the Projector tab's jobs
   if (state.requests.show_checkpoint >= 0) {  // the series slider
     show_series_checkpoint(state.workspace, state.view, state.series,
                            state.requests.show_checkpoint);
@@ -219,6 +221,7 @@ void draw_frame(GLFWwindow* window, GuiState& state, LoadWorker& loader, Compute
     state.requests.cancel_jobs = false;
     compute.cancel_all();
     state.cost.counting = state.cost.benching = false;
+    cancel_projector(state.projector);
     // Analyses that will not come are cancelled, not asked for again at the next frame
     // (which would start them over): Analyse again does that. Queries and maps the view
     // still wants are asked again.
@@ -481,7 +484,8 @@ int run_gui(const GuiOptions& options) {
     }
     const bool idle = workers_idle() && state.requests.open.empty() &&
                       state.requests.dropped_paths.empty() && state.requests.model_options.empty() &&
-                      !state.requests.count_complexity && !state.requests.run_bench;
+                      !state.requests.count_complexity && !state.requests.run_bench &&
+                      !projector_has_requests(state.projector);
     const WorkerProgress job = compute.progress();
     step_script(script, state, idle, glfwGetTime(), job.busy ? job.label : "");
     if (script.mouse_away) {  // outside the window: nothing hovered from the next frame on

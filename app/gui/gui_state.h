@@ -15,6 +15,7 @@
 
 #include "app/gui/jobs/analysis_jobs.h"
 #include "app/gui/jobs/explain_jobs.h"
+#include "app/gui/projector/projector_state.h"
 #include "app/gui/views/file_browser.h"
 #include "app/gui/views/frame_view.h"
 #include "app/gui/views/gl_texture.h"
@@ -337,6 +338,7 @@ struct GuiState {
   SeriesState series;
   SizeSweepState sweep;
   CostState cost;
+  ProjectorState projector;  // the Projector tab (projector_view.h)
   TextureCache cache;
   DialogsState dialogs;
   StatusBarState status;

@@ -147,6 +147,15 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"expect-edits none", {"none"}},
       {"save-workspace out/w.attnlab", {"out/w.attnlab"}},
       {"open-workspace out/w.attnlab", {"out/w.attnlab"}},
+      {"projector out/emb", {"out/emb"}},
+      {"projector-method tsne", {"tsne"}},
+      {"projector-options 5 10 7", {"5", "10", "7"}},
+      {"projector-color correct", {"correct"}},
+      {"projector-hover 3", {"3"}},
+      {"projector-hover none", {"none"}},
+      {"projector-click 4", {"4"}},
+      {"projector-select -1.5 -2 3e2 0", {"-1.5", "-2", "3e2", "0"}},
+      {"projector-info out/projector.json", {"out/projector.json"}},
       {"quit", {}},
   };
   std::vector<std::string> seen;
@@ -162,7 +171,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 73u);
+  EXPECT_EQ(script_command_names().size(), 81u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

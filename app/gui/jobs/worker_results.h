@@ -16,6 +16,7 @@
 
 #include "app/gui/jobs/analysis_jobs.h"
 #include "app/gui/jobs/explain_jobs.h"
+#include "app/gui/projector/projector_results.h"
 #include "app/session/cost_figures.h"
 #include "core/analysis/table.h"
 
@@ -119,6 +120,6 @@ using WorkerResult =
     std::variant<ModelLoaded, ModelLoadFailed, AnalysisDone, AnalysisFailed, MapsAnswered,
                  RolloutAnswered, ExplanationAnswered, SeriesCheckpointDone, SeriesDone,
                  SweepSizeDone, SweepSizeFailed, SweepDone, ComplexityCounted, AttentionBenched,
-                 CostFailed, JobNotice>;
+                 CostFailed, JobNotice, ProjectorLoaded, ProjectorProjected>;
 
 }  // namespace attnlab::gui

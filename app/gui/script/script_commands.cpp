@@ -2,12 +2,14 @@
 #include "app/gui/script/script_commands.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
 
+#include "app/gui/projector/projector.h"
 #include "app/gui/script/model_info.h"
 #include "app/gui/script/script_runner_state.h"
 #include "app/gui/views/edit_view.h"
@@ -158,6 +160,32 @@ bool paint_cell(ScriptContext& x, const ScriptCommand& c, bool new_stroke) {
   request_paint(x.state.workspace, x.state.view, std::stoi(c.args[0]), std::stoi(c.args[1]),
                 new_stroke);
   return false;  // acted on at the next frame's start
+}
+
+// A real number argument (projection coordinates, a perplexity); nullopt: the script fails.
+std::optional<float> real_arg(ScriptContext& x, const ScriptCommand& c, size_t k) {
+  try {
+    size_t used = 0;
+    const float v = std::stof(c.args[k], &used);
+    if (used == c.args[k].size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  fail_command(x, c, "'" + c.args[k] + "' is not a number");
+  return std::nullopt;
+}
+
+// The Projector's point INDEX of a shown projection, or -1 (the script then fails).
+int projector_point(ScriptContext& x, const ScriptCommand& c, const std::string& a) {
+  const ProjectorState& p = x.state.projector;
+  if (!p.data || p.xy.empty()) {
+    fail_command(x, c, "the Projector shows no projection (projector DIR, then wait-idle)");
+    return -1;
+  }
+  if (!is_index(a) || a.size() > 9 || std::stoll(a) >= p.data->n) {
+    fail_command(x, c, "no point " + a + " (" + std::to_string(p.data->n) + " points)");
+    return -1;
+  }
+  return std::stoi(a);
 }
 
 bool expect_error(ScriptContext& x, const ScriptCommand& c, bool want) {
@@ -497,6 +525,77 @@ const std::vector<ScriptCommandSpec> kCommands = {
      if (series.files.empty() || size_t(k) >= series.analyses.size() || !series.analyses[size_t(k)])
        return fail_command(x, c, "no analysed checkpoint " + c.args[0] + " (load-series, then wait-idle)");
      show_series_checkpoint(x.state.workspace, x.state.view, x.state.series, k);
+     return true;
+   }},
+  {{"projector", {{"DIR", ArgKind::Path}}, "the Projector tab: open an `attnlab embed` folder (projected by the method picked, PCA at first)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     ProjectorState& p = x.state.projector;
+     p.dir = c.args[0];
+     std::snprintf(p.dir_edit.data(), p.dir_edit.size(), "%s", p.dir.c_str());
+     p.load_wanted = true;
+     x.state.view.tab = "projector";
+     x.state.view.tab_requested = true;
+     return false;  // read from the next frame on
+   }},
+  {{"projector-method", {{"pca|tsne|umap", ArgKind::Choice, {"pca", "tsne", "umap"}}}, "project the Projector's embeddings by this method (on the worker)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     ProjectorState& p = x.state.projector;
+     if (p.dir.empty()) return fail_command(x, c, "no folder is open in the Projector (projector DIR first)");
+     p.method = c.args[0] == "pca" ? ProjectionMethod::Pca : c.args[0] == "tsne" ? ProjectionMethod::Tsne : ProjectionMethod::Umap;
+     p.project_wanted = true;
+     return false;
+   }},
+  {{"projector-options", {{"PERPLEXITY", ArgKind::Name}, {"NEIGHBOURS", ArgKind::Positive}, {"SEED", ArgKind::Count}},
+    "the Projector's t-SNE perplexity, UMAP n_neighbors and seed (for the next projector-method)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const auto perplexity = real_arg(x, c, 0);
+     if (!perplexity) return false;
+     if (*perplexity < 1.0f) return fail_command(x, c, "PERPLEXITY must be at least 1");
+     x.state.projector.perplexity = *perplexity;
+     x.state.projector.n_neighbors = std::max(2, std::stoi(c.args[1]));
+     x.state.projector.seed = std::stoi(c.args[2]);
+     return true;
+   }},
+  {{"projector-color", {{"label|prediction|correct|confidence", ArgKind::Choice, {"label", "prediction", "correct", "confidence"}}}, "what the Projector's points are coloured by"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const std::string& a = c.args[0];
+     x.state.projector.colour = a == "label" ? ProjectorColour::Label : a == "prediction" ? ProjectorColour::Prediction
+                                : a == "correct" ? ProjectorColour::Correct : ProjectorColour::Confidence;
+     return true;
+   }},
+  {{"projector-hover", {{"INDEX|none", ArgKind::Name}}, "hover the Projector's point INDEX (its tooltip and thumbnail); none: stop"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     if (c.args[0] == "none") { x.state.projector.script_hover = -1; return true; }
+     const int i = projector_point(x, c, c.args[0]);
+     if (i < 0) return false;
+     x.state.projector.script_hover = i;
+     return false;  // drawn (and its thumbnail asked for) from the next frame
+   }},
+  {{"projector-click", {{"INDEX", ArgKind::Count}}, "click the Projector's point INDEX: open its image in the workspace"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const int i = projector_point(x, c, c.args[0]);
+     if (i < 0) return false;
+     if (!open_point(x.state.projector, i, x.state.requests, x.state.status))
+       return fail_command(x, c, x.state.status.notice);
+     return false;  // opened at the next frame's start
+   }},
+  {{"projector-select", {{"X0", ArgKind::Name}, {"Y0", ArgKind::Name}, {"X1", ArgKind::Name}, {"Y1", ArgKind::Name}},
+    "select the Projector's points in this box (projection coordinates): the group against the rest"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     if (projector_point(x, c, "0") < 0) return false;
+     float v[4];
+     for (size_t k = 0; k < 4; ++k) {
+       const auto r = real_arg(x, c, k);
+       if (!r) return false;
+       v[k] = *r;
+     }
+     select_box(x.state.projector, v[0], v[1], v[2], v[3]);
+     return true;
+   }},
+  {{"projector-info", {{"PATH", ArgKind::Path, {}, {".json"}}},
+    "write the Projector's state as JSON (points, projection, hovered, opened, selection, the workspace's images)"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     io::write_file_atomic(c.args[0], projector_info(x.state.projector, x.state.workspace, x.state.view).dump(2) + "\n");
      return true;
    }},
   {{"screenshot", {{"PATH", ArgKind::Path, {}, {".png"}}}, "save the window after this frame"},

@@ -5,6 +5,7 @@
 #include "app/gui/views/cost_view.h"
 #include "app/gui/views/figure_tabs.h"
 #include "app/gui/views/map_view.h"
+#include "app/gui/views/projector_view.h"
 #include "app/gui/views/series_view.h"
 #include "app/gui/views/tab_rows.h"
 #include "app/gui/views/tab_table.h"
@@ -150,6 +151,9 @@ void draw_tab(GuiState& state, const TabEntry& tab) {
       break;
     case TabKind::Cost:
       draw_cost_tab(state.workspace, state.cost, state.cache, state.cost.shown, state.requests);
+      break;
+    case TabKind::Projector:
+      draw_projector_tab(state.projector, state.requests, state.status);
       break;
   }
 }

@@ -49,6 +49,10 @@ std::vector<TabEntry> gui_tabs() {
       tabs.push_back({a.tab->id, a.tab->title, a.summary,
                       a.tab->series ? TabKind::Series : TabKind::Figure, &a,
                       analysis_tab_group(*a.tab)});
+  tabs.push_back({"projector", "Projector",
+                  "a dataset's embeddings (attnlab embed) projected to 2-D by PCA, t-SNE or "
+                  "UMAP, one point per image: hover, click, select",
+                  TabKind::Projector, nullptr, "features"});
   tabs.push_back({"predictions", "Top-5",
                   "each model's five most probable classes; a click explains one",
                   TabKind::Predictions, nullptr, "model"});

@@ -21,6 +21,7 @@ enum class TabKind {
   Figure,       // an analysis's figure of the current image (AnalysisTab::figure)
   Series,       // an analysis's figure over a checkpoint series (the series view)
   Cost,         // the open models' MACs and their mechanisms' measured cost (built in)
+  Projector,    // a dataset's embeddings projected to 2-D (built in; projector_view.h)
 };
 
 struct TabEntry {

@@ -1,0 +1,229 @@
+// Reading an `attnlab embed` folder; see embed_folder.h.
+#include "app/gui/projector/embed_folder.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/data/image_dataset.h"
+#include "core/io/npy.h"
+
+namespace attnlab::gui {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int64_t to_int(const std::string& s, int64_t fallback) {
+  if (s.empty()) return fallback;
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(s, &used);
+    return used == s.size() ? int64_t(v) : fallback;
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+double to_double(const std::string& s, double fallback) {
+  if (s.empty()) return fallback;
+  try {
+    return std::stod(s);
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+std::vector<std::string> string_list(const nlohmann::json& j, const char* key) {
+  std::vector<std::string> out;
+  if (!j.contains(key) || !j[key].is_array()) return out;
+  for (const auto& v : j[key]) out.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+  return out;
+}
+
+// "fashion-mnist:test#12" -> ("test", 12); false for anything else.
+bool dataset_image(const std::string& image, std::string* split, int64_t* index) {
+  const std::string prefix = "fashion-mnist:";
+  const size_t hash = image.rfind('#');
+  if (image.rfind(prefix, 0) != 0 || hash == std::string::npos) return false;
+  *split = image.substr(prefix.size(), hash - prefix.size());
+  *index = to_int(image.substr(hash + 1), -1);
+  return *index >= 0 && (*split == "test" || *split == "train");
+}
+
+// The dataset's pixels for each row naming a Fashion-MNIST image (each split read once).
+void decode_dataset_rows(EmbedFolder& f) {
+  std::map<std::string, data::ImageDataset> splits;
+  f.has_pixels.assign(size_t(f.n), 0);
+  for (int64_t i = 0; i < f.n; ++i) {
+    std::string split;
+    int64_t index = 0;
+    if (!dataset_image(f.rows[size_t(i)].image, &split, &index)) continue;
+    auto it = splits.find(split);
+    if (it == splits.end()) {
+      const std::string dir = data::fashion_mnist_dir();
+      if (dir.empty()) return;  // not installed here: labels only
+      it = splits.emplace(split, data::load_fashion_mnist(dir, split)).first;
+    }
+    const at::Tensor& images = it->second.images;  // (N, 1, 28, 28) uint8
+    if (index >= images.size(0)) continue;
+    const int h = int(images.size(2)), w = int(images.size(3));
+    if (f.pixels.empty()) {
+      f.thumb_w = w;
+      f.thumb_h = h;
+      f.pixels.assign(size_t(f.n) * size_t(w * h), 0);
+    }
+    if (w != f.thumb_w || h != f.thumb_h) continue;
+    const at::Tensor one = images[index][0].contiguous();
+    std::memcpy(f.pixels.data() + size_t(i) * size_t(w * h), one.data_ptr<uint8_t>(),
+                size_t(w * h));
+    f.has_pixels[size_t(i)] = 1;
+  }
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, any = false;
+  const auto end_row = [&] {
+    if (any || !field.empty() || !row.empty()) {
+      row.push_back(field);
+      rows.push_back(std::move(row));
+    }
+    row.clear();
+    field.clear();
+    any = false;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c != '"') {
+        field += c;
+      } else if (i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else {
+        quoted = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      quoted = true;
+      any = true;
+    } else if (c == ',') {
+      row.push_back(field);
+      field.clear();
+      any = true;
+    } else if (c == '\n') {
+      end_row();
+    } else if (c != '\r') {
+      field += c;
+    }
+  }
+  if (quoted) throw std::runtime_error("a quoted field is not closed");
+  end_row();
+  return rows;
+}
+
+EmbedFolder read_embed_folder(const std::string& dir) {
+  namespace fs = std::filesystem;
+  EmbedFolder f;
+  f.dir = dir;
+  const std::string npy = (fs::path(dir) / "embeddings.npy").string();
+  const std::string csv = (fs::path(dir) / "images.csv").string();
+  if (!fs::is_directory(dir)) throw std::runtime_error(dir + " is not a folder");
+  if (!fs::exists(npy))
+    throw std::runtime_error(dir + " has no embeddings.npy (is it an `attnlab embed` folder?)");
+  const io::RawTensor t = io::read_npy(npy);
+  if (t.shape.size() < 2)
+    throw std::runtime_error(npy + ": expected (N, F) rows, got " + t.describe());
+  f.n = t.shape[0];
+  f.dims = f.n > 0 ? t.numel() / f.n : 0;
+  f.x.resize(size_t(t.numel()));
+  if (t.dtype == io::DType::F32) {
+    std::memcpy(f.x.data(), t.bytes.data(), f.x.size() * sizeof(float));
+  } else if (t.dtype == io::DType::F64) {
+    for (size_t i = 0; i < f.x.size(); ++i) {
+      double v = 0;
+      std::memcpy(&v, t.bytes.data() + i * sizeof(double), sizeof(double));
+      f.x[i] = float(v);
+    }
+  } else {
+    throw std::runtime_error(npy + ": expected float32 rows, got " + t.describe());
+  }
+
+  std::vector<std::vector<std::string>> table;
+  try {
+    table = parse_csv(read_text(csv));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(csv + ": " + e.what());
+  }
+  const std::vector<std::string> header = {"index",      "image",      "label",
+                                           "label_name", "prediction", "prediction_name",
+                                           "confidence", "correct"};
+  if (table.empty() || table[0] != header)
+    throw std::runtime_error(csv + ": the first line is not images.csv's header (index,image,...)");
+  if (int64_t(table.size()) - 1 != f.n)
+    throw std::runtime_error(csv + " has " + std::to_string(table.size() - 1) + " rows, " + npy +
+                             " " + std::to_string(f.n));
+  for (size_t r = 1; r < table.size(); ++r) {
+    std::vector<std::string>& c = table[r];
+    if (c.size() != header.size())
+      throw std::runtime_error(csv + ": row " + std::to_string(r + 1) + " has " +
+                               std::to_string(c.size()) + " fields, not 8");
+    EmbedRow row;
+    row.index = to_int(c[0], int64_t(r) - 1);
+    row.image = std::move(c[1]);
+    row.label = to_int(c[2], -1);
+    row.label_name = std::move(c[3]);
+    row.prediction = to_int(c[4], -1);
+    row.prediction_name = std::move(c[5]);
+    row.confidence = to_double(c[6], -1.0);
+    row.correct = int(to_int(c[7], -1));
+    f.rows.push_back(std::move(row));
+  }
+
+  const std::string meta = (fs::path(dir) / "embed.json").string();
+  if (fs::exists(meta)) {
+    const nlohmann::json j = nlohmann::json::parse(read_text(meta), nullptr, false);
+    if (j.is_object()) {
+      f.label_names = string_list(j, "label_names");
+      f.class_names = string_list(j, "class_names");
+      std::string d;
+      if (j.contains("model") && j["model"].is_string()) d += j["model"].get<std::string>();
+      if (j.contains("block"))
+        d += (d.empty() ? "" : ", ") + std::string("block ") +
+             (j["block"].is_string() ? j["block"].get<std::string>() : j["block"].dump());
+      if (j.contains("pool") && j["pool"].is_string())
+        d += ", pool " + j["pool"].get<std::string>();
+      f.description = d;
+    }
+  }
+  // Names the CSV gives that embed.json did not (an older folder, or none at all).
+  const auto fill = [](std::vector<std::string>& names, int64_t i, const std::string& name) {
+    if (i < 0 || i > 100000 || name.empty()) return;
+    if (int64_t(names.size()) <= i) names.resize(size_t(i) + 1);
+    if (names[size_t(i)].empty()) names[size_t(i)] = name;
+  };
+  for (const EmbedRow& row : f.rows) {
+    fill(f.label_names, row.label, row.label_name);
+    fill(f.class_names, row.prediction, row.prediction_name);
+  }
+  decode_dataset_rows(f);
+  return f;
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,16 @@
+// The Projector tab (issue 70): an `attnlab embed` folder's embeddings projected to 2-D by
+// PCA, t-SNE or UMAP (computed on the worker), drawn as points coloured by label,
+// prediction, correct/wrong or confidence, with a legend. Hover shows the image and its
+// label, prediction and confidence; a click opens the image in the workspace; Shift + drag
+// selects a box, whose size, accuracy and class histogram against the rest are shown beside
+// the plot. Wheel zooms, right-drag pans. ImGui calls only (main thread).
+#pragma once
+
+#include "app/gui/gui_state.h"
+#include "app/gui/projector/projector_state.h"
+
+namespace attnlab::gui {
+
+void draw_projector_tab(ProjectorState& p, FrameRequests& requests, StatusBarState& status);
+
+}  // namespace attnlab::gui

@@ -63,9 +63,11 @@ std::string embedding_pool_name(EmbeddingPool pool) {
 }
 
 EmbeddingBatch embed_batch(Backbone& model, const at::Tensor& images, int64_t layer,
-                           EmbeddingPool pool) {
+                           EmbeddingPool pool, bool trace_attention) {
   const at::NoGradGuard no_grad;
-  const ForwardResult r = model.run(images, lens_forward_options());
+  ForwardOptions options = lens_forward_options();
+  options.trace_attention = trace_attention;
+  ForwardResult r = model.run(images, options);
   EmbeddingBatch e;
   e.blocks = forward_blocks(r);
   const auto count = static_cast<int64_t>(e.blocks.size());
@@ -78,6 +80,7 @@ EmbeddingBatch embed_batch(Backbone& model, const at::Tensor& images, int64_t la
   e.block = e.blocks[size_t(index)];
   e.output_kind = r.output_kind;
   e.logits = r.logits.detach().to(at::kCPU, at::kFloat);
+  e.traces = std::move(r.traces);
   const at::Tensor& out = r.outputs.at("out." + e.block);
   if (pool == EmbeddingPool::head) {
     e.features = model.readout_features(out).detach().to(at::kCPU, at::kFloat).contiguous();

@@ -32,13 +32,16 @@ struct EmbeddingBatch {
   attention::TokenLayout layout;  // the block output's tokens (tokens pool: its grid)
   at::Tensor logits;              // the forward's (B, K) on the CPU, float32
   OutputKind output_kind = OutputKind::classes;
+  std::vector<LayerTrace> traces;  // every attention layer's, with trace_attention
 };
 
 // `images` (B, 3, H, W) preprocessed for the model, on its device. `layer` indexes the
 // forward's blocks (negative: from the end, −1 = the last). Throws ModelError for a layer
 // outside the model, a pool the block's tokens cannot give (no class token, merged tokens
 // of ToMe, a family that does not read blocks out), naming the block.
+// With `trace_attention`, the forward also keeps every attention layer's trace (the head
+// statistics of `attnlab embed --heads`).
 EmbeddingBatch embed_batch(Backbone& model, const at::Tensor& images, int64_t layer,
-                           EmbeddingPool pool);
+                           EmbeddingPool pool, bool trace_attention = false);
 
 }  // namespace attnlab::models

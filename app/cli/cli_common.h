@@ -75,6 +75,8 @@ int cmd_head_importance(Args args, const GlobalOptions& g);
 int cmd_faithfulness(Args args, const GlobalOptions& g);
 int cmd_probe(Args args, const GlobalOptions& g);
 int cmd_embed(Args args, const GlobalOptions& g);
+int cmd_project(Args args, const GlobalOptions& g);
+int cmd_retrieve(Args args, const GlobalOptions& g);
 int cmd_analyze_sizes(Args args, const GlobalOptions& g);
 int cmd_export_samples(Args args, const GlobalOptions& g);
 int cmd_zoo(Args args, const GlobalOptions& g);

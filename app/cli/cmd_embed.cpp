@@ -3,13 +3,14 @@
 // does with embeddings (issue 70; app/session/dataset_embedding.h writes the files).
 //   attnlab embed --model M [model options] (--images DIR|FILES... | --dataset SPEC) --out DIR
 //                 [--layer L] [--pool head|cls|mean|tokens] [--limit N] [--batch 32]
-//                 [--shard I/N]
+//                 [--heads [--head-examples 8]] [--shard I/N]
 // --images DIR whose images sit in class sub-folders is labelled by the folder names (as
 // --dataset folder:DIR); plain files and flat folders have no labels. Writes
 // embeddings.npy, images.csv and embed.json (model, block, pool, counts, accuracy, time,
-// peak memory). Sharded (--shard I/N, or a Slurm array), each shard writes its rows and
-// `attnlab merge` concatenates them: the single run's files, number for number (the shards
-// split the list on whole batches).
+// peak memory). --heads adds every head's sharpness per image and the images where each
+// head attends most sharply and most broadly (app/session/dataset_heads.h). Sharded (--shard I/N,
+// or a Slurm array), each shard writes its rows and `attnlab merge` concatenates them: the single
+// run's files, number for number (the shards split the list on whole batches).
 #include <ATen/ATen.h>
 #include <sys/resource.h>
 
@@ -25,6 +26,7 @@
 #include "app/cli/model_options.h"
 #include "app/cli/shard_run.h"
 #include "app/session/dataset_embedding.h"
+#include "app/session/dataset_heads.h"
 #include "core/analysis/export.h"
 #include "core/io/text.h"
 
@@ -65,6 +67,8 @@ int merge_embed(const std::vector<ShardPart>& shards, const std::string& out,
     seconds += e.at("seconds").get<double>();
   }
   const int64_t rows = session::concatenate_embeddings(dirs, out);
+  session::concatenate_head_stats(
+      dirs, out, shards.front().manifest.at("embed").value("head_examples", int64_t{8}));
   nlohmann::json summary = shards.front().manifest.at("embed");
   summary["images"] = rows;
   summary["shape"][0] = rows;
@@ -97,6 +101,8 @@ int cmd_embed(Args args, const GlobalOptions& g) {
   }
   const int64_t limit = args.take_positive_int("--limit", 0);
   options.batch = args.take_positive_int("--batch", 32);
+  options.heads = args.take_flag("--heads");
+  options.head_examples = args.take_positive_int("--head-examples", 8);
   const ModelChoice choice = take_model_choice(args);
   std::vector<std::string> images = image_args;
   for (const auto& p : args.positionals()) images.push_back(p);

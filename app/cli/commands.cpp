@@ -198,11 +198,29 @@ const std::vector<CommandSpec>& commands() {
 )"},
       {"embed", cmd_embed,
        R"(  embed --model M (--images DIR|FILES | --dataset SPEC) --out DIR [--layer L]
-      [--pool head|cls|mean|tokens] [--limit N] [--batch 32]
+      [--pool head|cls|mean|tokens] [--limit N] [--batch 32] [--heads]
                                             every image's embedding at a block (the last
                                             by default) as embeddings.npy, with images.csv
                                             (label, prediction, confidence, correct) and
-                                            embed.json; --shard I/N + merge as the others
+                                            embed.json; --heads: each head's sharpest and
+                                            broadest images (head_extremes.csv);
+                                            --shard I/N + merge as the others
+)"},
+      {"retrieve", cmd_retrieve,
+       R"(  retrieve EMBED_DIR --image I --patch Y,X [--k 16] [--exclude-self] [--out FILE.csv]
+                                            the k patches most similar (cosine) to patch
+                                            (Y, X) of image row I in an embed --pool tokens
+                                            folder, over every image's every patch (the
+                                            file memory-mapped); --exclude-self: none of
+                                            image I; --out: the list as CSV
+)"},
+      {"project", cmd_project,
+       R"(  project EMBED_DIR [--method pca|tsne|umap] [--dims 2] [--perplexity 30]
+      [--neighbors 15] [--min-dist 0.1] [--seed 0] [--colour label,prediction,...]
+                                            an embed folder projected (PCA with explained
+                                            variance, Barnes-Hut t-SNE, UMAP): .npy, .json
+                                            and figures by label, prediction, correct/wrong
+                                            and confidence (docs/ANALYSIS.md)
 )"},
       {"faithfulness", cmd_faithfulness,
        R"(  faithfulness --models M1 M2... --images FILES|DIR --out DIR

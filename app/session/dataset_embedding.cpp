@@ -16,7 +16,9 @@
 #include <stdexcept>
 
 #include "app/session/analysis_session.h"
+#include "app/session/dataset_heads.h"
 #include "app/session/image_list.h"
+#include "app/session/npy_rows.h"
 #include "core/data/batches.h"
 #include "core/io/file_bytes.h"
 #include "core/io/npy.h"
@@ -111,6 +113,7 @@ EmbeddingSummary write_embeddings(models::Backbone& model,
   std::string csv = kEmbeddingsCsvHeader;
   std::array<int64_t, 2> shape{0, 0};
   const std::string rows_path = out_dir + "/" + kRowsFile;
+  HeadStatsCollector heads;
   io::write_file_atomic(rows_path, [&](const io::ByteSink& sink) {
     for (int64_t start = 0; start < n; start += step) {
       if (callbacks.cancelled && callbacks.cancelled()) throw AnalysisCancelled();
@@ -118,8 +121,10 @@ EmbeddingSummary write_embeddings(models::Backbone& model,
       const SourceBatch b = next_batch(source, preprocessing, start, count, shape, callbacks);
       s.skipped += count - int64_t(b.names.size());
       if (!b.names.empty()) {
-        const models::EmbeddingBatch e =
-            models::embed_batch(model, b.images.to(device), options.layer, options.pool);
+        const models::EmbeddingBatch e = models::embed_batch(
+            model, b.images.to(device), options.layer, options.pool, options.heads);
+        if (options.heads)
+          for (int64_t i = 0; i < int64_t(b.names.size()); ++i) heads.add(e.traces, i);
         if (row_shape.empty()) {
           row_shape.assign(e.features.sizes().begin() + 1, e.features.sizes().end());
           s.block = e.block;
@@ -172,6 +177,10 @@ EmbeddingSummary write_embeddings(models::Backbone& model,
   }
   std::filesystem::remove(rows_path);
   io::write_file_atomic(out_dir + "/" + kEmbeddingsCsv, csv);
+  if (options.heads) {
+    heads.write(out_dir);
+    write_head_extremes(out_dir, options.head_examples);
+  }
   return s;
 }
 
@@ -195,7 +204,9 @@ nlohmann::json embedding_record(const EmbeddingSummary& s, const EmbeddingSource
       {"correct", s.correct},
       {"judged", s.labelled_predicted},
       {"batch", options.batch},
+      {"head_stats", options.heads},
   };
+  if (options.heads) j["head_examples"] = options.head_examples;
   if (s.labelled_predicted > 0)
     j["accuracy_percent"] = 100.0 * double(s.correct) / double(s.labelled_predicted);
   return j;
@@ -273,51 +284,6 @@ EmbeddingSource embedding_source(const std::vector<std::string>& images, const s
 
 namespace {
 
-// The shape of a float32 .npy written by write_embeddings, from its header alone.
-std::vector<int64_t> npy_rows_shape(const std::string& path, size_t& header_size) {
-  std::ifstream in(path, std::ios::binary);
-  char head[10] = {};
-  if (!in.read(head, 10) || std::string(head + 1, 5) != "NUMPY")
-    throw std::runtime_error(path + ": not an npy file");
-  const auto u8 = [&](int i) { return size_t(static_cast<unsigned char>(head[i])); };
-  size_t dict_len = u8(8) | (u8(9) << 8);
-  size_t prefix = 10;
-  if (head[6] != 1) {
-    char more[2];
-    in.read(more, 2);
-    dict_len |= (size_t(static_cast<unsigned char>(more[0])) << 16) |
-                (size_t(static_cast<unsigned char>(more[1])) << 24);
-    prefix = 12;
-  }
-  std::string dict(dict_len, ' ');
-  in.read(dict.data(), std::streamsize(dict_len));
-  header_size = prefix + dict_len;
-  if (dict.find("'descr': '<f4'") == std::string::npos ||
-      dict.find("'fortran_order': False") == std::string::npos)
-    throw std::runtime_error(path + ": not a C-ordered float32 array");
-  const size_t open = dict.find("'shape': (");
-  const size_t close = dict.find(')', open);
-  if (open == std::string::npos || close == std::string::npos)
-    throw std::runtime_error(path + ": no shape in its header");
-  std::vector<int64_t> shape;
-  std::string inner = dict.substr(open + 10, close - open - 10);
-  size_t pos = 0;
-  while (pos < inner.size()) {
-    const size_t comma = inner.find(',', pos);
-    const std::string word =
-        inner.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (word.find_first_not_of(' ') != std::string::npos) shape.push_back(std::stoll(word));
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  if (shape.empty()) throw std::runtime_error(path + ": a 0-d array has no rows");
-  return shape;
-}
-
-}  // namespace
-
-namespace {
-
 // The fields of one CSV record starting at `pos` (quoted fields as csv_cell writes them);
 // `pos` moves past the record's line break.
 std::vector<std::string> csv_record(const std::string& text, size_t& pos,
@@ -385,35 +351,7 @@ std::vector<EmbeddingRow> read_embedding_rows(const std::string& dir) {
 }
 
 int64_t concatenate_embeddings(const std::vector<std::string>& dirs, const std::string& out_dir) {
-  if (dirs.empty()) throw std::runtime_error("no folder to concatenate");
-  std::vector<std::vector<int64_t>> shapes;
-  std::vector<size_t> headers;
-  for (const auto& d : dirs) {
-    size_t header = 0;
-    shapes.push_back(npy_rows_shape(d + "/" + kEmbeddingsNpy, header));
-    headers.push_back(header);
-    if (!std::equal(shapes.back().begin() + 1, shapes.back().end(), shapes.front().begin() + 1,
-                    shapes.front().end()))
-      throw std::runtime_error(d + "/" + kEmbeddingsNpy + ": rows of another shape than " +
-                               dirs.front() + "'s");
-  }
-  std::vector<int64_t> total = shapes.front();
-  total[0] = 0;
-  for (const auto& s : shapes) total[0] += s[0];
-  std::filesystem::create_directories(out_dir);
-  const std::vector<uint8_t> header = io::npy_header(io::DType::F32, total);
-  io::write_file_atomic(out_dir + "/" + kEmbeddingsNpy, [&](const io::ByteSink& sink) {
-    sink(header.data(), header.size());
-    std::vector<char> chunk(size_t(1) << 22);
-    for (size_t i = 0; i < dirs.size(); ++i) {
-      std::ifstream in(dirs[i] + "/" + kEmbeddingsNpy, std::ios::binary);
-      in.seekg(std::streamoff(headers[i]));
-      while (in) {
-        in.read(chunk.data(), std::streamsize(chunk.size()));
-        if (in.gcount() > 0) sink(chunk.data(), size_t(in.gcount()));
-      }
-    }
-  });
+  const int64_t rows = concatenate_npy_rows(dirs, kEmbeddingsNpy, io::DType::F32, out_dir);
   std::string csv = kEmbeddingsCsvHeader;
   for (const auto& d : dirs) {
     const std::vector<uint8_t> bytes = io::read_file_bytes(d + "/" + kEmbeddingsCsv);
@@ -423,7 +361,7 @@ int64_t concatenate_embeddings(const std::vector<std::string>& dirs, const std::
     csv += part.substr(std::string(kEmbeddingsCsvHeader).size());
   }
   io::write_file_atomic(out_dir + "/" + kEmbeddingsCsv, csv);
-  return total[0];
+  return rows;
 }
 
 }  // namespace attnlab::session

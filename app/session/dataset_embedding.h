@@ -65,6 +65,10 @@ struct EmbeddingOptions {
   int64_t layer = -1;  // block index; negative from the end
   models::EmbeddingPool pool = models::EmbeddingPool::head;
   int64_t batch = 32;
+  // Also every head's sharpness per image (dataset_heads.h; the forward then keeps its
+  // attention traces) and the `head_examples` extremes per head.
+  bool heads = false;
+  int64_t head_examples = 8;
 };
 
 struct EmbeddingSummary {

@@ -213,3 +213,76 @@ TEST(EmbedCli, ShardsMergeIntoTheSingleRun) {
 }
 
 }  // namespace
+
+namespace {
+
+// --heads: every head's sharpness per image, checked against the entropy analysis of the
+// same image (an independent path: the session's analysis over the traced forward of one
+// image), and the extremes table against the arrays it is drawn from.
+TEST(EmbedCli, HeadStatisticsAreTheEntropyAnalysisPerImage) {
+  TempDir dir("embed_heads");
+  const std::string first = kEmbedSamples + "/00-t-shirt-top-00019.png";
+  const CliRun r = embed_cli("embed --model " + kEmbedSoftmax + " --images " + kEmbedSamples +
+                             " --batch 8 --heads --head-examples 3 --out " + dir.file("e"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  const at::Tensor mean = embed_npy(dir.file("e/head_entropy.npy")).to(at::kDouble);
+  const at::Tensor patch = embed_npy(dir.file("e/head_sharpest_patch.npy"));
+  const at::Tensor sharpest = embed_npy(dir.file("e/head_sharpest_entropy.npy")).to(at::kDouble);
+  ASSERT_EQ(mean.sizes(), (std::vector<int64_t>{30, 4, 2}));  // 4 blocks of 2 heads
+  EXPECT_TRUE(((mean >= 0) & (mean <= 1)).all().item<bool>());
+  // The sharpest row is no broader than the mean row, and lies on the 14×14 grid.
+  EXPECT_TRUE((sharpest <= mean + 1e-6).all().item<bool>());
+  EXPECT_TRUE(((patch >= 0) & (patch < 196)).all().item<bool>());
+  // Row 0 is the first sample (files sorted by name): the entropy analysis of that image.
+  const CliRun a = embed_cli("analyze --model " + kEmbedSoftmax + " --images " + first +
+                             " --analyses entropy --out " + dir.file("a"));
+  ASSERT_EQ(a.code, 0) << a.out;
+  std::istringstream table(read_text(dir.file("a/softmax__entropy_heads.csv")));
+  std::string line;
+  std::getline(table, line);  // header: layer,path,mechanism,head,keys,entropy_mean,...
+  int compared = 0;
+  while (std::getline(table, line)) {
+    std::vector<std::string> c;
+    std::istringstream l(line);
+    for (std::string cell; std::getline(l, cell, ',');) c.push_back(cell);
+    const int64_t layer = std::stoll(c[0]), head = std::stoll(c[3]);
+    // float32 storage of a float64 mean of the same rows (in another batch: the forward's
+    // float32 rounding moves an entropy by ~1e-6): 1e-5 absolute on a value in [0, 1].
+    EXPECT_NEAR(mean[0][layer][head].item<double>(), std::stod(c[7]), 1e-5) << line;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 8);
+  // The extremes: per layer and head the 3 rows of lowest and highest mean, in order.
+  const auto rows = embed_csv(dir.file("e/head_extremes.csv"));
+  ASSERT_EQ(rows.size(), 1u + 4 * 2 * 2 * 3);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const int64_t layer = std::stoll(rows[i][0]), head = std::stoll(rows[i][2]);
+    const at::Tensor column = mean.select(1, layer).select(1, head);
+    const int64_t rank = std::stoll(rows[i][4]), row = std::stoll(rows[i][5]);
+    const at::Tensor sorted = std::get<0>(column.sort(/*dim=*/0, rows[i][3] == "broadest"));
+    EXPECT_NEAR(column[row].item<double>(), sorted[rank - 1].item<double>(), 1e-12) << i;
+    EXPECT_NEAR(std::stod(rows[i][7]), column[row].item<double>(), 1e-5) << i;
+    const int64_t q = patch[row][layer][head].item<int64_t>();
+    EXPECT_EQ(rows[i][8], std::to_string(q / 14));
+    EXPECT_EQ(rows[i][9], std::to_string(q % 14));
+  }
+  // Sharded and merged: the single run's arrays and table.
+  std::string folders;
+  for (int i = 0; i < 2; ++i) {
+    const std::string d = dir.file("s" + std::to_string(i));
+    const CliRun s = embed_cli("embed --model " + kEmbedSoftmax + " --images " + kEmbedSamples +
+                               " --batch 8 --heads --head-examples 3 --shard " + std::to_string(i) +
+                               "/2 --out " + d);
+    ASSERT_EQ(s.code, 0) << s.out;
+    folders += " " + d;
+  }
+  const CliRun merge = embed_cli("merge" + folders + " --out " + dir.file("m"));
+  ASSERT_EQ(merge.code, 0) << merge.out;
+  for (const char* f : {"head_entropy.npy", "head_sharpest_patch.npy", "head_sharpest_entropy.npy",
+                        "head_extremes.csv", "heads.json"})
+    EXPECT_EQ(read_text(dir.file(std::string("e/") + f)),
+              read_text(dir.file(std::string("m/") + f)))
+        << f;
+}
+
+}  // namespace

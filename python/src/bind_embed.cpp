@@ -22,12 +22,17 @@ namespace {
 
 py::object embed_folder(Model& m, const std::string& out, const std::vector<std::string>& images,
                         const std::string& dataset, int64_t layer, const std::string& pool,
-                        int64_t batch, int64_t limit, const py::object& progress) {
+                        int64_t batch, int64_t limit, bool heads, int64_t head_examples,
+                        const py::object& progress) {
   session::EmbeddingOptions options;
   options.layer = layer;
   options.pool = models::parse_embedding_pool(pool);
   if (batch < 1) throw std::invalid_argument("batch: at least 1, not " + std::to_string(batch));
   options.batch = batch;
+  if (head_examples < 1)
+    throw std::invalid_argument("head_examples: at least 1, not " + std::to_string(head_examples));
+  options.heads = heads;
+  options.head_examples = head_examples;
   PythonControl control;
   control.progress = progress;
   nlohmann::json record;
@@ -51,9 +56,8 @@ py::object embed_folder(Model& m, const std::string& out, const std::vector<std:
       control.report(done, total);
     };
     cb.cancelled = [&] { return control.cancelled(); };
-    const session::EmbeddingSummary s =
-        session::write_embeddings(*m.ready.model, m.choice.preprocessing, names, source, options,
-                                  out, cb);
+    const session::EmbeddingSummary s = session::write_embeddings(
+        *m.ready.model, m.choice.preprocessing, names, source, options, out, cb);
     record = session::embedding_record(s, source, options, names);
     record["model"] = m.ready.describe;
     record["limit"] = limit;
@@ -133,10 +137,11 @@ Figure projection_figure(const std::string& folder, const std::string& method,
 
 void bind_embed(py::module_& m, py::class_<Model, std::shared_ptr<Model>>& model) {
   model.def("_embed", &embed_folder, py::arg("out"), py::arg("images"), py::arg("dataset"),
-            py::arg("layer"), py::arg("pool"), py::arg("batch"), py::arg("limit"),
-            py::arg("progress"),
-            "Writes `attnlab embed`'s folder (embeddings.npy, images.csv, embed.json); returns "
-            "embed.json's content. Use attnlab.embed.");
+            py::arg("layer"), py::arg("pool"), py::arg("batch"), py::arg("limit"), py::arg("heads"),
+            py::arg("head_examples"), py::arg("progress"),
+            "Writes `attnlab embed`'s folder (embeddings.npy, images.csv, embed.json; with "
+            "heads, `--heads`' head statistics); returns embed.json's content. Use "
+            "attnlab.embed.");
   m.def("_project", &project, py::arg("x"), py::arg("method"), py::arg("dims"),
         py::arg("perplexity"), py::arg("neighbors"), py::arg("min_dist"), py::arg("iterations"),
         py::arg("seed"), py::arg("progress"),

@@ -34,6 +34,8 @@ void bind_text_map(py::class_<Model, std::shared_ptr<Model>>& model);
 void bind_classify(py::class_<Model, std::shared_ptr<Model>>& model);
 // Model._embed, attnlab._project, attnlab._projection_figure (bind_embed.cpp).
 void bind_embed(py::module_& m, py::class_<Model, std::shared_ptr<Model>>& model);
+// attnlab._retrieve: patch retrieval over an embed folder (bind_retrieve.cpp).
+void bind_retrieve(py::module_& m);
 // Model.faithfulness (bind_faithfulness.cpp).
 void bind_faithfulness(py::class_<Model, std::shared_ptr<Model>>& model);
 

@@ -37,6 +37,7 @@ PYBIND11_MODULE(_attnlab, m) {
   attnlab::python::bind_model(m);
   attnlab::python::bind_costs(m);
   attnlab::python::bind_text(m);
+  attnlab::python::bind_retrieve(m);
   // LibTorch's thread pool as the CLI sets it at start-up: ATTNLAB_THREADS, else every core.
   attnlab::runtime::configure_threads(0);
   m.def("set_threads", &attnlab::runtime::configure_threads, pybind11::arg("n"),

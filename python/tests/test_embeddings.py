@@ -120,3 +120,163 @@ def test_refusals_and_cancellation(softmax, tmp_path):
     assert tokens.features.shape == (4, 196, 128)
     with pytest.raises(attnlab.UsageError, match="retrieval"):
         tokens.projection("pca")
+
+
+# Patch retrieval (Embeddings.retrieve, `attnlab retrieve`) and head statistics
+# (attnlab.embed(heads=True), `attnlab embed --heads`).
+
+@pytest.fixture(scope="module")
+def token_embeddings(softmax, tmp_path_factory):
+    return attnlab.embed(softmax, images=IMAGES, out=tmp_path_factory.mktemp("tokens"),
+                         pool="tokens", batch=8, progress=False)
+
+
+def _score_tolerance(features):
+    # core/retrieval/top_k.h: float32 sums of F products, so a score is within
+    # (F + 2)·2^-24 of the exact cosine; twice that between two computations of it.
+    return 2 * (features + 2) * 2.0 ** -24
+
+
+def _cosines(e, row, y, x):
+    grid = e.meta["grid"]
+    t = np.asarray(e.features, dtype=np.float64)
+    q = t[row, y * grid["width"] + x]
+    norms = np.linalg.norm(t, axis=2) * np.linalg.norm(q)
+    return (t @ q) / np.where(norms > 0, norms, 1.0)  # (N, T)
+
+
+def test_retrieve_finds_the_query_patch_first(token_embeddings):
+    e = token_embeddings
+    assert e.features.shape == (30, 196, 128)
+    assert e.meta["grid"]["height"] == 14 and e.meta["grid"]["width"] == 14
+    tol = _score_tolerance(e.features.shape[2])
+    hits = e.retrieve(3, (5, 7), k=10)
+    assert len(hits) == 10
+    assert [h["rank"] for h in hits] == list(range(1, 11))
+    top = hits[0]
+    assert (top["image_index"], top["patch_y"], top["patch_x"]) == (3, 5, 7)
+    assert abs(top["score"] - 1.0) <= tol
+    assert top["image"] == e.images[3] and top["label_name"] == e.rows[3]["label_name"]
+    scores = [h["score"] for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    # The scores are the cosines numpy computes in float64, and nothing left out beats them.
+    cos = _cosines(e, 3, 5, 7)
+    for h in hits:
+        assert abs(h["score"] - cos[h["image_index"], h["patch_y"] * 14 + h["patch_x"]]) <= tol
+    chosen = np.zeros(cos.shape, dtype=bool)
+    for h in hits:
+        chosen[h["image_index"], h["patch_y"] * 14 + h["patch_x"]] = True
+    assert cos[~chosen].max() <= scores[-1] + tol
+    # The image named as images.csv names it (its path, or its unique file name), the
+    # patch as "Y,X": the same answer.
+    assert e.retrieve(e.images[3], "5,7", k=10) == hits
+    assert e.retrieve(os.path.basename(e.images[3]), [5, 7], k=10) == hits
+
+
+def test_retrieve_exclude_self(token_embeddings):
+    e = token_embeddings
+    hits = e.retrieve(3, (5, 7), k=20, exclude_self=True)
+    assert len(hits) == 20
+    assert all(h["image_index"] != 3 for h in hits)
+    cos = _cosines(e, 3, 5, 7)
+    cos[3] = -np.inf
+    assert abs(hits[0]["score"] - cos.max()) <= _score_tolerance(e.features.shape[2])
+
+
+def test_retrieve_equals_the_cli(token_embeddings, tmp_path):
+    cli = os.environ.get("ATTNLAB_CLI")
+    if not cli:
+        pytest.skip("ATTNLAB_CLI (the attnlab binary) is not set")
+    import csv
+    e = token_embeddings
+    tol = _score_tolerance(e.features.shape[2])
+    for exclude in (False, True):
+        out = tmp_path / f"retrieve-{exclude}.csv"
+        subprocess.run([cli, "--threads", "1", "retrieve", e.folder, "--image", "7", "--patch",
+                        "2,11", "--k", "12", "--out", str(out)] +
+                       (["--exclude-self"] if exclude else []), check=True, capture_output=True)
+        with open(out, encoding="utf-8", newline="") as f:
+            rows = list(csv.DictReader(f))
+        hits = e.retrieve(7, (2, 11), k=12, exclude_self=exclude)
+        assert len(rows) == len(hits) == 12
+        for row, hit in zip(rows, hits):
+            for key in ("rank", "image_index", "patch_y", "patch_x"):
+                assert int(row[key]) == hit[key], key
+            assert row["image"] == hit["image"] and row["label_name"] == hit["label_name"]
+            # The same float32 computation, written with 9 significant digits.
+            assert abs(float(row["score"]) - hit["score"]) <= tol
+
+
+def test_retrieve_refusals(token_embeddings, tree_embeddings):
+    e = token_embeddings
+    with pytest.raises(attnlab.UsageError, match="pool='tokens'"):
+        tree_embeddings.retrieve(0, (0, 0))
+    with pytest.raises(attnlab.UsageError, match=r"outside the 14x14 grid"):
+        e.retrieve(0, (14, 0))
+    with pytest.raises(attnlab.UsageError, match=r"outside the 14x14 grid"):
+        e.retrieve(0, (0, -1))
+    with pytest.raises(attnlab.UsageError, match="two integers"):
+        e.retrieve(0, "3")
+    with pytest.raises(attnlab.UsageError, match=r"not a row of .*\(0\.\.29\)"):
+        e.retrieve(30, (0, 0))
+    with pytest.raises(attnlab.UsageError, match="names no image"):
+        e.retrieve("no-such.png", (0, 0))
+    with pytest.raises(attnlab.UsageError, match="k at least 1"):
+        e.retrieve(0, (0, 0), k=0)
+    # The binding checks its arguments too.
+    path = os.path.join(e.folder, "embeddings.npy")
+    with pytest.raises(attnlab.UsageError, match="not a row"):
+        attnlab._attnlab._retrieve(path, 30, 0, 5, False)
+    with pytest.raises(attnlab.UsageError, match="outside the 196 tokens"):
+        attnlab._attnlab._retrieve(path, 0, 196, 5, False)
+    with pytest.raises(attnlab.Cancelled):
+        attnlab._attnlab._retrieve(path, 0, 0, 5, False, lambda done, total: False)
+
+
+@pytest.fixture(scope="module")
+def head_embeddings(softmax, tmp_path_factory):
+    return attnlab.embed(softmax, images=IMAGES, out=tmp_path_factory.mktemp("heads"),
+                         batch=8, heads=True, head_examples=3, progress=False)
+
+
+def test_head_statistics(head_embeddings):
+    e = head_embeddings
+    assert e.meta["head_stats"] is True and e.meta["head_examples"] == 3
+    entropy = e.head_entropy
+    assert entropy.shape == (30, 4, 2) and entropy.dtype == np.float32
+    assert np.isfinite(entropy).all() and (entropy >= 0).all() and (entropy <= 1 + 1e-6).all()
+    assert e.head_sharpest_patch.shape == (30, 4, 2)
+    assert e.head_sharpest_patch.dtype == np.int64
+    assert len(e.heads["layers"]) == 4
+    rows = e.head_extremes()
+    assert len(rows) == 4 * 2 * 2 * 3
+    assert set(rows[0]) == {"layer", "path", "head", "kind", "rank", "row", "image", "entropy",
+                            "patch_y", "patch_x"}
+    first = next(r for r in rows if r["kind"] == "sharpest")
+    assert first["rank"] == 1
+    column = np.asarray(entropy[:, first["layer"], first["head"]], dtype=np.float64)
+    # head_extremes.csv writes entropies with 6 significant digits.
+    assert abs(first["entropy"] - column.min()) <= 5e-6 * max(column.min(), 1e-30)
+    assert abs(column[first["row"]] - column.min()) == 0
+    assert first["image"] == e.images[first["row"]]
+    for r in rows:
+        if r["kind"] == "broadest" and r["rank"] == 1:
+            column = entropy[:, r["layer"], r["head"]]
+            assert abs(r["entropy"] - float(column.max())) <= 5e-6 * float(column.max())
+
+
+def test_head_statistics_as_pandas(head_embeddings):
+    pytest.importorskip("pandas")
+    frame = head_embeddings.head_extremes(as_pandas=True)
+    assert len(frame) == 4 * 2 * 2 * 3
+    assert list(frame.columns[:4]) == ["layer", "path", "head", "kind"]
+
+
+def test_head_statistics_refusals(tree_embeddings, softmax, tmp_path):
+    assert tree_embeddings.head_entropy is None
+    assert tree_embeddings.heads is None
+    with pytest.raises(attnlab.UsageError, match="heads=True / attnlab embed --heads"):
+        tree_embeddings.head_extremes()
+    with pytest.raises(attnlab.UsageError, match="head_examples: at least 1"):
+        attnlab.embed(softmax, images=IMAGES, out=tmp_path / "h", heads=True, head_examples=0,
+                      progress=False)

@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "app/gui/projector/projector.h"
+#include "app/gui/projector/projector_groups.h"
 #include "app/gui/views/cost_view.h"
 #include "app/gui/views/series_view.h"
 #include "app/gui/views/size_sweep_view.h"
@@ -74,6 +75,7 @@ struct ApplyWorkerResult {
   void operator()(const CostFailed& r) const { apply_result(s.cost, s.status, r); }
   void operator()(const ProjectorLoaded& r) const { apply_result(s.projector, s.status, r); }
   void operator()(const ProjectorProjected& r) const { apply_result(s.projector, s.status, r); }
+  void operator()(const ProjectorGroupMapsDone& r) const { apply_result(s.projector, s.status, r); }
   void operator()(const JobNotice& r) const {
     s.status.notice = r.message;
     s.status.notice_is_error = true;

@@ -4,7 +4,10 @@
 # opens the folder, projects it by PCA and then t-SNE, hovers a point (its thumbnail
 # decoded), clicks one (its image opens in the workspace and is the current image), selects
 # a box (a group of some but not all points, with its accuracy), and each step's screenshot
-# has content and differs from the one before. Set KEEP=1 to keep the folder, SHOT=FILE to
+# has content and differs from the one before. Then a second model's folder of the same
+# images (rala) opens as the comparison: projected alike, drawn beside the first with the
+# same group highlighted; a folder of other images is refused. With a model open, the
+# group's mean attention map and the rest's are computed (15 and 15 images). Set KEEP=1 to keep the folder, SHOT=FILE to
 # copy the selection's screenshot.
 # Usage: tests/gui/gui_projector.sh <path/to/attnlab> <repo root>
 set -euo pipefail
@@ -25,6 +28,13 @@ for f in "$root"/assets/fashion-mnist/*.png; do
 done
 "$attnlab" embed --model "$root/models/zoo/softmax.safetensors" --images "$work/tree" \
   --out "$work/emb" >"$work/embed.log" 2>&1 || { cat "$work/embed.log" >&2; fail "attnlab embed"; }
+"$attnlab" embed --model "$root/models/zoo/rala.safetensors" --images "$work/tree" \
+  --out "$work/emb2" >"$work/embed2.log" 2>&1 || { cat "$work/embed2.log" >&2; fail "attnlab embed (rala)"; }
+# Other images: one class folder only.
+mkdir -p "$work/other-tree"
+cp -r "$(find "$work/tree" -mindepth 1 -maxdepth 1 -type d | sort | head -1)" "$work/other-tree/"
+"$attnlab" embed --model "$root/models/zoo/softmax.safetensors" --images "$work/other-tree" \
+  --out "$work/other" >"$work/embed3.log" 2>&1 || { cat "$work/embed3.log" >&2; fail "attnlab embed (other)"; }
 
 sed -e "s|@OUT@|$work|g" -e "s|@ROOT@|$root|g" "$root/tests/gui/scripts/projector.script" \
   >"$work/run.script"
@@ -60,8 +70,36 @@ if not 0 < sel["selected"] < 30:
     sys.exit(f"the box selected {sel['selected']} of 30 points")
 if sel["selected_judged"] != sel["selected"] or not 0 <= sel["selected_correct"] <= sel["selected"]:
     sys.exit(f"the group's accuracy: {sel}")
+if sel["selected_drawn"] != sel["selected"] or sel["compare"]["open"]:
+    sys.exit(f"the main plot highlights {sel['selected_drawn']} of {sel['selected']} selected")
+refused = info("refused")
+if refused["compare"]["open"] or "not the same images" not in refused["compare"]["error"]:
+    sys.exit(f"a folder of other images was not refused: {refused['compare']}")
+cmp = info("compare")
+c = cmp["compare"]
+if not c["open"] or c["points"] != 30 or not c["projected"] or c["error"]:
+    sys.exit(f"the comparison: {c}")
+if c["method"] != "t-SNE" or "perplexity 5" not in c["note"]:
+    sys.exit(f"the comparison is not projected as the first plot: {c}")
+if cmp["selected"] != sel["selected"] or c["selected_drawn"] != cmp["selected"] \
+        or cmp["selected_drawn"] != cmp["selected"]:
+    sys.exit(f"the group is not highlighted alike: {cmp['selected']} selected, "
+             f"{cmp['selected_drawn']} drawn in A, {c['selected_drawn']} in B")
+if c["selected_judged"] != cmp["selected"]:
+    sys.exit(f"the second model's group accuracy: {c}")
+gm = info("groupmaps")["group_maps"]
+if not gm["shown"] or gm["error"] or gm["failed"]:
+    sys.exit(f"group maps: {gm}")
+if gm["group_images"] != sel["selected"] or gm["rest_images"] != 30 - sel["selected"] \
+        or gm["group_total"] != sel["selected"] or gm["cap"] != 64:
+    sys.exit(f"group maps' counts: {gm}")
+if gm["rows"] <= 0 or gm["cols"] <= 0 or not gm["query"] or not gm["layer"] or gm["group_mean"] <= 0:
+    sys.exit(f"group maps' maps: {gm}")
+closed = info("closed")
+if closed["compare"]["open"] or closed["compare"]["selected_drawn"] != -1:
+    sys.exit(f"the comparison did not close: {closed['compare']}")
 PY
-python3 "$root/tests/gui/png_checks.py" "$work" pca.png hover.png select.png ||
+python3 "$root/tests/gui/png_checks.py" "$work" pca.png hover.png select.png compare.png groupmaps.png ||
   fail "screenshot checks"
 [[ -n "${SHOT:-}" ]] && cp "$work/select.png" "$SHOT"
 echo "gui_projector: PASS"

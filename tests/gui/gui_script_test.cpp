@@ -148,6 +148,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"save-workspace out/w.attnlab", {"out/w.attnlab"}},
       {"open-workspace out/w.attnlab", {"out/w.attnlab"}},
       {"projector out/emb", {"out/emb"}},
+      {"projector-compare out/emb2", {"out/emb2"}},
       {"projector-method tsne", {"tsne"}},
       {"projector-options 5 10 7", {"5", "10", "7"}},
       {"projector-color correct", {"correct"}},
@@ -155,6 +156,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"projector-hover none", {"none"}},
       {"projector-click 4", {"4"}},
       {"projector-select -1.5 -2 3e2 0", {"-1.5", "-2", "3e2", "0"}},
+      {"projector-group-maps", {}},
       {"projector-info out/projector.json", {"out/projector.json"}},
       {"quit", {}},
   };
@@ -171,7 +173,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 81u);
+  EXPECT_EQ(script_command_names().size(), 83u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

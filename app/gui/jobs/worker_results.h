@@ -120,6 +120,7 @@ using WorkerResult =
     std::variant<ModelLoaded, ModelLoadFailed, AnalysisDone, AnalysisFailed, MapsAnswered,
                  RolloutAnswered, ExplanationAnswered, SeriesCheckpointDone, SeriesDone,
                  SweepSizeDone, SweepSizeFailed, SweepDone, ComplexityCounted, AttentionBenched,
-                 CostFailed, JobNotice, ProjectorLoaded, ProjectorProjected>;
+                 CostFailed, JobNotice, ProjectorLoaded, ProjectorProjected,
+                 ProjectorGroupMapsDone>;
 
 }  // namespace attnlab::gui

@@ -35,15 +35,6 @@ int64_t to_int(const std::string& s, int64_t fallback) {
   }
 }
 
-double to_double(const std::string& s, double fallback) {
-  if (s.empty()) return fallback;
-  try {
-    return std::stod(s);
-  } catch (const std::exception&) {
-    return fallback;
-  }
-}
-
 std::vector<std::string> string_list(const nlohmann::json& j, const char* key) {
   std::vector<std::string> out;
   if (!j.contains(key) || !j[key].is_array()) return out;
@@ -93,57 +84,12 @@ void decode_dataset_rows(EmbedFolder& f) {
 
 }  // namespace
 
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string field;
-  bool quoted = false, any = false;
-  const auto end_row = [&] {
-    if (any || !field.empty() || !row.empty()) {
-      row.push_back(field);
-      rows.push_back(std::move(row));
-    }
-    row.clear();
-    field.clear();
-    any = false;
-  };
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c != '"') {
-        field += c;
-      } else if (i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else {
-        quoted = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      quoted = true;
-      any = true;
-    } else if (c == ',') {
-      row.push_back(field);
-      field.clear();
-      any = true;
-    } else if (c == '\n') {
-      end_row();
-    } else if (c != '\r') {
-      field += c;
-    }
-  }
-  if (quoted) throw std::runtime_error("a quoted field is not closed");
-  end_row();
-  return rows;
-}
-
 EmbedFolder read_embed_folder(const std::string& dir) {
   namespace fs = std::filesystem;
   EmbedFolder f;
   f.dir = dir;
-  const std::string npy = (fs::path(dir) / "embeddings.npy").string();
-  const std::string csv = (fs::path(dir) / "images.csv").string();
+  const std::string npy = (fs::path(dir) / session::kEmbeddingsNpy).string();
+  const std::string csv = (fs::path(dir) / session::kEmbeddingsCsv).string();
   if (!fs::is_directory(dir)) throw std::runtime_error(dir + " is not a folder");
   if (!fs::exists(npy))
     throw std::runtime_error(dir + " has no embeddings.npy (is it an `attnlab embed` folder?)");
@@ -165,36 +111,10 @@ EmbedFolder read_embed_folder(const std::string& dir) {
     throw std::runtime_error(npy + ": expected float32 rows, got " + t.describe());
   }
 
-  std::vector<std::vector<std::string>> table;
-  try {
-    table = parse_csv(read_text(csv));
-  } catch (const std::exception& e) {
-    throw std::runtime_error(csv + ": " + e.what());
-  }
-  const std::vector<std::string> header = {"index",      "image",      "label",
-                                           "label_name", "prediction", "prediction_name",
-                                           "confidence", "correct"};
-  if (table.empty() || table[0] != header)
-    throw std::runtime_error(csv + ": the first line is not images.csv's header (index,image,...)");
-  if (int64_t(table.size()) - 1 != f.n)
-    throw std::runtime_error(csv + " has " + std::to_string(table.size() - 1) + " rows, " + npy +
-                             " " + std::to_string(f.n));
-  for (size_t r = 1; r < table.size(); ++r) {
-    std::vector<std::string>& c = table[r];
-    if (c.size() != header.size())
-      throw std::runtime_error(csv + ": row " + std::to_string(r + 1) + " has " +
-                               std::to_string(c.size()) + " fields, not 8");
-    EmbedRow row;
-    row.index = to_int(c[0], int64_t(r) - 1);
-    row.image = std::move(c[1]);
-    row.label = to_int(c[2], -1);
-    row.label_name = std::move(c[3]);
-    row.prediction = to_int(c[4], -1);
-    row.prediction_name = std::move(c[5]);
-    row.confidence = to_double(c[6], -1.0);
-    row.correct = int(to_int(c[7], -1));
-    f.rows.push_back(std::move(row));
-  }
+  f.rows = session::read_embedding_rows(dir);  // names the file and line of a bad row
+  if (int64_t(f.rows.size()) != f.n)
+    throw std::runtime_error(csv + " has " + std::to_string(f.rows.size()) + " rows, " + npy + " " +
+                             std::to_string(f.n));
 
   const std::string meta = (fs::path(dir) / "embed.json").string();
   if (fs::exists(meta)) {
@@ -203,7 +123,16 @@ EmbedFolder read_embed_folder(const std::string& dir) {
       f.label_names = string_list(j, "label_names");
       f.class_names = string_list(j, "class_names");
       std::string d;
+      // The model: a name, or the CLI's record (its checkpoint's file name).
       if (j.contains("model") && j["model"].is_string()) d += j["model"].get<std::string>();
+      if (j.contains("model") && j["model"].is_object()) {
+        const nlohmann::json& m = j["model"];
+        if (m.contains("checkpoint") && m["checkpoint"].is_object() &&
+            m["checkpoint"].contains("path") && m["checkpoint"]["path"].is_string())
+          d += fs::path(m["checkpoint"]["path"].get<std::string>()).stem().string();
+        else if (m.contains("name") && m["name"].is_string())
+          d += m["name"].get<std::string>();
+      }
       if (j.contains("block"))
         d += (d.empty() ? "" : ", ") + std::string("block ") +
              (j["block"].is_string() ? j["block"].get<std::string>() : j["block"].dump());

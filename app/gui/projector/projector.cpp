@@ -6,11 +6,11 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 
+#include "app/gui/projector/projector_groups.h"
+#include "app/session/embedding_projection.h"
 #include "core/io/image_io.h"
-#include "core/projection/pca.h"
-#include "core/projection/tsne.h"
-#include "core/projection/umap.h"
 
 namespace attnlab::gui {
 namespace {
@@ -23,173 +23,255 @@ std::string resolve_image(const EmbedFolder& d, const std::string& image) {
   return fs::exists(beside) ? beside.string() : image;
 }
 
-std::string percent(double x) {
+std::string projector_percent(double x) {
   char s[32];
   std::snprintf(s, sizeof s, "%.1f%%", 100.0 * x);
   return s;
 }
 
-// The projection of `data` by `method`, on the worker; posts the answer (nothing when
-// cancelled).
-void run_projection(JobContext& ctx, const std::shared_ptr<const EmbedFolder>& data,
-                    ProjectionMethod method, float perplexity, int n_neighbors, int seed,
-                    uint64_t request) {
-  namespace pj = attnlab::projection;
-  const auto t0 = std::chrono::steady_clock::now();
-  ProjectorProjected out;
-  out.request = request;
-  out.method = method;
-  const pj::Progress progress = [&](int64_t done, int64_t total) {
-    ctx.progress(done, total);
-    return !ctx.cancelled();
-  };
-  // The cores but one: the interface keeps one (the result does not depend on it).
-  const int threads = std::max(1, pj::resolve_threads(0) - 1);
-  try {
-    const pj::MatrixView x(data->x.data(), data->n, data->dims);
-    std::vector<double> coords;
-    if (method == ProjectionMethod::Pca) {
-      const pj::PcaResult r = pj::pca(x, 2, progress);
-      coords = r.coords;
-      if (r.explained_variance_ratio.size() >= 2)
-        out.note = "PC1 " + percent(r.explained_variance_ratio[0]) + ", PC2 " +
-                   percent(r.explained_variance_ratio[1]) + " of the variance";
-    } else if (method == ProjectionMethod::Tsne) {
-      pj::TsneOptions o;
-      // Perplexity must stay under N − 1; ⌊3·perplexity⌋ + 1 neighbours must exist.
-      const double most = std::max(1.0, double(data->n - 2) / 3.0);
-      o.perplexity = std::min(double(perplexity), most);
-      o.seed = uint64_t(seed);
-      o.threads = threads;
-      const pj::TsneResult r = pj::tsne(x, o, progress);
-      coords = r.coords;
-      char s[96];
-      std::snprintf(s, sizeof s, "perplexity %.4g, KL divergence %.3f", o.perplexity,
-                    r.kl_divergence);
-      out.note = s;
-    } else {
-      pj::UmapOptions o;
-      o.n_neighbors = std::clamp(n_neighbors, 2, int(std::max<int64_t>(2, data->n - 1)));
-      o.seed = uint64_t(seed);
-      o.threads = threads;
-      const pj::UmapResult r = pj::umap(x, o, progress);
-      coords = r.coords;
-      out.note = "n_neighbors " + std::to_string(o.n_neighbors) + ", seed " + std::to_string(seed);
-    }
-    out.xy.assign(coords.begin(), coords.end());
-  } catch (const pj::ProjectionCancelled&) {
-    return;
-  } catch (const std::exception& e) {
-    out.error = std::string(projection_method_name(method)) + ": " + e.what();
+// The caption's line from session::project_embeddings' info.
+std::string projection_note(const nlohmann::json& info) {
+  const std::string method = info.value("method", "");
+  std::string note;
+  if (method == "pca") {
+    const auto& r = info.value("explained_variance_ratio", nlohmann::json::array());
+    if (r.size() >= 2)
+      note = "PC1 " + projector_percent(r[0].get<double>()) + ", PC2 " +
+             projector_percent(r[1].get<double>()) + " of the variance";
+  } else if (method == "tsne") {
+    char s[96];
+    std::snprintf(s, sizeof s, "perplexity %.4g, KL divergence %.3f", info.value("perplexity", 0.0),
+                  info.value("kl_divergence", 0.0));
+    note = s;
+  } else if (method == "umap") {
+    note = "n_neighbors " + std::to_string(info.value("n_neighbors", 0)) + ", seed " +
+           std::to_string(info.value("seed", uint64_t(0)));
   }
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!ctx.cancelled()) ctx.post(std::move(out));
+  if (info.contains("note") && info["note"].is_string())
+    note += (note.empty() ? "" : "; ") + info["note"].get<std::string>();
+  return note;
+}
+
+// The projection of `data`, on the worker; posts the answer (nothing when cancelled).
+void run_projection(JobContext& ctx, const std::shared_ptr<const EmbedFolder>& data,
+                    session::ProjectionRequest request, ProjectorPlot plot, uint64_t id) {
+  ProjectorProjected out;
+  out.plot = plot;
+  out.request = id;
+  out.method = request.method;
+  // The cores but one: the interface keeps one (the result does not depend on it).
+  request.threads = std::max(1, int(std::thread::hardware_concurrency()) - 1);
+  try {
+    const session::EmbeddingProjection r = session::project_embeddings(
+        data->x.data(), data->n, data->dims, request, [&](int64_t done, int64_t total) {
+          ctx.progress(done, total);
+          return !ctx.cancelled();
+        });
+    if (ctx.cancelled()) return;
+    out.xy.assign(r.coords.begin(), r.coords.end());
+    out.info = r.info;
+    out.note = projection_note(r.info);
+    out.seconds = r.info.value("seconds", 0.0);
+  } catch (const std::exception& e) {
+    if (ctx.cancelled()) return;  // the library's ProjectionCancelled, or anything after Cancel
+    out.error = session::projection_method_title(request.method) + ": " + e.what();
+  }
+  ctx.post(std::move(out));
+}
+
+void submit_load(ProjectorSide& s, ProjectorPlot plot, ComputeWorker& compute) {
+  s.load_wanted = false;
+  s.loading = true;
+  const uint64_t request = ++s.load_request;
+  compute.submit(
+      plot == ProjectorPlot::Main ? "projector: reading embeddings"
+                                  : "projector: reading the comparison's embeddings",
+      [dir = s.dir, request, plot](JobContext& ctx) {
+        ProjectorLoaded out;
+        out.plot = plot;
+        out.request = request;
+        try {
+          out.data = std::make_shared<const EmbedFolder>(read_embed_folder(dir));
+        } catch (const std::exception& e) {
+          out.error = e.what();
+        }
+        ctx.post(std::move(out));
+      },
+      Lane::Traces);
+}
+
+void submit_projection(ProjectorState& p, ProjectorSide& s, ProjectorPlot plot,
+                       ComputeWorker& compute) {
+  s.project_wanted = false;
+  if (!s.data) return;
+  s.computing = true;
+  session::ProjectionRequest request;
+  request.method = p.method;
+  request.perplexity = double(p.perplexity);
+  request.neighbors = p.n_neighbors;
+  request.seed = uint64_t(p.seed);
+  if (plot == ProjectorPlot::Compare && p.main.project_request > 0) request = p.main.asked;
+  s.asked = request;
+  const uint64_t id = ++s.project_request;
+  compute.submit("projector: " + session::projection_method_title(request.method) +
+                     (plot == ProjectorPlot::Compare ? " (comparison)" : ""),
+                 [data = s.data, request, plot, id](JobContext& ctx) {
+                   run_projection(ctx, data, request, plot, id);
+                 });
+}
+
+void reset_side(ProjectorSide& s) {
+  s.data.reset();
+  s.xy.clear();
+  s.note.clear();
+  s.shown.clear();
+  s.loading = s.computing = s.project_wanted = false;
+  s.zoom = 1.0f;
+  s.pan_x = s.pan_y = 0.0f;
+  s.drawn_selected = -1;
 }
 
 }  // namespace
 
-const char* projection_method_name(ProjectionMethod m) {
-  return m == ProjectionMethod::Pca ? "PCA" : m == ProjectionMethod::Tsne ? "t-SNE" : "UMAP";
-}
-
 void run_projector_requests(ProjectorState& p, LoadWorker& loader, ComputeWorker& compute) {
-  if (p.load_wanted) {
-    p.load_wanted = false;
-    p.loading = true;
-    p.error.clear();
-    const uint64_t request = ++p.load_request;
-    compute.submit(
-        "projector: reading embeddings",
-        [dir = p.dir, request](JobContext& ctx) {
-          ProjectorLoaded out;
-          out.request = request;
-          try {
-            out.data = std::make_shared<const EmbedFolder>(read_embed_folder(dir));
-          } catch (const std::exception& e) {
-            out.error = e.what();
-          }
-          ctx.post(std::move(out));
-        },
-        Lane::Traces);
+  for (const ProjectorPlot plot : {ProjectorPlot::Main, ProjectorPlot::Compare}) {
+    ProjectorSide& s = p.side(plot);
+    if (s.load_wanted) submit_load(s, plot, compute);
+    if (s.project_wanted && !s.loading) submit_projection(p, s, plot, compute);
   }
-  if (p.project_wanted && !p.loading) {
-    p.project_wanted = false;
-    if (p.data) {
-      p.computing = true;
-      p.error.clear();
-      const uint64_t request = ++p.project_request;
-      compute.submit(std::string("projector: ") + projection_method_name(p.method),
-                     [data = p.data, method = p.method, perplexity = p.perplexity,
-                      nn = p.n_neighbors, seed = p.seed, request](JobContext& ctx) {
-                       run_projection(ctx, data, method, perplexity, nn, seed, request);
-                     });
-    }
-  }
+  run_group_maps_request(p.group_maps, compute);
   if (p.thumb_wanted >= 0) {
     const int i = p.thumb_wanted;
     p.thumb_wanted = -1;
-    if (p.data && i < p.data->n && !p.thumbs.count(i) && !p.thumb_errors.count(i)) {
+    const EmbedFolder* d = p.main.data.get();
+    if (d && i < d->n && !p.thumbs.count(i) && !p.thumb_errors.count(i)) {
       bool pending = false;
       for (const auto& [job, point] : p.thumb_jobs) pending = pending || point == i;
       if (!pending)
-        p.thumb_jobs[loader.submit(JobKind::Image,
-                                   resolve_image(*p.data, p.data->rows[size_t(i)].image))] = i;
+        p.thumb_jobs[loader.submit(JobKind::Image, resolve_image(*d, d->rows[size_t(i)].image))] =
+            i;
     }
   }
 }
 
 bool projector_has_requests(const ProjectorState& p) {
-  return p.load_wanted || (p.project_wanted && p.data) || p.thumb_wanted >= 0;
+  const auto waiting = [](const ProjectorSide& s) {
+    return s.load_wanted || (s.project_wanted && s.data);
+  };
+  return waiting(p.main) || waiting(p.compare) || p.thumb_wanted >= 0 || p.group_maps.wanted;
 }
 
 void cancel_projector(ProjectorState& p) {
-  p.loading = p.computing = false;
-  p.project_wanted = false;
+  for (ProjectorSide* s : {&p.main, &p.compare}) {
+    s->loading = s->computing = false;
+    s->project_wanted = false;
+  }
+  p.group_maps.computing = p.group_maps.wanted = false;
 }
 
+void open_projector_folder(ProjectorState& p, const std::string& dir) {
+  p.main.dir = dir;
+  p.main.load_wanted = true;
+  p.error.clear();
+  std::snprintf(p.dir_edit.data(), p.dir_edit.size(), "%s", dir.c_str());
+}
+
+void open_projector_compare(ProjectorState& p, const std::string& dir) {
+  reset_side(p.compare);
+  p.compare.dir = dir;
+  p.compare.load_wanted = !dir.empty();
+  ++p.compare.load_request;  // an answer still coming is for the folder closed
+  p.compare_error.clear();
+  std::snprintf(p.compare_edit.data(), p.compare_edit.size(), "%s", dir.c_str());
+}
+
+void request_projection(ProjectorState& p) {
+  p.main.project_wanted = true;
+  p.compare.project_wanted = p.compare.data != nullptr || p.compare.loading;
+}
+
+std::string same_images_error(const EmbedFolder& a, const EmbedFolder& b) {
+  if (a.n != b.n)
+    return b.dir + " holds " + std::to_string(b.n) + " images, " + a.dir + " " +
+           std::to_string(a.n) + ": not the same images";
+  for (size_t i = 0; i < a.rows.size(); ++i)
+    if (a.rows[i].image != b.rows[i].image)
+      return "row " + std::to_string(i) + " of " + b.dir + " is " + b.rows[i].image + ", of " +
+             a.dir + " " + a.rows[i].image + ": not the same images in the same order";
+  return "";
+}
+
+namespace {
+
+// Drops the comparison when its images are not the main folder's (said in the tab and the
+// status bar); true when it stays.
+bool check_compare(ProjectorState& p, StatusBarState& status) {
+  if (!p.main.data || !p.compare.data) return true;
+  const std::string why = same_images_error(*p.main.data, *p.compare.data);
+  if (why.empty()) return true;
+  const std::string dir = p.compare.dir;
+  reset_side(p.compare);
+  p.compare.dir.clear();
+  p.compare_error = "comparison refused: " + why;
+  status.notice = "projector: " + p.compare_error;
+  status.notice_is_error = true;
+  return false;
+}
+
+}  // namespace
+
 void apply_result(ProjectorState& p, StatusBarState& status, const ProjectorLoaded& r) {
-  if (r.request != p.load_request) return;  // a newer folder was asked for
-  p.loading = false;
+  ProjectorSide& s = p.side(r.plot);
+  if (r.request != s.load_request) return;  // a newer folder was asked for
+  s.loading = false;
+  const bool main = r.plot == ProjectorPlot::Main;
   if (!r.data) {
-    p.error = r.error;
+    (main ? p.error : p.compare_error) = r.error;
+    if (!main) p.compare.dir.clear();
     status.notice = "projector: " + r.error;
     status.notice_is_error = true;
     return;
   }
-  p.data = r.data;
-  p.xy.clear();
-  p.note.clear();
-  p.thumbs.clear();
-  p.thumb_jobs.clear();
-  p.thumb_errors.clear();
-  p.hovered = p.script_hover = p.clicked = -1;
-  p.opened_path.clear();
-  p.zoom = 1.0f;
-  p.pan_x = p.pan_y = 0.0f;
-  clear_selection(p);
-  p.project_wanted = true;  // show something at once: the method picked (PCA by default)
-  status.notice = "projector: " + std::to_string(r.data->n) + " embeddings of " +
-                  std::to_string(r.data->dims) + " dimensions from " + r.data->dir;
+  s.data = r.data;
+  s.xy.clear();
+  s.note.clear();
+  s.zoom = 1.0f;
+  s.pan_x = s.pan_y = 0.0f;
+  s.project_wanted = true;  // show something at once: the method picked (PCA by default)
+  if (main) {
+    p.thumbs.clear();
+    p.thumb_jobs.clear();
+    p.thumb_errors.clear();
+    p.hovered = p.script_hover = p.clicked = -1;
+    p.opened_path.clear();
+    clear_selection(p);
+  }
+  if (!check_compare(p, status)) return;
+  status.notice = std::string("projector: ") + (main ? "" : "comparison: ") +
+                  std::to_string(r.data->n) + " embeddings of " + std::to_string(r.data->dims) +
+                  " dimensions from " + r.data->dir;
   status.notice_is_error = false;
 }
 
 void apply_result(ProjectorState& p, StatusBarState& status, const ProjectorProjected& r) {
-  if (r.request != p.project_request) return;
-  p.computing = false;
+  ProjectorSide& s = p.side(r.plot);
+  if (r.request != s.project_request) return;
+  s.computing = false;
   if (!r.error.empty()) {
-    p.error = r.error;
+    (r.plot == ProjectorPlot::Main ? p.error : p.compare_error) = r.error;
     status.notice = "projector: " + r.error;
     status.notice_is_error = true;
     return;
   }
-  if (!p.data || r.xy.size() != size_t(p.data->n) * 2) return;
-  p.xy = r.xy;
-  p.shown = r.method;
-  p.note = r.note;
-  p.seconds = r.seconds;
-  p.zoom = 1.0f;
-  p.pan_x = p.pan_y = 0.0f;
-  clear_selection(p);  // its box was in the old coordinates
+  if (!s.data || r.xy.size() != size_t(s.data->n) * 2) return;
+  s.xy = r.xy;
+  s.shown = r.method;
+  s.note = r.note;
+  s.seconds = r.seconds;
+  s.zoom = 1.0f;
+  s.pan_x = s.pan_y = 0.0f;
+  // A box drawn in this plot's old coordinates means nothing now; the other plot's stays.
+  if (p.sel_plot == r.plot) clear_selection(p);
 }
 
 bool apply_projector_thumbnail(ProjectorState& p, JobResult& r) {
@@ -206,31 +288,46 @@ bool apply_projector_thumbnail(ProjectorState& p, JobResult& r) {
   return true;
 }
 
-void select_box(ProjectorState& p, float x0, float y0, float x1, float y1) {
+namespace {
+
+// The group maps are of the selection: another selection drops them (and any on the way).
+void drop_group_maps(ProjectorGroupMaps& g) {
+  const uint64_t request = g.request + 1;
+  g = ProjectorGroupMaps{};
+  g.request = request;
+}
+
+}  // namespace
+
+void select_box(ProjectorState& p, float x0, float y0, float x1, float y1, ProjectorPlot plot) {
+  const std::vector<float>& xy = p.side(plot).xy;
+  drop_group_maps(p.group_maps);
   p.has_selection = true;
+  p.sel_plot = plot;
   p.sel_x0 = std::min(x0, x1);
   p.sel_x1 = std::max(x0, x1);
   p.sel_y0 = std::min(y0, y1);
   p.sel_y1 = std::max(y0, y1);
   p.selected.clear();
-  for (size_t i = 0; i * 2 + 1 < p.xy.size(); ++i) {
-    const float x = p.xy[2 * i], y = p.xy[2 * i + 1];
+  for (size_t i = 0; i * 2 + 1 < xy.size(); ++i) {
+    const float x = xy[2 * i], y = xy[2 * i + 1];
     if (x >= p.sel_x0 && x <= p.sel_x1 && y >= p.sel_y0 && y <= p.sel_y1)
       p.selected.push_back(int(i));
   }
 }
 
 void clear_selection(ProjectorState& p) {
+  if (p.has_selection) drop_group_maps(p.group_maps);
   p.has_selection = false;
   p.selected.clear();
 }
 
 std::string point_image_file(const ProjectorState& p, int i, std::string* error) {
-  if (!p.data || i < 0 || i >= p.data->n) {
+  if (!p.main.data || i < 0 || i >= p.main.data->n) {
     *error = "no point " + std::to_string(i);
     return "";
   }
-  const EmbedFolder& d = *p.data;
+  const EmbedFolder& d = *p.main.data;
   const EmbedRow& row = d.rows[size_t(i)];
   if (!d.has_pixels.empty() && d.has_pixels[size_t(i)]) {  // a dataset's: written as a PNG
     std::string name = row.image;
@@ -274,33 +371,62 @@ bool open_point(ProjectorState& p, int i, FrameRequests& requests, StatusBarStat
 }
 
 nlohmann::json projector_info(const ProjectorState& p, const Workspace& ws, const ViewState& view) {
+  const EmbedFolder* d = p.main.data.get();
   nlohmann::json j;
-  j["dir"] = p.dir;
-  j["loading"] = p.loading;
-  j["computing"] = p.computing;
+  j["dir"] = p.main.dir;
+  j["loading"] = p.main.loading;
+  j["computing"] = p.main.computing;
   j["error"] = p.error;
-  j["points"] = p.data ? p.data->n : 0;
-  j["dims"] = p.data ? p.data->dims : 0;
-  j["projected"] = !p.xy.empty();
-  j["method"] = p.xy.empty() ? "" : projection_method_name(p.shown);
-  j["note"] = p.note;
+  j["points"] = d ? d->n : 0;
+  j["dims"] = d ? d->dims : 0;
+  j["projected"] = !p.main.xy.empty();
+  j["method"] = p.main.xy.empty() ? "" : session::projection_method_title(p.main.shown);
+  j["note"] = p.main.note;
   j["hovered"] = p.hovered;
-  j["hovered_image"] = p.data && p.hovered >= 0 && p.hovered < p.data->n
-                           ? p.data->rows[size_t(p.hovered)].image
-                           : "";
+  j["hovered_image"] =
+      d && p.hovered >= 0 && p.hovered < d->n ? d->rows[size_t(p.hovered)].image : "";
   j["hovered_thumbnail"] = p.hovered >= 0 && p.thumbs.count(p.hovered) > 0;
   j["clicked"] = p.clicked;
   j["opened_path"] = p.opened_path;
   j["selected"] = p.selected.size();
+  j["selected_in"] = p.has_selection && p.sel_plot == ProjectorPlot::Compare ? "compare" : "main";
+  j["selected_drawn"] = p.main.drawn_selected;  // highlighted by the main plot's last frame
   int judged = 0, correct = 0;
-  if (p.data)
+  if (d)
     for (const int i : p.selected) {
-      const int c = p.data->rows[size_t(i)].correct;
+      const int c = d->rows[size_t(i)].correct;
       judged += c >= 0;
       correct += c == 1;
     }
   j["selected_judged"] = judged;
   j["selected_correct"] = correct;
+  // The second plot: the same images through another model, projected alike.
+  const ProjectorSide& c = p.compare;
+  const EmbedFolder* cd = c.data.get();
+  nlohmann::json cj;
+  cj["dir"] = c.dir;
+  cj["open"] = cd != nullptr;
+  cj["description"] = cd ? cd->description : "";
+  cj["loading"] = c.loading;
+  cj["computing"] = c.computing;
+  cj["error"] = p.compare_error;
+  cj["points"] = cd ? cd->n : 0;
+  cj["dims"] = cd ? cd->dims : 0;
+  cj["projected"] = !c.xy.empty();
+  cj["method"] = c.xy.empty() ? "" : session::projection_method_title(c.shown);
+  cj["note"] = c.note;
+  cj["selected_drawn"] = c.drawn_selected;  // highlighted by its last frame
+  int c_judged = 0, c_correct = 0;
+  if (cd)
+    for (const int i : p.selected) {
+      const int k = cd->rows[size_t(i)].correct;
+      c_judged += k >= 0;
+      c_correct += k == 1;
+    }
+  cj["selected_judged"] = c_judged;
+  cj["selected_correct"] = c_correct;
+  j["compare"] = cj;
+  j["group_maps"] = group_maps_info(p.group_maps);
   nlohmann::json images = nlohmann::json::array();
   for (const auto& im : ws.images) images.push_back(im.path);
   j["workspace_images"] = images;

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "app/gui/projector/projector.h"
+#include "app/gui/projector/projector_groups.h"
 #include "app/gui/script/model_info.h"
 #include "app/gui/script/script_runner_state.h"
 #include "app/gui/views/edit_view.h"
@@ -20,6 +21,7 @@
 #include "app/gui/workspace/model_options.h"
 #include "app/gui/workspace/workspace.h"
 #include "app/gui/workspace/workspace_io.h"
+#include "app/session/embedding_projection.h"
 #include "app/session/figure_view_options.h"
 #include "app/session/model_source.h"
 #include "core/io/file_bytes.h"
@@ -177,12 +179,12 @@ std::optional<float> real_arg(ScriptContext& x, const ScriptCommand& c, size_t k
 // The Projector's point INDEX of a shown projection, or -1 (the script then fails).
 int projector_point(ScriptContext& x, const ScriptCommand& c, const std::string& a) {
   const ProjectorState& p = x.state.projector;
-  if (!p.data || p.xy.empty()) {
+  if (!p.main.data || p.main.xy.empty()) {
     fail_command(x, c, "the Projector shows no projection (projector DIR, then wait-idle)");
     return -1;
   }
-  if (!is_index(a) || a.size() > 9 || std::stoll(a) >= p.data->n) {
-    fail_command(x, c, "no point " + a + " (" + std::to_string(p.data->n) + " points)");
+  if (!is_index(a) || a.size() > 9 || std::stoll(a) >= p.main.data->n) {
+    fail_command(x, c, "no point " + a + " (" + std::to_string(p.main.data->n) + " points)");
     return -1;
   }
   return std::stoi(a);
@@ -529,20 +531,25 @@ const std::vector<ScriptCommandSpec> kCommands = {
    }},
   {{"projector", {{"DIR", ArgKind::Path}}, "the Projector tab: open an `attnlab embed` folder (projected by the method picked, PCA at first)"},
    [](ScriptContext& x, const ScriptCommand& c) {
-     ProjectorState& p = x.state.projector;
-     p.dir = c.args[0];
-     std::snprintf(p.dir_edit.data(), p.dir_edit.size(), "%s", p.dir.c_str());
-     p.load_wanted = true;
+     open_projector_folder(x.state.projector, c.args[0]);
      x.state.view.tab = "projector";
      x.state.view.tab_requested = true;
      return false;  // read from the next frame on
    }},
-  {{"projector-method", {{"pca|tsne|umap", ArgKind::Choice, {"pca", "tsne", "umap"}}}, "project the Projector's embeddings by this method (on the worker)"},
+  {{"projector-compare", {{"DIR|none", ArgKind::Path}},
+    "open a second `attnlab embed` folder of the same images (another model) as the Projector's comparison plot; none: close it"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     open_projector_compare(x.state.projector, c.args[0] == "none" ? "" : c.args[0]);
+     x.state.view.tab = "projector";
+     x.state.view.tab_requested = true;
+     return false;  // read (and checked against the first folder's images) from the next frame on
+   }},
+  {{"projector-method", {{"pca|tsne|umap", ArgKind::Choice, {"pca", "tsne", "umap"}}}, "project the Projector's embeddings (and the comparison's) by this method (on the worker)"},
    [](ScriptContext& x, const ScriptCommand& c) {
      ProjectorState& p = x.state.projector;
-     if (p.dir.empty()) return fail_command(x, c, "no folder is open in the Projector (projector DIR first)");
-     p.method = c.args[0] == "pca" ? ProjectionMethod::Pca : c.args[0] == "tsne" ? ProjectionMethod::Tsne : ProjectionMethod::Umap;
-     p.project_wanted = true;
+     if (p.main.dir.empty()) return fail_command(x, c, "no folder is open in the Projector (projector DIR first)");
+     p.method = session::parse_projection_method(c.args[0]);
+     request_projection(p);
      return false;
    }},
   {{"projector-options", {{"PERPLEXITY", ArgKind::Name}, {"NEIGHBOURS", ArgKind::Positive}, {"SEED", ArgKind::Count}},
@@ -592,8 +599,16 @@ const std::vector<ScriptCommandSpec> kCommands = {
      select_box(x.state.projector, v[0], v[1], v[2], v[3]);
      return true;
    }},
+  {{"projector-group-maps", {},
+    "the mean attention maps of the Projector's selection and of the rest (each at most 64 images) with the workspace's model, on the worker"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     std::string error;
+     if (!request_group_maps(x.state.projector, x.state.workspace, x.state.view, &error))
+       return fail_command(x, c, error);
+     return false;  // computed from the next frame on (wait-idle)
+   }},
   {{"projector-info", {{"PATH", ArgKind::Path, {}, {".json"}}},
-    "write the Projector's state as JSON (points, projection, hovered, opened, selection, the workspace's images)"},
+    "write the Projector's state as JSON (points, projection, hovered, opened, selection, the comparison plot, the workspace's images)"},
    [](ScriptContext& x, const ScriptCommand& c) {
      io::write_file_atomic(c.args[0], projector_info(x.state.projector, x.state.workspace, x.state.view).dump(2) + "\n");
      return true;

@@ -153,7 +153,8 @@ void draw_tab(GuiState& state, const TabEntry& tab) {
       draw_cost_tab(state.workspace, state.cost, state.cache, state.cost.shown, state.requests);
       break;
     case TabKind::Projector:
-      draw_projector_tab(state.projector, state.requests, state.status);
+      draw_projector_tab(state.projector, state.workspace, state.view, state.requests,
+                         state.status);
       break;
   }
 }

@@ -3,7 +3,10 @@
 // prediction, correct/wrong or confidence, with a legend. Hover shows the image and its
 // label, prediction and confidence; a click opens the image in the workspace; Shift + drag
 // selects a box, whose size, accuracy and class histogram against the rest are shown beside
-// the plot. Wheel zooms, right-drag pans. ImGui calls only (main thread).
+// the plot. A second folder of the same images (another model's) is projected alike and
+// drawn beside the first; the selection and the hovered point show in both. Wheel zooms,
+// right-drag pans. ImGui calls only (main thread); the plots are views/projector_plot.h, the
+// legend and selection views/projector_panel.h.
 #pragma once
 
 #include "app/gui/gui_state.h"
@@ -11,6 +14,7 @@
 
 namespace attnlab::gui {
 
-void draw_projector_tab(ProjectorState& p, FrameRequests& requests, StatusBarState& status);
+void draw_projector_tab(ProjectorState& p, const Workspace& ws, const ViewState& view,
+                        FrameRequests& requests, StatusBarState& status);
 
 }  // namespace attnlab::gui

@@ -27,8 +27,10 @@
 #include "app/cli/shard_run.h"
 #include "app/session/dataset_embedding.h"
 #include "app/session/dataset_heads.h"
+#include "app/session/dataset_heads_figure.h"
 #include "core/analysis/export.h"
 #include "core/io/text.h"
+#include "viz/render.h"
 
 namespace attnlab::cli {
 namespace {
@@ -51,6 +53,23 @@ double peak_rss_mib() {
   return double(u.ru_maxrss) / 1024.0;  // kilobytes on Linux
 }
 
+// The head extremes figures beside the statistics (PNG and PDF; parts of 12 heads).
+void write_head_figures(const std::string& out, int64_t k, const image::Preprocessing& p,
+                        const data::ImageDataset* set, const std::string& model) {
+  const std::vector<viz::CaptionedFigure> figures =
+      session::head_extremes_figures(out, k, p, set, model);
+  for (size_t i = 0; i < figures.size(); ++i) {
+    const std::string stem =
+        out + "/head_extremes" + (figures.size() > 1 ? "_part" + std::to_string(i + 1) : "");
+    for (const auto format : {viz::FigureFormat::Png, viz::FigureFormat::Pdf})
+      viz::write_figure(figures[i].figure, stem + "." + viz::figure_format_name(format), format);
+  }
+}
+
+std::string embed_model_name(const ModelChoice& choice) {
+  return choice.tag;
+}
+
 }  // namespace
 
 int merge_embed(const std::vector<ShardPart>& shards, const std::string& out,
@@ -67,8 +86,22 @@ int merge_embed(const std::vector<ShardPart>& shards, const std::string& out,
     seconds += e.at("seconds").get<double>();
   }
   const int64_t rows = session::concatenate_embeddings(dirs, out);
-  session::concatenate_head_stats(
-      dirs, out, shards.front().manifest.at("embed").value("head_examples", int64_t{8}));
+  const nlohmann::json& first = shards.front().manifest.at("embed");
+  if (first.value("head_stats", false)) {
+    const int64_t k = first.value("head_examples", int64_t{8});
+    session::concatenate_head_stats(dirs, out, k);
+    // The figures read the pictures again: the run's preprocessing (its model options; no
+    // weights are loaded) and, for a dataset, the dataset.
+    Args options(shards.front().manifest.at("options").get<std::vector<std::string>>());
+    (void)options.take_option("--dataset");
+    const ModelChoice choice = take_model_choice(options);
+    const std::string spec = first.value("source", std::string());
+    std::shared_ptr<data::ImageDataset> set;
+    if (spec.rfind("fashion-mnist:", 0) == 0)
+      set = std::make_shared<data::ImageDataset>(
+          data::load_dataset(spec, int(choice.config.value("img_size", 28))));
+    write_head_figures(out, k, choice.preprocessing, set.get(), embed_model_name(choice));
+  }
   nlohmann::json summary = shards.front().manifest.at("embed");
   summary["images"] = rows;
   summary["shape"][0] = rows;
@@ -162,6 +195,9 @@ int cmd_embed(Args args, const GlobalOptions& g) {
   summary["seconds"] = seconds;
   summary["peak_rss_mib"] = peak_rss_mib();
   summary["device"] = target.str();
+  if (options.heads)
+    write_head_figures(out, options.head_examples, choice.preprocessing, source.set.get(),
+                       embed_model_name(choice));
   const int rc = s.skipped > 0 ? kExitFailure : kExitOk;
   if (shard.sharded()) {
     std::vector<std::string> list;

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Issue 70's Projector tab under Xvfb (scripts/projector.script): `attnlab embed` writes the
 # 30 committed Fashion-MNIST samples (assets/fashion-mnist) as a class-folder tree; the GUI
-# opens the folder, projects it by PCA and then t-SNE, hovers a point (its thumbnail
-# decoded), clicks one (its image opens in the workspace and is the current image), selects
-# a box (a group of some but not all points, with its accuracy), and each step's screenshot
-# has content and differs from the one before. Then a second model's folder of the same
-# images (rala) opens as the comparison: projected alike, drawn beside the first with the
-# same group highlighted; a folder of other images is refused. With a model open, the
-# group's mean attention map and the rest's are computed (15 and 15 images). Set KEEP=1 to keep the folder, SHOT=FILE to
-# copy the selection's screenshot.
+# opens the folder, projects it by PCA and then t-SNE, colours it by a head's entropy (the
+# folder is embedded with --heads: the extremes list's first row is head_extremes.csv's),
+# hovers a point (its thumbnail decoded), clicks one (its image opens in the workspace and
+# is the current image), selects a box (a group of some but not all points, with its
+# accuracy), and each step's screenshot has content and differs from the one before. Then a
+# second model's folder of the same images (rala) opens as the comparison: projected alike,
+# drawn beside the first with the same group highlighted; a folder of other images is
+# refused. With a model open, the group's mean attention map and the rest's are computed
+# (15 and 15 images). Set KEEP=1 to keep the folder, SHOT=FILE to copy the selection's
+# screenshot.
 # Usage: tests/gui/gui_projector.sh <path/to/attnlab> <repo root>
 set -euo pipefail
 attnlab="$(realpath "$1")"
@@ -26,7 +28,7 @@ for f in "$root"/assets/fashion-mnist/*.png; do
   mkdir -p "$work/tree/$class"
   cp "$f" "$work/tree/$class/"
 done
-"$attnlab" embed --model "$root/models/zoo/softmax.safetensors" --images "$work/tree" \
+"$attnlab" embed --model "$root/models/zoo/softmax.safetensors" --images "$work/tree" --heads \
   --out "$work/emb" >"$work/embed.log" 2>&1 || { cat "$work/embed.log" >&2; fail "attnlab embed"; }
 "$attnlab" embed --model "$root/models/zoo/rala.safetensors" --images "$work/tree" \
   --out "$work/emb2" >"$work/embed2.log" 2>&1 || { cat "$work/embed2.log" >&2; fail "attnlab embed (rala)"; }
@@ -57,6 +59,24 @@ if "of the variance" not in pca["note"]:
 tsne = info("tsne")
 if tsne["method"] != "t-SNE" or "perplexity 5" not in tsne["note"] or tsne["error"]:
     sys.exit(f"t-SNE: {tsne}")
+heads = info("heads")
+h = heads["heads"]
+if heads["colour"] != "head-entropy" or not h["available"] or h["error"] \
+        or h["layer"] != 1 or h["head"] != 0 or h["path"] != "blocks.1.attn":
+    sys.exit(f"head entropy colouring: {heads['colour']} {h}")
+if h["finite"] != 30 or len(h["range"]) != 2 or not 0 <= h["range"][0] <= h["range"][1] <= 1:
+    sys.exit(f"head entropy range: {h}")
+csv_rows = [r for r in csv.DictReader(open(w + "/emb/head_extremes.csv"))
+            if r["layer"] == "1" and r["head"] == "0"]
+sharp = sorted((r for r in csv_rows if r["kind"] == "sharpest"), key=lambda r: int(r["rank"]))
+broad = [r for r in csv_rows if r["kind"] == "broadest"]
+if not sharp or len(h["sharpest"]) != len(sharp) or len(h["broadest"]) != len(broad):
+    sys.exit(f"the extremes list: {len(h['sharpest'])} / {len(h['broadest'])} rows, "
+             f"head_extremes.csv {len(sharp)} / {len(broad)}")
+first = h["sharpest"][0]
+if first["row"] != int(sharp[0]["row"]) or abs(first["entropy"] - float(sharp[0]["entropy"])) > 1e-4 \
+        or first["image"] != rows[first["row"]]["image"] or abs(first["entropy"] - h["range"][0]) > 1e-6:
+    sys.exit(f"the first sharpest row: {first}, head_extremes.csv: {dict(sharp[0])}")
 hover = info("hover")
 if hover["hovered"] != 3 or hover["hovered_image"] != rows[3]["image"] or not hover["hovered_thumbnail"]:
     sys.exit(f"hover: {hover}")
@@ -66,6 +86,8 @@ if click["clicked"] != 5 or click["opened_path"] != rows[5]["image"]:
 if rows[5]["image"] not in click["workspace_images"] or click["current_image"] != rows[5]["image"]:
     sys.exit(f"the clicked image is not open and shown: {click['workspace_images']} {click['current_image']}")
 sel = info("select")
+if sel["colour"] != "correct":
+    sys.exit(f"projector-color correct: {sel['colour']}")
 if not 0 < sel["selected"] < 30:
     sys.exit(f"the box selected {sel['selected']} of 30 points")
 if sel["selected_judged"] != sel["selected"] or not 0 <= sel["selected_correct"] <= sel["selected"]:
@@ -99,7 +121,7 @@ closed = info("closed")
 if closed["compare"]["open"] or closed["compare"]["selected_drawn"] != -1:
     sys.exit(f"the comparison did not close: {closed['compare']}")
 PY
-python3 "$root/tests/gui/png_checks.py" "$work" pca.png hover.png select.png compare.png groupmaps.png ||
+python3 "$root/tests/gui/png_checks.py" "$work" pca.png heads.png hover.png select.png compare.png groupmaps.png ||
   fail "screenshot checks"
 [[ -n "${SHOT:-}" ]] && cp "$work/select.png" "$SHOT"
 echo "gui_projector: PASS"

@@ -151,7 +151,8 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"projector-compare out/emb2", {"out/emb2"}},
       {"projector-method tsne", {"tsne"}},
       {"projector-options 5 10 7", {"5", "10", "7"}},
-      {"projector-color correct", {"correct"}},
+      {"projector-color correct", {"correct", "0", "0"}},  // the head's defaults filled in
+      {"projector-color head-entropy 1 0", {"head-entropy", "1", "0"}},
       {"projector-hover 3", {"3"}},
       {"projector-hover none", {"none"}},
       {"projector-click 4", {"4"}},

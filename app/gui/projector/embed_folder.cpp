@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "app/session/dataset_heads.h"
 #include "core/data/image_dataset.h"
 #include "core/io/npy.h"
 
@@ -79,6 +80,41 @@ void decode_dataset_rows(EmbedFolder& f) {
     std::memcpy(f.pixels.data() + size_t(i) * size_t(w * h), one.data_ptr<uint8_t>(),
                 size_t(w * h));
     f.has_pixels[size_t(i)] = 1;
+  }
+}
+
+// DIR/heads.json, head_entropy.npy and the extremes drawn from them (session/dataset_heads.h),
+// when the folder has them; a problem is kept in heads_error.
+void read_head_stats(EmbedFolder& f) {
+  namespace fs = std::filesystem;
+  const std::string json = (fs::path(f.dir) / session::kHeadsJson).string();
+  if (!fs::exists(json)) return;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(read_text(json));
+    std::vector<EmbedHeadLayer> layers;
+    for (const auto& l : j.at("layers"))
+      layers.push_back(EmbedHeadLayer{l.value("path", ""), l.value("mechanism", ""),
+                                      l.value("head_count", int64_t(0))});
+    const std::string npy = (fs::path(f.dir) / session::kHeadEntropyNpy).string();
+    const io::RawTensor t = io::read_npy(npy);
+    if (t.dtype != io::DType::F32 || t.shape.size() != 3 || t.shape[0] != f.n ||
+        t.shape[1] != int64_t(layers.size()))
+      throw std::runtime_error(npy + ": expected (" + std::to_string(f.n) + ", " +
+                               std::to_string(layers.size()) + ", H) float32, got " + t.describe());
+    f.head_entropy.resize(size_t(t.numel()));
+    std::memcpy(f.head_entropy.data(), t.bytes.data(), f.head_entropy.size() * sizeof(float));
+    for (const session::HeadExtreme& e : session::head_extremes(f.dir, kEmbedHeadExtremes))
+      f.head_extremes.push_back(
+          EmbedHeadExtreme{e.layer, e.head, e.rank, e.row, e.kind == "sharpest", e.entropy});
+    f.head_info = std::move(layers);
+    f.max_heads = t.shape[2];
+    f.head_layers = t.shape[1];
+  } catch (const std::exception& e) {
+    f.head_info.clear();
+    f.head_entropy.clear();
+    f.head_extremes.clear();
+    f.head_layers = f.max_heads = 0;
+    f.heads_error = std::string("head statistics: ") + e.what();
   }
 }
 
@@ -152,6 +188,7 @@ EmbedFolder read_embed_folder(const std::string& dir) {
     fill(f.class_names, row.prediction, row.prediction_name);
   }
   decode_dataset_rows(f);
+  read_head_stats(f);
   return f;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
@@ -245,6 +246,9 @@ void apply_result(ProjectorState& p, StatusBarState& status, const ProjectorLoad
     p.hovered = p.script_hover = p.clicked = -1;
     p.opened_path.clear();
     clear_selection(p);
+    if (p.colour == ProjectorColour::HeadEntropy && !r.data->has_heads())
+      p.colour = ProjectorColour::Label;
+    clamp_projector_head(p);
   }
   if (!check_compare(p, status)) return;
   status.notice = std::string("projector: ") + (main ? "" : "comparison: ") +
@@ -370,6 +374,75 @@ bool open_point(ProjectorState& p, int i, FrameRequests& requests, StatusBarStat
   return true;
 }
 
+void clamp_projector_head(ProjectorState& p) {
+  const EmbedFolder* d = p.main.data.get();
+  if (!d || !d->has_heads()) {
+    p.head_layer = p.head_index = 0;
+    return;
+  }
+  p.head_layer = std::clamp(p.head_layer, 0, int(d->head_layers) - 1);
+  const int heads = int(d->head_info[size_t(p.head_layer)].heads);
+  p.head_index = std::clamp(p.head_index, 0, std::max(0, heads - 1));
+}
+
+std::string projector_colour_name(ProjectorColour c) {
+  switch (c) {
+    case ProjectorColour::Label:
+      return "label";
+    case ProjectorColour::Prediction:
+      return "prediction";
+    case ProjectorColour::Correct:
+      return "correct";
+    case ProjectorColour::Confidence:
+      return "confidence";
+    case ProjectorColour::HeadEntropy:
+      return "head-entropy";
+  }
+  return "";
+}
+
+namespace {
+
+// The head statistics for projector-info: the head picked, its entropy's range, its extremes.
+nlohmann::json projector_heads_info(const ProjectorState& p) {
+  const EmbedFolder* d = p.main.data.get();
+  nlohmann::json j;
+  j["available"] = d && d->has_heads();
+  j["error"] = d ? d->heads_error : "";
+  j["layers"] = d ? d->head_layers : 0;
+  j["max_heads"] = d ? d->max_heads : 0;
+  j["layer"] = p.head_layer;
+  j["head"] = p.head_index;
+  if (!d || !d->has_heads()) return j;
+  j["path"] = d->head_info[size_t(std::clamp(p.head_layer, 0, int(d->head_layers) - 1))].path;
+  float lo = INFINITY, hi = -INFINITY;
+  int finite = 0;
+  for (int64_t i = 0; i < d->n; ++i) {
+    const float v = d->head_value(i, p.head_layer, p.head_index);
+    if (!std::isfinite(v)) continue;
+    ++finite;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  j["finite"] = finite;
+  j["range"] = finite > 0 ? nlohmann::json::array({lo, hi}) : nlohmann::json::array();
+  nlohmann::json sharpest = nlohmann::json::array(), broadest = nlohmann::json::array();
+  for (const EmbedHeadExtreme& e : d->head_extremes) {
+    if (e.layer != p.head_layer || e.head != p.head_index) continue;
+    nlohmann::json r;
+    r["rank"] = e.rank;
+    r["row"] = e.row;
+    r["image"] = e.row >= 0 && e.row < d->n ? d->rows[size_t(e.row)].image : "";
+    r["entropy"] = e.entropy;
+    (e.sharpest ? sharpest : broadest).push_back(r);
+  }
+  j["sharpest"] = sharpest;
+  j["broadest"] = broadest;
+  return j;
+}
+
+}  // namespace
+
 nlohmann::json projector_info(const ProjectorState& p, const Workspace& ws, const ViewState& view) {
   const EmbedFolder* d = p.main.data.get();
   nlohmann::json j;
@@ -382,6 +455,8 @@ nlohmann::json projector_info(const ProjectorState& p, const Workspace& ws, cons
   j["projected"] = !p.main.xy.empty();
   j["method"] = p.main.xy.empty() ? "" : session::projection_method_title(p.main.shown);
   j["note"] = p.main.note;
+  j["colour"] = projector_colour_name(p.colour);
+  j["heads"] = projector_heads_info(p);
   j["hovered"] = p.hovered;
   j["hovered_image"] =
       d && p.hovered >= 0 && p.hovered < d->n ? d->rows[size_t(p.hovered)].image : "";

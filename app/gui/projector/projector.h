@@ -53,6 +53,12 @@ std::string point_image_file(const ProjectorState& p, int i, std::string* error)
 // Opens row i's image in the workspace, as File > Open does (every view shows it).
 bool open_point(ProjectorState& p, int i, FrameRequests& requests, StatusBarState& status);
 
+// Keeps the picked head within the main folder's head statistics (layer, then that layer's
+// heads).
+void clamp_projector_head(ProjectorState& p);
+// The colouring's name as projector-color writes it ("label", ..., "head-entropy").
+std::string projector_colour_name(ProjectorColour c);
+
 // What the tab holds now, for scripts (projector-info).
 nlohmann::json projector_info(const ProjectorState& p, const Workspace& ws, const ViewState& view);
 

@@ -21,7 +21,8 @@
 
 namespace attnlab::gui {
 
-enum class ProjectorColour { Label, Prediction, Correct, Confidence };
+// HeadEntropy: a folder's head_entropy[i, head_layer, head] (`attnlab embed --heads`).
+enum class ProjectorColour { Label, Prediction, Correct, Confidence, HeadEntropy };
 
 // One embed folder and its projection: the main plot's or the comparison's.
 struct ProjectorSide {
@@ -76,6 +77,8 @@ struct ProjectorState {
   int seed = 0;                // t-SNE (random init) and UMAP
 
   ProjectorColour colour = ProjectorColour::Label;
+  // The head picked (head statistics): what HeadEntropy colours by and the extremes listed.
+  int head_layer = 0, head_index = 0;
 
   int hovered = -1;       // the row under the mouse in either plot this frame (or the script's)
   int script_hover = -1;  // a script's projector-hover: shown as hovered until cleared

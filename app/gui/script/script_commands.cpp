@@ -563,11 +563,31 @@ const std::vector<ScriptCommandSpec> kCommands = {
      x.state.projector.seed = std::stoi(c.args[2]);
      return true;
    }},
-  {{"projector-color", {{"label|prediction|correct|confidence", ArgKind::Choice, {"label", "prediction", "correct", "confidence"}}}, "what the Projector's points are coloured by"},
+  {{"projector-color", {{"label|prediction|correct|confidence|head-entropy", ArgKind::Choice, {"label", "prediction", "correct", "confidence", "head-entropy"}},
+                        {"LAYER", ArgKind::Count, {}, {}, "0"}, {"HEAD", ArgKind::Count, {}, {}, "0"}},
+    "what the Projector's points are coloured by; head-entropy: head HEAD of layer LAYER (a folder of `attnlab embed --heads`)"},
    [](ScriptContext& x, const ScriptCommand& c) {
      const std::string& a = c.args[0];
-     x.state.projector.colour = a == "label" ? ProjectorColour::Label : a == "prediction" ? ProjectorColour::Prediction
-                                : a == "correct" ? ProjectorColour::Correct : ProjectorColour::Confidence;
+     ProjectorState& p = x.state.projector;
+     if (a == "head-entropy") {
+       const EmbedFolder* d = p.main.data.get();
+       if (!d) return fail_command(x, c, "no folder is open in the Projector (projector DIR, then wait-idle)");
+       if (!d->has_heads())
+         return fail_command(x, c, d->dir + " has no head statistics (attnlab embed --heads)" +
+                                       (d->heads_error.empty() ? "" : ": " + d->heads_error));
+       const int layer = std::stoi(c.args[1]), head = std::stoi(c.args[2]);
+       if (layer >= d->head_layers)
+         return fail_command(x, c, "LAYER must be below " + std::to_string(d->head_layers));
+       if (head >= d->head_info[size_t(layer)].heads)
+         return fail_command(x, c, "HEAD must be below " + std::to_string(d->head_info[size_t(layer)].heads) +
+                                       " (the heads of layer " + std::to_string(layer) + ")");
+       p.head_layer = layer;
+       p.head_index = head;
+       p.colour = ProjectorColour::HeadEntropy;
+       return true;
+     }
+     p.colour = a == "label" ? ProjectorColour::Label : a == "prediction" ? ProjectorColour::Prediction
+                : a == "correct" ? ProjectorColour::Correct : ProjectorColour::Confidence;
      return true;
    }},
   {{"projector-hover", {{"INDEX|none", ArgKind::Name}}, "hover the Projector's point INDEX (its tooltip and thumbnail); none: stop"},

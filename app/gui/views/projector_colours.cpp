@@ -48,12 +48,43 @@ int64_t projector_category_of(const EmbedRow& r, ProjectorColour c) {
     case ProjectorColour::Correct:
       return r.correct;
     case ProjectorColour::Confidence:
+    case ProjectorColour::HeadEntropy:
       break;
   }
   return -1;
 }
 
-ImU32 projector_point_colour(const EmbedFolder& d, size_t i, ProjectorColour c, int alpha) {
+ProjectorHeadColouring projector_head_colouring(const EmbedFolder& d, int layer, int head) {
+  ProjectorHeadColouring h;
+  h.layer = layer;
+  h.head = head;
+  float lo = INFINITY, hi = -INFINITY;
+  for (int64_t i = 0; i < d.n; ++i) {
+    const float v = d.head_value(i, layer, head);
+    if (!std::isfinite(v)) {
+      ++h.missing;
+      continue;
+    }
+    ++h.finite;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (h.finite > 0) {
+    h.lo = lo;
+    h.hi = hi;
+  }
+  return h;
+}
+
+std::string projector_head_name(const EmbedFolder& d, int layer, int head) {
+  std::string s = "layer " + std::to_string(layer);
+  if (layer >= 0 && layer < int(d.head_info.size()) && !d.head_info[size_t(layer)].path.empty())
+    s += " (" + d.head_info[size_t(layer)].path + ")";
+  return s + ", head " + std::to_string(head);
+}
+
+ImU32 projector_point_colour(const EmbedFolder& d, size_t i, ProjectorColour c, int alpha,
+                             const ProjectorHeadColouring& h) {
   const EmbedRow& r = d.rows[i];
   switch (c) {
     case ProjectorColour::Label:
@@ -64,6 +95,12 @@ ImU32 projector_point_colour(const EmbedFolder& d, size_t i, ProjectorColour c, 
       return projector_correct_colour(r.correct, alpha);
     case ProjectorColour::Confidence:
       return projector_confidence_colour(r.confidence, alpha);
+    case ProjectorColour::HeadEntropy: {
+      const float v = d.head_value(int64_t(i), h.layer, h.head);
+      if (!std::isfinite(v)) return projector_confidence_colour(NAN, alpha);
+      return projector_confidence_colour(h.hi > h.lo ? double((v - h.lo) / (h.hi - h.lo)) : 0.5,
+                                         alpha);
+    }
   }
   return IM_COL32(150, 150, 150, alpha);
 }

@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/projector/projector.h"
 #include "app/gui/projector/projector_groups.h"
 #include "app/gui/views/projector_colours.h"
+#include "app/gui/views/projector_plot.h"
 #include "app/gui/views/theme.h"
 
 namespace attnlab::gui {
@@ -74,20 +76,63 @@ void draw_mean_map(const MeanAttentionMap& m, float lo, float hi, float side) {
   ImGui::Dummy(ImVec2(cell * float(m.cols), cell * float(m.rows)));
 }
 
+// A viridis bar, 200 px wide.
+void legend_viridis_bar() {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const float w = 200.0f, h = 14.0f;
+  for (int k = 0; k < 100; ++k)
+    dl->AddRectFilled(ImVec2(o.x + w * k / 100, o.y), ImVec2(o.x + w * (k + 1) / 100 + 1, o.y + h),
+                      projector_confidence_colour(k / 99.0));
+  ImGui::Dummy(ImVec2(w, h));
+}
+
+// One extreme image's row: its picture when it is a dataset's (cheap), "#row value"; hover
+// rings the point (and shows its tooltip), a click opens the image.
+void draw_head_extreme_row(ProjectorState& p, const EmbedHeadExtreme& e, FrameRequests& requests,
+                           StatusBarState& status) {
+  const EmbedFolder& d = *p.main.data;
+  const int row = int(e.row);
+  if (row < 0 || row >= d.n) return;
+  const float h = ImGui::GetTextLineHeight();
+  if (!d.has_pixels.empty() && d.has_pixels[size_t(row)]) {
+    if (const GlTexture* t = projector_thumbnail(p, row)) {
+      ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()), ImVec2(h, h));
+      ImGui::SameLine();
+    }
+  }
+  char label[64];
+  std::snprintf(label, sizeof label, "#%d  %.3f##%s%lld", row, e.entropy, e.sharpest ? "s" : "b",
+                static_cast<long long>(e.rank));
+  if (ImGui::Selectable(label, p.clicked == row)) open_point(p, row, requests, status);
+  if (ImGui::IsItemHovered()) {
+    p.hovered = row;  // the plots ring it next frame
+    draw_projector_tooltip(p, d, row, nullptr);
+  }
+}
+
 }  // namespace
 
 void draw_projector_legend(const ProjectorState& p) {
   const EmbedFolder& d = *p.main.data;
   ImGui::TextDisabled("LEGEND");
+  if (p.colour == ProjectorColour::HeadEntropy) {
+    const ProjectorHeadColouring h = projector_head_colouring(d, p.head_layer, p.head_index);
+    ImGui::TextWrapped("head entropy: %s", projector_head_name(d, h.layer, h.head).c_str());
+    legend_viridis_bar();
+    if (h.finite > 0)
+      ImGui::Text("%.3f ... %.3f: mean H / ln K", double(h.lo), double(h.hi));
+    else
+      ImGui::TextDisabled("no values for this head");
+    ImGui::TextDisabled("(sharp: dark, broad: yellow)");
+    if (h.missing > 0) {
+      legend_swatch(projector_correct_colour(-1));
+      ImGui::Text("no such head  (%d)", h.missing);
+    }
+    return;
+  }
   if (p.colour == ProjectorColour::Confidence) {
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImVec2 o = ImGui::GetCursorScreenPos();
-    const float w = 200.0f, h = 14.0f;
-    for (int k = 0; k < 100; ++k)
-      dl->AddRectFilled(ImVec2(o.x + w * k / 100, o.y),
-                        ImVec2(o.x + w * (k + 1) / 100 + 1, o.y + h),
-                        projector_confidence_colour(k / 99.0));
-    ImGui::Dummy(ImVec2(w, h));
+    legend_viridis_bar();
     ImGui::TextUnformatted("0 ... 1: the top class's probability");
     return;
   }
@@ -234,6 +279,34 @@ void draw_projector_group_maps(ProjectorState& p, const Workspace& ws, const Vie
   ImGui::TextDisabled("(at most %d images a side)", ProjectorGroupMaps::kCap);
   const size_t failed = g.group.failed.size() + g.rest.failed.size();
   if (failed > 0) ImGui::TextColored(kErrorColor, "%zu images could not be read", failed);
+}
+
+void draw_projector_heads(ProjectorState& p, FrameRequests& requests, StatusBarState& status) {
+  const EmbedFolder& d = *p.main.data;
+  if (!d.heads_error.empty()) ImGui::TextColored(kErrorColor, "%s", d.heads_error.c_str());
+  if (!d.has_heads()) return;
+  ImGui::TextDisabled("HEADS");
+  clamp_projector_head(p);
+  ImGui::SetNextItemWidth(110.0f);
+  ImGui::SliderInt("layer##head_layer", &p.head_layer, 0, int(d.head_layers) - 1);
+  ImGui::SameLine();
+  const int heads =
+      int(d.head_info[size_t(std::clamp(p.head_layer, 0, int(d.head_layers) - 1))].heads);
+  ImGui::SetNextItemWidth(80.0f);
+  ImGui::SliderInt("head##head_index", &p.head_index, 0, std::max(0, heads - 1));
+  clamp_projector_head(p);
+  const EmbedHeadLayer& layer = d.head_info[size_t(p.head_layer)];
+  ImGui::TextDisabled("%s (%s), %lld heads", layer.path.c_str(), layer.mechanism.c_str(),
+                      static_cast<long long>(layer.heads));
+  if (p.colour != ProjectorColour::HeadEntropy) {
+    if (ImGui::SmallButton("colour by its entropy")) p.colour = ProjectorColour::HeadEntropy;
+  }
+  for (const bool sharpest : {true, false}) {
+    ImGui::TextDisabled(sharpest ? "sharpest (lowest entropy)" : "broadest (highest entropy)");
+    for (const EmbedHeadExtreme& e : d.head_extremes)
+      if (e.layer == p.head_layer && e.head == p.head_index && e.sharpest == sharpest)
+        draw_head_extreme_row(p, e, requests, status);
+  }
 }
 
 }  // namespace attnlab::gui

@@ -53,9 +53,9 @@ PlotMap plot_map(const ProjectorSide& s, ImVec2 origin, ImVec2 size) {
   return m;
 }
 
-// The row's picture for the tooltip: a dataset's pixels uploaded here (28×28, cheap), a
-// file's asked of the load worker (the frame loop submits it).
-const GlTexture* point_thumbnail(ProjectorState& p, int i) {
+}  // namespace
+
+const GlTexture* projector_thumbnail(ProjectorState& p, int i) {
   const auto it = p.thumbs.find(i);
   if (it != p.thumbs.end()) return &it->second;
   const EmbedFolder& d = *p.main.data;
@@ -73,12 +73,11 @@ const GlTexture* point_thumbnail(ProjectorState& p, int i) {
   return nullptr;
 }
 
-// The tooltip of row i as the plot's folder (its model's prediction) has it.
-void draw_point_tooltip(ProjectorState& p, const EmbedFolder& d, int i, const ImVec2* at) {
+void draw_projector_tooltip(ProjectorState& p, const EmbedFolder& d, int i, const ImVec2* at) {
   const EmbedRow& r = d.rows[size_t(i)];
   if (at) ImGui::SetNextWindowPos(ImVec2(at->x + 14, at->y + 14));
   ImGui::BeginTooltip();
-  if (const GlTexture* t = point_thumbnail(p, i)) {
+  if (const GlTexture* t = projector_thumbnail(p, i)) {
     const float side = 112.0f;
     const float s = side / float(std::max(t->width(), t->height()));
     ImGui::Image(reinterpret_cast<ImTextureID>(t->handle()),
@@ -97,9 +96,18 @@ void draw_point_tooltip(ProjectorState& p, const EmbedFolder& d, int i, const Im
   if (r.correct >= 0)
     ImGui::TextColored(r.correct ? ImVec4(0.4f, 0.85f, 0.4f, 1) : ImVec4(1, 0.45f, 0.4f, 1), "%s",
                        r.correct ? "correct" : "wrong");
+  if (d.has_heads() && p.colour == ProjectorColour::HeadEntropy) {
+    const float v = d.head_value(i, p.head_layer, p.head_index);
+    if (std::isfinite(v))
+      ImGui::Text("head entropy: %.3f", double(v));
+    else
+      ImGui::TextDisabled("head entropy: none (no such head)");
+  }
   ImGui::TextDisabled("click: open it in the workspace");
   ImGui::EndTooltip();
 }
+
+namespace {
 
 // The row nearest the mouse within kHoverPixels, or -1.
 int point_under_mouse(const ProjectorSide& s, const PlotMap& m, ImVec2 mouse) {
@@ -212,6 +220,9 @@ int draw_projector_plot(ProjectorState& p, ProjectorPlot plot, FrameRequests& re
       if (i >= 0 && size_t(i) < n) in_sel[size_t(i)] = 1;
   }
   int drawn_selected = 0;
+  const ProjectorHeadColouring heads = p.colour == ProjectorColour::HeadEntropy
+                                           ? projector_head_colouring(d, p.head_layer, p.head_index)
+                                           : ProjectorHeadColouring{};
   for (int pass = 0; pass < (sel ? 2 : 1); ++pass)
     for (size_t i = 0; i < n; ++i) {
       if (sel && in_sel[i] != pass) continue;
@@ -221,7 +232,8 @@ int draw_projector_plot(ProjectorState& p, ProjectorPlot plot, FrameRequests& re
         continue;
       const int alpha = sel && !in_sel[i] ? 60 : 220;
       drawn_selected += sel && in_sel[i];
-      dl->AddCircleFilled(at, kPointRadius, projector_point_colour(d, i, p.colour, alpha), 8);
+      dl->AddCircleFilled(at, kPointRadius, projector_point_colour(d, i, p.colour, alpha, heads),
+                          8);
     }
   s.drawn_selected = drawn_selected;
   if (sel && p.sel_plot == plot) {
@@ -235,8 +247,8 @@ int draw_projector_plot(ProjectorState& p, ProjectorPlot plot, FrameRequests& re
   }
   draw_captions(dl, s, main, origin, size);
   dl->PopClipRect();
-  if (own >= 0) draw_point_tooltip(p, d, own, nullptr);
-  if (scripted) draw_point_tooltip(p, d, ring, &ring_at);
+  if (own >= 0) draw_projector_tooltip(p, d, own, nullptr);
+  if (scripted) draw_projector_tooltip(p, d, ring, &ring_at);
   return own >= 0 ? own : scripted ? p.script_hover : -1;
 }
 

@@ -9,6 +9,7 @@
 
 #include "app/gui/gui_state.h"
 #include "app/gui/projector/projector_state.h"
+#include "app/gui/views/gl_texture.h"
 
 namespace attnlab::gui {
 
@@ -17,5 +18,13 @@ namespace attnlab::gui {
 // drawn_selected.
 int draw_projector_plot(ProjectorState& p, ProjectorPlot plot, FrameRequests& requests,
                         StatusBarState& status, ImVec2 size);
+
+// Row i's picture: a dataset's pixels uploaded here (28×28, cheap), a file's asked of the
+// load worker (the frame loop submits it; null until it comes).
+const GlTexture* projector_thumbnail(ProjectorState& p, int i);
+// The tooltip of row i as folder `d` (its model's prediction) has it: its picture, label,
+// prediction, confidence and, when coloured by it, the head's entropy. `at`: where (null:
+// by the mouse).
+void draw_projector_tooltip(ProjectorState& p, const EmbedFolder& d, int i, const ImVec2* at);
 
 }  // namespace attnlab::gui

@@ -1,6 +1,7 @@
 // The Projector tab: its controls (the folder and the comparison folder, the method and its
-// options, the colouring) and its layout — the plot, or two side by side when a comparison
-// is open (views/projector_plot.h), and the side panel (views/projector_panel.h).
+// options, the colouring, a head's entropy among them) and its layout — the plot, or two side by
+// side when a comparison is open (views/projector_plot.h), and the side panel
+// (views/projector_panel.h).
 #include "app/gui/views/projector_view.h"
 
 #include <imgui.h>
@@ -82,7 +83,7 @@ void draw_method_controls(ProjectorState& p) {
   if (ImGui::Button("Project")) request_projection(p);
   ImGui::EndDisabled();
 
-  ImGui::SameLine(0, 20);
+  // The colouring on a line of its own: with the method's options it overflows 1280 px.
   ImGui::TextUnformatted("colour by");
   ImGui::SameLine();
   int colour = int(p.colour);
@@ -93,6 +94,14 @@ void draw_method_controls(ProjectorState& p) {
   ImGui::RadioButton("correct / wrong", &colour, 2);
   ImGui::SameLine();
   ImGui::RadioButton("confidence", &colour, 3);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!p.main.data || !p.main.data->has_heads());
+  ImGui::RadioButton("head entropy", &colour, 4);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(
+        "the mean normalised attention entropy of the head picked at the right (layer, head), "
+        "per image: a folder written by `attnlab embed --heads`");
   p.colour = ProjectorColour(colour);
 }
 
@@ -175,6 +184,8 @@ void draw_projector_tab(ProjectorState& p, const Workspace& ws, const ViewState&
   draw_projector_group_maps(p, ws, view, status);
   if (p.has_selection) ImGui::Separator();
   draw_projector_shares(p);
+  if (p.main.data->has_heads() || !p.main.data->heads_error.empty()) ImGui::Separator();
+  draw_projector_heads(p, requests, status);
   ImGui::EndChild();
 }
 

@@ -19,6 +19,7 @@
 #include "app/session/dataset_heads.h"
 #include "app/session/image_list.h"
 #include "app/session/npy_rows.h"
+#include "core/analysis/export.h"
 #include "core/data/batches.h"
 #include "core/io/file_bytes.h"
 #include "core/io/npy.h"
@@ -28,13 +29,6 @@ namespace attnlab::session {
 namespace {
 
 constexpr const char* kRowsFile = ".embeddings.rows";
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string name_of(const std::vector<std::string>& names, int64_t i) {
   return i >= 0 && i < int64_t(names.size()) ? names[size_t(i)] : "";
@@ -150,9 +144,10 @@ EmbeddingSummary write_embeddings(models::Backbone& model,
           const bool judged = classes && label >= 0 && source.labels_are_classes;
           s.labelled_predicted += judged;
           s.correct += judged && pred == label;
-          csv += std::to_string(b.indices[i]) + "," + csv_cell(b.names[i]) + "," +
-                 std::to_string(label) + "," + csv_cell(name_of(source.label_names, label)) + "," +
-                 std::to_string(pred) + "," + csv_cell(name_of(class_names, pred)) + "," +
+          csv += std::to_string(b.indices[i]) + "," + analysis::csv_text(b.names[i]) + "," +
+                 std::to_string(label) + "," +
+                 analysis::csv_text(name_of(source.label_names, label)) + "," +
+                 std::to_string(pred) + "," + analysis::csv_text(name_of(class_names, pred)) + "," +
                  (classes ? text::format_g(conf, 6) : "") + "," +
                  (judged ? (pred == label ? "1" : "0") : "") + "\n";
         }
@@ -284,7 +279,7 @@ EmbeddingSource embedding_source(const std::vector<std::string>& images, const s
 
 namespace {
 
-// The fields of one CSV record starting at `pos` (quoted fields as csv_cell writes them);
+// The fields of one CSV record starting at `pos` (quoted fields as analysis::csv_text writes them);
 // `pos` moves past the record's line break.
 std::vector<std::string> csv_record(const std::string& text, size_t& pos,
                                     const std::string& where) {

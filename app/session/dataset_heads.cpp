@@ -14,6 +14,7 @@
 
 #include "app/session/dataset_embedding.h"
 #include "app/session/npy_rows.h"
+#include "core/analysis/export.h"
 #include "core/analysis/head_sharpness.h"
 #include "core/io/file_bytes.h"
 #include "core/io/npy.h"
@@ -149,17 +150,10 @@ int64_t write_head_extremes(const std::string& dir, int64_t k) {
   for (const HeadExtreme& x : rows) {
     const std::string image =
         x.row < int64_t(images.size()) ? images[size_t(x.row)].image : std::string();
-    const bool quote = image.find_first_of(",\"\n") != std::string::npos;
-    std::string cell = image;
-    if (quote) {
-      cell = "\"";
-      for (char c : image) cell += c == '"' ? std::string("\"\"") : std::string(1, c);
-      cell += "\"";
-    }
     csv += std::to_string(x.layer) + "," + x.path + "," + std::to_string(x.head) + "," + x.kind +
-           "," + std::to_string(x.rank) + "," + std::to_string(x.row) + "," + cell + "," +
-           text::format_g(x.entropy, 6) + "," + std::to_string(x.patch_y) + "," +
-           std::to_string(x.patch_x) + "\n";
+           "," + std::to_string(x.rank) + "," + std::to_string(x.row) + "," +
+           analysis::csv_text(image) + "," + text::format_g(x.entropy, 6) + "," +
+           std::to_string(x.patch_y) + "," + std::to_string(x.patch_x) + "\n";
   }
   io::write_file_atomic(dir + "/" + kHeadExtremesCsv, csv);
   return int64_t(rows.size());

@@ -383,4 +383,8 @@ Table read_table_json(const std::string& path) {
   return t;
 }
 
+std::string csv_text(std::string_view s) {
+  return needs_quotes(s) ? csv_quote(s) : std::string(s);
+}
+
 }  // namespace attnlab::analysis

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/analysis/sha256.h"
@@ -17,6 +18,9 @@ namespace attnlab::analysis {
 // RFC 4180 CSV: a header row of column names, then one line per row; text quoted when it
 // holds a comma, quote or newline; reals with 9 significant digits (float32 exact).
 std::string table_csv(const Table& t);
+// One text field as those tables write it: quoted (quotes doubled) only when it holds a
+// comma, quote or line break — for CSVs written row by row (attnlab embed's images.csv).
+std::string csv_text(std::string_view s);
 void write_table_csv(const std::string& path, const Table& t);
 
 // {"name", "caption", "columns", "key_columns", "rows": [[...], ...]}; numbers as JSON

@@ -60,7 +60,7 @@ tsne = info("tsne")
 if tsne["method"] != "t-SNE" or "perplexity 5" not in tsne["note"] or tsne["error"]:
     sys.exit(f"t-SNE: {tsne}")
 heads = info("heads")
-h = heads["heads"]
+h = heads["head_stats"]
 if heads["colour"] != "head-entropy" or not h["available"] or h["error"] \
         or h["layer"] != 1 or h["head"] != 0 or h["path"] != "blocks.1.attn":
     sys.exit(f"head entropy colouring: {heads['colour']} {h}")
@@ -74,8 +74,8 @@ if not sharp or len(h["sharpest"]) != len(sharp) or len(h["broadest"]) != len(br
     sys.exit(f"the extremes list: {len(h['sharpest'])} / {len(h['broadest'])} rows, "
              f"head_extremes.csv {len(sharp)} / {len(broad)}")
 first = h["sharpest"][0]
-if first["row"] != int(sharp[0]["row"]) or abs(first["entropy"] - float(sharp[0]["entropy"])) > 1e-4 \
-        or first["image"] != rows[first["row"]]["image"] or abs(first["entropy"] - h["range"][0]) > 1e-6:
+if first["row"] != int(sharp[0]["row"]) or abs(first["head_entropy"] - float(sharp[0]["entropy"])) > 1e-4 \
+        or first["image"] != rows[first["row"]]["image"] or abs(first["head_entropy"] - h["range"][0]) > 1e-6:
     sys.exit(f"the first sharpest row: {first}, head_extremes.csv: {dict(sharp[0])}")
 hover = info("hover")
 if hover["hovered"] != 3 or hover["hovered_image"] != rows[3]["image"] or not hover["hovered_thumbnail"]:

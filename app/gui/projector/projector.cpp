@@ -430,10 +430,10 @@ nlohmann::json projector_heads_info(const ProjectorState& p) {
   for (const EmbedHeadExtreme& e : d->head_extremes) {
     if (e.layer != p.head_layer || e.head != p.head_index) continue;
     nlohmann::json r;
-    r["rank"] = e.rank;
+    r["place"] = e.rank;
     r["row"] = e.row;
     r["image"] = e.row >= 0 && e.row < d->n ? d->rows[size_t(e.row)].image : "";
-    r["entropy"] = e.entropy;
+    r["head_entropy"] = e.entropy;
     (e.sharpest ? sharpest : broadest).push_back(r);
   }
   j["sharpest"] = sharpest;
@@ -456,7 +456,7 @@ nlohmann::json projector_info(const ProjectorState& p, const Workspace& ws, cons
   j["method"] = p.main.xy.empty() ? "" : session::projection_method_title(p.main.shown);
   j["note"] = p.main.note;
   j["colour"] = projector_colour_name(p.colour);
-  j["heads"] = projector_heads_info(p);
+  j["head_stats"] = projector_heads_info(p);
   j["hovered"] = p.hovered;
   j["hovered_image"] =
       d && p.hovered >= 0 && p.hovered < d->n ? d->rows[size_t(p.hovered)].image : "";

@@ -2,8 +2,10 @@
 // vectors) at any block of a model, for the projector, retrieval and whatever a notebook
 // does with embeddings (issue 70; app/session/dataset_embedding.h writes the files).
 //   attnlab embed --model M [model options] (--images DIR|FILES... | --dataset SPEC) --out DIR
-//                 [--layer L] [--pool head|cls|mean|tokens] [--limit N] [--batch 32]
-//                 [--heads [--head-examples 8]] [--shard I/N]
+//                 [--layer L] [--features output|keys|queries] [--pool head|cls|mean|tokens]
+//                 [--limit N] [--batch 32] [--heads [--head-examples 8]] [--shard I/N]
+// --features keys|queries embeds the block's attention keys or queries (per grid token the
+// concatenation over heads; pool mean by default, head refused) instead of its output.
 // --images DIR whose images sit in class sub-folders is labelled by the folder names (as
 // --dataset folder:DIR); plain files and flat folders have no labels. Writes
 // embeddings.npy, images.csv and embed.json (model, block, pool, counts, accuracy, time,
@@ -127,8 +129,11 @@ int cmd_embed(Args args, const GlobalOptions& g) {
   session::EmbeddingOptions options;
   options.layer = parse_layer(args.take_option("--layer"));
   try {
+    const std::string features = args.take_option("--features");
+    options.features = models::parse_embedding_features(features.empty() ? "output" : features);
     const std::string pool = args.take_option("--pool");
-    options.pool = models::parse_embedding_pool(pool.empty() ? "head" : pool);
+    options.pool = pool.empty() ? models::default_embedding_pool(options.features)
+                                : models::parse_embedding_pool(pool);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("embed: ") + e.what());
   }
@@ -168,8 +173,9 @@ int cmd_embed(Args args, const GlobalOptions& g) {
   const std::string& what = all.what;
   const std::vector<std::string> class_names =
       k > 0 ? session::model_class_names(choice, ready.config, k) : std::vector<std::string>{};
-  std::fprintf(stderr, "embed: %lld images of %s, pool %s, preprocessing: %s\n",
+  std::fprintf(stderr, "embed: %lld images of %s, features %s, pool %s, preprocessing: %s\n",
                static_cast<long long>(part.end - part.begin), what.c_str(),
+               models::embedding_features_name(options.features).c_str(),
                models::embedding_pool_name(options.pool).c_str(),
                choice.preprocessing.describe().c_str());
 
@@ -208,11 +214,16 @@ int cmd_embed(Args args, const GlobalOptions& g) {
     analysis::write_json(out + "/embed.json", summary);
   }
   std::printf(
-      "embed: %lld x %s at %s (%s) in %s/%s, %.1f s, peak %.0f MiB%s\n",
+      "embed: %lld x %s at %s (%s%s) in %s/%s, %.1f s, peak %.0f MiB%s\n",
       static_cast<long long>(s.embedded),
       nlohmann::json(std::vector<int64_t>(s.shape.begin() + 1, s.shape.end())).dump().c_str(),
-      s.block.c_str(), models::embedding_pool_name(options.pool).c_str(), out.c_str(),
-      session::kEmbeddingsNpy, seconds, peak_rss_mib(),
+      s.block.c_str(),
+      options.features == models::EmbeddingFeatures::output
+          ? ""
+          : (models::embedding_features_name(options.features) + " of " + s.attention + ", ")
+                .c_str(),
+      models::embedding_pool_name(options.pool).c_str(), out.c_str(), session::kEmbeddingsNpy,
+      seconds, peak_rss_mib(),
       s.labelled_predicted > 0
           ? (", accuracy " + text::format_g(summary["accuracy_percent"].get<double>(), 4) + "%")
                 .c_str()

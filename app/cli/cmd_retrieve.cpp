@@ -10,6 +10,8 @@
 // patch and image name; --out writes the same as CSV (rank,score,image_index,image,
 // label_name,patch_y,patch_x), atomically. --exclude-self leaves out every patch of image I
 // (the query's neighbours in its own image are otherwise usually the best matches).
+// The first line says what the vectors are: embed.json's features (the block's output, or
+// its attention keys or queries; output for folders written before embed --features).
 // A folder of pooled embeddings (one vector per image), a patch outside the grid, a row
 // outside the folder: usage errors (exit 2). A damaged folder: exit 1.
 #include <cerrno>
@@ -23,6 +25,7 @@
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
+#include "app/session/dataset_embedding.h"
 #include "core/io/file_bytes.h"
 #include "core/io/text.h"
 #include "core/retrieval/top_k.h"
@@ -209,11 +212,15 @@ int cmd_retrieve(Args args, const GlobalOptions& g) {
   if (large) progress.finish();
 
   const int64_t candidates = (index.images() - (exclude_self ? 1 : 0)) * index.tokens();
+  const std::string features = session::embedding_features_of(meta);
+  const std::string at =
+      meta.value(features == "output" ? "block" : "attention", meta.value("block", std::string()));
+  const std::string held = features + (at.empty() ? "" : " of " + at);
   std::printf(
-      "retrieve: patch (%lld, %lld) of image %lld (%s) in %s: the %zu most similar of "
+      "retrieve: patch (%lld, %lld) of image %lld (%s) in %s (%s): the %zu most similar of "
       "%lld patches (%lld images x %lldx%lld)%s, %.1f ms\n",
       static_cast<long long>(y), static_cast<long long>(x), static_cast<long long>(row),
-      images[size_t(row)].name.c_str(), dir.c_str(), best.size(),
+      images[size_t(row)].name.c_str(), dir.c_str(), held.c_str(), best.size(),
       static_cast<long long>(candidates), static_cast<long long>(index.images()),
       static_cast<long long>(height), static_cast<long long>(width),
       exclude_self ? ", its own image excluded" : "", ms);

@@ -198,11 +198,15 @@ const std::vector<CommandSpec>& commands() {
 )"},
       {"embed", cmd_embed,
        R"(  embed --model M (--images DIR|FILES | --dataset SPEC) --out DIR [--layer L]
-      [--pool head|cls|mean|tokens] [--limit N] [--batch 32] [--heads]
+      [--features output|keys|queries] [--pool head|cls|mean|tokens] [--limit N]
+      [--batch 32] [--heads]
                                             every image's embedding at a block (the last
                                             by default) as embeddings.npy, with images.csv
                                             (label, prediction, confidence, correct) and
-                                            embed.json; --heads: each head's sharpest and
+                                            embed.json; --features keys|queries: the
+                                            block's attention keys or queries (heads
+                                            concatenated; pool mean by default) instead of
+                                            its output; --heads: each head's sharpest and
                                             broadest images (head_extremes.csv);
                                             --shard I/N + merge as the others
 )"},

@@ -115,8 +115,9 @@ EmbeddingSummary write_embeddings(models::Backbone& model,
       const SourceBatch b = next_batch(source, preprocessing, start, count, shape, callbacks);
       s.skipped += count - int64_t(b.names.size());
       if (!b.names.empty()) {
-        const models::EmbeddingBatch e = models::embed_batch(
-            model, b.images.to(device), options.layer, options.pool, options.heads);
+        const models::EmbeddingBatch e =
+            models::embed_batch(model, b.images.to(device), options.layer, options.pool,
+                                options.heads, options.features);
         if (options.heads)
           for (int64_t i = 0; i < int64_t(b.names.size()); ++i) heads.add(e.traces, i);
         if (row_shape.empty()) {
@@ -125,6 +126,7 @@ EmbeddingSummary write_embeddings(models::Backbone& model,
           s.layer = e.layer;
           s.blocks = e.blocks;
           s.layout = e.layout;
+          s.attention = e.attention;
         }
         if (!at::isfinite(e.features).all().item<bool>())
           throw std::runtime_error("the features of " + e.block +
@@ -188,6 +190,7 @@ nlohmann::json embedding_record(const EmbeddingSummary& s, const EmbeddingSource
       {"block", s.block},
       {"blocks", s.blocks},
       {"pool", models::embedding_pool_name(options.pool)},
+      {"features", models::embedding_features_name(options.features)},
       {"grid",
        {{"height", s.layout.height}, {"width", s.layout.width}, {"prefix", s.layout.prefix}}},
       {"shape", s.shape},
@@ -202,9 +205,15 @@ nlohmann::json embedding_record(const EmbeddingSummary& s, const EmbeddingSource
       {"head_stats", options.heads},
   };
   if (options.heads) j["head_examples"] = options.head_examples;
+  if (!s.attention.empty()) j["attention"] = s.attention;
   if (s.labelled_predicted > 0)
     j["accuracy_percent"] = 100.0 * double(s.correct) / double(s.labelled_predicted);
   return j;
+}
+
+std::string embedding_features_of(const nlohmann::json& record) {
+  const auto it = record.find("features");
+  return it != record.end() && it->is_string() ? it->get<std::string>() : "output";
 }
 
 namespace {

@@ -6,7 +6,8 @@
 // so an interrupted run (Ctrl-C, an error) leaves neither file under its name.
 //
 // Files in the output folder:
-//   embeddings.npy   (N, F) float32; with pool "tokens": (N, H·W, F), grid row-major
+//   embeddings.npy   (N, F) float32; with pool "tokens": (N, H·W, F), grid row-major; F is
+//                    the block output's width, or heads·d with features keys / queries
 //   images.csv       index,image,label,label_name,prediction,prediction_name,confidence,correct
 // `label` is −1 for an image without one; `prediction` −1 for a model without classes
 // (DINO, an image-only CLIP), whose confidence is then empty; `correct` 1/0, empty
@@ -64,6 +65,8 @@ EmbeddingSource embedding_source(const std::vector<std::string>& images, const s
 struct EmbeddingOptions {
   int64_t layer = -1;  // block index; negative from the end
   models::EmbeddingPool pool = models::EmbeddingPool::head;
+  // What of the block: its output, or its attention layer's keys or queries (pool not head).
+  models::EmbeddingFeatures features = models::EmbeddingFeatures::output;
   int64_t batch = 32;
   // Also every head's sharpness per image (dataset_heads.h; the forward then keeps its
   // attention traces) and the `head_examples` extremes per head.
@@ -78,6 +81,7 @@ struct EmbeddingSummary {
   std::vector<std::string> blocks;
   std::vector<int64_t> shape;     // of embeddings.npy
   attention::TokenLayout layout;  // the block's tokens (pools cls, mean, tokens; else empty)
+  std::string attention;          // keys/queries: the attention layer read; else empty
 };
 
 struct EmbeddingCallbacks {
@@ -99,10 +103,15 @@ EmbeddingSummary write_embeddings(models::Backbone& model,
                                   const EmbeddingCallbacks& callbacks = {});
 
 // embed.json's common part (the CLI and the Python module add the model, the device and the
-// time): block, blocks, pool, grid, shape, counts, names, accuracy.
+// time): block, blocks, pool, features (and the attention layer for keys/queries), grid,
+// shape, counts, names, accuracy.
 nlohmann::json embedding_record(const EmbeddingSummary& summary, const EmbeddingSource& source,
                                 const EmbeddingOptions& options,
                                 const std::vector<std::string>& class_names);
+
+// embed.json's "features" ("output", "keys", "queries"): "output" for a folder written
+// before the key existed (or by a run that embedded the block output).
+std::string embedding_features_of(const nlohmann::json& record);
 
 // One row of images.csv, read back.
 struct EmbeddingRow {

@@ -21,7 +21,9 @@ class Embeddings:
     """An embed folder: `features` (N, F) float32 (or (N, H*W, F) token grids for
     pool="tokens"), memory-mapped from embeddings.npy; the images.csv columns as numpy
     arrays (`labels`, `predictions`: -1 for none; `confidence`: NaN for none; `correct`:
-    1/0, -1 where not judged) and `images` (names); `meta` is embed.json."""
+    1/0, -1 where not judged) and `images` (names); `meta` is embed.json; `features` what
+    the vectors are: "output" (the block's output tokens), "keys" or "queries" (its
+    attention layer's, heads concatenated)."""
 
     def __init__(self, folder):
         self.folder = os.fspath(folder)
@@ -38,6 +40,8 @@ class Embeddings:
                                     for r in rows], dtype=np.float64)
         self.correct = np.array([int(r["correct"]) if r["correct"] else -1 for r in rows],
                                 dtype=np.int64)
+        # Folders written before embed --features hold the block output.
+        self.features_kind = self.meta.get("features", "output")
         self.projections = {}  # method -> (coords, info) of the last projection() of it
         if len(rows) != self.features.shape[0]:
             raise _attnlab.IoError(f"{self.folder}: {self.features.shape[0]} embeddings but "
@@ -48,7 +52,8 @@ class Embeddings:
 
     def __repr__(self):
         return (f"<attnlab.Embeddings {len(self)} x {list(self.features.shape[1:])} at "
-                f"{self.meta.get('block')} ({self.meta.get('pool')}) in {self.folder}>")
+                f"{self.meta.get('block')} ({self.features_kind}, {self.meta.get('pool')}) in "
+                f"{self.folder}>")
 
     def to_pandas(self):
         """images.csv as a pandas DataFrame (pandas is imported only here)."""
@@ -215,12 +220,15 @@ class Embeddings:
                 for i, (im, token, score) in enumerate(matches)]
 
 
-def embed(model, images=None, dataset=None, out=None, layer=-1, pool="head", batch=32,
-          limit=None, heads=False, head_examples=8, progress=None):
+def embed(model, images=None, dataset=None, out=None, layer=-1, pool=None, batch=32,
+          limit=None, heads=False, head_examples=8, progress=None, features="output"):
     """`attnlab embed` in-process: every image (files, a folder — class sub-folders label it —
     or dataset="fashion-mnist:test" / "folder:DIR") as its embedding at block `layer`
     (negative from the end), pooled as `pool` ("head": as the model's head pools; "cls",
-    "mean", "tokens"). Writes the CLI's folder (out=None: a new temporary folder, kept) and
+    "mean", "tokens"; None: "head" for the output, "mean" for keys and queries).
+    features (`--features`): "output" (the block's output tokens), or "keys" / "queries" of
+    the block's attention layer (per token its heads' vectors concatenated; mechanisms whose
+    keys are pooled or sampled refuse keys). Writes the CLI's folder (out=None: a new temporary folder, kept) and
     returns it as Embeddings. Unreadable images are left out (Embeddings.meta["errors"]).
     heads=True (`--heads`) also keeps every head's attention sharpness per image
     (Embeddings.head_entropy) and, per head, the head_examples images where it attends most
@@ -231,8 +239,8 @@ def embed(model, images=None, dataset=None, out=None, layer=-1, pool="head", bat
         images = [images]
     folder = os.fspath(out) if out is not None else tempfile.mkdtemp(prefix="attnlab-embed-")
     model._embed(folder, [os.fspath(i) for i in (images or [])], dataset or "", int(layer),
-                 pool, int(batch), int(limit or 0), bool(heads), int(head_examples),
-                 _progress(progress))
+                 pool or "", int(batch), int(limit or 0), bool(heads), int(head_examples),
+                 _progress(progress), str(features))
     return Embeddings(folder)
 
 

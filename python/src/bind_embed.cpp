@@ -23,10 +23,13 @@ namespace {
 py::object embed_folder(Model& m, const std::string& out, const std::vector<std::string>& images,
                         const std::string& dataset, int64_t layer, const std::string& pool,
                         int64_t batch, int64_t limit, bool heads, int64_t head_examples,
-                        const py::object& progress) {
+                        const py::object& progress, const std::string& features) {
   session::EmbeddingOptions options;
   options.layer = layer;
-  options.pool = models::parse_embedding_pool(pool);
+  // features= as --features; pool= "" (None) as no --pool: head for the output, else mean.
+  options.features = models::parse_embedding_features(features);
+  options.pool = pool.empty() ? models::default_embedding_pool(options.features)
+                              : models::parse_embedding_pool(pool);
   if (batch < 1) throw std::invalid_argument("batch: at least 1, not " + std::to_string(batch));
   options.batch = batch;
   if (head_examples < 1)
@@ -138,7 +141,7 @@ Figure projection_figure(const std::string& folder, const std::string& method,
 void bind_embed(py::module_& m, py::class_<Model, std::shared_ptr<Model>>& model) {
   model.def("_embed", &embed_folder, py::arg("out"), py::arg("images"), py::arg("dataset"),
             py::arg("layer"), py::arg("pool"), py::arg("batch"), py::arg("limit"), py::arg("heads"),
-            py::arg("head_examples"), py::arg("progress"),
+            py::arg("head_examples"), py::arg("progress"), py::arg("features") = "output",
             "Writes `attnlab embed`'s folder (embeddings.npy, images.csv, embed.json; with "
             "heads, `--heads`' head statistics); returns embed.json's content. Use "
             "attnlab.embed.");

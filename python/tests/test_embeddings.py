@@ -280,3 +280,52 @@ def test_head_statistics_refusals(tree_embeddings, softmax, tmp_path):
     with pytest.raises(attnlab.UsageError, match="head_examples: at least 1"):
         attnlab.embed(softmax, images=IMAGES, out=tmp_path / "h", heads=True, head_examples=0,
                       progress=False)
+
+
+# --features keys / queries (issue 70 goal 4): the block's attention keys or queries.
+
+def test_embed_keys_and_queries(softmax, tmp_path):
+    keys = attnlab.embed(softmax, images=IMAGES, out=tmp_path / "k", features="keys",
+                         pool="tokens", limit=6, batch=3, progress=False)
+    assert keys.features_kind == "keys" and keys.meta["attention"] == "blocks.3.attn"
+    assert keys.features.shape == (6, 196, 128)  # 2 heads x 64, side by side
+    assert "keys" in repr(keys)
+    # pool=None: the mean for keys and queries (the model's head reads the block output).
+    queries = attnlab.embed(softmax, images=IMAGES, out=tmp_path / "q", features="queries",
+                            limit=6, batch=3, progress=False)
+    assert queries.meta["pool"] == "mean" and queries.features.shape == (6, 128)
+    q_tokens = attnlab.embed(softmax, images=IMAGES, out=tmp_path / "qt", features="queries",
+                             pool="tokens", limit=6, batch=3, progress=False)
+    # Two float32 means of the same 196 rows (summation order may differ): a few ulps of
+    # the largest value, far under 1e-5 of it.
+    k = np.asarray(q_tokens.features, dtype=np.float64)
+    scale = np.abs(k).max()
+    assert np.abs(k.mean(axis=1) - queries.features).max() < 1e-5 * scale
+    # Keys and queries are different projections of the same tokens.
+    assert np.abs(np.asarray(keys.features) - k).max() > 0.1 * scale
+    # Retrieval reads the keys like any token folder: the query patch finds itself first.
+    hits = keys.retrieve(2, (5, 7), k=3)
+    assert len(hits) == 3 and (hits[0]["image_index"], hits[0]["patch_y"],
+                               hits[0]["patch_x"]) == (2, 5, 7)
+    # The default is the output, recorded as such; a folder without the key means it too.
+    out = attnlab.embed(softmax, images=IMAGES, out=tmp_path / "o", limit=2, progress=False)
+    assert out.features_kind == "output" and out.meta["pool"] == "head"
+    meta = dict(out.meta)
+    del meta["features"]
+    import json
+    with open(os.path.join(out.folder, "embed.json"), "w", encoding="utf-8") as f:
+        json.dump(meta, f)
+    assert attnlab.open_embeddings(out.folder).features_kind == "output"
+
+
+def test_embed_features_refusals(softmax, tmp_path):
+    with pytest.raises(Exception, match="output, keys or queries, not 'values'"):
+        attnlab.embed(softmax, images=IMAGES, out=tmp_path / "a", features="values")
+    with pytest.raises(Exception, match="--pool head"):
+        attnlab.embed(softmax, images=IMAGES, out=tmp_path / "b", features="keys", pool="head",
+                      progress=False)
+    hilo = attnlab.load(str(ZOO / "hilo.safetensors"))
+    with pytest.raises(Exception, match=r"blocks\.3\.attn \(hilo\).*keys are pooled 2x2"):
+        attnlab.embed(hilo, images=IMAGES, out=tmp_path / "c", features="keys", limit=2,
+                      progress=False)
+    assert not (tmp_path / "c" / "embeddings.npy").exists()

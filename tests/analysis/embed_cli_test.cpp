@@ -2,11 +2,14 @@
 // labels from its folder names, an unreadable image reported and left out (exit 1), the
 // CSV's predictions equal to classify's, the pools agreeing with each other (and a pool the model
 // cannot give refused), --layer, the refusals, and a sharded run on Fashion-MNIST merged into the
-// single run's files. Every run uses --threads 1 and no Slurm array variables.
+// single run's files; --features keys|queries against the block's projections computed by hand,
+// retrieved, refused where keys are pooled, and kept apart by merge. Every run uses --threads 1
+// and no Slurm array variables.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -16,7 +19,12 @@
 
 #include "core/data/image_dataset.h"
 #include "core/io/npy.h"
+#include "core/io/tensor_file.h"
 #include "core/io/torch_bridge.h"
+#include "models/backbone.h"
+#include "models/checkpoint_loading.h"
+#include "models/embedding_run.h"
+#include "models/model_config.h"
 #include "tests/support/cli_runner.h"
 #include "tests/support/temp_path.h"
 #include "tests/support/text_file.h"
@@ -283,6 +291,192 @@ TEST(EmbedCli, HeadStatisticsAreTheEntropyAnalysisPerImage) {
     EXPECT_EQ(read_text(dir.file(std::string("e/") + f)),
               read_text(dir.file(std::string("m/") + f)))
         << f;
+}
+
+}  // namespace
+
+namespace {
+
+// --features keys|queries (issue 70 goal 4). The vectors are checked against the block's
+// projections computed here by hand, in float64, from the block's input as the forward
+// records it (record_block_inputs) and the checkpoint's own norm1 and qkv weights — not
+// the attention layer's code path, which the embedding reads from the trace.
+TEST(EmbedFeatures, KeysAndQueriesAreTheBlocksProjectionsOfItsInput) {
+  namespace models = attnlab::models;
+  attnlab::io::TensorFile file = attnlab::io::read_tensor_file(kEmbedSoftmax);
+  const nlohmann::json config = models::config_from_metadata(file.metadata);
+  models::CheckpointWeights weights = models::read_checkpoint_weights(std::move(file));
+  const int64_t layer = 1, c = 128, heads = 2;
+  const std::string prefix = "blocks." + std::to_string(layer) + ".";
+  // The weights as float64 (float16 in the file: exact in either float).
+  const at::Tensor gamma = weights.tensors.at(prefix + "norm1.weight").to(at::kDouble);
+  const at::Tensor beta = weights.tensors.at(prefix + "norm1.bias").to(at::kDouble);
+  const at::Tensor qkv_w = weights.tensors.at(prefix + "attn.qkv.weight").to(at::kDouble);
+  const at::Tensor qkv_b = weights.tensors.at(prefix + "attn.qkv.bias").to(at::kDouble);
+  ASSERT_EQ(qkv_w.sizes(), (std::vector<int64_t>{3 * c, c}));
+  const models::LoadedModel loaded = models::load_model(config, std::move(weights));
+  models::Backbone& model = *loaded.model;
+  const double eps = loaded.config.value("ln_eps", 1e-6);
+
+  at::manual_seed(0);
+  const at::Tensor images = at::randn({3, 3, 28, 28});
+  const at::NoGradGuard no_grad;
+  models::ForwardOptions record;
+  record.record_block_inputs = true;
+  const models::ForwardResult r = model.run(images, record);
+  ASSERT_GT(r.block_inputs.size(), size_t(layer));
+  ASSERT_EQ(r.block_inputs[size_t(layer)].block, "blocks." + std::to_string(layer));
+  const at::Tensor x = r.block_inputs[size_t(layer)].input.to(at::kDouble);  // (B, 196, C)
+  ASSERT_EQ(x.sizes(), (std::vector<int64_t>{3, 196, c}));
+  const at::Tensor mu = x.mean(-1, true);
+  const at::Tensor var = (x - mu).pow(2).mean(-1, true);
+  const at::Tensor xn = (x - mu) / (var + eps).sqrt() * gamma + beta;
+
+  at::Tensor seen[2];
+  for (const auto features :
+       {models::EmbeddingFeatures::queries, models::EmbeddingFeatures::keys}) {
+    const bool keys = features == models::EmbeddingFeatures::keys;
+    SCOPED_TRACE(models::embedding_features_name(features));
+    // qkv's rows are [q | k | v], each head-major: head h's feature j is row h·d + j.
+    const at::Tensor w = qkv_w.slice(0, keys ? c : 0, keys ? 2 * c : c);
+    const at::Tensor b = qkv_b.slice(0, keys ? c : 0, keys ? 2 * c : c);
+    const at::Tensor ref = (xn.matmul(w.t()) + b)
+                               .reshape({3, 196, heads, c / heads})
+                               .flatten(2);  // heads side by side
+    // The model computes the same in float32: each entry a LayerNorm (a few roundings of a
+    // relative u = 2^-24 on each normalised value) and a sum of C = 128 products plus the
+    // bias, whose rounding error is at most about C·u·S with S = |LN(x)|·|W|ᵀ + |b| the sum
+    // of the magnitudes (the standard γ_C bound; in practice ~√C·u·S). (C + 16)·u·S covers
+    // both with room; the reference's own float64 error is 2^-29 times smaller. A wrong
+    // projection (v, or k for q) or a wrong head order is off by O(|K|) ≫ this.
+    const at::Tensor bound = double(c + 16) * std::ldexp(1.0, -24) *
+                             (xn.abs().matmul(w.abs().t()) + b.abs()).reshape({3, 196, c});
+    const models::EmbeddingBatch e =
+        models::embed_batch(model, images, layer, models::EmbeddingPool::tokens, false, features);
+    EXPECT_EQ(e.attention, "blocks." + std::to_string(layer) + ".attn");
+    EXPECT_EQ(e.block, "blocks." + std::to_string(layer));
+    EXPECT_EQ(e.layout.height, 14);
+    EXPECT_EQ(e.layout.width, 14);
+    EXPECT_TRUE(e.traces.empty());  // kept only for the head statistics
+    ASSERT_EQ(e.features.sizes(), (std::vector<int64_t>{3, 196, c}));
+    const at::Tensor diff = (e.features.to(at::kDouble) - ref).abs();
+    EXPECT_TRUE((diff <= bound).all().item<bool>())
+        << "worst excess " << (diff - bound).max().item<double>() << ", |ref| max "
+        << ref.abs().max().item<double>();
+    // The mean pool is the mean of those rows (the same bound, averaged, plus the float32
+    // mean's own rounding: 196 additions of a relative u on values ≤ max|ref|).
+    const models::EmbeddingBatch m =
+        models::embed_batch(model, images, layer, models::EmbeddingPool::mean, false, features);
+    ASSERT_EQ(m.features.sizes(), (std::vector<int64_t>{3, c}));
+    const at::Tensor mean_bound = bound.mean(1) + 196 * std::ldexp(1.0, -24) * ref.abs().amax(1);
+    EXPECT_TRUE(
+        ((m.features.to(at::kDouble) - ref.mean(1)).abs() <= mean_bound).all().item<bool>());
+    // No class token in the zoo's ViTs.
+    EXPECT_THROW(
+        models::embed_batch(model, images, layer, models::EmbeddingPool::cls, false, features),
+        models::ModelError);
+    seen[keys] = ref;
+  }
+  // Queries and keys are different projections: far apart, so each check above tells them apart.
+  EXPECT_GT((seen[0] - seen[1]).abs().max().item<double>(),
+            0.1 * seen[1].abs().max().item<double>());
+  // The model's head reads the block output, not the keys: refused by name.
+  try {
+    models::embed_batch(model, images, layer, models::EmbeddingPool::head, false,
+                        models::EmbeddingFeatures::keys);
+    ADD_FAILURE() << "pool head with keys was accepted";
+  } catch (const models::ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("--pool head"), std::string::npos) << e.what();
+  }
+}
+
+std::string embed_features_first_line(const std::string& out) {
+  const size_t from = out.find("retrieve: patch");
+  return from == std::string::npos ? std::string() : out.substr(from, out.find('\n', from) - from);
+}
+
+TEST(EmbedCli, FeaturesKeysAndQueriesAreRecordedRetrievedAndRefused) {
+  TempDir dir("embed_features");
+  const std::string images = " --images " + kEmbedSamples + " --limit 6 --batch 3";
+  const auto run = [&](const std::string& model, const std::string& opts, const std::string& out) {
+    return embed_cli("embed --model " + model + images + opts + " --out " + dir.file(out));
+  };
+  const CliRun tokens = run(kEmbedSoftmax, " --features keys --pool tokens", "keys_tokens");
+  ASSERT_EQ(tokens.code, 0) << tokens.out;
+  const CliRun mean = run(kEmbedSoftmax, " --features keys", "keys_mean");  // pool mean by default
+  ASSERT_EQ(mean.code, 0) << mean.out;
+  const CliRun queries = run(kEmbedSoftmax, " --features queries --pool tokens", "queries");
+  ASSERT_EQ(queries.code, 0) << queries.out;
+  const at::Tensor k = embed_npy(dir.file("keys_tokens/embeddings.npy"));
+  const at::Tensor km = embed_npy(dir.file("keys_mean/embeddings.npy"));
+  const at::Tensor q = embed_npy(dir.file("queries/embeddings.npy"));
+  ASSERT_EQ(k.sizes(), (std::vector<int64_t>{6, 196, 128}));  // 2 heads × 64
+  ASSERT_EQ(km.sizes(), (std::vector<int64_t>{6, 128}));
+  // As in PoolsAgree: two float32 means over 196 values, a few ulps apart.
+  const double scale = k.abs().max().item<double>();
+  EXPECT_LT((k.mean(1) - km).abs().max().item<double>(), 1e-5 * scale);
+  EXPECT_GT((k - q).abs().max().item<double>(), 0.1 * scale);
+  const nlohmann::json meta = embed_json(dir.file("keys_tokens/embed.json"));
+  EXPECT_EQ(meta.at("features"), "keys");
+  EXPECT_EQ(meta.at("attention"), "blocks.3.attn");
+  EXPECT_EQ(meta.at("pool"), "tokens");
+  EXPECT_EQ(embed_json(dir.file("keys_mean/embed.json")).at("pool"), "mean");
+  EXPECT_EQ(embed_json(dir.file("queries/embed.json")).at("features"), "queries");
+
+  // Retrieval on the keys: rows come back, and the first line says what they are.
+  const CliRun r =
+      embed_cli("retrieve " + dir.file("keys_tokens") + " --image 0 --patch 3,4 --k 5");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(embed_features_first_line(r.out).find("(keys of blocks.3.attn)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n    5  "), std::string::npos) << r.out;  // the 5th row
+  // A folder written before --features (no key) holds the block output.
+  const CliRun output = run(kEmbedSoftmax, " --pool tokens", "output");
+  ASSERT_EQ(output.code, 0) << output.out;
+  nlohmann::json old = embed_json(dir.file("output/embed.json"));
+  EXPECT_EQ(old.at("features"), "output");
+  old.erase("features");
+  {
+    std::ofstream f(dir.file("output/embed.json"));
+    f << old.dump();
+  }
+  const CliRun ro = embed_cli("retrieve " + dir.file("output") + " --image 0 --patch 3,4 --k 2");
+  ASSERT_EQ(ro.code, 0) << ro.out;
+  EXPECT_NE(embed_features_first_line(ro.out).find("(output of blocks.3)"), std::string::npos)
+      << ro.out;
+
+  // Refusals: an unknown word (usage, exit 2), the head pool, HiLo's pooled Lo-Fi keys.
+  const CliRun word = run(kEmbedSoftmax, " --features values", "bad");
+  EXPECT_EQ(word.code, 2) << word.out;
+  EXPECT_NE(word.out.find("--features wants output, keys or queries, not 'values'"),
+            std::string::npos)
+      << word.out;
+  const CliRun head = run(kEmbedSoftmax, " --features queries --pool head", "head");
+  EXPECT_EQ(head.code, 1) << head.out;
+  EXPECT_NE(head.out.find("--pool head"), std::string::npos) << head.out;
+  const std::string hilo = kEmbedRoot + "/models/zoo/hilo.safetensors";
+  const CliRun lofi = run(hilo, " --features keys", "hilo_keys");
+  EXPECT_EQ(lofi.code, 1) << lofi.out;
+  EXPECT_NE(lofi.out.find("blocks.3.attn (hilo)"), std::string::npos) << lofi.out;
+  EXPECT_NE(lofi.out.find("keys are pooled 2x2"), std::string::npos) << lofi.out;
+  EXPECT_FALSE(fs::exists(dir.file("hilo_keys/embeddings.npy")));
+  // HiLo's queries are every token's, in both groups.
+  const CliRun hq = run(hilo, " --features queries --pool tokens", "hilo_queries");
+  ASSERT_EQ(hq.code, 0) << hq.out;
+  EXPECT_EQ(embed_npy(dir.file("hilo_queries/embeddings.npy")).size(1), 196);
+
+  // Shards of different features are not one run: merge refuses them.
+  for (int i = 0; i < 2; ++i) {
+    const CliRun s = run(kEmbedSoftmax,
+                         std::string(" --features ") + (i == 0 ? "keys" : "queries") + " --shard " +
+                             std::to_string(i) + "/2",
+                         "shard" + std::to_string(i));
+    ASSERT_EQ(s.code, 0) << s.out;
+  }
+  const CliRun merge = embed_cli("merge " + dir.file("shard0") + " " + dir.file("shard1") +
+                                 " --out " + dir.file("merged"));
+  EXPECT_NE(merge.code, 0) << merge.out;
+  EXPECT_NE(merge.out.find("options differ"), std::string::npos) << merge.out;
 }
 
 }  // namespace

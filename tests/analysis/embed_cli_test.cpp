@@ -26,6 +26,7 @@
 #include "models/embedding_run.h"
 #include "models/model_config.h"
 #include "tests/support/cli_runner.h"
+#include "tests/support/sample_tree.h"
 #include "tests/support/temp_path.h"
 #include "tests/support/text_file.h"
 
@@ -33,46 +34,15 @@ namespace {
 
 namespace fs = std::filesystem;
 using attnlab::testing::CliRun;
+using attnlab::testing::copy_sample_tree;
+using attnlab::testing::read_csv_cells;
 using attnlab::testing::read_text;
-using attnlab::testing::run_shell;
+using attnlab::testing::run_cli_single;
 using attnlab::testing::TempDir;
 
 const std::string kEmbedRoot = ATTNLAB_SOURCE_DIR;
 const std::string kEmbedSoftmax = kEmbedRoot + "/models/zoo/softmax.safetensors";
 const std::string kEmbedSamples = kEmbedRoot + "/assets/fashion-mnist";
-
-CliRun embed_cli(const std::string& args) {
-  return run_shell(
-      "env -u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_MIN "
-      "-u SLURM_ARRAY_TASK_MAX -u SLURM_ARRAY_TASK_STEP " +
-      std::string(ATTNLAB_BINARY) + " --threads 1 " + args);
-}
-
-// DIR/<NN-class>/<sample>.png for the committed samples (three per class).
-void embed_sample_tree(const fs::path& dir) {
-  for (const auto& e : fs::directory_iterator(kEmbedSamples)) {
-    if (e.path().extension() != ".png") continue;
-    const std::string name = e.path().filename().string();
-    const std::string cls = name.substr(0, name.rfind('-'));
-    fs::create_directories(dir / cls);
-    fs::copy_file(e.path(), dir / cls / name);
-  }
-}
-
-std::vector<std::vector<std::string>> embed_csv(const std::string& path) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(read_text(path));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::string cell;
-    std::istringstream l(line);
-    while (std::getline(l, cell, ',')) cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.push_back("");
-    rows.push_back(cells);
-  }
-  return rows;
-}
 
 at::Tensor embed_npy(const std::string& path) {
   return attnlab::io::to_torch(attnlab::io::read_npy(path));
@@ -84,17 +54,17 @@ nlohmann::json embed_json(const std::string& path) {
 
 TEST(EmbedCli, ClassFolderTreeIsLabelledAndItsPredictionsAreClassifys) {
   TempDir dir("embed_tree");
-  embed_sample_tree(dir.path / "data");
+  copy_sample_tree(dir.path / "data");
   {
     std::ofstream bad(dir.path / "data" / "03-dress" / "03-unreadable.png");
     bad << "not a png";
   }
-  const CliRun r = embed_cli("embed --model " + kEmbedSoftmax + " --images " + dir.file("data") +
-                             " --batch 8 --out " + dir.file("out"));
+  const CliRun r = run_cli_single("embed --model " + kEmbedSoftmax + " --images " +
+                                  dir.file("data") + " --batch 8 --out " + dir.file("out"));
   // The unreadable image is said and left out; the status says a file was skipped.
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("03-unreadable.png"), std::string::npos) << r.out;
-  const auto rows = embed_csv(dir.file("out/images.csv"));
+  const auto rows = read_csv_cells(dir.file("out/images.csv"));
   ASSERT_EQ(rows.size(), 31u);  // header + 30 samples
   EXPECT_EQ(rows[0],
             (std::vector<std::string>{"index", "image", "label", "label_name", "prediction",
@@ -115,7 +85,7 @@ TEST(EmbedCli, ClassFolderTreeIsLabelledAndItsPredictionsAreClassifys) {
     if (i > 6) continue;  // classify is a process per image: six are enough
     // classify's top-1 of the same file: the same class, the same probability up to the
     // rounding of another batch size (float32 GEMMs: 1e-5 is far above it).
-    const CliRun c = embed_cli("classify --model " + kEmbedSoftmax + " --top 1 " + rows[i][1]);
+    const CliRun c = run_cli_single("classify --model " + kEmbedSoftmax + " --top 1 " + rows[i][1]);
     ASSERT_EQ(c.code, 0) << c.out;
     const size_t line = c.out.find('%');
     ASSERT_NE(line, std::string::npos) << c.out;
@@ -136,8 +106,8 @@ TEST(EmbedCli, PoolsAgreeAndLayersAreTheBlocks) {
   TempDir dir("embed_pools");
   const std::string images = " --images " + kEmbedSamples + " --limit 6 --batch 3";
   const auto run = [&](const std::string& opts, const std::string& out) {
-    const CliRun r =
-        embed_cli("embed --model " + kEmbedSoftmax + images + opts + " --out " + dir.file(out));
+    const CliRun r = run_cli_single("embed --model " + kEmbedSoftmax + images + opts + " --out " +
+                                    dir.file(out));
     EXPECT_EQ(r.code, 0) << r.out;
     return embed_npy(dir.file(out + "/embeddings.npy"));
   };
@@ -154,15 +124,15 @@ TEST(EmbedCli, PoolsAgreeAndLayersAreTheBlocks) {
   // The zoo's ViTs pool globally (fc_norm, no class token): the head reads that mean...
   EXPECT_LT((head - mean).abs().max().item<double>(), 1e-5 * scale);
   // ...and there is no class token to pool.
-  const CliRun cls =
-      embed_cli("embed --model " + kEmbedSoftmax + images + " --pool cls --out " + dir.file("cls"));
+  const CliRun cls = run_cli_single("embed --model " + kEmbedSoftmax + images +
+                                    " --pool cls --out " + dir.file("cls"));
   EXPECT_EQ(cls.code, 1) << cls.out;
   EXPECT_NE(cls.out.find("blocks.3 has no class token"), std::string::npos) << cls.out;
   const at::Tensor first = run(" --layer 0", "layer0");
   EXPECT_FALSE(at::allclose(first, head));
   EXPECT_EQ(embed_json(dir.file("layer0/embed.json")).at("block"), "blocks.0");
   // Flat folders have no labels: -1, no name, no correct/wrong.
-  const auto rows = embed_csv(dir.file("head/images.csv"));
+  const auto rows = read_csv_cells(dir.file("head/images.csv"));
   ASSERT_EQ(rows.size(), 7u);
   EXPECT_EQ(rows[1][2], "-1");
   EXPECT_EQ(rows[1][7], "");
@@ -171,17 +141,17 @@ TEST(EmbedCli, PoolsAgreeAndLayersAreTheBlocks) {
 TEST(EmbedCli, RefusesWhatItCannotDo) {
   TempDir dir("embed_refusals");
   const std::string model = "embed --model " + kEmbedSoftmax + " --images " + kEmbedSamples;
-  const CliRun layer = embed_cli(model + " --layer 9 --out " + dir.file("a"));
+  const CliRun layer = run_cli_single(model + " --layer 9 --out " + dir.file("a"));
   EXPECT_EQ(layer.code, 1) << layer.out;
   EXPECT_NE(layer.out.find("the model has 4 blocks"), std::string::npos) << layer.out;
   EXPECT_FALSE(fs::exists(dir.file("a/embeddings.npy")));
   EXPECT_FALSE(fs::exists(dir.file("a/.embeddings.rows")));
-  const CliRun pool = embed_cli(model + " --pool max --out " + dir.file("b"));
+  const CliRun pool = run_cli_single(model + " --pool max --out " + dir.file("b"));
   EXPECT_EQ(pool.code, 2) << pool.out;
   EXPECT_NE(pool.out.find("head, cls, mean or tokens"), std::string::npos) << pool.out;
-  const CliRun out = embed_cli(model);
+  const CliRun out = run_cli_single(model);
   EXPECT_EQ(out.code, 2) << out.out;
-  const CliRun none = embed_cli("embed --model " + kEmbedSoftmax + " --out " + dir.file("c"));
+  const CliRun none = run_cli_single("embed --model " + kEmbedSoftmax + " --out " + dir.file("c"));
   EXPECT_EQ(none.code, 2) << none.out;
 }
 
@@ -191,16 +161,16 @@ TEST(EmbedCli, ShardsMergeIntoTheSingleRun) {
   TempDir dir("embed_shards");
   const std::string args =
       "embed --model " + kEmbedSoftmax + " --dataset fashion-mnist:test --limit 300 --batch 50";
-  const CliRun single = embed_cli(args + " --out " + dir.file("single"));
+  const CliRun single = run_cli_single(args + " --out " + dir.file("single"));
   ASSERT_EQ(single.code, 0) << single.out;
   std::string folders;
   for (int i = 0; i < 3; ++i) {
     const std::string d = dir.file("shard_" + std::to_string(i));
-    const CliRun r = embed_cli(args + " --shard " + std::to_string(i) + "/3 --out " + d);
+    const CliRun r = run_cli_single(args + " --shard " + std::to_string(i) + "/3 --out " + d);
     ASSERT_EQ(r.code, 0) << r.out;
     folders += " " + d;
   }
-  const CliRun merge = embed_cli("merge" + folders + " --out " + dir.file("merged"));
+  const CliRun merge = run_cli_single("merge" + folders + " --out " + dir.file("merged"));
   ASSERT_EQ(merge.code, 0) << merge.out;
   // Whole batches per shard, so every row comes from the same batch as in the single run:
   // the same computation, the same bytes.
@@ -214,7 +184,7 @@ TEST(EmbedCli, ShardsMergeIntoTheSingleRun) {
   EXPECT_EQ(a.at("shape"), (nlohmann::json{300, 128}));
   // The accuracy is eval's on the same images.
   const CliRun eval =
-      embed_cli("eval --model " + kEmbedSoftmax + " --dataset fashion-mnist:test --limit 300");
+      run_cli_single("eval --model " + kEmbedSoftmax + " --dataset fashion-mnist:test --limit 300");
   ASSERT_EQ(eval.code, 0) << eval.out;
   EXPECT_NE(eval.out.find("(" + a.at("correct").dump() + "/300)"), std::string::npos)
       << eval.out << a.dump();
@@ -230,8 +200,8 @@ namespace {
 TEST(EmbedCli, HeadStatisticsAreTheEntropyAnalysisPerImage) {
   TempDir dir("embed_heads");
   const std::string first = kEmbedSamples + "/00-t-shirt-top-00019.png";
-  const CliRun r = embed_cli("embed --model " + kEmbedSoftmax + " --images " + kEmbedSamples +
-                             " --batch 8 --heads --head-examples 3 --out " + dir.file("e"));
+  const CliRun r = run_cli_single("embed --model " + kEmbedSoftmax + " --images " + kEmbedSamples +
+                                  " --batch 8 --heads --head-examples 3 --out " + dir.file("e"));
   ASSERT_EQ(r.code, 0) << r.out;
   const at::Tensor mean = embed_npy(dir.file("e/head_entropy.npy")).to(at::kDouble);
   const at::Tensor patch = embed_npy(dir.file("e/head_sharpest_patch.npy"));
@@ -242,8 +212,8 @@ TEST(EmbedCli, HeadStatisticsAreTheEntropyAnalysisPerImage) {
   EXPECT_TRUE((sharpest <= mean + 1e-6).all().item<bool>());
   EXPECT_TRUE(((patch >= 0) & (patch < 196)).all().item<bool>());
   // Row 0 is the first sample (files sorted by name): the entropy analysis of that image.
-  const CliRun a = embed_cli("analyze --model " + kEmbedSoftmax + " --images " + first +
-                             " --analyses entropy --out " + dir.file("a"));
+  const CliRun a = run_cli_single("analyze --model " + kEmbedSoftmax + " --images " + first +
+                                  " --analyses entropy --out " + dir.file("a"));
   ASSERT_EQ(a.code, 0) << a.out;
   std::istringstream table(read_text(dir.file("a/softmax__entropy_heads.csv")));
   std::string line;
@@ -261,7 +231,7 @@ TEST(EmbedCli, HeadStatisticsAreTheEntropyAnalysisPerImage) {
   }
   EXPECT_EQ(compared, 8);
   // The extremes: per layer and head the 3 rows of lowest and highest mean, in order.
-  const auto rows = embed_csv(dir.file("e/head_extremes.csv"));
+  const auto rows = read_csv_cells(dir.file("e/head_extremes.csv"));
   ASSERT_EQ(rows.size(), 1u + 4 * 2 * 2 * 3);
   for (size_t i = 1; i < rows.size(); ++i) {
     const int64_t layer = std::stoll(rows[i][0]), head = std::stoll(rows[i][2]);
@@ -278,13 +248,13 @@ TEST(EmbedCli, HeadStatisticsAreTheEntropyAnalysisPerImage) {
   std::string folders;
   for (int i = 0; i < 2; ++i) {
     const std::string d = dir.file("s" + std::to_string(i));
-    const CliRun s = embed_cli("embed --model " + kEmbedSoftmax + " --images " + kEmbedSamples +
-                               " --batch 8 --heads --head-examples 3 --shard " + std::to_string(i) +
-                               "/2 --out " + d);
+    const CliRun s = run_cli_single(
+        "embed --model " + kEmbedSoftmax + " --images " + kEmbedSamples +
+        " --batch 8 --heads --head-examples 3 --shard " + std::to_string(i) + "/2 --out " + d);
     ASSERT_EQ(s.code, 0) << s.out;
     folders += " " + d;
   }
-  const CliRun merge = embed_cli("merge" + folders + " --out " + dir.file("m"));
+  const CliRun merge = run_cli_single("merge" + folders + " --out " + dir.file("m"));
   ASSERT_EQ(merge.code, 0) << merge.out;
   for (const char* f : {"head_entropy.npy", "head_sharpest_patch.npy", "head_sharpest_entropy.npy",
                         "head_extremes.csv", "heads.json"})
@@ -399,7 +369,7 @@ TEST(EmbedCli, FeaturesKeysAndQueriesAreRecordedRetrievedAndRefused) {
   TempDir dir("embed_features");
   const std::string images = " --images " + kEmbedSamples + " --limit 6 --batch 3";
   const auto run = [&](const std::string& model, const std::string& opts, const std::string& out) {
-    return embed_cli("embed --model " + model + images + opts + " --out " + dir.file(out));
+    return run_cli_single("embed --model " + model + images + opts + " --out " + dir.file(out));
   };
   const CliRun tokens = run(kEmbedSoftmax, " --features keys --pool tokens", "keys_tokens");
   ASSERT_EQ(tokens.code, 0) << tokens.out;
@@ -425,7 +395,7 @@ TEST(EmbedCli, FeaturesKeysAndQueriesAreRecordedRetrievedAndRefused) {
 
   // Retrieval on the keys: rows come back, and the first line says what they are.
   const CliRun r =
-      embed_cli("retrieve " + dir.file("keys_tokens") + " --image 0 --patch 3,4 --k 5");
+      run_cli_single("retrieve " + dir.file("keys_tokens") + " --image 0 --patch 3,4 --k 5");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(embed_features_first_line(r.out).find("(keys of blocks.3.attn)"), std::string::npos)
       << r.out;
@@ -440,7 +410,8 @@ TEST(EmbedCli, FeaturesKeysAndQueriesAreRecordedRetrievedAndRefused) {
     std::ofstream f(dir.file("output/embed.json"));
     f << old.dump();
   }
-  const CliRun ro = embed_cli("retrieve " + dir.file("output") + " --image 0 --patch 3,4 --k 2");
+  const CliRun ro =
+      run_cli_single("retrieve " + dir.file("output") + " --image 0 --patch 3,4 --k 2");
   ASSERT_EQ(ro.code, 0) << ro.out;
   EXPECT_NE(embed_features_first_line(ro.out).find("(output of blocks.3)"), std::string::npos)
       << ro.out;
@@ -473,8 +444,8 @@ TEST(EmbedCli, FeaturesKeysAndQueriesAreRecordedRetrievedAndRefused) {
                          "shard" + std::to_string(i));
     ASSERT_EQ(s.code, 0) << s.out;
   }
-  const CliRun merge = embed_cli("merge " + dir.file("shard0") + " " + dir.file("shard1") +
-                                 " --out " + dir.file("merged"));
+  const CliRun merge = run_cli_single("merge " + dir.file("shard0") + " " + dir.file("shard1") +
+                                      " --out " + dir.file("merged"));
   EXPECT_NE(merge.code, 0) << merge.out;
   EXPECT_NE(merge.out.find("options differ"), std::string::npos) << merge.out;
 }

@@ -21,36 +21,14 @@
 namespace {
 
 using attnlab::testing::CliRun;
+using attnlab::testing::read_csv_cells;
 using attnlab::testing::read_text;
-using attnlab::testing::run_shell;
+using attnlab::testing::run_cli_single;
 using attnlab::testing::TempDir;
 
 const std::string kRetrieveRoot = ATTNLAB_SOURCE_DIR;
 const std::string kRetrieveSoftmax = kRetrieveRoot + "/models/zoo/softmax.safetensors";
 const std::string kRetrieveSamples = kRetrieveRoot + "/assets/fashion-mnist";
-
-CliRun retrieve_cli(const std::string& args) {
-  return run_shell(
-      "env -u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_MIN "
-      "-u SLURM_ARRAY_TASK_MAX -u SLURM_ARRAY_TASK_STEP " +
-      std::string(ATTNLAB_BINARY) + " --threads 1 " + args);
-}
-
-// The CSV's lines split at commas (the sample names have none).
-std::vector<std::vector<std::string>> retrieve_csv(const std::string& path) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(read_text(path));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::string cell;
-    std::istringstream l(line);
-    while (std::getline(l, cell, ',')) cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.push_back("");
-    rows.push_back(cells);
-  }
-  return rows;
-}
 
 // Cosines of 128 float32 features: within (128 + 2)·2^-24 of the exact value
 // (core/retrieval/top_k.h); the query with itself is exactly 1 up to that.
@@ -59,18 +37,18 @@ const double kRetrieveTolerance = 130.0 * std::ldexp(1.0, -24);
 TEST(RetrieveCli, APatchFindsItselfFirstAndOtherImagesWhenExcluded) {
   TempDir dir("retrieve");
   const std::string tokens = dir.file("tokens");
-  const CliRun e = retrieve_cli("embed --model " + kRetrieveSoftmax + " --images " +
-                                kRetrieveSamples + " --pool tokens --out " + tokens);
+  const CliRun e = run_cli_single("embed --model " + kRetrieveSoftmax + " --images " +
+                                  kRetrieveSamples + " --pool tokens --out " + tokens);
   ASSERT_EQ(e.code, 0) << e.out;
   const nlohmann::json meta = nlohmann::json::parse(read_text(tokens + "/embed.json"));
   ASSERT_EQ(meta.at("grid").at("height"), 14);
   ASSERT_EQ(meta.at("grid").at("width"), 14);
 
   // Image row 4, patch (6, 9): itself first, score 1.
-  const CliRun r = retrieve_cli("retrieve " + tokens + " --image 4 --patch 6,9 --k 12 --out " +
-                                dir.file("self.csv"));
+  const CliRun r = run_cli_single("retrieve " + tokens + " --image 4 --patch 6,9 --k 12 --out " +
+                                  dir.file("self.csv"));
   ASSERT_EQ(r.code, 0) << r.out;
-  const auto self = retrieve_csv(dir.file("self.csv"));
+  const auto self = read_csv_cells(dir.file("self.csv"));
   ASSERT_EQ(self.size(), 13u) << r.out;  // header + k rows
   EXPECT_EQ(self[0], (std::vector<std::string>{"rank", "score", "image_index", "image",
                                                "label_name", "patch_y", "patch_x"}));
@@ -91,10 +69,10 @@ TEST(RetrieveCli, APatchFindsItselfFirstAndOtherImagesWhenExcluded) {
 
   // --exclude-self: none of image 4, k rows, scores below the query's own.
   const CliRun x =
-      retrieve_cli("retrieve " + tokens + " --image 4 --patch 6,9 --k 12 --exclude-self --out " +
-                   dir.file("others.csv"));
+      run_cli_single("retrieve " + tokens + " --image 4 --patch 6,9 --k 12 --exclude-self --out " +
+                     dir.file("others.csv"));
   ASSERT_EQ(x.code, 0) << x.out;
-  const auto others = retrieve_csv(dir.file("others.csv"));
+  const auto others = read_csv_cells(dir.file("others.csv"));
   ASSERT_EQ(others.size(), 13u) << x.out;
   for (size_t i = 1; i < others.size(); ++i) {
     EXPECT_NE(others[i][2], "4") << "row " << i;
@@ -106,22 +84,22 @@ TEST(RetrieveCli, APatchFindsItselfFirstAndOtherImagesWhenExcluded) {
   // The image by its file name instead of its row: the same answer.
   const std::string name = self[1][3].substr(self[1][3].rfind('/') + 1);
   const CliRun n =
-      retrieve_cli("retrieve " + tokens + " --image " + name +
-                   " --patch 6,9 --k 12 --exclude-self --out " + dir.file("named.csv"));
+      run_cli_single("retrieve " + tokens + " --image " + name +
+                     " --patch 6,9 --k 12 --exclude-self --out " + dir.file("named.csv"));
   ASSERT_EQ(n.code, 0) << n.out;
   EXPECT_EQ(read_text(dir.file("named.csv")), read_text(dir.file("others.csv")));
 
   // Usage errors: a patch outside the grid, a row outside the folder, a bad --patch.
-  const CliRun outside = retrieve_cli("retrieve " + tokens + " --image 4 --patch 14,0");
+  const CliRun outside = run_cli_single("retrieve " + tokens + " --image 4 --patch 14,0");
   EXPECT_EQ(outside.code, 2) << outside.out;
   EXPECT_NE(outside.out.find("patch (14, 0) is outside the 14x14 grid"), std::string::npos)
       << outside.out;
-  const CliRun negative = retrieve_cli("retrieve " + tokens + " --image 4 --patch 3,-1");
+  const CliRun negative = run_cli_single("retrieve " + tokens + " --image 4 --patch 3,-1");
   EXPECT_EQ(negative.code, 2) << negative.out;
-  const CliRun row = retrieve_cli("retrieve " + tokens + " --image 30 --patch 1,1");
+  const CliRun row = run_cli_single("retrieve " + tokens + " --image 30 --patch 1,1");
   EXPECT_EQ(row.code, 2) << row.out;
   EXPECT_NE(row.out.find("--image 30 is not a row"), std::string::npos) << row.out;
-  const CliRun malformed = retrieve_cli("retrieve " + tokens + " --image 4 --patch 6");
+  const CliRun malformed = run_cli_single("retrieve " + tokens + " --image 4 --patch 6");
   EXPECT_EQ(malformed.code, 2) << malformed.out;
   EXPECT_NE(malformed.out.find("--patch wants Y,X"), std::string::npos) << malformed.out;
 }
@@ -129,17 +107,17 @@ TEST(RetrieveCli, APatchFindsItselfFirstAndOtherImagesWhenExcluded) {
 TEST(RetrieveCli, PooledEmbeddingsAreRefusedWithTheCommandToRun) {
   TempDir dir("retrieve_pooled");
   const std::string pooled = dir.file("mean");
-  const CliRun e = retrieve_cli("embed --model " + kRetrieveSoftmax + " --images " +
-                                kRetrieveSamples + " --limit 3 --pool mean --out " + pooled);
+  const CliRun e = run_cli_single("embed --model " + kRetrieveSoftmax + " --images " +
+                                  kRetrieveSamples + " --limit 3 --pool mean --out " + pooled);
   ASSERT_EQ(e.code, 0) << e.out;
   const CliRun r =
-      retrieve_cli("retrieve " + pooled + " --image 0 --patch 1,1 --out " + dir.file("x.csv"));
+      run_cli_single("retrieve " + pooled + " --image 0 --patch 1,1 --out " + dir.file("x.csv"));
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("embeddings pooled 'mean'"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("run `attnlab embed ... --pool tokens`"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(dir.file("x.csv")));
   // Not an embed folder at all.
-  const CliRun none = retrieve_cli("retrieve " + dir.file("nothing") + " --image 0 --patch 1,1");
+  const CliRun none = run_cli_single("retrieve " + dir.file("nothing") + " --image 0 --patch 1,1");
   EXPECT_EQ(none.code, 2) << none.out;
   EXPECT_NE(none.out.find("has no embed.json"), std::string::npos) << none.out;
 }

@@ -30,6 +30,7 @@
 
 #include "core/data/image_dataset.h"
 #include "tests/support/cli_runner.h"
+#include "tests/support/sample_tree.h"
 #include "tests/support/temp_path.h"
 #include "tests/support/text_file.h"
 
@@ -37,23 +38,15 @@ namespace {
 
 namespace fs = std::filesystem;
 using attnlab::testing::CliRun;
+using attnlab::testing::copy_sample_tree;
 using attnlab::testing::read_text;
-using attnlab::testing::run_shell;
+using attnlab::testing::run_cli_single;
 using attnlab::testing::TempDir;
 
 const std::string kShardCliRoot = ATTNLAB_SOURCE_DIR;
 const std::string kShardCliZoo = kShardCliRoot + "/models/zoo";
 const std::string kShardCliSoftmax = kShardCliZoo + "/softmax.safetensors";
 const std::string kShardCliSamples = kShardCliRoot + "/assets/fashion-mnist";
-const char* const kShardCliNoSlurm =
-    "env -u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_MIN "
-    "-u SLURM_ARRAY_TASK_MAX -u SLURM_ARRAY_TASK_STEP ";
-
-// `attnlab --threads 1 ARGS` with no Slurm array variables (and `env_vars`, "A=1 B=2 ").
-CliRun shard_cli(const std::string& args, const std::string& env_vars = "") {
-  return run_shell(std::string(kShardCliNoSlurm) + env_vars + ATTNLAB_BINARY + " --threads 1 " +
-                   args);
-}
 
 // The first `n` committed samples, one per class first (00-..., 01-..., in name order).
 std::string shard_cli_images(size_t n) {
@@ -73,18 +66,6 @@ std::string shard_cli_images(size_t n) {
   return list;
 }
 
-// DIR/<NN-class>/<sample>.png for every committed sample (tests/core/eval_folder_test.cpp's
-// layout: the sorted class folders are the labels 0..9).
-void shard_cli_sample_folder(const fs::path& dir) {
-  for (const auto& e : fs::directory_iterator(kShardCliSamples)) {
-    if (e.path().extension() != ".png") continue;
-    const std::string name = e.path().filename().string();
-    const std::string cls = name.substr(0, name.rfind('-'));
-    fs::create_directories(dir / cls);
-    fs::copy_file(e.path(), dir / cls / name);
-  }
-}
-
 struct ShardCliSharded {
   std::vector<std::string> dirs;  // the shards' folders
   std::vector<int> codes;         // their exit codes
@@ -98,8 +79,8 @@ ShardCliSharded shard_cli_sharded(const std::string& args, int n, const fs::path
   std::string folders;
   for (int i = 0; i < n; ++i) {
     const std::string d = (dir / ("shard_" + std::to_string(i))).string();
-    const CliRun r =
-        shard_cli(args + " --shard " + std::to_string(i) + "/" + std::to_string(n) + " --out " + d);
+    const CliRun r = run_cli_single(args + " --shard " + std::to_string(i) + "/" +
+                                    std::to_string(n) + " --out " + d);
     s.dirs.push_back(d);
     s.codes.push_back(r.code);
     if (r.code != 0)
@@ -107,7 +88,7 @@ ShardCliSharded shard_cli_sharded(const std::string& args, int n, const fs::path
     folders += " " + d;
   }
   s.merged = (dir / "merged").string();
-  s.merge = shard_cli("merge" + folders + " --out " + s.merged);
+  s.merge = run_cli_single("merge" + folders + " --out " + s.merged);
   return s;
 }
 
@@ -486,7 +467,7 @@ TEST(ShardMergeClassify, MergedCsvIsTheSingleRunsForThreeAndTwoShards) {
   TempDir dir("classify");
   const std::string args = "classify --model " + kShardCliSoftmax + shard_cli_images(7);
   fs::create_directories(dir.path / "single");
-  const CliRun single = shard_cli(args + " --out " + dir.file("single/predictions.csv"));
+  const CliRun single = run_cli_single(args + " --out " + dir.file("single/predictions.csv"));
   ASSERT_EQ(single.code, 0) << single.out;
   for (const int n : {3, 2}) {
     SCOPED_TRACE(std::to_string(n) + " shards");
@@ -512,7 +493,7 @@ TEST(ShardMergeClassify, ShardFromASlurmArrayTasksEnvironment) {
   const std::string args = "classify --model " + kShardCliSoftmax + shard_cli_images(4);
   const std::string slurm =
       "SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_MIN=0 ";
-  const CliRun r = shard_cli(args + " --out " + dir.file("task1"), slurm);
+  const CliRun r = run_cli_single(args + " --out " + dir.file("task1"), slurm);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(shard_cli_has(r.out, "shard 1/2 from Slurm")) << r.out;
   EXPECT_TRUE(shard_cli_has(r.out, "SLURM_ARRAY_TASK_ID=1")) << r.out;
@@ -525,24 +506,24 @@ TEST(ShardMergeClassify, ShardFromASlurmArrayTasksEnvironment) {
       shard_cli_has(m.at("shard").at("source").get<std::string>(), "SLURM_ARRAY_TASK_ID=1"));
   // Task 0 of the same array: the two tasks merge into the single run's CSV.
   const CliRun t0 =
-      shard_cli(args + " --out " + dir.file("task0"),
-                "SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_MIN=0 ");
+      run_cli_single(args + " --out " + dir.file("task0"),
+                     "SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_MIN=0 ");
   ASSERT_EQ(t0.code, 0) << t0.out;
   fs::create_directories(dir.path / "single");
-  ASSERT_EQ(shard_cli(args + " --out " + dir.file("single/predictions.csv")).code, 0);
-  const CliRun merge = shard_cli("merge " + dir.file("task0") + " " + dir.file("task1") +
-                                 " --out " + dir.file("merged"));
+  ASSERT_EQ(run_cli_single(args + " --out " + dir.file("single/predictions.csv")).code, 0);
+  const CliRun merge = run_cli_single("merge " + dir.file("task0") + " " + dir.file("task1") +
+                                      " --out " + dir.file("merged"));
   ASSERT_EQ(merge.code, 0) << merge.out;
   shard_cli_expect_same_files(dir.file("single"), dir.file("merged"));
   // --shard wins over the environment: said nowhere to come from Slurm.
-  const CliRun given = shard_cli(args + " --shard 0/2 --out " + dir.file("given"), slurm);
+  const CliRun given = run_cli_single(args + " --shard 0/2 --out " + dir.file("given"), slurm);
   ASSERT_EQ(given.code, 0) << given.out;
   EXPECT_FALSE(shard_cli_has(given.out, "from Slurm")) << given.out;
   EXPECT_EQ(shard_cli_json(dir.file("given/shard.json")).at("shard").at("index"), 0);
   // A sparse array (--array=1,5,9) is a usage error that asks for --shard.
-  const CliRun sparse = shard_cli(args + " --out " + dir.file("sparse"),
-                                  "SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_COUNT=3 "
-                                  "SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=9 ");
+  const CliRun sparse = run_cli_single(args + " --out " + dir.file("sparse"),
+                                       "SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_COUNT=3 "
+                                       "SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=9 ");
   EXPECT_EQ(sparse.code, 2) << sparse.out;
   EXPECT_TRUE(shard_cli_has(sparse.out, "--shard I/N")) << sparse.out;
   EXPECT_FALSE(fs::exists(dir.file("sparse/shard.json")));
@@ -553,10 +534,10 @@ TEST(ShardMergeClassify, ShardFromASlurmArrayTasksEnvironment) {
 
 TEST(ShardMergeEval, FolderOfTheDemoImages) {
   TempDir dir("eval_folder");
-  shard_cli_sample_folder(dir.path / "data");
+  copy_sample_tree(dir.path / "data");
   const std::string args =
       "eval --model " + kShardCliSoftmax + " --dataset folder:" + dir.file("data") + " --batch 4";
-  const CliRun single = shard_cli(args);
+  const CliRun single = run_cli_single(args);
   ASSERT_EQ(single.code, 0) << single.out;
   const std::string line = shard_cli_line(single.out, "accuracy ");
   ASSERT_FALSE(line.empty()) << single.out;
@@ -575,7 +556,7 @@ TEST(ShardMergeEval, FashionMnistFirst600) {
   TempDir dir("eval_fmnist");
   const std::string args =
       "eval --model " + kShardCliSoftmax + " --dataset fashion-mnist:test --limit 600 --batch 100";
-  const CliRun single = shard_cli(args);
+  const CliRun single = run_cli_single(args);
   ASSERT_EQ(single.code, 0) << single.out;
   const std::string line = shard_cli_line(single.out, "accuracy ");
   ASSERT_TRUE(shard_cli_has(line, "/600) on fashion-mnist:test (first 600 images)")) << single.out;
@@ -592,14 +573,14 @@ TEST(ShardMergeEval, FashionMnistFirst600) {
 // The merge must print the same line (and exit 1, as the single run does).
 TEST(ShardMergeEval, UnreadableImageWithLimitPrintsTheSingleRunsLine) {
   TempDir dir("eval_unreadable");
-  shard_cli_sample_folder(dir.path / "data");
+  copy_sample_tree(dir.path / "data");
   {
     std::ofstream bad(dir.path / "data" / "00-t-shirt-top" / "00-unreadable.png");
     bad << "not a png";
   }
   const std::string args = "eval --model " + kShardCliSoftmax +
                            " --dataset folder:" + dir.file("data") + " --batch 4 --limit 8";
-  const CliRun single = shard_cli(args);
+  const CliRun single = run_cli_single(args);
   EXPECT_EQ(single.code, 1) << single.out;
   const std::string line = shard_cli_line(single.out, "accuracy ");
   ASSERT_TRUE(shard_cli_has(line, "(first 8 images, 1 unreadable skipped)")) << single.out;
@@ -617,7 +598,7 @@ TEST(ShardMergeAnalysis, HeadImportanceOnFashionMnist) {
   TempDir dir("head_importance");
   const std::string args = "head-importance --model " + kShardCliSoftmax +
                            " --dataset fashion-mnist:test --limit 60 --batch 8";
-  const CliRun single = shard_cli(args + " --out " + dir.file("single"));
+  const CliRun single = run_cli_single(args + " --out " + dir.file("single"));
   ASSERT_EQ(single.code, 0) << single.out;
   const ShardCliSharded s = shard_cli_sharded(args, 3, dir.path);
   shard_cli_expect_ok(s);
@@ -632,7 +613,7 @@ TEST(ShardMergeAnalysis, FaithfulnessWithoutPerImageTables) {
   const std::string args = "faithfulness --models " + kShardCliSoftmax + " " + kShardCliZoo +
                            "/hilo.safetensors --images" + shard_cli_images(6) +
                            " --maps rollout,random --step 0.25 --per-image off";
-  const CliRun single = shard_cli(args + " --out " + dir.file("single"));
+  const CliRun single = run_cli_single(args + " --out " + dir.file("single"));
   ASSERT_EQ(single.code, 0) << single.out;
   EXPECT_FALSE(fs::exists(dir.file("single") + "/faithfulness__faithfulness_images.csv"));
   const ShardCliSharded s = shard_cli_sharded(args, 3, dir.path);
@@ -651,7 +632,7 @@ TEST(ShardMergeAnalysis, AnalyzeSeriesOfFourCheckpoints) {
                            "270.safetensors " + c + "540.safetensors " + c +
                            "937.safetensors --images" + shard_cli_images(2) +
                            " --analyses mask,rank,locality,cka";
-  const CliRun single = shard_cli(args + " --out " + dir.file("single"));
+  const CliRun single = run_cli_single(args + " --out " + dir.file("single"));
   ASSERT_EQ(single.code, 0) << single.out;
   const ShardCliSharded s = shard_cli_sharded(args, 3, dir.path);
   shard_cli_expect_ok(s);
@@ -665,7 +646,7 @@ TEST(ShardMergeAnalysis, AnalyzeSizesButTheSeconds) {
   TempDir dir("sizes");
   const std::string args = "analyze-sizes --model " + kShardCliSoftmax +
                            " --img-sizes 28,42 --images" + shard_cli_images(4);
-  const CliRun single = shard_cli(args + " --out " + dir.file("single"));
+  const CliRun single = run_cli_single(args + " --out " + dir.file("single"));
   ASSERT_EQ(single.code, 0) << single.out;
   const ShardCliSharded s = shard_cli_sharded(args, 3, dir.path);
   shard_cli_expect_ok(s);
@@ -682,7 +663,7 @@ TEST(ShardMergeReport, TwoModelsSvgAndPng) {
   const std::string args = "report --models " + kShardCliSoftmax + " " + kShardCliZoo +
                            "/linear.safetensors --images" + shard_cli_images(6) +
                            " --formats svg,png --figures head_maps,compare,rank,locality,cka";
-  const CliRun single = shard_cli(args + " --out " + dir.file("single"));
+  const CliRun single = run_cli_single(args + " --out " + dir.file("single"));
   ASSERT_EQ(single.code, 0) << single.out;
   const ShardCliSharded s = shard_cli_sharded(args, 3, dir.path);
   shard_cli_expect_ok(s);
@@ -700,7 +681,7 @@ TEST(ShardMergeReport, WithACheckpointSeriesInTwoShards) {
                            "937.safetensors --images" + shard_cli_images(4) +
                            " --formats svg,png --analyses mask,rank,locality"
                            " --figures castling_mask,rank,locality";
-  const CliRun single = shard_cli(args + " --out " + dir.file("single"));
+  const CliRun single = run_cli_single(args + " --out " + dir.file("single"));
   ASSERT_EQ(single.code, 0) << single.out;
   const ShardCliSharded s = shard_cli_sharded(args, 2, dir.path);
   shard_cli_expect_ok(s);
@@ -717,7 +698,7 @@ TEST(ShardMergeReport, WithACheckpointSeriesInTwoShards) {
 void shard_cli_expect_merge_exits_as_single(const std::string& command,
                                             const std::string& single_out,
                                             const std::string& compare_dir, const TempDir& dir) {
-  const CliRun single = shard_cli(command + " --out " + single_out);
+  const CliRun single = run_cli_single(command + " --out " + single_out);
   ASSERT_EQ(single.code, 1) << single.out;
   const ShardCliSharded s = shard_cli_sharded(command, 2, dir.path);
   ASSERT_EQ(s.codes.size(), 2u);
@@ -788,7 +769,7 @@ class ShardMergeErrors : public ::testing::Test {
         {"a0", analyze + " --analyses rank --shard 0/3"},
         {"b1", analyze + " --analyses rank,locality --shard 1/3"}};
     for (const auto& [name, args] : runs) {
-      const CliRun r = shard_cli(args + " --out " + dir_->file(name));
+      const CliRun r = run_cli_single(args + " --out " + dir_->file(name));
       EXPECT_EQ(r.code, 0) << name << ": " << r.out;
     }
   }
@@ -799,7 +780,7 @@ class ShardMergeErrors : public ::testing::Test {
   static std::string shard(const std::string& name) { return dir_->file(name); }
   // `merge FOLDERS --out DIR/<out>`: the run, and whether the output folder was created.
   static CliRun merge(const std::string& folders, const std::string& out, bool* created = nullptr) {
-    const CliRun r = shard_cli("merge " + folders + " --out " + dir_->file(out));
+    const CliRun r = run_cli_single("merge " + folders + " --out " + dir_->file(out));
     if (created) *created = fs::exists(dir_->file(out));
     return r;
   }
@@ -888,7 +869,7 @@ TEST_F(ShardMergeErrors, MergeUsageErrors) {
                          {"merge " + all + " --out " + dir_->file("u2") + " --bogus",
                           "unknown option --bogus"}}) {
     SCOPED_TRACE(c.args);
-    const CliRun r = shard_cli(c.args);
+    const CliRun r = run_cli_single(c.args);
     EXPECT_EQ(r.code, 2) << r.out;  // kExitUsage
     EXPECT_TRUE(shard_cli_has(r.out, c.message)) << r.out;
     EXPECT_TRUE(shard_cli_has(r.out, "(see attnlab --help)")) << r.out;
@@ -902,7 +883,7 @@ TEST_F(ShardMergeErrors, BadShardTextIsAUsageErrorNamingIt) {
   for (const std::string text : {"4/4", "x", "1/0", "-1/2", "1/2/3", "2"}) {
     SCOPED_TRACE(text);
     const std::string out = dir_->file("bad_shard");
-    const CliRun r = shard_cli(classify + " --shard " + text + " --out " + out);
+    const CliRun r = run_cli_single(classify + " --shard " + text + " --out " + out);
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_TRUE(shard_cli_has(r.out, "--shard")) << r.out;
     EXPECT_TRUE(shard_cli_has(r.out, text)) << r.out;
@@ -916,8 +897,8 @@ TEST_F(ShardMergeErrors, BadShardTextIsAUsageErrorNamingIt) {
 // or the Slurm array's shard inside an array job).
 TEST_F(ShardMergeErrors, EmptyShardTextIsAUsageError) {
   const std::string out = dir_->file("empty_shard");
-  const CliRun r = shard_cli("classify --model " + kShardCliSoftmax + shard_cli_images(2) +
-                             " --shard '' --out " + out);
+  const CliRun r = run_cli_single("classify --model " + kShardCliSoftmax + shard_cli_images(2) +
+                                  " --shard '' --out " + out);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(shard_cli_has(r.out, "--shard")) << r.out;
   EXPECT_FALSE(fs::exists(out)) << "written: " << (fs::is_directory(out) ? "a folder" : "a file");
@@ -925,15 +906,15 @@ TEST_F(ShardMergeErrors, EmptyShardTextIsAUsageError) {
 
 TEST_F(ShardMergeErrors, AShardNeedsItsOutputFolder) {
   const CliRun classify =
-      shard_cli("classify --model " + kShardCliSoftmax + shard_cli_images(2) + " --shard 0/2");
+      run_cli_single("classify --model " + kShardCliSoftmax + shard_cli_images(2) + " --shard 0/2");
   EXPECT_EQ(classify.code, 2) << classify.out;
   EXPECT_TRUE(shard_cli_has(classify.out, "a sharded classify needs --out DIR")) << classify.out;
   const std::string eval =
       "eval --model " + kShardCliSoftmax + " --dataset folder:" + kShardCliSamples;
-  const CliRun eval_shard = shard_cli(eval + " --shard 0/2");
+  const CliRun eval_shard = run_cli_single(eval + " --shard 0/2");
   EXPECT_EQ(eval_shard.code, 2) << eval_shard.out;
   EXPECT_TRUE(shard_cli_has(eval_shard.out, "a sharded eval needs --out DIR")) << eval_shard.out;
-  const CliRun eval_out = shard_cli(eval + " --out " + dir_->file("eval_out"));
+  const CliRun eval_out = run_cli_single(eval + " --out " + dir_->file("eval_out"));
   EXPECT_EQ(eval_out.code, 2) << eval_out.out;
   EXPECT_FALSE(fs::exists(dir_->file("eval_out")));
 }

@@ -16,6 +16,7 @@
 #include "app/session/npy_rows.h"
 #include "core/analysis/export.h"
 #include "core/analysis/head_sharpness.h"
+#include "core/analysis/rank.h"
 #include "core/io/file_bytes.h"
 #include "core/io/npy.h"
 #include "core/io/text.h"
@@ -76,13 +77,21 @@ void HeadStatsCollector::add(const std::vector<models::LayerTrace>& traces, int6
   mean_.resize(at + cells, std::numeric_limits<float>::quiet_NaN());
   patch_value_.resize(at + cells, std::numeric_limits<float>::quiet_NaN());
   patch_.resize(at + cells, -1);
+  rank_.resize(at + cells, std::numeric_limits<float>::quiet_NaN());
   for (size_t l = 0; l < traces.size(); ++l) {
-    const analysis::HeadSharpness s = analysis::head_sharpness(*traces[l].trace, b);
-    for (int64_t h = 0; h < traces[l].trace->heads; ++h) {
+    const attention::AttentionTrace& trace = *traces[l].trace;
+    const analysis::HeadSharpness s = analysis::head_sharpness(trace, b);
+    // Every head's output (tokens × head dim), the matrix the rank analysis reads for every
+    // mechanism; its effective rank needs only the float64 singular values.
+    std::vector<analysis::RankStats> ranks;
+    for (auto& subject : analysis::rank_subjects(trace, b))
+      if (subject.name == "output") ranks = analysis::rank_statistics(subject.matrices);
+    for (int64_t h = 0; h < trace.heads; ++h) {
       const size_t i = at + l * size_t(max_heads_) + size_t(h);
       mean_[i] = float(s.mean[h].item<double>());
       patch_value_[i] = float(s.sharpest_value[h].item<double>());
       patch_[i] = s.sharpest_query[h].item<int64_t>();
+      if (size_t(h) < ranks.size()) rank_[i] = float(ranks[size_t(h)].effective_rank);
     }
   }
   ++images_;
@@ -96,6 +105,8 @@ void HeadStatsCollector::write(const std::string& dir) const {
                 heads_array(patch_, io::DType::I64, images_, l, max_heads_));
   io::write_npy(dir + "/" + kHeadPatchEntropyNpy,
                 heads_array(patch_value_, io::DType::F32, images_, l, max_heads_));
+  io::write_npy(dir + "/" + kHeadRankNpy,
+                heads_array(rank_, io::DType::F32, images_, l, max_heads_));
   io::write_file_atomic(dir + "/" + kHeadsJson,
                         nlohmann::json{{"layers", layers_}, {"max_heads", max_heads_}}.dump(2));
 }
@@ -170,6 +181,7 @@ void concatenate_head_stats(const std::vector<std::string>& dirs, const std::str
   concatenate_npy_rows(dirs, kHeadEntropyNpy, io::DType::F32, out_dir);
   concatenate_npy_rows(dirs, kHeadPatchNpy, io::DType::I64, out_dir);
   concatenate_npy_rows(dirs, kHeadPatchEntropyNpy, io::DType::F32, out_dir);
+  concatenate_npy_rows(dirs, kHeadRankNpy, io::DType::F32, out_dir);
   io::write_file_atomic(out_dir + "/" + kHeadsJson, first.dump(2));
   write_head_extremes(out_dir, k);
 }

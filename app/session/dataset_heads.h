@@ -7,6 +7,9 @@
 //   head_entropy.npy            (N, L, H) float32  mean H / ln K over the queries
 //   head_sharpest_patch.npy     (N, L, H) int64    grid index y·W + x of the sharpest row
 //   head_sharpest_entropy.npy   (N, L, H) float32  that row's H / ln K
+//   head_output_rank.npy        (N, L, H) float32  effective rank exp(H(σ/Σσ)) of the head's
+//                                                  output (tokens × head dim; core/analysis/
+//                                                  rank.h): how many directions it spans
 //   heads.json                  the layers: path, mechanism, head_count, grid height and width
 //   head_extremes.csv           layer,path,head,kind,rank,row,image,entropy,patch_y,patch_x
 // Layers with fewer heads than the most (the hierarchical families' early stages) are padded
@@ -26,6 +29,7 @@ namespace attnlab::session {
 inline constexpr const char* kHeadEntropyNpy = "head_entropy.npy";
 inline constexpr const char* kHeadPatchNpy = "head_sharpest_patch.npy";
 inline constexpr const char* kHeadPatchEntropyNpy = "head_sharpest_entropy.npy";
+inline constexpr const char* kHeadRankNpy = "head_output_rank.npy";
 inline constexpr const char* kHeadsJson = "heads.json";
 inline constexpr const char* kHeadExtremesCsv = "head_extremes.csv";
 
@@ -35,14 +39,14 @@ class HeadStatsCollector {
   // the layers; a later one with other layers is a std::runtime_error.
   void add(const std::vector<models::LayerTrace>& traces, int64_t b);
   int64_t images() const { return images_; }
-  // The three arrays and heads.json into `dir`.
+  // The four arrays and heads.json into `dir`.
   void write(const std::string& dir) const;
 
  private:
   nlohmann::json layers_ = nlohmann::json::array();
   int64_t max_heads_ = 0;
   int64_t images_ = 0;
-  std::vector<float> mean_, patch_value_;
+  std::vector<float> mean_, patch_value_, rank_;
   std::vector<int64_t> patch_;
 };
 

@@ -120,6 +120,13 @@ class Embeddings:
         return self._head_array("head_sharpest_entropy.npy")
 
     @property
+    def head_output_rank(self):
+        """(N, L, H) float32: the effective rank exp(H(s/sum s)) of each head's output
+        (tokens x head dim, s its singular values), as the rank analysis defines it; NaN for
+        padding; None without head statistics."""
+        return self._head_array("head_output_rank.npy")
+
+    @property
     def heads(self):
         """heads.json (the layers: path, mechanism, head_count, grid), or None."""
         path = self._head_file("heads.json")

@@ -247,6 +247,8 @@ def test_head_statistics(head_embeddings):
     assert np.isfinite(entropy).all() and (entropy >= 0).all() and (entropy <= 1 + 1e-6).all()
     assert e.head_sharpest_patch.shape == (30, 4, 2)
     assert e.head_sharpest_patch.dtype == np.int64
+    rank = e.head_output_rank  # effective rank of a 196 x 64 output: within [1, 64]
+    assert rank.shape == (30, 4, 2) and ((rank >= 1) & (rank <= 64)).all()
     assert len(e.heads["layers"]) == 4
     rows = e.head_extremes()
     assert len(rows) == 4 * 2 * 2 * 3
@@ -274,6 +276,7 @@ def test_head_statistics_as_pandas(head_embeddings):
 
 def test_head_statistics_refusals(tree_embeddings, softmax, tmp_path):
     assert tree_embeddings.head_entropy is None
+    assert tree_embeddings.head_output_rank is None
     assert tree_embeddings.heads is None
     with pytest.raises(attnlab.UsageError, match="heads=True / attnlab embed --heads"):
         tree_embeddings.head_extremes()

@@ -230,6 +230,27 @@ TEST(EmbedCli, HeadStatisticsAreTheEntropyAnalysisPerImage) {
     ++compared;
   }
   EXPECT_EQ(compared, 8);
+  // Each head's effective output rank: the rank analysis of the same image (its "output"
+  // rows, effective_rank_mean of one image). Both are exp(H(σ/Σσ)) of float64 singular
+  // values of the same float32 matrix from another batch's forward: the matrices differ by
+  // float32 rounding (~1e-6 of σ_max per value), which moves exp(H) by at most
+  // exp(H)·Σ_i |ln p_i + 1|·|Δp_i| — with 64 values of |ln p_i| < 25 and |Δp_i| < 1e-6·p_i
+  // summed to 1e-6, about 3e-5 relative; 1e-4 relative leaves room for the float32 storage.
+  const at::Tensor rank = embed_npy(dir.file("e/head_output_rank.npy")).to(at::kDouble);
+  ASSERT_EQ(rank.sizes(), mean.sizes());
+  const CliRun ra = run_cli_single("analyze --model " + kEmbedSoftmax + " --images " + first +
+                                   " --analyses rank --out " + dir.file("r"));
+  ASSERT_EQ(ra.code, 0) << ra.out;
+  int ranked = 0;
+  for (const auto& c : read_csv_cells(dir.file("r/softmax__rank_heads.csv"))) {
+    if (c.size() < 22 || c[3] != "output") continue;
+    const double expected = std::stod(c[21]);  // effective_rank_mean
+    const int64_t layer = std::stoll(c[0]), head = std::stoll(c[4]);
+    EXPECT_NEAR(rank[0][layer][head].item<double>(), expected, 1e-4 * expected) << c[0] << c[4];
+    ++ranked;
+  }
+  EXPECT_EQ(ranked, 8);
+  EXPECT_TRUE(((rank >= 1) & (rank <= 64)).all().item<bool>());  // 1 ≤ exp(H) ≤ min(196, 64)
   // The extremes: per layer and head the 3 rows of lowest and highest mean, in order.
   const auto rows = read_csv_cells(dir.file("e/head_extremes.csv"));
   ASSERT_EQ(rows.size(), 1u + 4 * 2 * 2 * 3);
@@ -257,7 +278,7 @@ TEST(EmbedCli, HeadStatisticsAreTheEntropyAnalysisPerImage) {
   const CliRun merge = run_cli_single("merge" + folders + " --out " + dir.file("m"));
   ASSERT_EQ(merge.code, 0) << merge.out;
   for (const char* f : {"head_entropy.npy", "head_sharpest_patch.npy", "head_sharpest_entropy.npy",
-                        "head_extremes.csv", "heads.json"})
+                        "head_output_rank.npy", "head_extremes.csv", "heads.json"})
     EXPECT_EQ(read_text(dir.file(std::string("e/") + f)),
               read_text(dir.file(std::string("m/") + f)))
         << f;

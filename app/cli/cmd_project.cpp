@@ -18,6 +18,7 @@
 #include "app/session/dataset_embedding.h"
 #include "app/session/embedding_figure.h"
 #include "app/session/embedding_projection.h"
+#include "app/session/projection_options.h"
 #include "core/analysis/export.h"
 #include "core/io/file_bytes.h"
 #include "core/io/npy.h"
@@ -25,35 +26,21 @@
 #include "viz/render.h"
 
 namespace attnlab::cli {
-namespace {
-
-// The model's name for the figure's title: its preset, else its checkpoint's stem.
-std::string project_model_name(const nlohmann::json& embed) {
-  const nlohmann::json m = embed.value("model", nlohmann::json::object());
-  if (m.contains("preset") && m["preset"].is_string() && !m["preset"].get<std::string>().empty())
-    return m["preset"].get<std::string>();
-  const nlohmann::json c = m.value("checkpoint", nlohmann::json());
-  const nlohmann::json path = c.is_object() ? c.value("path", nlohmann::json()) : c;
-  if (path.is_string()) return std::filesystem::path(path.get<std::string>()).stem().string();
-  return m.value("arch", std::string("model"));
-}
-
-int project_int(Args& args, const std::string& name, int fallback) {
-  return args.take_positive_int(name, fallback);
-}
-
-}  // namespace
 
 int cmd_project(Args args, const GlobalOptions&) {
-  session::ProjectionRequest request;
-  const std::string method = args.take_option("--method");
+  // The projection's options: one parser for project and report --embeddings
+  // (session/projection_options.h).
+  session::ProjectionOptionParser parser;
+  try {
+    for (const auto& option : session::projection_options()) {
+      const std::string value = args.take_option(option.flag);
+      if (!value.empty()) parser.set(option.flag, value);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("project: ") + e.what());
+  }
+  const session::ProjectionRequest request = parser.request();
   const std::string out_arg = args.take_option("--out");
-  request.dims = project_int(args, "--dims", 2);
-  request.perplexity = args.take_real("--perplexity", request.perplexity);
-  request.neighbors = project_int(args, "--neighbors", request.neighbors);
-  request.min_dist = args.take_real("--min-dist", request.min_dist);
-  request.iterations = project_int(args, "--iterations", 0);
-  const std::string seed = args.take_option("--seed");
   const std::vector<std::string> colours = args.take_list("--colour");
   std::vector<std::string> formats = args.take_list("--formats");
   const double dpi = args.take_real("--dpi", 200);
@@ -61,14 +48,6 @@ int cmd_project(Args args, const GlobalOptions&) {
   if (dirs.size() != 1)
     throw UsageError("project needs one EMBED_DIR (the folder attnlab embed wrote)");
   const std::string dir = dirs.front();
-  try {
-    request.method = session::parse_projection_method(method.empty() ? "pca" : method);
-    if (!seed.empty()) request.seed = std::stoull(seed);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("project: ") + e.what());
-  }
-  if (!(request.perplexity > 0)) throw UsageError("project: --perplexity must be > 0");
-  if (!(request.min_dist >= 0)) throw UsageError("project: --min-dist must be >= 0");
   if (formats.empty()) formats = {"png", "pdf", "svg"};
   std::vector<viz::FigureFormat> figure_formats;
   for (const auto& f : formats) {
@@ -77,15 +56,9 @@ int cmd_project(Args args, const GlobalOptions&) {
     figure_formats.push_back(*format);
   }
 
-  const io::RawTensor x = io::read_npy(dir + "/" + session::kEmbeddingsNpy);
-  if (x.dtype != io::DType::F32 || x.shape.size() != 2)
-    throw std::runtime_error(dir + "/" + session::kEmbeddingsNpy + " is " + x.describe() +
-                             ": project takes pooled embeddings (N, F) float32 — the token "
-                             "grids of --pool tokens are for attnlab retrieve");
-  const std::vector<session::EmbeddingRow> rows = session::read_embedding_rows(dir);
-  if (int64_t(rows.size()) != x.shape[0])
-    throw std::runtime_error(dir + ": " + std::to_string(x.shape[0]) + " embeddings but " +
-                             std::to_string(rows.size()) + " rows in " + session::kEmbeddingsCsv);
+  const session::PooledEmbeddings embeddings = session::read_pooled_embeddings(dir);
+  const io::RawTensor& x = embeddings.x;
+  const std::vector<session::EmbeddingRow>& rows = embeddings.rows;
   std::vector<viz::ProjectionColouring> colourings;
   try {
     for (const auto& c : colours) colourings.push_back(session::parse_colouring(c));
@@ -105,17 +78,16 @@ int cmd_project(Args args, const GlobalOptions&) {
   std::optional<Progress> progress;
   int64_t stage_total = -1;
   const std::string label = "project " + session::projection_method_title(request.method);
-  const session::EmbeddingProjection p =
-      session::project_embeddings(reinterpret_cast<const float*>(x.bytes.data()), x.shape[0],
-                                  x.shape[1], request, [&](int64_t done, int64_t total) {
-                                    if (total != stage_total) {
-                                      if (progress) progress->finish();
-                                      progress.emplace(label, total, "step");
-                                      stage_total = total;
-                                    }
-                                    progress->update(done, "");
-                                    return true;
-                                  });
+  const session::EmbeddingProjection p = session::project_embeddings(
+      embeddings.data(), x.shape[0], x.shape[1], request, [&](int64_t done, int64_t total) {
+        if (total != stage_total) {
+          if (progress) progress->finish();
+          progress.emplace(label, total, "step");
+          stage_total = total;
+        }
+        progress->update(done, "");
+        return true;
+      });
   if (progress) progress->finish();
 
   const std::string out = out_arg.empty() ? dir : out_arg;
@@ -136,7 +108,7 @@ int cmd_project(Args args, const GlobalOptions&) {
   size_t figures = 0;
   if (p.dims == 2 && !colourings.empty()) {
     const viz::CaptionedFigure figure =
-        session::embedding_projection_figure(rows, p, project_model_name(embed), colourings);
+        session::embedding_projection_figure(rows, p, session::embed_model_name(embed), colourings);
     for (const auto format : figure_formats) {
       viz::write_figure(figure.figure, stem + "." + viz::figure_format_name(format), format, dpi);
       ++figures;

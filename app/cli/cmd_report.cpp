@@ -11,6 +11,15 @@
 //          [--img-sizes S1,S2,...]   a resolution sweep of each model (size_sweep.h)
 //   (the figure options: report_options.h; they reproduce a GUI view, docs/GUI.md)
 //   (each M a checkpoint, or a model config .json for untrained weights)
+//          [--embeddings DIR... [--projection pca|tsne|umap] [--perplexity P] [--neighbors K]
+//           [--min-dist D] [--iterations N] [--seed S]]   folders of `attnlab embed`: the
+//           index's "Datasets at a glance" (report_datasets.h): each projected once (the
+//           options of `attnlab project`, one parser: session/projection_options.h), coloured
+//           by label, prediction and correct/wrong, the head extremes with embed --heads, the
+//           coordinates as CSV. Alone (no --models/--images) or beside the models. Not with
+//           --shard (a usage error).
+//   report --embeddings DIR... --out DIR [--projection ...] [--formats ...] [--dpi N]
+//                                              the datasets at a glance alone
 //   report --demo [--out DIR] [--images ...]   the zoo's models, four demo images, every
 //                                              analysis (the opt-in ERF and heads too, not
 //                                              faithfulness) and
@@ -68,6 +77,12 @@ int cmd_report(Args args, const GlobalOptions& g) {
   const ShardRun shard_run = take_shard(args, "report");
   const bool analyses_named = args.has_flag("--analyses");
   ReportRequest req = take_report_request(args);
+  // The datasets are drawn whole by the run that names them: a shard would draw each
+  // folder again, and the merge reads the options of the shards only.
+  if (shard_run.sharded() && !req.datasets.dirs.empty())
+    throw UsageError(
+        "report: --embeddings is not sharded: run the datasets' report without --shard "
+        "(each folder is projected once, in one process)");
   // A shard: its part of the images for every model, the CKA between models and each
   // resolution sweep; its part of the checkpoints of a series (over every image).
   std::vector<std::string> list;
@@ -224,6 +239,8 @@ int cmd_report(Args args, const GlobalOptions& g) {
         shard_run.shard.text().c_str(), parts.results.size(), images.size(), out.c_str());
     return errors.empty() ? kExitOk : kExitFailure;
   }
+  // The datasets at a glance (report_datasets.h): after the models, before their figures.
+  parts.datasets = write_report_datasets(req.datasets, req.options, out, errors);
   return finish_report(req, parts, target, run, stats_dir, t0);
 }
 

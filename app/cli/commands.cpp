@@ -162,7 +162,18 @@ const std::vector<CommandSpec>& commands() {
       [--img-sizes 224,288,384]               a resolution sweep of each model: the
                                               statistics of analyze-sizes, figures against
                                               the input size
+      [--embeddings DIR...]                   folders of attnlab embed: "Datasets at a
+                                              glance", each projected once (figures by
+                                              label, prediction, correct/wrong; with
+                                              embed --heads the head extremes; the
+                                              coordinates as CSV); alone or with --models;
+                                              not with --shard (a usage error)
+      [--projection pca|tsne|umap]            their projection (default pca) and
+      [--perplexity P] [--neighbors K]        project's options for it
+      [--min-dist D] [--iterations N] [--seed S]
       (File > Copy settings as command in the GUI writes these options for the view shown)
+  report --embeddings DIR... --out DIR [--projection ...] [--formats ...] [--dpi N]
+                                            the datasets at a glance alone
   report --demo [--out DIR] [--images ...]  the zoo's models on four demo images, every
                                             analysis (erf and heads too), and
                                             Castling's checkpoint series
@@ -220,7 +231,8 @@ const std::vector<CommandSpec>& commands() {
 )"},
       {"project", cmd_project,
        R"(  project EMBED_DIR [--method pca|tsne|umap] [--dims 2] [--perplexity 30]
-      [--neighbors 15] [--min-dist 0.1] [--seed 0] [--colour label,prediction,...]
+      [--neighbors 15] [--min-dist 0.1] [--iterations N] [--seed 0]
+      [--colour label,prediction,...]
                                             an embed folder projected (PCA with explained
                                             variance, Barnes-Hut t-SNE, UMAP): .npy, .json
                                             and figures by label, prediction, correct/wrong

@@ -23,6 +23,25 @@ figcaption{font-size:.9em;margin-top:.5em;line-height:1.35}figcaption a{margin-r
 .errors{background:#fff0f0;border:1px solid #e99;padding:.6em 1em;border-radius:4px}
 pre{font-size:.8em;overflow:auto}code{font-size:.9em})";
 
+// One figure: the PNG when there is one (fast in every browser), else the SVG, with its
+// caption and a link per format. `folder`: where its files are, relative to the index;
+// `id_prefix` keeps the page's ids unique (a dataset's figures share their stems).
+std::string figure_html(const IndexEntry& e, const std::string& folder,
+                        const std::string& id_prefix = "") {
+  std::string shown;
+  for (const char* pref : {"png", "svg"})
+    if (shown.empty() && std::find(e.formats.begin(), e.formats.end(), pref) != e.formats.end())
+      shown = pref;
+  std::string h = "<figure id=\"" + esc(id_prefix + e.stem) + "\">\n";
+  if (!shown.empty())
+    h += "<img src=\"" + esc(folder + e.stem) + "." + shown + "\" alt=\"" + esc(e.caption) +
+         "\" loading=\"lazy\">\n";
+  h += "<figcaption>" + esc(e.caption) + "<br>";
+  for (const auto& fmt : e.formats)
+    h += "<a href=\"" + esc(folder + e.stem) + "." + esc(fmt) + "\">" + esc(fmt) + "</a>";
+  return h + "<code>" + esc(e.stem) + "</code></figcaption>\n</figure>\n";
+}
+
 }  // namespace
 
 std::string render_index_html(const IndexPage& page) {
@@ -41,21 +60,31 @@ std::string render_index_html(const IndexPage& page) {
       if (f.kind == kind.id) entries.push_back(&f);
     if (entries.empty()) continue;
     h += "<h2 id=\"" + esc(kind.id) + "\">" + esc(kind.title) + "</h2>\n";
-    for (const auto* e : entries) {
-      // Show the PNG when there is one (fast in every browser), else the SVG.
-      std::string shown;
-      for (const char* pref : {"png", "svg"})
-        if (shown.empty() &&
-            std::find(e->formats.begin(), e->formats.end(), pref) != e->formats.end())
-          shown = pref;
-      h += "<figure id=\"" + esc(e->stem) + "\">\n";
-      if (!shown.empty())
-        h += "<img src=\"figures/" + esc(e->stem) + "." + shown + "\" alt=\"" + esc(e->caption) +
-             "\" loading=\"lazy\">\n";
-      h += "<figcaption>" + esc(e->caption) + "<br>";
-      for (const auto& fmt : e->formats)
-        h += "<a href=\"figures/" + esc(e->stem) + "." + esc(fmt) + "\">" + esc(fmt) + "</a>";
-      h += "<code>" + esc(e->stem) + "</code></figcaption>\n</figure>\n";
+    for (const auto* e : entries) h += figure_html(*e, "figures/");
+  }
+  if (!page.datasets.empty()) {
+    h += "<h2 id=\"datasets\">Datasets at a glance</h2>\n<p>Folders of <code>attnlab "
+         "embed</code>: each projected once, coloured by label, by prediction and by "
+         "correct/wrong where the folder has them, and the images each head attends to most "
+         "sharply and most broadly where it was embedded with <code>--heads</code>.</p>\n";
+    for (const auto& d : page.datasets) {
+      h +=
+          "<h3 id=\"dataset-" + esc(d.name) + "\">" + esc(d.name) + "</h3>\n<p class=\"settings\">";
+      h += "<code>" + esc(d.source) + "</code>";
+      for (const auto& [what, value] : d.facts) h += "<br>" + esc(what) + ": " + esc(value);
+      h += "</p>\n";
+      if (!d.notes.empty()) {
+        h += "<ul>\n";
+        for (const auto& n : d.notes) h += "<li>" + esc(n) + "</li>\n";
+        h += "</ul>\n";
+      }
+      for (const auto& e : d.figures)
+        h += figure_html(e, "datasets/" + d.name + "/", "dataset-" + d.name + "-");
+      if (!d.files.empty()) {
+        h += "<p>";
+        for (const auto& f : d.files) h += "<a href=\"" + esc(f) + "\">" + esc(f) + "</a> ";
+        h += "</p>\n";
+      }
     }
   }
   if (!page.stats_files.empty()) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attnlab::cli {
@@ -17,10 +18,21 @@ struct IndexEntry {
   std::vector<std::string> formats;  // written formats (the first image format is shown)
 };
 
+// One embed folder in "Datasets at a glance" (report_datasets.h).
+struct IndexDataset {
+  std::string name;                                        // its folder under datasets/
+  std::string source;                                      // the embed folder as given
+  std::vector<std::pair<std::string, std::string>> facts;  // from embed.json: model, block, ...
+  std::vector<IndexEntry> figures;                         // stems in datasets/<name>/
+  std::vector<std::string> notes;  // the projection's note, why a figure is missing
+  std::vector<std::string> files;  // its CSVs and JSON, relative to the report folder
+};
+
 struct IndexPage {
   std::string title;
   std::string settings;  // one paragraph stating the shared settings
   std::vector<IndexEntry> figures;
+  std::vector<IndexDataset> datasets;    // "Datasets at a glance"
   std::vector<std::string> stats_files;  // paths relative to the report folder
   std::vector<std::string> errors;       // "what: message"
   nlohmann::json run;                    // the run description, shown folded

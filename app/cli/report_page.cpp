@@ -92,6 +92,12 @@ int finish_report(const ReportRequest& req, ReportParts& parts,
              "tokens: " +
                  image::edits_text(settings.edits) + " (" + session::kEditsFile + ")") +
       ". Figures at " + std::to_string(int(dpi)) + " dpi (PNG); device " + target.str() + ".";
+  // report --embeddings alone: no model, no image.
+  if (req.model_args.empty())
+    page.settings = "Datasets only: " + std::to_string(req.datasets.dirs.size()) +
+                    " folder(s) of attnlab embed. Figures at " + std::to_string(int(dpi)) +
+                    " dpi (PNG).";
+  page.datasets = std::move(parts.datasets);
   for (const auto& entry : fs::directory_iterator(stats_dir)) {
     const std::string name = entry.path().filename().string();
     if (entry.is_regular_file() &&
@@ -107,9 +113,14 @@ int finish_report(const ReportRequest& req, ReportParts& parts,
   page.run["figures"] = page.figures.size();
   const std::string index = (fs::path(req.out) / "index.html").string();
   io::write_file_atomic(index, render_index_html(page));
+  size_t figure_count = page.figures.size();  // the models' and the datasets'
+  for (const auto& d : page.datasets) figure_count += d.figures.size();
   std::printf(
-      "report: %zu figures (%zu files) for %zu model(s) x %zu image(s) in %s (%.1f s)%s\n",
-      page.figures.size(), page.figures.size() * formats.size(), results.size(), req.images.size(),
+      "report: %zu figures (%zu files) for %zu model(s) x %zu image(s)%s in %s (%.1f s)%s\n",
+      figure_count, figure_count * formats.size(), results.size(), req.images.size(),
+      page.datasets.empty()
+          ? ""
+          : (" and " + std::to_string(page.datasets.size()) + " dataset(s)").c_str(),
       index.c_str(), page.run["seconds"].get<double>(),
       errors.empty()
           ? ""

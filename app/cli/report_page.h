@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/cli/report_cka.h"
+#include "app/cli/report_index.h"
 #include "app/cli/report_request.h"
 #include "app/cli/report_run.h"
 
@@ -22,7 +23,8 @@ struct ReportParts {
   std::optional<session::SeriesResults> series;
   std::vector<session::SeriesResults> sweeps;
   std::optional<CrossModelCka> cka;
-  std::vector<std::string> errors;  // listed in the index; the exit status is then 1
+  std::vector<IndexDataset> datasets;  // report --embeddings (report_datasets.h)
+  std::vector<std::string> errors;     // listed in the index; the exit status is then 1
 };
 
 // Draws every figure (the analyses' side by side, then the cost figures), lists the

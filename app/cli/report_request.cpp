@@ -71,6 +71,7 @@ ReportRequest take_report_request(Args& args) {
     for (const auto& a : session::analyses())
       if (a.opt_in && a.in_demo) default_analyses += "," + a.name;
   r.settings = take_analysis_settings(args, default_analyses);
+  r.datasets = take_report_datasets(args);
   const auto rest = args.positionals();
   image_args.insert(image_args.end(), rest.begin(), rest.end());
 
@@ -87,11 +88,16 @@ ReportRequest take_report_request(Args& args) {
       series_files = models::zoo_series_files(zoo, contents.series.front());
     if (out.empty()) out = "attnlab-report";
   }
-  if (model_args.empty())
-    throw UsageError("name the models: --models CHECKPOINT|CONFIG.json... (or --demo)");
-  if (image_args.empty()) throw UsageError("name the images: --images FILES|DIR");
+  // --embeddings alone draws the datasets only; models need images and images models.
+  const bool datasets_only =
+      !r.datasets.dirs.empty() && model_args.empty() && image_args.empty() && series_files.empty();
+  if (model_args.empty() && !datasets_only)
+    throw UsageError(
+        "name the models: --models CHECKPOINT|CONFIG.json... (or --demo, or --embeddings "
+        "DIR...)");
+  if (image_args.empty() && !datasets_only) throw UsageError("name the images: --images FILES|DIR");
   if (out.empty()) throw UsageError("name the output folder: --out DIR");
-  r.images = expand_images(image_args);
+  if (!datasets_only) r.images = expand_images(image_args);
   return r;
 }
 

@@ -7,6 +7,7 @@
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/report_costs.h"
+#include "app/cli/report_datasets.h"
 #include "app/cli/report_options.h"
 
 namespace attnlab::cli {
@@ -26,10 +27,12 @@ struct ReportRequest {
   int64_t merge = -1;  // --merge R: every model of the ViT family with ToMe's r (-1: none)
   CostOptions cost;
   session::AnalysisSettings settings;
+  ReportDatasetsRequest datasets;  // --embeddings DIR... and the projection's options
 };
 
 // Takes every report option from `args` (the demo's models, images, series and folder
-// when --demo); UsageError for a missing or bad one.
+// when --demo); UsageError for a missing or bad one. --embeddings alone needs no models
+// or images.
 ReportRequest take_report_request(Args& args);
 
 }  // namespace attnlab::cli

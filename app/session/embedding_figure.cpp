@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
+
+#include "core/io/npy.h"
 
 namespace attnlab::session {
 namespace {
@@ -107,6 +110,32 @@ viz::CaptionedFigure embedding_projection_figure(
   viz::ProjectionFigureOptions options;
   options.equal_axes = projection.method == "pca";
   return viz::projection_figure(pts, colourings, model, options);
+}
+
+PooledEmbeddings read_pooled_embeddings(const std::string& dir) {
+  PooledEmbeddings e;
+  e.x = io::read_npy(dir + "/" + kEmbeddingsNpy);
+  if (e.x.dtype != io::DType::F32 || e.x.shape.size() != 2)
+    throw std::runtime_error(dir + "/" + kEmbeddingsNpy + " is " + e.x.describe() +
+                             ": a projection takes pooled embeddings (N, F) float32 — the token "
+                             "grids of --pool tokens are for attnlab retrieve");
+  e.rows = read_embedding_rows(dir);
+  if (int64_t(e.rows.size()) != e.x.shape[0])
+    throw std::runtime_error(dir + ": " + std::to_string(e.x.shape[0]) + " embeddings but " +
+                             std::to_string(e.rows.size()) + " rows in " + kEmbeddingsCsv);
+  return e;
+}
+
+std::string embed_model_name(const nlohmann::json& embed) {
+  const nlohmann::json m = embed.value("model", nlohmann::json::object());
+  if (!m.is_object()) return "model";
+  if (m.contains("preset") && m["preset"].is_string() && !m["preset"].get<std::string>().empty())
+    return m["preset"].get<std::string>();
+  const nlohmann::json c = m.value("checkpoint", nlohmann::json());
+  const nlohmann::json path = c.is_object() ? c.value("path", nlohmann::json()) : c;
+  if (path.is_string()) return std::filesystem::path(path.get<std::string>()).stem().string();
+  const nlohmann::json arch = m.value("arch", nlohmann::json());
+  return arch.is_string() ? arch.get<std::string>() : std::string("model");
 }
 
 }  // namespace attnlab::session

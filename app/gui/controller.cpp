@@ -5,6 +5,7 @@
 #include <utility>
 #include <variant>
 
+#include "app/gui/projector/patch_retrieval.h"
 #include "app/gui/projector/projector.h"
 #include "app/gui/projector/projector_groups.h"
 #include "app/gui/views/cost_view.h"
@@ -76,6 +77,8 @@ struct ApplyWorkerResult {
   void operator()(const ProjectorLoaded& r) const { apply_result(s.projector, s.status, r); }
   void operator()(const ProjectorProjected& r) const { apply_result(s.projector, s.status, r); }
   void operator()(const ProjectorGroupMapsDone& r) const { apply_result(s.projector, s.status, r); }
+  void operator()(const ProjectorRetrieved& r) const { apply_result(s.projector, s.status, r); }
+  void operator()(const ProjectorCropCut& r) const { apply_result(s.projector, s.status, r); }
   void operator()(const JobNotice& r) const {
     s.status.notice = r.message;
     s.status.notice_is_error = true;

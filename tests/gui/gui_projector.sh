@@ -9,8 +9,13 @@
 # second model's folder of the same images (rala) opens as the comparison: projected alike,
 # drawn beside the first with the same group highlighted; a folder of other images is
 # refused. With a model open, the group's mean attention map and the rest's are computed
-# (15 and 15 images). Set KEEP=1 to keep the folder, SHOT=FILE to copy the selection's
-# screenshot.
+# (15 and 15 images). Patch retrieval (issue 70 goal 4): refused in the pooled folder; in a
+# folder of `attnlab embed --pool tokens`, a point's patch finds the matches `attnlab
+# retrieve` writes, with their crops; the best one opens with its patch as the query; a copy
+# of the image (no row of the folder) has its patch's vector computed by the model, and is
+# refused with another model current.
+# Set KEEP=1 to keep the folder, SHOT=FILE to copy the selection's screenshot,
+# RETRIEVE_SHOT=FILE the patch retrieval's.
 # Usage: tests/gui/gui_projector.sh <path/to/attnlab> <repo root>
 set -euo pipefail
 attnlab="$(realpath "$1")"
@@ -37,6 +42,19 @@ mkdir -p "$work/other-tree"
 cp -r "$(find "$work/tree" -mindepth 1 -maxdepth 1 -type d | sort | head -1)" "$work/other-tree/"
 "$attnlab" embed --model "$root/models/zoo/softmax.safetensors" --images "$work/other-tree" \
   --out "$work/other" >"$work/embed3.log" 2>&1 || { cat "$work/embed3.log" >&2; fail "attnlab embed (other)"; }
+
+# Every patch's vector (patch retrieval), and a copy of row 5's image under another name.
+"$attnlab" embed --model "$root/models/zoo/softmax.safetensors" --images "$work/tree" --pool tokens \
+  --out "$work/tok" >"$work/embed4.log" 2>&1 || { cat "$work/embed4.log" >&2; fail "attnlab embed --pool tokens"; }
+mkdir -p "$work/copy"
+cp "$(python3 -c 'import csv, sys; print(list(csv.DictReader(open(sys.argv[1])))[5]["image"])' \
+  "$work/tok/images.csv")" "$work/copy/query.png"
+# What the CLI finds for the queries the script asks: row 5's patch (6, 4), its image left
+# out (16 best), and with it (8 best: the copy's query, which no row is).
+"$attnlab" retrieve "$work/tok" --image 5 --patch 6,4 --k 16 --exclude-self \
+  --out "$work/cli_retrieve.csv" >"$work/retrieve.log" 2>&1 || { cat "$work/retrieve.log" >&2; fail "attnlab retrieve"; }
+"$attnlab" retrieve "$work/tok" --image 5 --patch 6,4 --k 8 \
+  --out "$work/cli_retrieve_self.csv" >>"$work/retrieve.log" 2>&1 || { cat "$work/retrieve.log" >&2; fail "attnlab retrieve"; }
 
 sed -e "s|@OUT@|$work|g" -e "s|@ROOT@|$root|g" "$root/tests/gui/scripts/projector.script" \
   >"$work/run.script"
@@ -120,8 +138,73 @@ if gm["rows"] <= 0 or gm["cols"] <= 0 or not gm["query"] or not gm["layer"] or g
 closed = info("closed")
 if closed["compare"]["open"] or closed["compare"]["selected_drawn"] != -1:
     sys.exit(f"the comparison did not close: {closed['compare']}")
+
+# Patch retrieval. A folder of pooled vectors: refused, saying what it needs.
+r = info("retrieve_refused")["retrieval"]
+if r["available"] or r["matches"] or "--pool tokens" not in r["error"] or r["state"] != "error":
+    sys.exit(f"patch retrieval in a pooled folder was not refused clearly: {r}")
+# The tokens folder, row 5's patch (6, 4): the GUI runs the CLI's code on the same file
+# (retrieval::TokenIndex and top_k_similar, whose scores do not depend on the thread count),
+# with the query vector read from the same row, so the matches are the CLI's: the same rows
+# and patches in the same order, the same scores (the CSV prints 9 digits: within 1e-6).
+tok_rows = list(csv.DictReader(open(w + "/tok/images.csv")))
+def cli(name):
+    return list(csv.DictReader(open(f"{w}/{name}")))
+ret = info("retrieve")
+r = ret["retrieval"]
+if not r["available"] or r["error"] or r["state"] != "done" or r["query_source"] != "stored" \
+        or r["query_row"] != 5 or r["patch"] != [6, 4] or r["k"] != 16 or not r["exclude_self"] \
+        or r["grid"] != [14, 14] or r["query_image"] != tok_rows[5]["image"]:
+    sys.exit(f"patch retrieval: {dict((k, v) for k, v in r.items() if k != 'matches')}")
+want = cli("cli_retrieve.csv")
+if len(r["matches"]) != len(want) or len(want) != 16:
+    sys.exit(f"{len(r['matches'])} matches, the CLI {len(want)}")
+for m, c in zip(r["matches"], want):
+    if m["place"] != int(c["rank"]) or m["image_row"] != int(c["image_index"]) \
+            or m["image"] != c["image"] or m["label"] != c["label_name"] \
+            or m["patch_y"] != int(c["patch_y"]) or m["patch_x"] != int(c["patch_x"]) \
+            or abs(m["score"] - float(c["score"])) > 1e-6:
+        sys.exit(f"match {m} differs from the CLI's {dict(c)}")
+    if m["image_row"] == 5:
+        sys.exit(f"the query's own image was not left out: {m}")
+if r["crops_ready"] != 16 or r["crop_errors"]:
+    sys.exit(f"crops: {r['crops_ready']} made, {r['crop_errors']} failed ({r['crop_error']})")
+# The best match clicked: its image is open and current, its patch the query (folder grid).
+best = r["matches"][0]
+mt = info("match")
+if mt["clicked"] != best["image_row"] or mt["current_image"] != best["image"] \
+        or mt["current_image"] not in mt["workspace_images"] \
+        or mt["query_cell"] != [best["patch_y"], best["patch_x"], 14, 14]:
+    sys.exit(f"the best match did not open with its patch: {mt['clicked']} {mt['current_image']} "
+             f"{mt['query_cell']}, match {best}")
+# A copy of row 5's image: not a row, so its patch's vector is computed by the softmax model
+# at the folder's block (one image, not a batch of 30: the same values to float rounding),
+# and nothing is left out: the patch itself is the best match, the rest as the CLI has them.
+r = info("computed")["retrieval"]
+want = cli("cli_retrieve_self.csv")
+if r["error"] or r["query_source"] != "computed" or r["query_row"] != -1 or r["exclude_self"] \
+        or len(r["matches"]) != 8 or r["crops_ready"] != 8:
+    sys.exit(f"a computed query: {dict((k, v) for k, v in r.items() if k != 'matches')}")
+first = r["matches"][0]
+if (first["image_row"], first["patch_y"], first["patch_x"]) != (5, 6, 4) or first["score"] < 0.9999:
+    sys.exit(f"the copy's patch is not its own best match: {first}")
+cli_scores = {(int(c["image_index"]), int(c["patch_y"]), int(c["patch_x"])): float(c["score"]) for c in want}
+for m in r["matches"]:
+    key = (m["image_row"], m["patch_y"], m["patch_x"])
+    if key in cli_scores and abs(cli_scores[key] - m["score"]) > 1e-4:
+        sys.exit(f"computed match {m}: the CLI's score is {cli_scores[key]}")
+common = sum((m["image_row"], m["patch_y"], m["patch_x"]) in cli_scores for m in r["matches"])
+if common < 6:
+    sys.exit(f"a computed query finds {common} of the CLI's 8 matches: {r['matches']}")
+# The rala model current: not the folder's, so the copy's query is refused, saying why (the
+# last matches stay shown under the message).
+r = info("retrieve_other_model")["retrieval"]
+if r["state"] != "error" or "not the one the folder was embedded with" not in r["error"]:
+    sys.exit(f"a query through another model was not refused clearly: {r['error']!r}")
 PY
-python3 "$root/tests/gui/png_checks.py" "$work" pca.png heads.png hover.png select.png compare.png groupmaps.png ||
+python3 "$root/tests/gui/png_checks.py" "$work" pca.png heads.png hover.png select.png compare.png groupmaps.png \
+  retrieve.png ||
   fail "screenshot checks"
 [[ -n "${SHOT:-}" ]] && cp "$work/select.png" "$SHOT"
+[[ -n "${RETRIEVE_SHOT:-}" ]] && cp "$work/retrieve.png" "$RETRIEVE_SHOT"
 echo "gui_projector: PASS"

@@ -158,6 +158,9 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
       {"projector-click 4", {"4"}},
       {"projector-select -1.5 -2 3e2 0", {"-1.5", "-2", "3e2", "0"}},
       {"projector-group-maps", {}},
+      {"projector-retrieve 3 4", {"3", "4", "16"}},  // k's default filled in
+      {"projector-retrieve 3 4 8", {"3", "4", "8"}},
+      {"projector-open-match 2", {"2"}},
       {"projector-info out/projector.json", {"out/projector.json"}},
       {"quit", {}},
   };
@@ -174,7 +177,7 @@ TEST(GuiScript, EveryCommandParsesWithGoodArguments) {
   for (const std::string& name : script_command_names()) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name << " untested";
   }
-  EXPECT_EQ(script_command_names().size(), 83u);
+  EXPECT_EQ(script_command_names().size(), 85u);
 }
 
 TEST(GuiScript, BadArgumentsAreRefusedWithTheReason) {

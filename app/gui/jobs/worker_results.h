@@ -17,6 +17,7 @@
 #include "app/gui/jobs/analysis_jobs.h"
 #include "app/gui/jobs/explain_jobs.h"
 #include "app/gui/projector/projector_results.h"
+#include "app/gui/projector/retrieval_results.h"
 #include "app/session/cost_figures.h"
 #include "core/analysis/table.h"
 
@@ -120,7 +121,7 @@ using WorkerResult =
     std::variant<ModelLoaded, ModelLoadFailed, AnalysisDone, AnalysisFailed, MapsAnswered,
                  RolloutAnswered, ExplanationAnswered, SeriesCheckpointDone, SeriesDone,
                  SweepSizeDone, SweepSizeFailed, SweepDone, ComplexityCounted, AttentionBenched,
-                 CostFailed, JobNotice, ProjectorLoaded, ProjectorProjected,
-                 ProjectorGroupMapsDone>;
+                 CostFailed, JobNotice, ProjectorLoaded, ProjectorProjected, ProjectorGroupMapsDone,
+                 ProjectorRetrieved, ProjectorCropCut>;
 
 }  // namespace attnlab::gui

@@ -156,6 +156,7 @@ EmbedFolder read_embed_folder(const std::string& dir) {
   if (fs::exists(meta)) {
     const nlohmann::json j = nlohmann::json::parse(read_text(meta), nullptr, false);
     if (j.is_object()) {
+      f.meta = j;
       f.label_names = string_list(j, "label_names");
       f.class_names = string_list(j, "class_names");
       std::string d;

@@ -9,6 +9,8 @@
 // worker: no GL, no ImGui.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -46,6 +48,8 @@ struct EmbedFolder {
   std::vector<EmbedRow> rows;
   std::vector<std::string> label_names, class_names;  // index = label / class
   std::string description;                            // "block -1, pool head, ..." from embed.json
+  nlohmann::json meta;  // embed.json as read (null: none); patch retrieval reads its pool,
+                        // grid, block and model (projector/patch_retrieval.h)
   // Images of a dataset, decoded: thumb_w × thumb_h grey pixels per row (empty for file rows:
   // has_pixels[i] says which).
   int thumb_w = 0, thumb_h = 0;

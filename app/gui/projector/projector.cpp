@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "app/gui/projector/patch_retrieval.h"
 #include "app/gui/projector/projector_groups.h"
 #include "app/session/embedding_projection.h"
 #include "core/io/image_io.h"
@@ -141,6 +142,7 @@ void run_projector_requests(ProjectorState& p, LoadWorker& loader, ComputeWorker
     if (s.project_wanted && !s.loading) submit_projection(p, s, plot, compute);
   }
   run_group_maps_request(p.group_maps, compute);
+  run_retrieval_request(p.retrieval, compute);
   if (p.thumb_wanted >= 0) {
     const int i = p.thumb_wanted;
     p.thumb_wanted = -1;
@@ -159,7 +161,8 @@ bool projector_has_requests(const ProjectorState& p) {
   const auto waiting = [](const ProjectorSide& s) {
     return s.load_wanted || (s.project_wanted && s.data);
   };
-  return waiting(p.main) || waiting(p.compare) || p.thumb_wanted >= 0 || p.group_maps.wanted;
+  return waiting(p.main) || waiting(p.compare) || p.thumb_wanted >= 0 || p.group_maps.wanted ||
+         p.retrieval.wanted;
 }
 
 void cancel_projector(ProjectorState& p) {
@@ -168,6 +171,7 @@ void cancel_projector(ProjectorState& p) {
     s->project_wanted = false;
   }
   p.group_maps.computing = p.group_maps.wanted = false;
+  cancel_retrieval(p.retrieval);
 }
 
 void open_projector_folder(ProjectorState& p, const std::string& dir) {
@@ -246,6 +250,7 @@ void apply_result(ProjectorState& p, StatusBarState& status, const ProjectorLoad
     p.hovered = p.script_hover = p.clicked = -1;
     p.opened_path.clear();
     clear_selection(p);
+    clear_retrieval(p.retrieval);
     if (p.colour == ProjectorColour::HeadEntropy && !r.data->has_heads())
       p.colour = ProjectorColour::Label;
     clamp_projector_head(p);
@@ -399,116 +404,6 @@ std::string projector_colour_name(ProjectorColour c) {
       return "head-entropy";
   }
   return "";
-}
-
-namespace {
-
-// The head statistics for projector-info: the head picked, its entropy's range, its extremes.
-nlohmann::json projector_heads_info(const ProjectorState& p) {
-  const EmbedFolder* d = p.main.data.get();
-  nlohmann::json j;
-  j["available"] = d && d->has_heads();
-  j["error"] = d ? d->heads_error : "";
-  j["layers"] = d ? d->head_layers : 0;
-  j["max_heads"] = d ? d->max_heads : 0;
-  j["layer"] = p.head_layer;
-  j["head"] = p.head_index;
-  if (!d || !d->has_heads()) return j;
-  j["path"] = d->head_info[size_t(std::clamp(p.head_layer, 0, int(d->head_layers) - 1))].path;
-  float lo = INFINITY, hi = -INFINITY;
-  int finite = 0;
-  for (int64_t i = 0; i < d->n; ++i) {
-    const float v = d->head_value(i, p.head_layer, p.head_index);
-    if (!std::isfinite(v)) continue;
-    ++finite;
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  j["finite"] = finite;
-  j["range"] = finite > 0 ? nlohmann::json::array({lo, hi}) : nlohmann::json::array();
-  nlohmann::json sharpest = nlohmann::json::array(), broadest = nlohmann::json::array();
-  for (const EmbedHeadExtreme& e : d->head_extremes) {
-    if (e.layer != p.head_layer || e.head != p.head_index) continue;
-    nlohmann::json r;
-    r["place"] = e.rank;
-    r["row"] = e.row;
-    r["image"] = e.row >= 0 && e.row < d->n ? d->rows[size_t(e.row)].image : "";
-    r["head_entropy"] = e.entropy;
-    (e.sharpest ? sharpest : broadest).push_back(r);
-  }
-  j["sharpest"] = sharpest;
-  j["broadest"] = broadest;
-  return j;
-}
-
-}  // namespace
-
-nlohmann::json projector_info(const ProjectorState& p, const Workspace& ws, const ViewState& view) {
-  const EmbedFolder* d = p.main.data.get();
-  nlohmann::json j;
-  j["dir"] = p.main.dir;
-  j["loading"] = p.main.loading;
-  j["computing"] = p.main.computing;
-  j["error"] = p.error;
-  j["points"] = d ? d->n : 0;
-  j["dims"] = d ? d->dims : 0;
-  j["projected"] = !p.main.xy.empty();
-  j["method"] = p.main.xy.empty() ? "" : session::projection_method_title(p.main.shown);
-  j["note"] = p.main.note;
-  j["colour"] = projector_colour_name(p.colour);
-  j["head_stats"] = projector_heads_info(p);
-  j["hovered"] = p.hovered;
-  j["hovered_image"] =
-      d && p.hovered >= 0 && p.hovered < d->n ? d->rows[size_t(p.hovered)].image : "";
-  j["hovered_thumbnail"] = p.hovered >= 0 && p.thumbs.count(p.hovered) > 0;
-  j["clicked"] = p.clicked;
-  j["opened_path"] = p.opened_path;
-  j["selected"] = p.selected.size();
-  j["selected_in"] = p.has_selection && p.sel_plot == ProjectorPlot::Compare ? "compare" : "main";
-  j["selected_drawn"] = p.main.drawn_selected;  // highlighted by the main plot's last frame
-  int judged = 0, correct = 0;
-  if (d)
-    for (const int i : p.selected) {
-      const int c = d->rows[size_t(i)].correct;
-      judged += c >= 0;
-      correct += c == 1;
-    }
-  j["selected_judged"] = judged;
-  j["selected_correct"] = correct;
-  // The second plot: the same images through another model, projected alike.
-  const ProjectorSide& c = p.compare;
-  const EmbedFolder* cd = c.data.get();
-  nlohmann::json cj;
-  cj["dir"] = c.dir;
-  cj["open"] = cd != nullptr;
-  cj["description"] = cd ? cd->description : "";
-  cj["loading"] = c.loading;
-  cj["computing"] = c.computing;
-  cj["error"] = p.compare_error;
-  cj["points"] = cd ? cd->n : 0;
-  cj["dims"] = cd ? cd->dims : 0;
-  cj["projected"] = !c.xy.empty();
-  cj["method"] = c.xy.empty() ? "" : session::projection_method_title(c.shown);
-  cj["note"] = c.note;
-  cj["selected_drawn"] = c.drawn_selected;  // highlighted by its last frame
-  int c_judged = 0, c_correct = 0;
-  if (cd)
-    for (const int i : p.selected) {
-      const int k = cd->rows[size_t(i)].correct;
-      c_judged += k >= 0;
-      c_correct += k == 1;
-    }
-  cj["selected_judged"] = c_judged;
-  cj["selected_correct"] = c_correct;
-  j["compare"] = cj;
-  j["group_maps"] = group_maps_info(p.group_maps);
-  nlohmann::json images = nlohmann::json::array();
-  for (const auto& im : ws.images) images.push_back(im.path);
-  j["workspace_images"] = images;
-  j["current_image"] = view.image >= 0 && view.image < int(ws.images.size())
-                           ? ws.images[size_t(view.image)].path
-                           : "";
-  return j;
 }
 
 }  // namespace attnlab::gui

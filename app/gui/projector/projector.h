@@ -3,7 +3,8 @@
 // through session::project_embeddings with progress and Cancel, file thumbnails on the load
 // worker), applying their answers, the comparison folder (the same images through another
 // model, checked), the selection, opening a point's image in the workspace, and the JSON a
-// script's projector-info writes. Main thread; the jobs themselves touch no GL.
+// script's projector-info writes (projector_info.cpp). Patch retrieval is
+// projector/patch_retrieval.h. Main thread; the jobs themselves touch no GL.
 #pragma once
 
 #include <nlohmann/json.hpp>

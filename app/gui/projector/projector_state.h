@@ -2,9 +2,10 @@
 // one of the same images through another model (the comparison), each with its projection
 // and its plot's pan and zoom; how the projection was asked for, the colouring, the hovered
 // point and its thumbnail, the selection — a set of rows shared by both plots — and its
-// mean attention maps against the rest's. Plain data owned by GuiState; the view
-// (views/projector_view.h) edits it and records requests that the frame loop turns into
-// jobs (projector/projector.h, projector/projector_groups.h).
+// mean attention maps against the rest's; the patch retrieval's query and matches. Plain
+// data owned by GuiState; the view (views/projector_view.h) edits it and records requests
+// that the frame loop turns into jobs (projector/projector.h, projector/projector_groups.h,
+// projector/patch_retrieval.h).
 #pragma once
 
 #include <array>
@@ -16,6 +17,7 @@
 
 #include "app/gui/projector/embed_folder.h"
 #include "app/gui/projector/projector_results.h"
+#include "app/gui/projector/retrieval_state.h"
 #include "app/gui/views/gl_texture.h"
 #include "app/session/embedding_projection.h"
 
@@ -103,6 +105,7 @@ struct ProjectorState {
   std::string opened_path;  // the file it was opened as
 
   ProjectorGroupMaps group_maps;
+  ProjectorRetrieval retrieval;  // patch retrieval in a tokens folder (patch_retrieval.h)
 
   ProjectorSide& side(ProjectorPlot k) { return k == ProjectorPlot::Main ? main : compare; }
   const ProjectorSide& side(ProjectorPlot k) const {

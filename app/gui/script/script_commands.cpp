@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "app/gui/projector/patch_retrieval.h"
 #include "app/gui/projector/projector.h"
 #include "app/gui/projector/projector_groups.h"
 #include "app/gui/script/model_info.h"
@@ -627,8 +628,35 @@ const std::vector<ScriptCommandSpec> kCommands = {
        return fail_command(x, c, error);
      return false;  // computed from the next frame on (wait-idle)
    }},
+  {{"projector-retrieve", {{"Y", ArgKind::Count}, {"X", ArgKind::Count}, {"K", ArgKind::Positive, {}, {}, "16"}},
+    "make cell (Y, X) of the current image the query and find the K patches of the Projector's tokens folder most similar to it (on the worker); a refusal is an error message"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     ProjectorState& p = x.state.projector;
+     set_query_cell(x.state.workspace, x.state.view, std::stoi(c.args[0]), std::stoi(c.args[1]));
+     p.retrieval.k = std::stoi(c.args[2]);
+     std::string error;
+     if (!request_patch_retrieval(p, x.state.workspace, x.state.view, &error)) {
+       x.state.status.notice = "projector: " + error;  // said, as the button says it (expect-error)
+       x.state.status.notice_is_error = true;
+       return true;
+     }
+     x.state.status.notice.clear();
+     x.state.status.notice_is_error = false;
+     return false;  // searched from the next frame on (wait-idle)
+   }},
+  {{"projector-open-match", {{"PLACE", ArgKind::Positive}},
+    "click match PLACE (1 = the best) of the Projector's patch retrieval: its image opens in the workspace, its patch the query"},
+   [](ScriptContext& x, const ScriptCommand& c) {
+     const int place = std::stoi(c.args[0]);
+     if (place > int(x.state.projector.retrieval.matches.size()))
+       return fail_command(x, c, "no match " + c.args[0] + " (" + std::to_string(x.state.projector.retrieval.matches.size()) +
+                                     " shown: projector-retrieve, then wait-idle)");
+     if (!open_retrieval_match(x.state.projector, place - 1, x.state.view, x.state.requests, x.state.status))
+       return fail_command(x, c, x.state.status.notice);
+     return false;  // opened at the next frame's start
+   }},
   {{"projector-info", {{"PATH", ArgKind::Path, {}, {".json"}}},
-    "write the Projector's state as JSON (points, projection, hovered, opened, selection, the comparison plot, the workspace's images)"},
+    "write the Projector's state as JSON (points, projection, hovered, opened, selection, the comparison plot, the patch retrieval, the workspace's images)"},
    [](ScriptContext& x, const ScriptCommand& c) {
      io::write_file_atomic(c.args[0], projector_info(x.state.projector, x.state.workspace, x.state.view).dump(2) + "\n");
      return true;

@@ -240,6 +240,19 @@ int draw_projector_plot(ProjectorState& p, ProjectorPlot plot, FrameRequests& re
     const ImVec2 a = m.to_screen(p.sel_x0, p.sel_y1), b = m.to_screen(p.sel_x1, p.sel_y0);
     dl->AddRect(a, b, IM_COL32(255, 255, 255, 170), 0, 0, 1.5f);
   }
+  // Patch retrieval: the matches' images ringed in yellow, the query's image boxed.
+  const ProjectorRetrieval& found = p.retrieval;
+  for (const RetrievalMatch& mt : found.matches)
+    if (mt.row >= 0 && size_t(mt.row) < n)
+      dl->AddCircle(m.to_screen(s.xy[2 * size_t(mt.row)], s.xy[2 * size_t(mt.row) + 1]),
+                    kPointRadius + 2.5f, IM_COL32(255, 220, 0, 230), 12, 1.5f);
+  if (!found.matches.empty() && found.query_row >= 0 && size_t(found.query_row) < n) {
+    const ImVec2 q =
+        m.to_screen(s.xy[2 * size_t(found.query_row)], s.xy[2 * size_t(found.query_row) + 1]);
+    const float h = kPointRadius + 4.0f;
+    dl->AddRect(ImVec2(q.x - h, q.y - h), ImVec2(q.x + h, q.y + h), IM_COL32(255, 220, 0, 255), 0,
+                0, 2.0f);
+  }
   ImVec2 ring_at;
   if (ring >= 0) {
     ring_at = m.to_screen(s.xy[2 * size_t(ring)], s.xy[2 * size_t(ring) + 1]);

@@ -2,7 +2,8 @@
 // comparison's, one point per image coloured as the tab says, with zoom (wheel) and pan
 // (right drag), the hovered point's tooltip (its picture, label, prediction, confidence),
 // a click opening the image in the workspace and Shift + drag selecting a box. The
-// selection and the hovered row are rows shared by both plots: each highlights them.
+// selection and the hovered row are rows shared by both plots: each highlights them, and
+// the patch retrieval's query image (boxed) and matched images (ringed).
 #pragma once
 
 #include <imgui.h>

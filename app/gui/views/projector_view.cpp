@@ -13,6 +13,7 @@
 #include "app/gui/projector/projector.h"
 #include "app/gui/views/projector_panel.h"
 #include "app/gui/views/projector_plot.h"
+#include "app/gui/views/retrieval_gallery.h"
 #include "app/gui/views/theme.h"
 #include "app/session/embedding_projection.h"
 
@@ -134,7 +135,7 @@ void draw_compare_placeholder(const ProjectorState& p, ImVec2 size) {
 
 }  // namespace
 
-void draw_projector_tab(ProjectorState& p, const Workspace& ws, const ViewState& view,
+void draw_projector_tab(ProjectorState& p, const Workspace& ws, ViewState& view,
                         FrameRequests& requests, StatusBarState& status) {
   if (p.dir_edit[0] == '\0' && !p.main.dir.empty())
     std::snprintf(p.dir_edit.data(), p.dir_edit.size(), "%s", p.main.dir.c_str());
@@ -157,8 +158,10 @@ void draw_projector_tab(ProjectorState& p, const Workspace& ws, const ViewState&
   const bool two = !p.compare.dir.empty() || p.compare.data;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float width = std::max(200.0f, avail.x - kProjectorSideWidth - 8.0f);
+  // The patch retrieval's panel under the plots (a tokens folder): its controls, its gallery.
+  const float gallery_h = retrieval_panel_height(p, avail.y);
   const ImVec2 plot(two ? std::max(100.0f, (width - 8.0f) * 0.5f) : width,
-                    std::max(150.0f, avail.y));
+                    std::max(150.0f, avail.y - gallery_h));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
   ImGui::BeginChild("##projector_plot", plot, false, flags);
   const int hovered_main = draw_projector_plot(p, ProjectorPlot::Main, requests, status, plot);
@@ -186,7 +189,13 @@ void draw_projector_tab(ProjectorState& p, const Workspace& ws, const ViewState&
   draw_projector_shares(p);
   if (p.main.data->has_heads() || !p.main.data->heads_error.empty()) ImGui::Separator();
   draw_projector_heads(p, requests, status);
+  draw_retrieval_note(p);
   ImGui::EndChild();
+  if (gallery_h > 0.0f) {
+    ImGui::BeginChild("##projector_retrieval", ImVec2(0, 0));
+    draw_retrieval_panel(p, ws, view, requests, status);
+    ImGui::EndChild();
+  }
 }
 
 }  // namespace attnlab::gui

@@ -5,8 +5,10 @@
 // selects a box, whose size, accuracy and class histogram against the rest are shown beside
 // the plot. A second folder of the same images (another model's) is projected alike and
 // drawn beside the first; the selection and the hovered point show in both. Wheel zooms,
-// right-drag pans. ImGui calls only (main thread); the plots are views/projector_plot.h, the
-// legend and selection views/projector_panel.h.
+// right-drag pans. A tokens folder also finds the patches most similar to the workspace's
+// query patch, shown as a gallery under the plot. ImGui calls only (main thread); the plots
+// are views/projector_plot.h, the legend and selection views/projector_panel.h, the patch
+// retrieval views/retrieval_gallery.h.
 #pragma once
 
 #include "app/gui/gui_state.h"
@@ -14,7 +16,7 @@
 
 namespace attnlab::gui {
 
-void draw_projector_tab(ProjectorState& p, const Workspace& ws, const ViewState& view,
+void draw_projector_tab(ProjectorState& p, const Workspace& ws, ViewState& view,
                         FrameRequests& requests, StatusBarState& status);
 
 }  // namespace attnlab::gui

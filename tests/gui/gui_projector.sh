@@ -95,6 +95,26 @@ first = h["sharpest"][0]
 if first["row"] != int(sharp[0]["row"]) or abs(first["head_entropy"] - float(sharp[0]["entropy"])) > 1e-4 \
         or first["image"] != rows[first["row"]]["image"] or abs(first["head_entropy"] - h["range"][0]) > 1e-6:
     sys.exit(f"the first sharpest row: {first}, head_extremes.csv: {dict(sharp[0])}")
+# Coloured by the same head's effective output rank: the range over the folder is that of
+# head_output_rank.npy's column (the same float32 values, read from the same file; the JSON
+# prints each float exactly enough to round-trip, so 1e-6 relative only covers printing).
+rk = info("rank")
+rh = rk["head_stats"]
+# The .npy read here without numpy (the python3 on PATH may lack it): a little-endian
+# float32 C-ordered (N, L, H) array after its header dict.
+import ast, struct
+raw = open(w + "/emb/head_output_rank.npy", "rb").read()
+hlen = struct.unpack("<H", raw[8:10])[0]
+hdr = ast.literal_eval(raw[10:10 + hlen].decode("latin1"))
+n_, l_, h_ = hdr["shape"]
+if hdr["descr"] != "<f4" or hdr["fortran_order"]:
+    sys.exit(f"head_output_rank.npy: {hdr}")
+vals = struct.unpack(f"<{n_ * l_ * h_}f", raw[10 + hlen:])
+col = [vals[(i * l_ + 1) * h_ + 0] for i in range(n_)]
+if rk["colour"] != "head-rank" or not rh["rank_available"] or rh["rank_finite"] != 30 \
+        or abs(rh["rank_range"][0] - min(col)) > 1e-6 * min(col) \
+        or abs(rh["rank_range"][1] - max(col)) > 1e-6 * max(col):
+    sys.exit(f"head rank colouring: {rk['colour']} {rh.get('rank_range')} vs [{min(col)}, {max(col)}]")
 hover = info("hover")
 if hover["hovered"] != 3 or hover["hovered_image"] != rows[3]["image"] or not hover["hovered_thumbnail"]:
     sys.exit(f"hover: {hover}")
@@ -151,6 +171,9 @@ tok_rows = list(csv.DictReader(open(w + "/tok/images.csv")))
 def cli(name):
     return list(csv.DictReader(open(f"{w}/{name}")))
 ret = info("retrieve")
+# A tokens folder's points are its images, each the mean of its 196 token vectors.
+if ret["points"] != 30 or ret["dims"] != 128 or ret["tokens"] != 196:
+    sys.exit(f"the tokens folder's points: {ret['points']} x {ret['dims']}, {ret['tokens']} tokens")
 r = ret["retrieval"]
 if not r["available"] or r["error"] or r["state"] != "done" or r["query_source"] != "stored" \
         or r["query_row"] != 5 or r["patch"] != [6, 4] or r["k"] != 16 or not r["exclude_self"] \

@@ -7,12 +7,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
 #include "app/session/dataset_heads.h"
 #include "core/data/image_dataset.h"
 #include "core/io/npy.h"
+#include "core/retrieval/token_index.h"
 
 namespace attnlab::gui {
 namespace {
@@ -103,6 +105,16 @@ void read_head_stats(EmbedFolder& f) {
                                std::to_string(layers.size()) + ", H) float32, got " + t.describe());
     f.head_entropy.resize(size_t(t.numel()));
     std::memcpy(f.head_entropy.data(), t.bytes.data(), f.head_entropy.size() * sizeof(float));
+    // The effective output ranks beside them (a folder from before they were written has none).
+    const std::string rank_npy = (fs::path(f.dir) / session::kHeadRankNpy).string();
+    if (fs::exists(rank_npy)) {
+      const io::RawTensor r = io::read_npy(rank_npy);
+      if (r.dtype != io::DType::F32 || r.shape != t.shape)
+        throw std::runtime_error(rank_npy + ": expected " + t.describe() + " like " + npy +
+                                 ", got " + r.describe());
+      f.head_rank.resize(size_t(r.numel()));
+      std::memcpy(f.head_rank.data(), r.bytes.data(), f.head_rank.size() * sizeof(float));
+    }
     for (const session::HeadExtreme& e : session::head_extremes(f.dir, kEmbedHeadExtremes))
       f.head_extremes.push_back(
           EmbedHeadExtreme{e.layer, e.head, e.rank, e.row, e.kind == "sharpest", e.entropy});
@@ -112,23 +124,15 @@ void read_head_stats(EmbedFolder& f) {
   } catch (const std::exception& e) {
     f.head_info.clear();
     f.head_entropy.clear();
+    f.head_rank.clear();
     f.head_extremes.clear();
     f.head_layers = f.max_heads = 0;
     f.heads_error = std::string("head statistics: ") + e.what();
   }
 }
 
-}  // namespace
-
-EmbedFolder read_embed_folder(const std::string& dir) {
-  namespace fs = std::filesystem;
-  EmbedFolder f;
-  f.dir = dir;
-  const std::string npy = (fs::path(dir) / session::kEmbeddingsNpy).string();
-  const std::string csv = (fs::path(dir) / session::kEmbeddingsCsv).string();
-  if (!fs::is_directory(dir)) throw std::runtime_error(dir + " is not a folder");
-  if (!fs::exists(npy))
-    throw std::runtime_error(dir + " has no embeddings.npy (is it an `attnlab embed` folder?)");
+// An (N, F) file (or any rank ≥ 2, flattened per row), float32 or float64, read whole.
+void read_embedding_rows_npy(EmbedFolder& f, const std::string& npy) {
   const io::RawTensor t = io::read_npy(npy);
   if (t.shape.size() < 2)
     throw std::runtime_error(npy + ": expected (N, F) rows, got " + t.describe());
@@ -145,6 +149,47 @@ EmbedFolder read_embed_folder(const std::string& dir) {
     }
   } else {
     throw std::runtime_error(npy + ": expected float32 rows, got " + t.describe());
+  }
+}
+
+}  // namespace
+
+EmbedFolder read_embed_folder(const std::string& dir) {
+  namespace fs = std::filesystem;
+  EmbedFolder f;
+  f.dir = dir;
+  const std::string npy = (fs::path(dir) / session::kEmbeddingsNpy).string();
+  const std::string csv = (fs::path(dir) / session::kEmbeddingsCsv).string();
+  if (!fs::is_directory(dir)) throw std::runtime_error(dir + " is not a folder");
+  if (!fs::exists(npy))
+    throw std::runtime_error(dir + " has no embeddings.npy (is it an `attnlab embed` folder?)");
+  // A float32 (N, T, F) file maps as a TokenIndex; any other (float64 rows, rank 2) is read
+  // whole below, and a damaged one throws there or here, naming the file.
+  std::unique_ptr<retrieval::TokenIndex> mapped;
+  try {
+    mapped = std::make_unique<retrieval::TokenIndex>(npy);
+  } catch (const std::invalid_argument&) {
+  }
+  if (mapped && mapped->shape().size() == 3) {
+    // Tokens: each image's mean token, accumulated in double (T ≤ a few thousand terms).
+    const retrieval::TokenIndex& index = *mapped;
+    f.n = index.images();
+    f.tokens = index.tokens();
+    f.dims = index.features();
+    f.x.assign(size_t(f.n * f.dims), 0.0f);
+    std::vector<float> scratch(size_t(f.dims));
+    std::vector<double> sum(size_t(f.dims));
+    for (int64_t i = 0; i < f.n; ++i) {
+      std::fill(sum.begin(), sum.end(), 0.0);
+      for (int64_t t = 0; t < f.tokens; ++t) {
+        const float* row = index.row_floats(i * f.tokens + t, scratch.data());
+        for (int64_t c = 0; c < f.dims; ++c) sum[size_t(c)] += row[c];
+      }
+      for (int64_t c = 0; c < f.dims; ++c)
+        f.x[size_t(i * f.dims + c)] = float(sum[size_t(c)] / double(f.tokens));
+    }
+  } else {
+    read_embedding_rows_npy(f, npy);
   }
 
   f.rows = session::read_embedding_rows(dir);  // names the file and line of a bad row

@@ -1,5 +1,8 @@
 // An `attnlab embed` folder read for the GUI's Projector tab (issue 70): the rows of
-// embeddings.npy (flattened to N × F float32), images.csv read by the session's
+// embeddings.npy as N × F float32 — for a tokens folder ((N, T, F), `embed --pool tokens`)
+// the mean of each image's T tokens, read through the memory map a row at a time, so the
+// projection shows images (as `--pool mean` would) and a large index is never held whole —
+// images.csv read by the session's
 // read_embedding_rows (the same row order as the .npy) and the few fields of embed.json the
 // tab shows. Images named
 // "fashion-mnist:test#i" (or :train) keep their 28×28 pixels, read from the dataset once,
@@ -44,6 +47,7 @@ inline constexpr int64_t kEmbedHeadExtremes = 8;
 struct EmbedFolder {
   std::string dir;
   int64_t n = 0, dims = 0;
+  int64_t tokens = 1;    // T of an (N, T, F) tokens folder (x holds their mean); 1 otherwise
   std::vector<float> x;  // n × dims, row-major
   std::vector<EmbedRow> rows;
   std::vector<std::string> label_names, class_names;  // index = label / class
@@ -57,16 +61,21 @@ struct EmbedFolder {
   std::vector<uint8_t> has_pixels;
   // Head statistics (`attnlab embed --heads`); head_layers == 0: none (or heads_error).
   int64_t head_layers = 0, max_heads = 0;
-  std::vector<EmbedHeadLayer> head_info;        // head_layers entries
-  std::vector<float> head_entropy;              // n × head_layers × max_heads; NaN: padding
+  std::vector<EmbedHeadLayer> head_info;  // head_layers entries
+  std::vector<float> head_entropy;        // n × head_layers × max_heads; NaN: padding
+  std::vector<float> head_rank;  // the same shape: each head's effective output rank (empty: a
+                                 // folder written before head_output_rank.npy)
   std::vector<EmbedHeadExtreme> head_extremes;  // kEmbedHeadExtremes per layer, head, kind
   std::string heads_error;                      // why they could not be read (the rest was)
   bool has_heads() const { return head_layers > 0; }
-  // head_entropy[i, layer, head]; NaN outside the arrays.
-  float head_value(int64_t i, int64_t layer, int64_t head) const {
-    if (i < 0 || i >= n || layer < 0 || layer >= head_layers || head < 0 || head >= max_heads)
+  bool has_head_rank() const { return has_heads() && !head_rank.empty(); }
+  // head_entropy[i, layer, head] (rank: head_rank's); NaN outside the arrays.
+  float head_value(int64_t i, int64_t layer, int64_t head, bool rank = false) const {
+    const std::vector<float>& v = rank ? head_rank : head_entropy;
+    if (i < 0 || i >= n || layer < 0 || layer >= head_layers || head < 0 || head >= max_heads ||
+        v.empty())
       return std::numeric_limits<float>::quiet_NaN();
-    return head_entropy[size_t((i * head_layers + layer) * max_heads + head)];
+    return v[size_t((i * head_layers + layer) * max_heads + head)];
   }
 };
 

@@ -47,9 +47,9 @@ TokensFolderMeta read_tokens_meta(const EmbedFolder& d) {
     }
     f.grid_h = j.at("grid").at("height").get<int64_t>();
     f.grid_w = j.at("grid").at("width").get<int64_t>();
-    if (f.grid_h <= 0 || f.grid_w <= 0 || d.dims % (f.grid_h * f.grid_w) != 0) {
-      f.error = d.dir + ": embeddings of " + std::to_string(d.dims) + " values per image do not " +
-                "hold embed.json's " + retrieval_grid_text(f.grid_h, f.grid_w) + " grid";
+    if (f.grid_h <= 0 || f.grid_w <= 0 || d.tokens != f.grid_h * f.grid_w) {
+      f.error = d.dir + ": embeddings of " + std::to_string(d.tokens) + " tokens per image do " +
+                "not hold embed.json's " + retrieval_grid_text(f.grid_h, f.grid_w) + " grid";
       return f;
     }
     if (j.contains("layer") && j["layer"].is_number_integer()) f.layer = j["layer"].get<int64_t>();

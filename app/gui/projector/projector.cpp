@@ -251,7 +251,8 @@ void apply_result(ProjectorState& p, StatusBarState& status, const ProjectorLoad
     p.opened_path.clear();
     clear_selection(p);
     clear_retrieval(p.retrieval);
-    if (p.colour == ProjectorColour::HeadEntropy && !r.data->has_heads())
+    if ((p.colour == ProjectorColour::HeadEntropy && !r.data->has_heads()) ||
+        (p.colour == ProjectorColour::HeadRank && !r.data->has_head_rank()))
       p.colour = ProjectorColour::Label;
     clamp_projector_head(p);
   }
@@ -402,6 +403,8 @@ std::string projector_colour_name(ProjectorColour c) {
       return "confidence";
     case ProjectorColour::HeadEntropy:
       return "head-entropy";
+    case ProjectorColour::HeadRank:
+      return "head-rank";
   }
   return "";
 }

@@ -26,17 +26,24 @@ nlohmann::json projector_heads_info(const ProjectorState& p) {
   j["head"] = p.head_index;
   if (!d || !d->has_heads()) return j;
   j["path"] = d->head_info[size_t(std::clamp(p.head_layer, 0, int(d->head_layers) - 1))].path;
-  float lo = INFINITY, hi = -INFINITY;
-  int finite = 0;
-  for (int64_t i = 0; i < d->n; ++i) {
-    const float v = d->head_value(i, p.head_layer, p.head_index);
-    if (!std::isfinite(v)) continue;
-    ++finite;
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  j["finite"] = finite;
-  j["range"] = finite > 0 ? nlohmann::json::array({lo, hi}) : nlohmann::json::array();
+  // The picked head's values over the folder: how many are finite, and their range.
+  const auto spread = [&](bool rank, const char* finite_key, const char* range_key) {
+    float lo = INFINITY, hi = -INFINITY;
+    int finite = 0;
+    for (int64_t i = 0; i < d->n; ++i) {
+      const float v = d->head_value(i, p.head_layer, p.head_index, rank);
+      if (!std::isfinite(v)) continue;
+      ++finite;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    j[finite_key] = finite;
+    j[range_key] = finite > 0 ? nlohmann::json::array({lo, hi}) : nlohmann::json::array();
+  };
+  spread(false, "finite", "range");
+  // The same head's effective output ranks (head_output_rank.npy): what HeadRank colours by.
+  j["rank_available"] = d->has_head_rank();
+  if (d->has_head_rank()) spread(true, "rank_finite", "rank_range");
   nlohmann::json sharpest = nlohmann::json::array(), broadest = nlohmann::json::array();
   for (const EmbedHeadExtreme& e : d->head_extremes) {
     if (e.layer != p.head_layer || e.head != p.head_index) continue;
@@ -63,6 +70,7 @@ nlohmann::json projector_info(const ProjectorState& p, const Workspace& ws, cons
   j["error"] = p.error;
   j["points"] = d ? d->n : 0;
   j["dims"] = d ? d->dims : 0;
+  j["tokens"] = d ? d->tokens : 0;  // a tokens folder: each point is the mean of these
   j["projected"] = !p.main.xy.empty();
   j["method"] = p.main.xy.empty() ? "" : session::projection_method_title(p.main.shown);
   j["note"] = p.main.note;

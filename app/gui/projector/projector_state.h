@@ -23,8 +23,12 @@
 
 namespace attnlab::gui {
 
-// HeadEntropy: a folder's head_entropy[i, head_layer, head] (`attnlab embed --heads`).
-enum class ProjectorColour { Label, Prediction, Correct, Confidence, HeadEntropy };
+// HeadEntropy: a folder's head_entropy[i, head_layer, head] (`attnlab embed --heads`);
+// HeadRank: its head_output_rank (the head's effective output rank) likewise.
+enum class ProjectorColour { Label, Prediction, Correct, Confidence, HeadEntropy, HeadRank };
+inline bool projector_head_colour(ProjectorColour c) {
+  return c == ProjectorColour::HeadEntropy || c == ProjectorColour::HeadRank;
+}
 
 // One embed folder and its projection: the main plot's or the comparison's.
 struct ProjectorSide {
@@ -79,7 +83,8 @@ struct ProjectorState {
   int seed = 0;                // t-SNE (random init) and UMAP
 
   ProjectorColour colour = ProjectorColour::Label;
-  // The head picked (head statistics): what HeadEntropy colours by and the extremes listed.
+  // The head picked (head statistics): what HeadEntropy and HeadRank colour by and the
+  // extremes listed.
   int head_layer = 0, head_index = 0;
 
   int hovered = -1;       // the row under the mouse in either plot this frame (or the script's)

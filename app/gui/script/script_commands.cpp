@@ -22,6 +22,7 @@
 #include "app/gui/workspace/model_options.h"
 #include "app/gui/workspace/workspace.h"
 #include "app/gui/workspace/workspace_io.h"
+#include "app/session/dataset_heads.h"
 #include "app/session/embedding_projection.h"
 #include "app/session/figure_view_options.h"
 #include "app/session/model_source.h"
@@ -564,13 +565,13 @@ const std::vector<ScriptCommandSpec> kCommands = {
      x.state.projector.seed = std::stoi(c.args[2]);
      return true;
    }},
-  {{"projector-color", {{"label|prediction|correct|confidence|head-entropy", ArgKind::Choice, {"label", "prediction", "correct", "confidence", "head-entropy"}},
+  {{"projector-color", {{"label|prediction|correct|confidence|head-entropy|head-rank", ArgKind::Choice, {"label", "prediction", "correct", "confidence", "head-entropy", "head-rank"}},
                         {"LAYER", ArgKind::Count, {}, {}, "0"}, {"HEAD", ArgKind::Count, {}, {}, "0"}},
-    "what the Projector's points are coloured by; head-entropy: head HEAD of layer LAYER (a folder of `attnlab embed --heads`)"},
+    "what the Projector's points are coloured by; head-entropy, head-rank: head HEAD of layer LAYER's entropy or effective output rank (a folder of `attnlab embed --heads`)"},
    [](ScriptContext& x, const ScriptCommand& c) {
      const std::string& a = c.args[0];
      ProjectorState& p = x.state.projector;
-     if (a == "head-entropy") {
+     if (a == "head-entropy" || a == "head-rank") {
        const EmbedFolder* d = p.main.data.get();
        if (!d) return fail_command(x, c, "no folder is open in the Projector (projector DIR, then wait-idle)");
        if (!d->has_heads())
@@ -582,9 +583,11 @@ const std::vector<ScriptCommandSpec> kCommands = {
        if (head >= d->head_info[size_t(layer)].heads)
          return fail_command(x, c, "HEAD must be below " + std::to_string(d->head_info[size_t(layer)].heads) +
                                        " (the heads of layer " + std::to_string(layer) + ")");
+       if (a == "head-rank" && !d->has_head_rank())
+         return fail_command(x, c, d->dir + " has no " + session::kHeadRankNpy + " (embedded before it was written: embed --heads again)");
        p.head_layer = layer;
        p.head_index = head;
-       p.colour = ProjectorColour::HeadEntropy;
+       p.colour = a == "head-rank" ? ProjectorColour::HeadRank : ProjectorColour::HeadEntropy;
        return true;
      }
      p.colour = a == "label" ? ProjectorColour::Label : a == "prediction" ? ProjectorColour::Prediction

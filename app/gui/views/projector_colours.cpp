@@ -49,18 +49,21 @@ int64_t projector_category_of(const EmbedRow& r, ProjectorColour c) {
       return r.correct;
     case ProjectorColour::Confidence:
     case ProjectorColour::HeadEntropy:
+    case ProjectorColour::HeadRank:
       break;
   }
   return -1;
 }
 
-ProjectorHeadColouring projector_head_colouring(const EmbedFolder& d, int layer, int head) {
+ProjectorHeadColouring projector_head_colouring(const EmbedFolder& d, int layer, int head,
+                                                bool rank) {
   ProjectorHeadColouring h;
   h.layer = layer;
   h.head = head;
+  h.rank = rank;
   float lo = INFINITY, hi = -INFINITY;
   for (int64_t i = 0; i < d.n; ++i) {
-    const float v = d.head_value(i, layer, head);
+    const float v = d.head_value(i, layer, head, rank);
     if (!std::isfinite(v)) {
       ++h.missing;
       continue;
@@ -95,8 +98,9 @@ ImU32 projector_point_colour(const EmbedFolder& d, size_t i, ProjectorColour c, 
       return projector_correct_colour(r.correct, alpha);
     case ProjectorColour::Confidence:
       return projector_confidence_colour(r.confidence, alpha);
-    case ProjectorColour::HeadEntropy: {
-      const float v = d.head_value(int64_t(i), h.layer, h.head);
+    case ProjectorColour::HeadEntropy:
+    case ProjectorColour::HeadRank: {
+      const float v = d.head_value(int64_t(i), h.layer, h.head, h.rank);
       if (!std::isfinite(v)) return projector_confidence_colour(NAN, alpha);
       return projector_confidence_colour(h.hi > h.lo ? double((v - h.lo) / (h.hi - h.lo)) : 0.5,
                                          alpha);

@@ -21,17 +21,20 @@ ImU32 projector_category_colour(int64_t k, size_t count, int alpha = 255);
 ImU32 projector_confidence_colour(double c, int alpha = 255);
 // Green / red / grey for correct (1), wrong (0), not judged (-1).
 ImU32 projector_correct_colour(int correct, int alpha = 255);
-// The head a HeadEntropy colouring shows and the range of its entropy over the folder
-// (viridis from lo to hi), as projector_head_colouring finds it.
+// The head a HeadEntropy or HeadRank colouring shows and the range of its entropy (or
+// effective output rank) over the folder (viridis from lo to hi), as
+// projector_head_colouring finds it.
 struct ProjectorHeadColouring {
   int layer = 0, head = 0;
+  bool rank = false;  // the effective output rank, not the entropy
   float lo = 0.0f, hi = 1.0f;
   int finite = 0, missing = 0;  // rows with a value / NaN (a layer with fewer heads)
 };
-ProjectorHeadColouring projector_head_colouring(const EmbedFolder& d, int layer, int head);
+ProjectorHeadColouring projector_head_colouring(const EmbedFolder& d, int layer, int head,
+                                                bool rank = false);
 // "layer 1 (blocks.1.attn), head 0"
 std::string projector_head_name(const EmbedFolder& d, int layer, int head);
-// Row i of `d` coloured by `c` (`h`: for HeadEntropy).
+// Row i of `d` coloured by `c` (`h`: for HeadEntropy and HeadRank).
 ImU32 projector_point_colour(const EmbedFolder& d, size_t i, ProjectorColour c, int alpha,
                              const ProjectorHeadColouring& h = {});
 // The category a row is coloured by (label or prediction), or for correct/wrong 1 / 0 / -1.

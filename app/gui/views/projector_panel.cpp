@@ -116,15 +116,19 @@ void draw_head_extreme_row(ProjectorState& p, const EmbedHeadExtreme& e, FrameRe
 void draw_projector_legend(const ProjectorState& p) {
   const EmbedFolder& d = *p.main.data;
   ImGui::TextDisabled("LEGEND");
-  if (p.colour == ProjectorColour::HeadEntropy) {
-    const ProjectorHeadColouring h = projector_head_colouring(d, p.head_layer, p.head_index);
-    ImGui::TextWrapped("head entropy: %s", projector_head_name(d, h.layer, h.head).c_str());
+  if (projector_head_colour(p.colour)) {
+    const bool rank = p.colour == ProjectorColour::HeadRank;
+    const ProjectorHeadColouring h = projector_head_colouring(d, p.head_layer, p.head_index, rank);
+    ImGui::TextWrapped("%s: %s", rank ? "head output rank" : "head entropy",
+                       projector_head_name(d, h.layer, h.head).c_str());
     legend_viridis_bar();
     if (h.finite > 0)
-      ImGui::Text("%.3f ... %.3f: mean H / ln K", double(h.lo), double(h.hi));
+      ImGui::Text("%.3f ... %.3f: %s", double(h.lo), double(h.hi),
+                  rank ? "exp H(sigma / sum sigma)" : "mean H / ln K");
     else
       ImGui::TextDisabled("no values for this head");
-    ImGui::TextDisabled("(sharp: dark, broad: yellow)");
+    ImGui::TextDisabled(rank ? "(few directions: dark, many: yellow)"
+                             : "(sharp: dark, broad: yellow)");
     if (h.missing > 0) {
       legend_swatch(projector_correct_colour(-1));
       ImGui::Text("no such head  (%d)", h.missing);
@@ -300,6 +304,10 @@ void draw_projector_heads(ProjectorState& p, FrameRequests& requests, StatusBarS
                       static_cast<long long>(layer.heads));
   if (p.colour != ProjectorColour::HeadEntropy) {
     if (ImGui::SmallButton("colour by its entropy")) p.colour = ProjectorColour::HeadEntropy;
+  }
+  if (p.colour != ProjectorColour::HeadRank && d.has_head_rank()) {
+    if (p.colour != ProjectorColour::HeadEntropy) ImGui::SameLine();
+    if (ImGui::SmallButton("colour by its output rank")) p.colour = ProjectorColour::HeadRank;
   }
   for (const bool sharpest : {true, false}) {
     ImGui::TextDisabled(sharpest ? "sharpest (lowest entropy)" : "broadest (highest entropy)");

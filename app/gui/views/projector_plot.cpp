@@ -96,12 +96,14 @@ void draw_projector_tooltip(ProjectorState& p, const EmbedFolder& d, int i, cons
   if (r.correct >= 0)
     ImGui::TextColored(r.correct ? ImVec4(0.4f, 0.85f, 0.4f, 1) : ImVec4(1, 0.45f, 0.4f, 1), "%s",
                        r.correct ? "correct" : "wrong");
-  if (d.has_heads() && p.colour == ProjectorColour::HeadEntropy) {
-    const float v = d.head_value(i, p.head_layer, p.head_index);
+  if (d.has_heads() && projector_head_colour(p.colour)) {
+    const bool rank = p.colour == ProjectorColour::HeadRank;
+    const char* what = rank ? "head output rank" : "head entropy";
+    const float v = d.head_value(i, p.head_layer, p.head_index, rank);
     if (std::isfinite(v))
-      ImGui::Text("head entropy: %.3f", double(v));
+      ImGui::Text("%s: %.3f", what, double(v));
     else
-      ImGui::TextDisabled("head entropy: none (no such head)");
+      ImGui::TextDisabled("%s: none (no such head)", what);
   }
   ImGui::TextDisabled("click: open it in the workspace");
   ImGui::EndTooltip();
@@ -220,9 +222,11 @@ int draw_projector_plot(ProjectorState& p, ProjectorPlot plot, FrameRequests& re
       if (i >= 0 && size_t(i) < n) in_sel[size_t(i)] = 1;
   }
   int drawn_selected = 0;
-  const ProjectorHeadColouring heads = p.colour == ProjectorColour::HeadEntropy
-                                           ? projector_head_colouring(d, p.head_layer, p.head_index)
-                                           : ProjectorHeadColouring{};
+  const ProjectorHeadColouring heads =
+      projector_head_colour(p.colour)
+          ? projector_head_colouring(d, p.head_layer, p.head_index,
+                                     p.colour == ProjectorColour::HeadRank)
+          : ProjectorHeadColouring{};
   for (int pass = 0; pass < (sel ? 2 : 1); ++pass)
     for (size_t i = 0; i < n; ++i) {
       if (sel && in_sel[i] != pass) continue;

@@ -103,6 +103,14 @@ void draw_method_controls(ProjectorState& p) {
     ImGui::SetTooltip(
         "the mean normalised attention entropy of the head picked at the right (layer, head), "
         "per image: a folder written by `attnlab embed --heads`");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!p.main.data || !p.main.data->has_head_rank());
+  ImGui::RadioButton("head rank", &colour, 5);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(
+        "the effective rank exp H(sigma / sum sigma) of the picked head's output (tokens x head "
+        "dim), per image, as the rank analysis defines it: `attnlab embed --heads`");
   p.colour = ProjectorColour(colour);
 }
 
@@ -114,8 +122,13 @@ void draw_status_line(const ProjectorState& p) {
     ImGui::TextDisabled("computing %s (progress and Cancel below) ...",
                         session::projection_method_title(p.method).c_str());
   } else if (m.data) {
-    ImGui::TextDisabled("%lld points x %lld dims  %s", static_cast<long long>(m.data->n),
-                        static_cast<long long>(m.data->dims), m.data->description.c_str());
+    ImGui::TextDisabled(
+        "%lld points x %lld dims%s  %s", static_cast<long long>(m.data->n),
+        static_cast<long long>(m.data->dims),
+        m.data->tokens > 1
+            ? (" (the mean of " + std::to_string(m.data->tokens) + " tokens)").c_str()
+            : "",
+        m.data->description.c_str());
   }
   if (!p.error.empty()) ImGui::TextColored(kErrorColor, "%s", p.error.c_str());
   if (!p.compare_error.empty()) ImGui::TextColored(kErrorColor, "%s", p.compare_error.c_str());

@@ -64,7 +64,8 @@ namespace {
 void parse_cell(const std::string& text, const std::string& option, const std::string& grid,
                 int64_t& y, int64_t& x) {
   const auto comma = text.find(',');
-  if (comma == std::string::npos) throw UsageError(option + " wants y,x (" + grid + " row, column)");
+  if (comma == std::string::npos)
+    throw UsageError(option + " wants y,x (" + grid + " row, column)");
   y = parse_index(text.substr(0, comma), option);
   x = parse_index(text.substr(comma + 1), option);
 }
@@ -153,8 +154,9 @@ AnalyzeRequest take_analyze_request(Args& args, bool series, const std::string& 
   }
   std::vector<std::string> images = args.take_list("--images");
   r.out = args.take_option("--out");
-  r.settings = take_analysis_settings(
-      args, !default_analyses.empty() ? default_analyses : series ? "mask,rank,locality" : "all");
+  r.settings = take_analysis_settings(args, !default_analyses.empty() ? default_analyses
+                                            : series                  ? "mask,rank,locality"
+                                                                      : "all");
   const auto rest = args.positionals();
   images.insert(images.end(), rest.begin(), rest.end());
   if (images.empty()) throw UsageError("name the images: --images FILES|DIR");
@@ -188,6 +190,21 @@ void Progress::break_line() {
 
 void Progress::finish() {
   if (tty_) std::fputc('\n', stderr);
+}
+
+bool StagedProgress::update(int64_t done, int64_t total) {
+  if (total != total_) {
+    if (progress_) progress_->finish();
+    progress_.emplace(label_, total, "step");
+    total_ = total;
+  }
+  progress_->update(done, "");
+  return true;
+}
+
+void StagedProgress::finish() {
+  if (progress_) progress_->finish();
+  progress_.reset();
 }
 
 std::vector<std::string> analyse_images(session::AnalysisSession& session, models::Backbone& model,
@@ -237,8 +254,10 @@ std::vector<std::string> analyse_images(session::AnalysisSession& session, model
       auto same = std::find_if(groups.begin(), groups.end(), [&](const std::vector<size_t>& g) {
         return inputs[g.front()].sizes().equals(inputs[i].sizes());
       });
-      if (same == groups.end()) groups.push_back({i});
-      else same->push_back(i);
+      if (same == groups.end())
+        groups.push_back({i});
+      else
+        same->push_back(i);
     }
     for (const auto& group : groups) {
       std::vector<at::Tensor> xs;
@@ -279,8 +298,11 @@ std::vector<std::string> analyse_images(session::AnalysisSession& session, model
 }
 
 nlohmann::json StageSeconds::to_json() const {
-  return {{"model", model},     {"images", images}, {"forward", forward},
-          {"analyses", analyses}, {"images_analysed", count}};
+  return {{"model", model},
+          {"images", images},
+          {"forward", forward},
+          {"analyses", analyses},
+          {"images_analysed", count}};
 }
 
 std::string StageSeconds::summary() const {

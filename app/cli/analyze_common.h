@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,7 @@ namespace attnlab::cli {
 
 struct AnalyzeRequest {
   ModelChoice model;
-  session::ModelRequest model_request;  // what `model` was resolved from (not a series)
+  session::ModelRequest model_request;   // what `model` was resolved from (not a series)
   std::vector<std::string> checkpoints;  // analyze-series only
   std::vector<ImageInput> images;
   std::string out;
@@ -35,7 +36,8 @@ session::AnalysisSettings take_analysis_settings(Args& args, const std::string& 
 
 // Parses the model, image, output and analysis options (see `attnlab --help`);
 // `default_analyses` when --analyses is absent ("": analyze's all, analyze-series' own).
-AnalyzeRequest take_analyze_request(Args& args, bool series, const std::string& default_analyses = "");
+AnalyzeRequest take_analyze_request(Args& args, bool series,
+                                    const std::string& default_analyses = "");
 
 // "name: [12/100] image.png  3.4 img/s  ETA 26 s" on stderr; rewritten in place on a
 // terminal, one line per second otherwise.
@@ -54,6 +56,22 @@ class Progress {
   std::string unit_;
   double start_, last_print_ = -1.0;
   bool tty_;
+};
+
+// Progress of work in stages that each count their own steps (a projection: its kNN graph,
+// then its optimisation): a Progress line per stage, a new one whenever the total changes.
+// update() has session::ProjectionProgress's shape (always true: no cancel from the CLI,
+// where Ctrl-C ends the process); finish() ends the last line.
+class StagedProgress {
+ public:
+  explicit StagedProgress(std::string label) : label_(std::move(label)) {}
+  bool update(int64_t done, int64_t total);
+  void finish();
+
+ private:
+  std::string label_;
+  std::optional<Progress> progress_;
+  int64_t total_ = -1;
 };
 
 // Receives each analysed image's preprocessed input (1, 3, H, W) on the CPU.

@@ -11,7 +11,6 @@
 // folder by default). Progress on stderr; Ctrl-C leaves no partial file.
 #include <cstdio>
 #include <filesystem>
-#include <optional>
 
 #include "app/cli/analyze_common.h"
 #include "app/cli/cli_common.h"
@@ -75,20 +74,11 @@ int cmd_project(Args args, const GlobalOptions&) {
     }
 
   // One progress line per stage of the method (each stage says its own total).
-  std::optional<Progress> progress;
-  int64_t stage_total = -1;
-  const std::string label = "project " + session::projection_method_title(request.method);
+  StagedProgress progress("project " + session::projection_method_title(request.method));
   const session::EmbeddingProjection p = session::project_embeddings(
-      embeddings.data(), x.shape[0], x.shape[1], request, [&](int64_t done, int64_t total) {
-        if (total != stage_total) {
-          if (progress) progress->finish();
-          progress.emplace(label, total, "step");
-          stage_total = total;
-        }
-        progress->update(done, "");
-        return true;
-      });
-  if (progress) progress->finish();
+      embeddings.data(), x.shape[0], x.shape[1], request,
+      [&](int64_t done, int64_t total) { return progress.update(done, total); });
+  progress.finish();
 
   const std::string out = out_arg.empty() ? dir : out_arg;
   std::filesystem::create_directories(out);

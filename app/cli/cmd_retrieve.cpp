@@ -34,49 +34,6 @@
 namespace attnlab::cli {
 namespace {
 
-// images.csv's rows (RFC 4180: quoted cells may hold commas, quotes and newlines).
-std::vector<std::vector<std::string>> retrieve_parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string cell;
-  bool quoted = false, any = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        cell += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cell += c;
-      }
-      continue;
-    }
-    any = true;
-    if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      row.push_back(std::move(cell));
-      cell.clear();
-    } else if (c == '\n' || c == '\r') {
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      row.push_back(std::move(cell));
-      cell.clear();
-      rows.push_back(std::move(row));
-      row.clear();
-      any = false;
-    } else {
-      cell += c;
-    }
-  }
-  if (any || !row.empty() || !cell.empty()) {
-    row.push_back(std::move(cell));
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
 std::string retrieve_cell(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
@@ -93,10 +50,6 @@ bool retrieve_parse_int(const std::string& text, int64_t& value) {
   value = v;
   return true;
 }
-
-struct RetrieveImage {
-  std::string name, label_name;
-};
 
 }  // namespace
 
@@ -157,23 +110,12 @@ int cmd_retrieve(Args args, const GlobalOptions& g) {
     throw std::runtime_error(index.path() + ": shape does not hold the " + std::to_string(height) +
                              "x" + std::to_string(width) + " grid embed.json names");
 
-  // images.csv: each row's name and label name.
-  const std::string csv_path = (fs::path(dir) / "images.csv").string();
-  const std::vector<uint8_t> csv_bytes = io::read_file_bytes(csv_path, uint64_t(4) << 30);
-  const auto csv = retrieve_parse_csv(std::string(csv_bytes.begin(), csv_bytes.end()));
-  if (csv.empty() || csv.front().size() < 4 || csv.front()[1] != "image" ||
-      csv.front()[3] != "label_name")
-    throw std::runtime_error(csv_path + ": expected the header index,image,label,label_name,...");
-  std::vector<RetrieveImage> images;
-  for (size_t i = 1; i < csv.size(); ++i) {
-    if (csv[i].size() == 1 && csv[i][0].empty()) continue;  // a blank line
-    if (csv[i].size() < 4)
-      throw std::runtime_error(csv_path + ": row " + std::to_string(i) + " has too few cells");
-    images.push_back({csv[i][1], csv[i][3]});
-  }
+  // images.csv: each row's name and label name (the session's reader, as the GUI's).
+  const std::vector<session::EmbeddingRow> images = session::read_embedding_rows(dir);
   if (int64_t(images.size()) != index.images())
-    throw std::runtime_error(csv_path + " lists " + std::to_string(images.size()) + " images but " +
-                             index.path() + " has " + std::to_string(index.images()) + " rows");
+    throw std::runtime_error((fs::path(dir) / session::kEmbeddingsCsv).string() + " lists " +
+                             std::to_string(images.size()) + " images but " + index.path() +
+                             " has " + std::to_string(index.images()) + " rows");
 
   // --image: a row, or a name from images.csv.
   int64_t row = -1;
@@ -184,14 +126,14 @@ int cmd_retrieve(Args args, const GlobalOptions& g) {
   } else {
     std::vector<int64_t> hits;
     for (size_t i = 0; i < images.size(); ++i)
-      if (images[i].name == image_arg) hits = {int64_t(i)};
+      if (images[i].image == image_arg) hits = {int64_t(i)};
     if (hits.empty())
       for (size_t i = 0; i < images.size(); ++i)
-        if (fs::path(images[i].name).filename() == image_arg) hits.push_back(int64_t(i));
+        if (fs::path(images[i].image).filename() == image_arg) hits.push_back(int64_t(i));
     if (hits.size() != 1)
       throw UsageError("retrieve: --image " + image_arg +
                        (hits.empty() ? " names no" : " names " + std::to_string(hits.size())) +
-                       " image(s) of " + csv_path + "; give its row (0.." +
+                       " image(s) of " + dir + "/images.csv; give its row (0.." +
                        std::to_string(index.images() - 1) + ")");
     row = hits.front();
   }
@@ -220,7 +162,7 @@ int cmd_retrieve(Args args, const GlobalOptions& g) {
       "retrieve: patch (%lld, %lld) of image %lld (%s) in %s (%s): the %zu most similar of "
       "%lld patches (%lld images x %lldx%lld)%s, %.1f ms\n",
       static_cast<long long>(y), static_cast<long long>(x), static_cast<long long>(row),
-      images[size_t(row)].name.c_str(), dir.c_str(), held.c_str(), best.size(),
+      images[size_t(row)].image.c_str(), dir.c_str(), held.c_str(), best.size(),
       static_cast<long long>(candidates), static_cast<long long>(index.images()),
       static_cast<long long>(height), static_cast<long long>(width),
       exclude_self ? ", its own image excluded" : "", ms);
@@ -228,14 +170,14 @@ int cmd_retrieve(Args args, const GlobalOptions& g) {
   std::string table = "rank,score,image_index,image,label_name,patch_y,patch_x\n";
   for (size_t i = 0; i < best.size(); ++i) {
     const retrieval::Match& m = best[i];
-    const RetrieveImage& im = images[size_t(m.image)];
+    const session::EmbeddingRow& im = images[size_t(m.image)];
     const int64_t py = m.token / width, px = m.token % width;
     const std::string patch = std::to_string(py) + "," + std::to_string(px);
     std::printf("%5zu  %9.6f  %6lld  %9s  %s%s\n", i + 1, static_cast<double>(m.score),
-                static_cast<long long>(m.image), patch.c_str(), im.name.c_str(),
+                static_cast<long long>(m.image), patch.c_str(), im.image.c_str(),
                 im.label_name.empty() ? "" : (" (" + im.label_name + ")").c_str());
     table += std::to_string(i + 1) + "," + text::format_g(static_cast<double>(m.score), 9) + "," +
-             std::to_string(m.image) + "," + retrieve_cell(im.name) + "," +
+             std::to_string(m.image) + "," + retrieve_cell(im.image) + "," +
              retrieve_cell(im.label_name) + "," + std::to_string(py) + "," + std::to_string(px) +
              "\n";
   }

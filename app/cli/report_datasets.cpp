@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -195,22 +194,12 @@ IndexDataset write_one_dataset(const std::string& dir, const std::string& name,
   const std::vector<session::EmbeddingRow>& rows = embeddings.rows;
   d.facts = dataset_facts(embed);
 
-  std::optional<Progress> progress;
-  int64_t stage_total = -1;
-  const std::string label =
-      "report: " + name + " " + session::projection_method_title(request.projection.method);
-  const session::EmbeddingProjection p =
-      session::project_embeddings(embeddings.data(), embeddings.x.shape[0], embeddings.x.shape[1],
-                                  request.projection, [&](int64_t done, int64_t total) {
-                                    if (total != stage_total) {
-                                      if (progress) progress->finish();
-                                      progress.emplace(label, total, "step");
-                                      stage_total = total;
-                                    }
-                                    progress->update(done, "");
-                                    return true;
-                                  });
-  if (progress) progress->finish();
+  StagedProgress progress("report: " + name + " " +
+                          session::projection_method_title(request.projection.method));
+  const session::EmbeddingProjection p = session::project_embeddings(
+      embeddings.data(), embeddings.x.shape[0], embeddings.x.shape[1], request.projection,
+      [&](int64_t done, int64_t total) { return progress.update(done, total); });
+  progress.finish();
   const std::string summary = projection_summary(p);
   d.facts.emplace_back("projection", summary);
 

@@ -17,6 +17,7 @@
 
 #include "app/session/analysis_session.h"
 #include "app/session/dataset_heads.h"
+#include "app/session/embedded_images.h"
 #include "app/session/image_list.h"
 #include "app/session/npy_rows.h"
 #include "core/analysis/export.h"
@@ -206,6 +207,9 @@ nlohmann::json embedding_record(const EmbeddingSummary& s, const EmbeddingSource
   };
   if (options.heads) j["head_examples"] = options.head_examples;
   if (!s.attention.empty()) j["attention"] = s.attention;
+  // Where relative image paths are relative to (EmbeddedImagePaths finds them from elsewhere).
+  const std::string cwd = embedding_working_directory();
+  if (!cwd.empty()) j["working_directory"] = cwd;
   if (s.labelled_predicted > 0)
     j["accuracy_percent"] = 100.0 * double(s.correct) / double(s.labelled_predicted);
   return j;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "app/session/dataset_heads.h"
+#include "app/session/embedded_images.h"
 #include "app/session/input_picture.h"
 #include "core/data/batches.h"
 #include "core/io/file_bytes.h"
@@ -18,13 +19,13 @@ namespace attnlab::session {
 namespace {
 
 viz::RgbaImage extremes_picture(const EmbeddingRow& row, const image::Preprocessing& p,
-                                const data::ImageDataset* set) {
+                                const data::ImageDataset* set, const EmbeddedImagePaths& paths) {
   const size_t hash = row.image.rfind('#');
   if (set && hash != std::string::npos && row.image.compare(0, hash, set->name) == 0) {
     const int64_t i = std::stoll(row.image.substr(hash + 1));
     return input_picture(data::make_batch(*set, {i}, data::normalisation_of(p), nullptr, 0), p);
   }
-  return input_picture(image::preprocess(io::load_rgb_image(row.image), p), p);
+  return input_picture(image::preprocess(io::load_rgb_image(paths.resolve(row.image)), p), p);
 }
 
 }  // namespace
@@ -35,11 +36,12 @@ std::vector<viz::CaptionedFigure> head_extremes_figures(const std::string& dir, 
                                                         const std::string& model) {
   const std::vector<HeadExtreme> extremes = head_extremes(dir, k);
   const std::vector<EmbeddingRow> rows = read_embedding_rows(dir);
+  const EmbeddedImagePaths paths = EmbeddedImagePaths::of_folder(dir);
   std::map<int64_t, viz::RgbaImage> pictures;
   for (const HeadExtreme& x : extremes)
     if (!pictures.count(x.row)) {
       try {
-        pictures[x.row] = extremes_picture(rows.at(size_t(x.row)), preprocessing, set);
+        pictures[x.row] = extremes_picture(rows.at(size_t(x.row)), preprocessing, set, paths);
       } catch (const std::exception& e) {
         throw std::runtime_error("head extremes: " + rows.at(size_t(x.row)).image +
                                  " cannot be read again: " + e.what());

@@ -141,6 +141,33 @@ TEST(ReportDatasetsCli, EmbedFolderGivesTheDatasetsAtAGlance) {
             std::string::npos);
 }
 
+// embed keeps relative image paths as given (relative to where it ran); a report started in
+// another directory finds them through embed.json's working_directory
+// (session::EmbeddedImagePaths) to draw the head extremes, which read the images again.
+TEST(ReportDatasetsCli, RelativeImagePathsAreFoundFromAnotherDirectory) {
+  TempDir dir("report_datasets_relative");
+  fs::create_directories(dir.path / "work" / "imgs");
+  fs::create_directories(dir.path / "elsewhere");
+  int copied = 0;
+  for (const auto& e : fs::directory_iterator(kDatasetsSamples))
+    if (e.path().extension() == ".png" && copied < 4) {
+      fs::copy_file(e.path(), dir.path / "work" / "imgs" / e.path().filename());
+      ++copied;
+    }
+  const CliRun embed = run_cli_single(
+      "embed --model " + kDatasetsModel + " --images imgs --heads --head-examples 1 --out emb", "",
+      dir.file("work"));
+  ASSERT_EQ(embed.code, 0) << embed.out;
+  const auto images = read_csv_cells(dir.file("work/emb/images.csv"));
+  ASSERT_GT(images.size(), 1u);
+  EXPECT_EQ(images[1][1].rfind("imgs/", 0), 0u) << images[1][1];  // kept relative
+  const CliRun r = run_cli_single("report --embeddings ../work/emb --out r --formats png --dpi 60",
+                                  "", dir.file("elsewhere"));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(fs::exists(dir.path / "elsewhere" / "r" / "datasets" / "emb" / "head_extremes.png"))
+      << r.out;
+}
+
 TEST(ReportDatasetsCli, MissingDataAndDamagedFoldersAreSaid) {
   TempDir dir("report_datasets_bad");
   // Flat files: no labels, so no label or correct/wrong figure, and the page says why.

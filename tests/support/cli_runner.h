@@ -16,11 +16,13 @@ inline CliRun run_cli(const std::string& args) {
 // `attnlab --threads 1 ARGS` with `env_vars` ("A=1 B=2 ") set and no Slurm array variables:
 // a test run inside a Slurm job array would otherwise take its task as a --shard. One
 // thread: what the tests compare is then the same whatever the machine's core count.
-inline CliRun run_cli_single(const std::string& args, const std::string& env_vars = "") {
-  return run_shell(
-      "env -u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_MIN "
-      "-u SLURM_ARRAY_TASK_MAX -u SLURM_ARRAY_TASK_STEP " +
-      env_vars + ATTNLAB_BINARY + " --threads 1 " + args);
+// `cwd`: the directory it runs in ("": the test's).
+inline CliRun run_cli_single(const std::string& args, const std::string& env_vars = "",
+                             const std::string& cwd = "") {
+  return run_shell((cwd.empty() ? std::string() : "cd '" + cwd + "' && ") +
+                   "env -u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_MIN "
+                   "-u SLURM_ARRAY_TASK_MAX -u SLURM_ARRAY_TASK_STEP " +
+                   env_vars + ATTNLAB_BINARY + " --threads 1 " + args);
 }
 
 // True when one line of `out` contains every one of `parts` (column padding may vary).

@@ -11,6 +11,7 @@
 
 #include "app/gui/projector/patch_retrieval.h"
 #include "app/gui/projector/projector_groups.h"
+#include "app/session/embedded_images.h"
 #include "app/session/embedding_projection.h"
 #include "core/io/image_io.h"
 
@@ -20,9 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string resolve_image(const EmbedFolder& d, const std::string& image) {
-  if (image.empty() || fs::exists(image)) return image;
-  const fs::path beside = fs::path(d.dir) / image;
-  return fs::exists(beside) ? beside.string() : image;
+  return session::EmbeddedImagePaths(d.dir, d.meta).resolve(image);
 }
 
 std::string projector_percent(double x) {

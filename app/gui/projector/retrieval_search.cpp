@@ -13,6 +13,7 @@
 
 #include "app/gui/jobs/loaded_model.h"
 #include "app/session/edited_input.h"
+#include "app/session/embedded_images.h"
 #include "core/retrieval/top_k.h"
 #include "models/embedding_run.h"
 
@@ -66,9 +67,7 @@ io::RgbImage retrieval_row_picture(const EmbedFolder& d, int64_t row,
     return im;
   }
   const std::string& name = d.rows[size_t(row)].image;
-  std::string path = name;
-  if (!fs::exists(path) && fs::exists(fs::path(d.dir) / name))
-    path = (fs::path(d.dir) / name).string();
+  const std::string path = session::EmbeddedImagePaths(d.dir, d.meta).resolve(name);
   if (!fs::exists(path)) throw std::runtime_error("the image " + name + " is not here");
   const io::RgbImage im = io::load_rgb_image(path);
   return pre_known ? image::preprocess_picture(im, pre) : im;

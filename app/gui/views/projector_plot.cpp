@@ -227,6 +227,10 @@ int draw_projector_plot(ProjectorState& p, ProjectorPlot plot, FrameRequests& re
           ? projector_head_colouring(d, p.head_layer, p.head_index,
                                      p.colour == ProjectorColour::HeadRank)
           : ProjectorHeadColouring{};
+  // The points without ImGui's anti-aliased fringe: a 3-pixel disc gains little from it, and
+  // it triples the vertices (10 000 points: the frame's CPU time and the rasteriser's).
+  const ImDrawListFlags flags = dl->Flags;
+  dl->Flags &= ~ImDrawListFlags_AntiAliasedFill;
   for (int pass = 0; pass < (sel ? 2 : 1); ++pass)
     for (size_t i = 0; i < n; ++i) {
       if (sel && in_sel[i] != pass) continue;
@@ -239,6 +243,7 @@ int draw_projector_plot(ProjectorState& p, ProjectorPlot plot, FrameRequests& re
       dl->AddCircleFilled(at, kPointRadius, projector_point_colour(d, i, p.colour, alpha, heads),
                           8);
     }
+  dl->Flags = flags;
   s.drawn_selected = drawn_selected;
   if (sel && p.sel_plot == plot) {
     const ImVec2 a = m.to_screen(p.sel_x0, p.sel_y1), b = m.to_screen(p.sel_x1, p.sel_y0);

@@ -59,6 +59,21 @@ nlohmann::json projector_heads_info(const ProjectorState& p) {
   return j;
 }
 
+// How many of the selected rows `d` judges (a label and a prediction), and how many of
+// those it has right: selected_judged and selected_correct of `j`.
+void add_selection_accuracy(const EmbedFolder* d, const std::vector<int>& selected,
+                            nlohmann::json& j) {
+  int judged = 0, correct = 0;
+  if (d)
+    for (const int i : selected) {
+      const int c = d->rows[size_t(i)].correct;
+      judged += c >= 0;
+      correct += c == 1;
+    }
+  j["selected_judged"] = judged;
+  j["selected_correct"] = correct;
+}
+
 }  // namespace
 
 nlohmann::json projector_info(const ProjectorState& p, const Workspace& ws, const ViewState& view) {
@@ -85,15 +100,7 @@ nlohmann::json projector_info(const ProjectorState& p, const Workspace& ws, cons
   j["selected"] = p.selected.size();
   j["selected_in"] = p.has_selection && p.sel_plot == ProjectorPlot::Compare ? "compare" : "main";
   j["selected_drawn"] = p.main.drawn_selected;  // highlighted by the main plot's last frame
-  int judged = 0, correct = 0;
-  if (d)
-    for (const int i : p.selected) {
-      const int c = d->rows[size_t(i)].correct;
-      judged += c >= 0;
-      correct += c == 1;
-    }
-  j["selected_judged"] = judged;
-  j["selected_correct"] = correct;
+  add_selection_accuracy(d, p.selected, j);
   // The second plot: the same images through another model, projected alike.
   const ProjectorSide& c = p.compare;
   const EmbedFolder* cd = c.data.get();
@@ -110,15 +117,7 @@ nlohmann::json projector_info(const ProjectorState& p, const Workspace& ws, cons
   cj["method"] = c.xy.empty() ? "" : session::projection_method_title(c.shown);
   cj["note"] = c.note;
   cj["selected_drawn"] = c.drawn_selected;  // highlighted by its last frame
-  int c_judged = 0, c_correct = 0;
-  if (cd)
-    for (const int i : p.selected) {
-      const int k = cd->rows[size_t(i)].correct;
-      c_judged += k >= 0;
-      c_correct += k == 1;
-    }
-  cj["selected_judged"] = c_judged;
-  cj["selected_correct"] = c_correct;
+  add_selection_accuracy(cd, p.selected, cj);
   j["compare"] = cj;
   j["group_maps"] = group_maps_info(p.group_maps);
   j["retrieval"] = retrieval_info(p);

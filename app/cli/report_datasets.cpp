@@ -14,6 +14,7 @@
 #include "app/session/dataset_embedding.h"
 #include "app/session/dataset_heads.h"
 #include "app/session/dataset_heads_figure.h"
+#include "app/session/embedded_images.h"
 #include "app/session/embedding_figure.h"
 #include "app/session/projection_options.h"
 #include "core/analysis/export.h"
@@ -44,23 +45,6 @@ nlohmann::json dataset_embed_json(const std::string& dir) {
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": not JSON (" + std::string(e.what()) + ")");
   }
-}
-
-// The geometric preprocessing embed used (embed.json's model: resize, crop, filter): the
-// head extremes show the pictures as the model saw them. The mean and std are ImageNet's:
-// the picture is normalised and un-normalised with the same pair (input_picture), so they
-// do not change it.
-image::Preprocessing dataset_preprocessing(const nlohmann::json& embed) {
-  const nlohmann::json m = embed.value("model", nlohmann::json::object());
-  image::Preprocessing p;
-  p.resize_short = m.value("preprocessing_resize_short", p.resize_short);
-  p.crop = m.value("preprocessing_crop", p.crop);
-  const std::string describe = m.value("preprocessing", std::string());
-  if (describe.rfind("bilinear", 0) == 0) p.filter = image::Filter::Bilinear;
-  const std::string crop = "center crop " + std::to_string(p.crop) + "x";
-  if (const size_t at = describe.find(crop); at != std::string::npos)
-    p.crop_width = std::atoi(describe.c_str() + at + crop.size());
-  return p;
 }
 
 // What embed.json says of the folder, for the index.
@@ -242,7 +226,8 @@ IndexDataset write_one_dataset(const std::string& dir, const std::string& name,
   if (embed.value("head_stats", false)) {
     try {
       const int64_t k = embed.value("head_examples", int64_t{8});
-      const image::Preprocessing pre = dataset_preprocessing(embed);
+      const image::Preprocessing pre =
+          session::embedded_image_preprocessing(embed).value_or(image::Preprocessing{});
       const std::string spec = embed.value("source", std::string());
       std::unique_ptr<data::ImageDataset> set;
       if (spec.rfind("fashion-mnist:", 0) == 0) {

@@ -1,6 +1,7 @@
 // EmbeddedImagePaths; see embedded_images.h.
 #include "app/session/embedded_images.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 #include <vector>
@@ -44,6 +45,28 @@ std::string EmbeddedImagePaths::resolve(const std::string& image) const {
     if (fs::exists(candidate, ec)) return candidate.string();
   }
   return image;
+}
+
+std::optional<image::Preprocessing> embedded_image_preprocessing(const nlohmann::json& record) {
+  if (!record.is_object()) return std::nullopt;
+  const auto model = record.find("model");
+  if (model == record.end() || !model->is_object()) return std::nullopt;
+  const nlohmann::json& m = *model;
+  const auto crop = m.find("preprocessing_crop");
+  if (crop == m.end() || !crop->is_number_integer()) return std::nullopt;
+  image::Preprocessing p;
+  p.crop = crop->get<int>();
+  const auto resize = m.find("preprocessing_resize_short");
+  p.resize_short = resize != m.end() && resize->is_number_integer() ? resize->get<int>() : 0;
+  // The filter and a non-square crop are only in the description (Preprocessing::describe:
+  // "bilinear resize 32, center crop 224x320, ...").
+  const auto how = m.find("preprocessing");
+  const std::string describe = how != m.end() && how->is_string() ? how->get<std::string>() : "";
+  if (describe.rfind("bilinear", 0) == 0) p.filter = image::Filter::Bilinear;
+  const std::string square = "center crop " + std::to_string(p.crop) + "x";
+  if (const size_t at = describe.find(square); at != std::string::npos)
+    p.crop_width = std::atoi(describe.c_str() + at + square.size());
+  return p;
 }
 
 std::string embedding_working_directory() {

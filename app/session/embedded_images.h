@@ -8,7 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
+
+#include "core/image/preprocess.h"
 
 namespace attnlab::session {
 
@@ -25,6 +28,13 @@ class EmbeddedImagePaths {
  private:
   std::string dir_, working_directory_;
 };
+
+// The geometric preprocessing embed read the image files with (embed.json's model: resize,
+// crop, crop width, filter), to show pictures as the model saw them; nullopt when the record
+// does not say (no model entry, or an older one without "preprocessing_crop"). The mean and
+// std are left ImageNet's: the pictures shown are normalised and un-normalised with the
+// same pair, so they do not change them.
+std::optional<image::Preprocessing> embedded_image_preprocessing(const nlohmann::json& record);
 
 // The record's entry for embedding_record: this process's working directory.
 std::string embedding_working_directory();

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "app/session/dataset_heads.h"
+#include "app/session/embedding_figure.h"
 #include "core/data/image_dataset.h"
 #include "core/io/npy.h"
 #include "core/retrieval/token_index.h"
@@ -205,16 +206,9 @@ EmbedFolder read_embed_folder(const std::string& dir) {
       f.label_names = string_list(j, "label_names");
       f.class_names = string_list(j, "class_names");
       std::string d;
-      // The model: a name, or the CLI's record (its checkpoint's file name).
+      // The model: a name, or the CLI's record (the session's one reading of it).
       if (j.contains("model") && j["model"].is_string()) d += j["model"].get<std::string>();
-      if (j.contains("model") && j["model"].is_object()) {
-        const nlohmann::json& m = j["model"];
-        if (m.contains("checkpoint") && m["checkpoint"].is_object() &&
-            m["checkpoint"].contains("path") && m["checkpoint"]["path"].is_string())
-          d += fs::path(m["checkpoint"]["path"].get<std::string>()).stem().string();
-        else if (m.contains("name") && m["name"].is_string())
-          d += m["name"].get<std::string>();
-      }
+      if (j.contains("model") && j["model"].is_object()) d += session::embed_model_name(j);
       if (j.contains("block"))
         d += (d.empty() ? "" : ", ") + std::string("block ") +
              (j["block"].is_string() ? j["block"].get<std::string>() : j["block"].dump());

@@ -8,6 +8,8 @@
 
 #include "app/gui/projector/projector.h"
 #include "app/gui/projector/retrieval_search.h"
+#include "app/session/embedded_images.h"
+#include "app/session/embedding_figure.h"
 
 namespace attnlab::gui {
 namespace {
@@ -56,6 +58,11 @@ TokensFolderMeta read_tokens_meta(const EmbedFolder& d) {
     if (j.contains("block") && j["block"].is_string()) f.block = j["block"].get<std::string>();
     if (j.contains("features") && j["features"].is_string())
       f.features = j["features"].get<std::string>();
+    // The resize and crop embed read the image files with (the crops' geometry).
+    if (const auto pre = session::embedded_image_preprocessing(j)) {
+      f.pre = *pre;
+      f.pre_known = true;
+    }
     if (j.contains("model") && j["model"].is_object()) {
       const nlohmann::json& m = j["model"];
       if (m.contains("checkpoint") && m["checkpoint"].is_object() &&
@@ -63,20 +70,6 @@ TokensFolderMeta read_tokens_meta(const EmbedFolder& d) {
         f.checkpoint = m["checkpoint"]["path"].get<std::string>();
       if (m.contains("preset") && m["preset"].is_string())
         f.preset = m["preset"].get<std::string>();
-      // The resize and crop embed read the image files with (the crops' geometry).
-      if (m.contains("preprocessing_crop") && m["preprocessing_crop"].is_number_integer()) {
-        f.pre.crop = m["preprocessing_crop"].get<int>();
-        f.pre.resize_short = m.value("preprocessing_resize_short", 0);
-        if (m.contains("input_size") && m["input_size"].is_array() && m["input_size"].size() == 2) {
-          const int h = m["input_size"][0].get<int>(), w = m["input_size"][1].get<int>();
-          f.pre.crop = h;
-          f.pre.crop_width = w != h ? w : 0;
-        }
-        const std::string how = m.value("preprocessing", std::string());
-        f.pre.filter = how.find("bilinear") != std::string::npos ? image::Filter::Bilinear
-                                                                 : image::Filter::Bicubic;
-        f.pre_known = true;
-      }
     }
   } catch (const std::exception& e) {
     f.error = d.dir + "/embed.json: " + e.what();
@@ -95,11 +88,10 @@ int64_t retrieval_row_of(const ProjectorState& p, const std::string& path) {
   std::error_code ec;
   const fs::path want = fs::weakly_canonical(path, ec);
   if (ec) return -1;
+  const session::EmbeddedImagePaths paths(d.dir, d.meta);
   for (size_t i = 0; i < d.rows.size(); ++i) {
     if (!d.has_pixels.empty() && d.has_pixels[i]) continue;
-    fs::path f = d.rows[i].image;
-    if (!fs::exists(f, ec)) f = fs::path(d.dir) / f;
-    if (fs::weakly_canonical(f, ec) == want && !ec) return int64_t(i);
+    if (fs::weakly_canonical(paths.resolve(d.rows[i].image), ec) == want && !ec) return int64_t(i);
   }
   return -1;
 }
@@ -114,12 +106,6 @@ bool same_embedding_model(const std::string& arg, const TokensFolderMeta& f) {
     return a == fs::weakly_canonical(f.checkpoint, ec) && !ec;
   }
   return !f.preset.empty() && arg == f.preset;
-}
-
-std::string embedding_model_name(const TokensFolderMeta& f) {
-  return !f.checkpoint.empty() ? fs::path(f.checkpoint).filename().string()
-         : !f.preset.empty()   ? f.preset
-                               : "an unnamed model";
 }
 
 }  // namespace
@@ -183,13 +169,13 @@ bool request_patch_retrieval(ProjectorState& p, const Workspace& ws, const ViewS
                        ws.models[size_t(view.model)].model;
     if (!ready)
       return refuse(name + " is not an image of the folder, and no model is open to compute its " +
-                    "patch's vector: open " + embedding_model_name(f) +
+                    "patch's vector: open " + session::embed_model_name(d->meta) +
                     " in the workspace, or click a point of the plot");
     const ModelSlot& m = ws.models[size_t(view.model)];
     if (!same_embedding_model(m.arg, f))
       return refuse(name + " is not an image of the folder, and the workspace's model " +
                     m.info.name + " is not the one the folder was embedded with (" +
-                    embedding_model_name(f) + "): its vectors are not comparable");
+                    session::embed_model_name(d->meta) + "): its vectors are not comparable");
     ask->model = m.model;
     ask->image_file = im.path;
     ask->edits = im.edits;
